@@ -1,0 +1,2 @@
+//! bcode-prompt CLI
+fn main() {}

@@ -1,0 +1,129 @@
+//! The `[skills]` configuration table and its defaults, exactly as the spec
+//! gives them. Every optional limit is an `Option`: omitted means unlimited.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How skills are offered without an explicit `/skill` command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoActivate {
+    /// Never suggest or activate by keyword.
+    Off,
+    /// Match prompts against activation keywords and suggest, never apply.
+    #[default]
+    Suggest,
+    /// Activate matching skills conservatively; every activation is an auditable event.
+    On,
+}
+
+/// What the model-visible skill catalog contains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CatalogMode {
+    /// No catalog in model context; skills stay available elsewhere.
+    Off,
+    /// Ids, names and locations.
+    NamesOnly,
+    /// Ids, names, descriptions, locations, sources and optionally keywords.
+    #[default]
+    Summary,
+}
+
+/// `[skills]`: discovery, bounds and activation of skills.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SkillsConfig {
+    /// Master switch: `false` disables skill discovery and therefore the catalog.
+    pub enabled: bool,
+    /// Keyword suggestion and automatic activation: `off`, `suggest` or `on`.
+    pub auto_activate: AutoActivate,
+    /// Discover `<repo>/.bcode/skills/`.
+    pub include_repo_skills: bool,
+    /// Discover `<repo>/skills/`.
+    pub include_generic_repo_skills: bool,
+    /// Discover the user config and user state skill roots.
+    pub include_user_skills: bool,
+    /// Discover `<repo>/.claude/skills/`.
+    pub include_compat_claude_skills: bool,
+    /// Optional bound, in bytes, on each injected skill context block; omitted means unlimited.
+    pub max_context_bytes: Option<usize>,
+    /// Skill files larger than this many bytes are skipped with `file_too_large`.
+    pub max_skill_file_bytes: usize,
+    /// Bound, in characters, on transcript and event previews of loaded skill context.
+    pub preview_max_chars: usize,
+    /// Follow symlinks (Nix, Home Manager); `false` skips them with a diagnostic.
+    pub follow_symlinks: bool,
+    /// `[skills.sources]`
+    pub sources: SkillsSourcesConfig,
+    /// `[skills.disabled]`
+    pub disabled: SkillsDisabledConfig,
+    /// `[skills.prompt]`
+    pub prompt: SkillsPromptConfig,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        SkillsConfig {
+            enabled: true,
+            auto_activate: AutoActivate::Suggest,
+            include_repo_skills: true,
+            include_generic_repo_skills: true,
+            include_user_skills: true,
+            include_compat_claude_skills: true,
+            max_context_bytes: None,
+            max_skill_file_bytes: 262_144,
+            preview_max_chars: 2000,
+            follow_symlinks: true,
+            sources: SkillsSourcesConfig::default(),
+            disabled: SkillsDisabledConfig::default(),
+            prompt: SkillsPromptConfig::default(),
+        }
+    }
+}
+
+/// `[skills.sources]`: extra skill roots.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SkillsSourcesConfig {
+    /// Extra roots, searched after the user roots and before bundled skills, in
+    /// the order written. Relative entries resolve against the directory of the
+    /// file that set them.
+    pub paths: Vec<String>,
+}
+
+/// `[skills.disabled]`: skills never loaded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SkillsDisabledConfig {
+    /// Ids of skills to leave out everywhere: catalog, listing for the model and invocation.
+    pub ids: Vec<String>,
+}
+
+/// `[skills.prompt]`: the model-visible catalog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SkillsPromptConfig {
+    /// `off`, `names_only` or `summary`.
+    pub catalog: CatalogMode,
+    /// Optional bound, in bytes, on the whole catalog, marked when applied; omitted means unlimited.
+    pub max_bytes: Option<usize>,
+    /// Optional bound, in characters, on each description, cut on grapheme boundaries; omitted means unlimited.
+    pub max_description_chars: Option<usize>,
+    /// Include each skill's source label in `summary` mode.
+    pub include_sources: bool,
+    /// Include each skill's activation keywords in `summary` mode.
+    pub include_keywords: bool,
+}
+
+impl Default for SkillsPromptConfig {
+    fn default() -> Self {
+        SkillsPromptConfig {
+            catalog: CatalogMode::Summary,
+            max_bytes: None,
+            max_description_chars: None,
+            include_sources: true,
+            include_keywords: false,
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Requests and responses of the `bcode.skill/v1` operations, and their error.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{SkillId, SkillSource};
+
+/// Ask for the context block of one skill.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillContextRequest {
+    pub id: SkillId,
+    /// Arguments given at invocation (`/skill id args...`).
+    pub arguments: Vec<String>,
+    /// `skills.max_context_bytes`; `None` means unlimited.
+    pub max_bytes: Option<usize>,
+    /// `skills.preview_max_chars`.
+    pub preview_max_chars: usize,
+}
+
+/// The context block of one skill, with the accounting events and traces need.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillContextResponse {
+    pub id: SkillId,
+    pub source: SkillSource,
+    pub location: Option<PathBuf>,
+    /// The `<skill ...>` block exactly as injected.
+    pub text: String,
+    /// Size of `text` in bytes.
+    pub bytes: usize,
+    /// Whether `max_bytes` cut the body.
+    pub truncated: bool,
+    /// A bounded preview of the body for transcripts and events.
+    pub preview: String,
+}
+
+/// Ask a provider to run plugin-backed behaviour for a skill.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvokeSkillRequest {
+    pub id: SkillId,
+    pub arguments: Vec<String>,
+}
+
+/// What an invocation produced: text for the transcript or the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvokeSkillResponse {
+    pub id: SkillId,
+    pub output: String,
+}
+
+/// Why a skill operation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SkillError {
+    #[error("no skill with id `{id}`")]
+    NotFound { id: String },
+    #[error("skill `{id}` is disabled by skills.disabled.ids")]
+    Disabled { id: String },
+    #[error("skills are disabled (skills.enabled = false)")]
+    SkillsDisabled,
+    #[error("skill `{id}` could not be loaded: {reason}")]
+    Load { id: String, reason: String },
+    #[error("skill `{id}` does not support invoke")]
+    InvokeUnsupported { id: String },
+    #[error("skill provider `{provider}` failed: {reason}")]
+    Provider { provider: String, reason: String },
+}

@@ -1,0 +1,200 @@
+//! Structured diagnostics: every problem found in a skill tree, kept as data
+//! until the CLI prints it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// How much a diagnostic matters. `Error` means the skill (or file) was
+/// skipped; `Warning` means it loaded but something should be fixed; `Info`
+/// is worth knowing and needs no action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        })
+    }
+}
+
+/// Stable diagnostic codes. The `snake_case` spelling is the public name
+/// (`--json`, docs, tests); never rename one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// A higher-precedence source has a skill with the same id.
+    Shadowed,
+    /// Two skills in one source share an id; the first by path wins.
+    DuplicateId,
+    /// The same file was reached twice (a symlink alias or overlapping roots).
+    DuplicatePath,
+    /// Front matter could not be parsed.
+    MalformedFrontMatter,
+    /// Front matter was invalid but its intent was clear; it was repaired in memory.
+    RecoveredFrontMatter,
+    /// A front-matter delimiter was opened and never closed.
+    UnterminatedFrontMatter,
+    /// Front matter exceeded a parser budget (aliases, nesting, size).
+    FrontMatterTooComplex,
+    MissingDescription,
+    InvalidId,
+    /// A known field has the wrong type or value.
+    InvalidField,
+    UnknownField,
+    FileTooLarge,
+    InvalidUtf8,
+    /// A path leads outside the root it was found under and was not followed.
+    PathEscape,
+    SymlinkLoop,
+    DanglingSymlink,
+    /// A symlink was not followed because `follow_symlinks = false`.
+    SymlinkSkipped,
+    /// A FIFO, socket or device; never opened.
+    SpecialFile,
+    Unreadable,
+    /// Listed in `skills.disabled.ids`.
+    Disabled,
+    /// A markdown file that is documentation, not a skill (no front matter).
+    NotASkill,
+    /// A walk stopped at its depth or entry budget.
+    ScanLimit,
+    /// A configured source root does not exist or is not a directory.
+    MissingRoot,
+    /// A skill provider failed or panicked; its skills are unavailable.
+    ProviderFailed,
+}
+
+impl DiagnosticCode {
+    /// The public `snake_case` name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticCode::Shadowed => "shadowed",
+            DiagnosticCode::DuplicateId => "duplicate_id",
+            DiagnosticCode::DuplicatePath => "duplicate_path",
+            DiagnosticCode::MalformedFrontMatter => "malformed_front_matter",
+            DiagnosticCode::RecoveredFrontMatter => "recovered_front_matter",
+            DiagnosticCode::UnterminatedFrontMatter => "unterminated_front_matter",
+            DiagnosticCode::FrontMatterTooComplex => "front_matter_too_complex",
+            DiagnosticCode::MissingDescription => "missing_description",
+            DiagnosticCode::InvalidId => "invalid_id",
+            DiagnosticCode::InvalidField => "invalid_field",
+            DiagnosticCode::UnknownField => "unknown_field",
+            DiagnosticCode::FileTooLarge => "file_too_large",
+            DiagnosticCode::InvalidUtf8 => "invalid_utf8",
+            DiagnosticCode::PathEscape => "path_escape",
+            DiagnosticCode::SymlinkLoop => "symlink_loop",
+            DiagnosticCode::DanglingSymlink => "dangling_symlink",
+            DiagnosticCode::SymlinkSkipped => "symlink_skipped",
+            DiagnosticCode::SpecialFile => "special_file",
+            DiagnosticCode::Unreadable => "unreadable",
+            DiagnosticCode::Disabled => "disabled",
+            DiagnosticCode::NotASkill => "not_a_skill",
+            DiagnosticCode::ScanLimit => "scan_limit",
+            DiagnosticCode::MissingRoot => "missing_root",
+            DiagnosticCode::ProviderFailed => "provider_failed",
+        }
+    }
+}
+
+impl fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem, with everything needed to find and fix it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: DiagnosticCode,
+    /// The file or directory concerned.
+    pub path: Option<PathBuf>,
+    /// 1-based line in the file, where known.
+    pub line: Option<u32>,
+    /// 1-based column (in characters), where known.
+    pub column: Option<u32>,
+    /// The front-matter field concerned, where one is.
+    pub field: Option<String>,
+    /// The skill id concerned, where known.
+    pub skill_id: Option<String>,
+    pub message: String,
+    /// How to fix it.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            code,
+            path: None,
+            line: None,
+            column: None,
+            field: None,
+            skill_id: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn error(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, code, message)
+    }
+
+    pub fn warning(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, code, message)
+    }
+
+    pub fn info(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, code, message)
+    }
+
+    pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn with_position(mut self, line: u32, column: Option<u32>) -> Self {
+        self.line = Some(line);
+        self.column = column;
+        self
+    }
+
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn with_skill(mut self, id: impl Into<String>) -> Self {
+        self.skill_id = Some(id.into());
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The order diagnostics are reported in: by path, then position, then code.
+    pub fn sort_key(&self) -> impl Ord + '_ {
+        (
+            self.path.as_deref(),
+            self.line,
+            self.column,
+            self.code,
+            self.field.as_deref(),
+            self.message.as_str(),
+        )
+    }
+}

@@ -1,0 +1,27 @@
+//! Leaf data types of the Bcode skills subsystem, shared by the registry, the
+//! prompt pipeline, plugins and hosts. Serde-ready; no I/O and no logic beyond
+//! validating a skill id.
+
+mod config;
+mod context;
+mod diagnostic;
+mod event;
+mod id;
+mod manifest;
+mod source;
+mod summary;
+
+pub use config::{
+    AutoActivate, CatalogMode, SkillsConfig, SkillsDisabledConfig, SkillsPromptConfig,
+    SkillsSourcesConfig,
+};
+pub use context::{
+    InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest, SkillContextResponse,
+    SkillError,
+};
+pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
+pub use event::SkillEvent;
+pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
+pub use manifest::{SkillActivation, SkillManifest, SkillPermissionHints};
+pub use source::{SkillSource, SourceKind};
+pub use summary::{SkillLayout, SkillSummary};

@@ -1,0 +1,48 @@
+//! Where a skill came from: the seven source kinds in precedence order.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// The kinds of skill source, declared highest precedence first; the derived
+/// ordering *is* the precedence table (see `bcode-skill`'s `precedence`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SourceKind {
+    /// `<repo>/.bcode/skills/`
+    RepoBcode,
+    /// `<repo>/skills/`
+    RepoGeneric,
+    /// `<repo>/.claude/skills/`
+    RepoCompatClaude,
+    /// `$XDG_CONFIG_HOME/bcode/skills/` or `~/.config/bcode/skills/`
+    UserConfig,
+    /// `$BCODE_STATE_DIR/skills/`, `$XDG_STATE_HOME/bcode/skills/` or `~/.local/state/bcode/skills/`
+    UserState,
+    /// An entry of `skills.sources.paths`.
+    Config,
+    /// Shipped with Bcode or a plugin.
+    Bundled,
+}
+
+/// One concrete source: its kind, its label (for example `repo:.bcode/skills`
+/// or `config:../team-skills`), its position among sources of the same kind
+/// (configured paths keep the order they were written in) and its root.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SkillSource {
+    pub kind: SourceKind,
+    pub label: String,
+    /// Order among sources of the same kind; lower wins.
+    pub ordinal: usize,
+    /// The root directory (canonical when it exists), or `None` for skills a
+    /// provider serves from memory.
+    pub root: Option<PathBuf>,
+}
+
+impl SkillSource {
+    /// The key that orders sources by precedence: lower is stronger.
+    pub fn precedence(&self) -> (SourceKind, usize) {
+        (self.kind, self.ordinal)
+    }
+}

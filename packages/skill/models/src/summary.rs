@@ -1,0 +1,42 @@
+//! The compact, indexed description of a skill; no body.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{SkillManifest, SkillSource};
+
+/// How a skill is laid out on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SkillLayout {
+    /// `<root>/.../<id>/SKILL.md` (or `skill.md`, `README.md`) with resources beside it.
+    Folder,
+    /// `<root>/<id>.md`.
+    Flat,
+    /// Served by a provider from memory.
+    Provided,
+}
+
+/// What the registry indexes for each skill. Cheap to clone and to list; the
+/// body is loaded separately, only when a skill is described or activated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkillSummary {
+    pub manifest: SkillManifest,
+    pub source: SkillSource,
+    pub layout: SkillLayout,
+    /// Absolute path of the instruction file (inside the canonical root).
+    pub location: PathBuf,
+    /// The directory relative references resolve against.
+    pub directory: PathBuf,
+    /// Byte offset of the body in the instruction file.
+    pub body_offset: usize,
+}
+
+impl SkillSummary {
+    /// Whether the skill appears in the model-visible catalog.
+    pub fn model_visible(&self) -> bool {
+        !self.manifest.disable_model_invocation
+    }
+}

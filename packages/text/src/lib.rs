@@ -1,0 +1,13 @@
+//! Bounded text for model context: the one grapheme-safe truncation helper every
+//! crate uses, and XML escaping for values placed inside XML-style blocks.
+//!
+//! Nothing here knows what the text means. Callers decide the limit, where a cut
+//! is preferred (for example between catalog entries) and what the in-band
+//! marker says; this crate guarantees the cut never splits a grapheme cluster and
+//! that the result, marker included, stays within the limit.
+
+mod truncate;
+mod xml;
+
+pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
+pub use xml::{escape_xml, neutralize_closing_tag};

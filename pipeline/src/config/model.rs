@@ -1,0 +1,252 @@
+//! The typed configuration of the whole spec with its defaults: `[skills]`
+//! (from `bcode-skill-models`), `[invariants]`, `[system_prompt]` and
+//! `[model]`. Every optional limit is an `Option`: omitted means unlimited.
+//! Doc comments here become the JSON Schema descriptions.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use bcode_skill_models::{
+    AutoActivate, CatalogMode, SkillsConfig, SkillsDisabledConfig, SkillsPromptConfig,
+    SkillsSourcesConfig,
+};
+
+/// The whole effective configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct BcodeConfig {
+    /// `[skills]`
+    pub skills: SkillsConfig,
+    /// `[invariants]`
+    pub invariants: InvariantsConfig,
+    /// `[system_prompt]`
+    pub system_prompt: SystemPromptConfig,
+    /// `[model]`
+    pub model: ModelConfig,
+}
+
+/// How invariant guidance is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InvariantsMode {
+    /// Place the complete invariants catalog; no selector calls.
+    #[default]
+    Full,
+    /// Ask a selector which invariants matter for the task and keep that focus through a turn.
+    Relevant,
+}
+
+/// What a timed-out or failed selection falls back to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The complete invariants catalog.
+    #[default]
+    Full,
+    /// The last valid selection, else the complete catalog.
+    Previous,
+    /// The built-in deterministic (lexical) selector.
+    Deterministic,
+    /// No invariant guidance this turn.
+    None,
+}
+
+/// `[invariants]`: repository invariant guidance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct InvariantsConfig {
+    /// Master switch: `false` suppresses catalog loading, reminders, selector work and invariant metadata in every mode.
+    pub enabled: bool,
+    /// `full` or `relevant`.
+    pub mode: InvariantsMode,
+    /// The most invariants a relevant-mode selection keeps.
+    pub max_selected: usize,
+    /// Add the selector's short task summary to focused guidance.
+    pub include_task_summary: bool,
+    /// `[invariants.selector]`
+    pub selector: InvariantSelectorConfig,
+}
+
+impl Default for InvariantsConfig {
+    fn default() -> Self {
+        InvariantsConfig {
+            enabled: true,
+            mode: InvariantsMode::Full,
+            max_selected: 6,
+            include_task_summary: true,
+            selector: InvariantSelectorConfig::default(),
+        }
+    }
+}
+
+/// `[invariants.selector]`: deadlines and fallbacks of relevant mode.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct InvariantSelectorConfig {
+    /// Model profile for selector calls; the active model is used when omitted.
+    pub model_profile: Option<String>,
+    /// Deadline for the first selection of a session, in milliseconds; omitted means wait without a deadline.
+    pub initial_timeout_ms: Option<u64>,
+    /// Deadline for background re-evaluation, in milliseconds; omitted means wait without a deadline.
+    pub background_timeout_ms: Option<u64>,
+    /// Make a new prompt wait for unfinished background re-evaluation.
+    pub wait_for_background_on_next_prompt: bool,
+    /// Cancel the provider call when its deadline passes.
+    pub cancel_on_timeout: bool,
+    /// Cancel background work that a newer request has made stale.
+    pub cancel_stale: bool,
+    /// `full`, `previous`, `deterministic` or `none`.
+    pub on_timeout: OnTimeout,
+}
+
+/// Where the base of the system prompt comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptMode {
+    /// Bcode's built-in coding-agent prompt.
+    #[default]
+    Default,
+    /// `system_prompt.text` replaces the built-in prompt; enabled sections are still appended.
+    Replace,
+}
+
+/// `[system_prompt]`: the base prompt, its sections and their bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SystemPromptConfig {
+    /// `default` or `replace`.
+    pub mode: PromptMode,
+    /// The base prompt in `replace` mode; must not be empty there.
+    pub text: String,
+    /// Optional bound, in characters, on repository instructions; omitted means unlimited.
+    pub repository_instructions_max_chars: Option<usize>,
+    /// Optional bound, in characters, on the repository invariants catalog; omitted means unlimited.
+    pub repository_invariants_max_chars: Option<usize>,
+    /// Bound, in characters, on git status context.
+    pub git_status_max_chars: usize,
+    /// A directory whose `*.j2` files override the embedded templates of the same name.
+    /// Relative paths resolve against the directory of the file that set it.
+    pub templates_dir: Option<String>,
+    /// `[system_prompt.sections]`
+    pub sections: SectionToggles,
+}
+
+impl Default for SystemPromptConfig {
+    fn default() -> Self {
+        SystemPromptConfig {
+            mode: PromptMode::Default,
+            text: String::new(),
+            repository_instructions_max_chars: None,
+            repository_invariants_max_chars: None,
+            git_status_max_chars: 4000,
+            templates_dir: None,
+            sections: SectionToggles::default(),
+        }
+    }
+}
+
+/// `[system_prompt.sections]`: one toggle per section.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SectionToggles {
+    /// Local timestamp, timezone abbreviation and UTC offset (request-only).
+    pub current_datetime: bool,
+    /// OS family and version, architecture, shell name and coarse presence signals (request-only).
+    pub execution_environment: bool,
+    /// Coarse hosting signals such as CI, container or SSH (request-only).
+    pub hosting_environment: bool,
+    /// The locale (request-only).
+    pub locale: bool,
+    /// Branch, commit and dirty flag (request-only).
+    pub git_revision: bool,
+    /// How Bcode is running, e.g. interactive or scripted (request-only).
+    pub runtime_mode: bool,
+    /// Opt in: runs a fixed set of version commands with per-command time and output limits.
+    pub toolchain_context: bool,
+    /// Whether the checkout is a linked worktree, and its root (request-only).
+    pub worktree_context: bool,
+    /// The active configuration profile (request-only).
+    pub config_profile: bool,
+    /// The complete repository invariants catalog in `full` mode.
+    pub repository_invariants: bool,
+    /// Repository instructions from `BCODE.md` and `AGENTS.md`.
+    pub repository_context: bool,
+    /// Per-request repository facts such as git status.
+    pub dynamic_repository_context: bool,
+    /// The closing agent instructions.
+    pub agent_suffix: bool,
+    /// The instruction-precedence policy for explicit user overrides; true when omitted.
+    pub user_authority: bool,
+    /// The model-visible skill catalog.
+    pub skill_catalog: bool,
+}
+
+impl Default for SectionToggles {
+    fn default() -> Self {
+        SectionToggles {
+            current_datetime: true,
+            execution_environment: true,
+            hosting_environment: true,
+            locale: true,
+            git_revision: true,
+            runtime_mode: true,
+            toolchain_context: false,
+            worktree_context: true,
+            config_profile: true,
+            repository_invariants: true,
+            repository_context: true,
+            dynamic_repository_context: true,
+            agent_suffix: true,
+            user_authority: true,
+            skill_catalog: true,
+        }
+    }
+}
+
+impl SectionToggles {
+    /// Whether the toggle named `id` is on; `None` for a name that is not a toggle.
+    pub fn get(&self, id: &str) -> Option<bool> {
+        Some(match id {
+            "current_datetime" => self.current_datetime,
+            "execution_environment" => self.execution_environment,
+            "hosting_environment" => self.hosting_environment,
+            "locale" => self.locale,
+            "git_revision" => self.git_revision,
+            "runtime_mode" => self.runtime_mode,
+            "toolchain_context" => self.toolchain_context,
+            "worktree_context" => self.worktree_context,
+            "config_profile" => self.config_profile,
+            "repository_invariants" => self.repository_invariants,
+            "repository_context" => self.repository_context,
+            "dynamic_repository_context" => self.dynamic_repository_context,
+            "agent_suffix" => self.agent_suffix,
+            "user_authority" => self.user_authority,
+            "skill_catalog" => self.skill_catalog,
+            _ => return None,
+        })
+    }
+}
+
+/// `[model]`
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ModelConfig {
+    /// `[model.tool_output]`
+    pub tool_output: ToolOutputConfig,
+}
+
+/// `[model.tool_output]`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ToolOutputConfig {
+    /// Bound, in characters, on historical tool-call arguments rendered as fallback text; stored arguments are never changed.
+    pub fallback_argument_chars: usize,
+}
+
+impl Default for ToolOutputConfig {
+    fn default() -> Self {
+        ToolOutputConfig {
+            fallback_argument_chars: 6000,
+        }
+    }
+}
