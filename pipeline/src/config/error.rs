@@ -1,0 +1,140 @@
+//! The error of an invalid configuration: structured until printed, and its
+//! `Display` is the whole human message (key, bad value, what is allowed and
+//! where it came from, down to the line).
+
+use std::fmt;
+
+use super::origin::{At, Origin};
+
+/// Why a configuration could not be loaded. Bad config is never replaced by a
+/// default silently: it stops loading with one of these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    kind: ConfigErrorKind,
+}
+
+/// The structured cause of a [`ConfigError`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    /// A file that must exist (a `--config` file), or any file that exists,
+    /// could not be read.
+    Read { origin: Origin, message: String },
+    /// A file is not valid TOML.
+    Syntax {
+        origin: Origin,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A known key holds a value of the wrong type or outside its range.
+    InvalidValue {
+        key: String,
+        /// The value as written, rendered as TOML.
+        value: String,
+        /// What the key accepts, in words.
+        expected: String,
+        /// A close allowed value for a misspelt enum value.
+        suggestion: Option<String>,
+        origin: Origin,
+        line: Option<usize>,
+    },
+    /// A `--set` flag that is not `KEY=VALUE`.
+    MalformedSet { arg: String },
+    /// `system_prompt.mode = "replace"` with an empty `system_prompt.text`.
+    ReplaceWithoutText {
+        mode_origin: Origin,
+        mode_line: Option<usize>,
+        text_origin: Origin,
+        text_line: Option<usize>,
+    },
+    /// The merged values did not fit the typed config. Validation runs first,
+    /// so this only guards against a gap between validation and the types.
+    Extract {
+        key: String,
+        origin: Option<Origin>,
+        message: String,
+    },
+}
+
+impl ConfigError {
+    pub(crate) fn new(kind: ConfigErrorKind) -> Self {
+        ConfigError { kind }
+    }
+
+    /// The structured cause.
+    pub fn kind(&self) -> &ConfigErrorKind {
+        &self.kind
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ConfigErrorKind::Read { origin, message } => {
+                write!(f, "{origin}: cannot read config: {message}")
+            }
+            ConfigErrorKind::Syntax {
+                origin,
+                line,
+                column,
+                message,
+            } => write!(f, "{origin}:{line}:{column}: invalid TOML: {message}"),
+            ConfigErrorKind::InvalidValue {
+                key,
+                value,
+                expected,
+                suggestion,
+                origin,
+                line,
+            } => {
+                let at = At {
+                    origin,
+                    line: *line,
+                };
+                write!(
+                    f,
+                    "{at}: invalid value for `{key}`: {value}\n  expected {expected}"
+                )?;
+                if let Some(suggestion) = suggestion {
+                    write!(f, "\n  did you mean `{suggestion}`?")?;
+                }
+                Ok(())
+            }
+            ConfigErrorKind::MalformedSet { arg } => write!(
+                f,
+                "--set {arg}: expected KEY=VALUE with a dotted key, e.g. --set skills.prompt.catalog=off"
+            ),
+            ConfigErrorKind::ReplaceWithoutText {
+                mode_origin,
+                mode_line,
+                text_origin,
+                text_line,
+            } => {
+                let mode_at = At {
+                    origin: mode_origin,
+                    line: *mode_line,
+                };
+                let text_at = At {
+                    origin: text_origin,
+                    line: *text_line,
+                };
+                write!(
+                    f,
+                    "`system_prompt.mode` is \"replace\" ({mode_at}) but `system_prompt.text` is empty ({text_at})\n  \
+                     replace mode needs the replacement prompt in `system_prompt.text`; set it, or set `system_prompt.mode = \"default\"`"
+                )
+            }
+            ConfigErrorKind::Extract {
+                key,
+                origin,
+                message,
+            } => match origin {
+                Some(origin) => write!(f, "{origin}: invalid value for `{key}`: {message}"),
+                None => write!(f, "invalid value for `{key}`: {message}"),
+            },
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The edge of config loading: finding and reading the layer files and
+//! picking the `BCODE_*__*` variables out of the environment it is given.
+//! Everything after reading is done by `validate` and `loaded` on data.
+//!
+//! | # | layer (lowest first)  | where                                                         |
+//! |---|-----------------------|---------------------------------------------------------------|
+//! | 0 | built-in defaults     | `BcodeConfig::default()`                                      |
+//! | 1 | user file             | `$XDG_CONFIG_HOME/bcode/bcode.toml`, else `$HOME/.config/...`  |
+//! | 2 | repo file             | `<repo>/.bcode/bcode.toml`                                    |
+//! | 3 | environment           | `BCODE_<SECTION>__<KEY>`, one layer per variable, by name      |
+//! | 4 | `--config` files      | in the order given                                            |
+//! | 5 | `--set KEY=VALUE`     | in the order given                                            |
+
+use std::collections::BTreeMap;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::error::{ConfigError, ConfigErrorKind};
+use super::loaded::{LoadedConfig, merge};
+use super::origin::Origin;
+use super::validate::{self, Layer};
+
+/// Everything loading depends on, passed in so tests and callers control it:
+/// nothing here reads the process environment or the current directory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigInputs {
+    /// The repository root (`--repo`); relative paths join `cwd`.
+    pub repo: PathBuf,
+    /// The working directory: the base of relative `--config` paths and of
+    /// relative paths set by environment variables or `--set`.
+    pub cwd: PathBuf,
+    /// The environment: `HOME`, `XDG_CONFIG_HOME` and `BCODE_*__*` are read.
+    pub env: BTreeMap<String, String>,
+    /// `--config` files, lowest precedence first.
+    pub config_files: Vec<PathBuf>,
+    /// `--set KEY=VALUE` flags as written, lowest precedence first.
+    pub set: Vec<String>,
+}
+
+/// The prefix of config variables. Only names that also contain `__` are
+/// config keys: `BCODE_STATE_DIR` and other single-level names are paths or
+/// switches owned by other parts of Bcode and are ignored here.
+const ENV_PREFIX: &str = "BCODE_";
+
+/// Loads the layered configuration; see the module table for the order.
+///
+/// Missing user and repo files are skipped; a missing `--config` file, an
+/// unreadable file, invalid TOML, an invalid value or an inconsistent
+/// combination is an error. Unknown keys are warnings in the result.
+pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
+    let cwd = inputs.cwd.clone();
+    let mut layers = Vec::new();
+
+    if let Some(path) = user_file(&inputs.env) {
+        if let Some(layer) = read_layer(Origin::UserFile { path }, true)? {
+            layers.push(layer);
+        }
+    }
+    let repo_file = cwd.join(&inputs.repo).join(".bcode").join("bcode.toml");
+    if let Some(layer) = read_layer(Origin::RepoFile { path: repo_file }, true)? {
+        layers.push(layer);
+    }
+    for (var, value) in &inputs.env {
+        if let Some(path) = env_key(var) {
+            let origin = Origin::Env { var: var.clone() };
+            layers.push(validate::assignment(origin, &path, value));
+        }
+    }
+    for file in &inputs.config_files {
+        let path = cwd.join(file);
+        if let Some(layer) = read_layer(Origin::ConfigFile { path }, false)? {
+            layers.push(layer);
+        }
+    }
+    for arg in &inputs.set {
+        layers.push(set_layer(arg)?);
+    }
+
+    let home = non_empty(&inputs.env, "HOME").map(PathBuf::from);
+    merge(layers, cwd, home)
+}
+
+/// `$XDG_CONFIG_HOME/bcode/bcode.toml`, else `$HOME/.config/bcode/bcode.toml`;
+/// `None` when neither variable is set, so no user file is read.
+fn user_file(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let config_home = match non_empty(env, "XDG_CONFIG_HOME") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(non_empty(env, "HOME")?).join(".config"),
+    };
+    Some(config_home.join("bcode").join("bcode.toml"))
+}
+
+fn non_empty<'a>(env: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    env.get(name)
+        .map(String::as_str)
+        .filter(|value| !value.is_empty())
+}
+
+/// The key path of a config variable: `BCODE_SYSTEM_PROMPT__SECTIONS__USER_AUTHORITY`
+/// gives `system_prompt.sections.user_authority`. Levels are split only on
+/// `__` because section and key names contain single underscores.
+fn env_key(var: &str) -> Option<Vec<String>> {
+    let rest = var.strip_prefix(ENV_PREFIX)?;
+    if !rest.contains("__") {
+        return None;
+    }
+    Some(rest.split("__").map(str::to_ascii_lowercase).collect())
+}
+
+fn set_layer(arg: &str) -> Result<Layer, ConfigError> {
+    let malformed = || {
+        ConfigError::new(ConfigErrorKind::MalformedSet {
+            arg: arg.to_owned(),
+        })
+    };
+    let (key, value) = arg.split_once('=').ok_or_else(malformed)?;
+    let path: Vec<String> = key.trim().split('.').map(|s| s.trim().to_owned()).collect();
+    if path.iter().any(String::is_empty) {
+        return Err(malformed());
+    }
+    let origin = Origin::SetFlag {
+        arg: arg.to_owned(),
+    };
+    Ok(validate::assignment(origin, &path, value))
+}
+
+/// Reads a layer file; `Ok(None)` for a missing optional file.
+fn read_layer(origin: Origin, optional: bool) -> Result<Option<Layer>, ConfigError> {
+    let Some(path) = origin.file() else {
+        return Ok(None);
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => validate::parse_file(origin, text).map(Some),
+        Err(error) if optional && error.kind() == ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(ConfigError::new(ConfigErrorKind::Read {
+            origin,
+            message: error.to_string(),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_keys_split_only_on_double_underscores() {
+        let key = |var: &str| env_key(var).map(|path| path.join("."));
+        assert_eq!(
+            key("BCODE_SYSTEM_PROMPT__SECTIONS__USER_AUTHORITY").as_deref(),
+            Some("system_prompt.sections.user_authority")
+        );
+        assert_eq!(
+            key("BCODE_SKILLS__PROMPT__CATALOG").as_deref(),
+            Some("skills.prompt.catalog")
+        );
+        assert_eq!(key("BCODE_STATE_DIR"), None);
+        assert_eq!(key("HOME"), None);
+    }
+
+    #[test]
+    fn user_file_prefers_xdg_config_home() {
+        let env = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            user_file(&env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")])),
+            Some(PathBuf::from("/x/bcode/bcode.toml"))
+        );
+        assert_eq!(
+            user_file(&env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "")])),
+            Some(PathBuf::from("/h/.config/bcode/bcode.toml"))
+        );
+        assert_eq!(user_file(&env(&[])), None);
+    }
+}

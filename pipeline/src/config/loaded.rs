@@ -1,0 +1,244 @@
+//! Merging checked layers with figment into the effective [`BcodeConfig`],
+//! keeping for every leaf key the layer that set it. Precedence lives here
+//! and only here: layers are merged in the order given, later wins, tables
+//! merge key by key and arrays are replaced whole. No I/O happens here.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use figment::value::{Dict, Map};
+use figment::{Figment, Metadata, Profile, Provider};
+use toml::Value;
+
+use super::error::{ConfigError, ConfigErrorKind};
+use super::model::{BcodeConfig, PromptMode};
+use super::origin::{ConfigWarning, Origin};
+use super::schema::SHAPE;
+use super::validate::{self, Layer};
+
+/// The effective configuration, the warnings found while loading it and the
+/// origin of every value.
+#[derive(Clone, Debug)]
+pub struct LoadedConfig {
+    /// The effective, typed configuration.
+    pub config: BcodeConfig,
+    /// Problems that did not stop loading (unknown keys), in layer order.
+    pub warnings: Vec<ConfigWarning>,
+    origins: BTreeMap<String, Origin>,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+}
+
+/// One line of `config explain`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplainedValue {
+    /// The dotted key.
+    pub key: String,
+    /// The value rendered as TOML (`"summary"`, `true`, `["a"]`), or
+    /// [`UNSET`] for an optional limit that no layer set.
+    pub value: String,
+    /// The layer that set it.
+    pub origin: Origin,
+}
+
+/// The `value` of an [`ExplainedValue`] whose optional key is not set (TOML
+/// has no null, so there is no TOML rendering to give).
+pub const UNSET: &str = "(unset)";
+
+/// One entry of `skills.sources.paths` and where it points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfiguredSkillRoot {
+    /// The entry as written; the skill source label is `config:<written>`.
+    pub written: String,
+    /// Absolute when the base was: relative entries are joined to the
+    /// directory of the file that set them (the working directory for
+    /// defaults, environment variables and `--set`); `~/` means the home.
+    pub resolved: PathBuf,
+}
+
+impl LoadedConfig {
+    /// The origin of a dotted leaf key (e.g. `skills.prompt.catalog`);
+    /// `None` for a key that is not a leaf of the config.
+    pub fn origin(&self, key: &str) -> Option<&Origin> {
+        self.origins.get(key)
+    }
+
+    /// Every leaf key of the effective config with its value and origin,
+    /// sorted by key.
+    pub fn explain(&self) -> Vec<ExplainedValue> {
+        let rendered = Value::try_from(&self.config).ok();
+        self.origins
+            .iter()
+            .map(|(key, origin)| {
+                let value = rendered
+                    .as_ref()
+                    .and_then(|root| find(root, key))
+                    .map_or_else(|| UNSET.to_owned(), ToString::to_string);
+                ExplainedValue {
+                    key: key.clone(),
+                    value,
+                    origin: origin.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// `skills.sources.paths`, each entry resolved against the layer that set
+    /// the list (arrays are replaced whole, so one layer set all entries).
+    pub fn configured_skill_roots(&self) -> Vec<ConfiguredSkillRoot> {
+        self.config
+            .skills
+            .sources
+            .paths
+            .iter()
+            .map(|written| ConfiguredSkillRoot {
+                written: written.clone(),
+                resolved: self.resolve("skills.sources.paths", written),
+            })
+            .collect()
+    }
+
+    /// `system_prompt.templates_dir`, resolved like the skill roots.
+    pub fn templates_dir(&self) -> Option<PathBuf> {
+        let written = self.config.system_prompt.templates_dir.as_deref()?;
+        Some(self.resolve("system_prompt.templates_dir", written))
+    }
+
+    fn resolve(&self, key: &str, written: &str) -> PathBuf {
+        if let (Some(rest), Some(home)) = (written.strip_prefix("~/"), &self.home) {
+            return clean(&home.join(rest));
+        }
+        let base = self
+            .origin(key)
+            .and_then(Origin::file)
+            .and_then(|file| file.parent())
+            .unwrap_or(&self.cwd);
+        clean(&base.join(written))
+    }
+}
+
+/// Drops `.` segments so `<dir>/./skills` reads `<dir>/skills`; `..` is kept,
+/// because resolving it lexically would be wrong across symlinks.
+fn clean(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|component| !matches!(component, Component::CurDir))
+        .collect()
+}
+
+fn find<'a>(root: &'a Value, key: &str) -> Option<&'a Value> {
+    key.split('.')
+        .try_fold(root, |value, segment| value.get(segment))
+}
+
+/// A checked layer as a figment provider. Its metadata name identifies the
+/// layer, so provenance can be read back from figment's per-value tags.
+struct LayerProvider<'a> {
+    name: String,
+    layer: &'a Layer,
+}
+
+impl Provider for LayerProvider<'_> {
+    fn metadata(&self) -> Metadata {
+        Metadata::named(self.name.clone())
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        let dict = match figment::value::Value::serialize(&self.layer.table)? {
+            figment::value::Value::Dict(_, dict) => dict,
+            _ => Dict::new(),
+        };
+        Ok(Map::from([(Profile::Default, dict)]))
+    }
+}
+
+/// Merges parsed layers (lowest precedence first, after the defaults, which
+/// this adds) into a [`LoadedConfig`]. Every layer is checked first, so a bad
+/// value is reported with its own layer's location even when a higher layer
+/// overrides it: a broken file should not wait to bite until the override is
+/// removed.
+pub(crate) fn merge(
+    layers: Vec<Layer>,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+) -> Result<LoadedConfig, ConfigError> {
+    let defaults = Layer {
+        origin: Origin::Default,
+        table: Value::try_from(BcodeConfig::default())
+            .ok()
+            .and_then(|value| value.as_table().cloned())
+            .unwrap_or_default(),
+        text: None,
+    };
+    let mut all = Vec::with_capacity(layers.len() + 1);
+    all.push(defaults);
+    let mut warnings = Vec::new();
+    for mut layer in layers {
+        validate::check(&mut layer, &mut warnings)?;
+        all.push(layer);
+    }
+
+    let mut figment = Figment::new();
+    let mut by_name = BTreeMap::new();
+    for (index, layer) in all.iter().enumerate() {
+        let name = format!("{index}: {}", layer.origin);
+        by_name.insert(name.clone(), index);
+        figment = figment.merge(LayerProvider { name, layer });
+    }
+    let layer_of = |key: &str| -> Option<&Layer> {
+        let metadata = figment.find_metadata(key)?;
+        by_name
+            .get(metadata.name.as_ref())
+            .and_then(|index| all.get(*index))
+    };
+
+    let config: BcodeConfig = figment.extract().map_err(|error| {
+        let key = error.path.join(".");
+        let origin = error
+            .metadata
+            .as_ref()
+            .and_then(|metadata| by_name.get(metadata.name.as_ref()))
+            .and_then(|index| all.get(*index))
+            .map(|layer| layer.origin.clone());
+        ConfigError::new(ConfigErrorKind::Extract {
+            key,
+            origin,
+            message: error.kind.to_string(),
+        })
+    })?;
+
+    let locate = |key: &str| -> (Origin, Option<usize>) {
+        match layer_of(key) {
+            Some(layer) => (layer.origin.clone(), layer.line_of(key)),
+            None => (Origin::Default, None),
+        }
+    };
+    if config.system_prompt.mode == PromptMode::Replace
+        && config.system_prompt.text.trim().is_empty()
+    {
+        let (mode_origin, mode_line) = locate("system_prompt.mode");
+        let (text_origin, text_line) = locate("system_prompt.text");
+        return Err(ConfigError::new(ConfigErrorKind::ReplaceWithoutText {
+            mode_origin,
+            mode_line,
+            text_origin,
+            text_line,
+        }));
+    }
+
+    // An optional key no layer set has no figment value; it is a default.
+    let origins = SHAPE
+        .leaf_keys()
+        .into_iter()
+        .map(|key| {
+            let origin = locate(&key).0;
+            (key, origin)
+        })
+        .collect();
+    Ok(LoadedConfig {
+        config,
+        warnings,
+        origins,
+        cwd,
+        home,
+    })
+}

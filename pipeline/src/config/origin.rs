@@ -1,0 +1,99 @@
+//! Where a configuration value came from, and the warnings that point there.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// The layer that set an effective config value.
+///
+/// `Display` gives the wording `config explain` prints after `#`:
+/// `default`, `user file /x/bcode.toml`, `repo file /r/.bcode/bcode.toml`,
+/// `env BCODE_SKILLS__ENABLED`, `config file /x/extra.toml`,
+/// `--set skills.enabled=false`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Origin {
+    /// The built-in default.
+    Default,
+    /// `$XDG_CONFIG_HOME/bcode/bcode.toml` (or `~/.config/bcode/bcode.toml`).
+    UserFile { path: PathBuf },
+    /// `<repo>/.bcode/bcode.toml`.
+    RepoFile { path: PathBuf },
+    /// A `BCODE_<SECTION>__<KEY>` environment variable.
+    Env { var: String },
+    /// A file given with `--config`.
+    ConfigFile { path: PathBuf },
+    /// A `--set key.path=value` flag, as written.
+    SetFlag { arg: String },
+}
+
+impl Origin {
+    /// The file behind this origin, if it is a file layer.
+    pub fn file(&self) -> Option<&PathBuf> {
+        match self {
+            Origin::UserFile { path } | Origin::RepoFile { path } | Origin::ConfigFile { path } => {
+                Some(path)
+            }
+            Origin::Default | Origin::Env { .. } | Origin::SetFlag { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::UserFile { path } => write!(f, "user file {}", path.display()),
+            Origin::RepoFile { path } => write!(f, "repo file {}", path.display()),
+            Origin::Env { var } => write!(f, "env {var}"),
+            Origin::ConfigFile { path } => write!(f, "config file {}", path.display()),
+            Origin::SetFlag { arg } => write!(f, "--set {arg}"),
+        }
+    }
+}
+
+/// An origin plus the 1-based line in its file, when known; renders as
+/// `repo file /r/.bcode/bcode.toml:3` so editors and terminals can jump there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At<'a> {
+    pub(crate) origin: &'a Origin,
+    pub(crate) line: Option<usize>,
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.origin),
+            None => write!(f, "{}", self.origin),
+        }
+    }
+}
+
+/// A problem that does not stop loading, such as an unknown key (which is
+/// ignored). `Display` renders `origin[:line]: message`, plus the suggestion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// The dotted key the warning is about, e.g. `skills.prompt.catalogue`.
+    pub key: String,
+    /// The layer that wrote the key.
+    pub origin: Origin,
+    /// The 1-based line in the origin's file, when the origin is a file.
+    pub line: Option<usize>,
+    /// What is wrong, without the location.
+    pub message: String,
+    /// A known dotted key that was probably meant.
+    pub suggestion: Option<String>,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = At {
+            origin: &self.origin,
+            line: self.line,
+        };
+        write!(f, "{at}: {}", self.message)?;
+        if let Some(suggestion) = &self.suggestion {
+            write!(f, "; did you mean `{suggestion}`?")?;
+        }
+        Ok(())
+    }
+}
