@@ -2,4 +2,12 @@
 //! stage trait, the ordered pipeline, bounds, the template environment and the
 //! assembled-prompt result with per-section accounting.
 
+pub mod assembled;
+pub mod base;
+pub mod bounds;
 pub mod config;
+pub mod fallback;
+pub mod order;
+pub mod pipeline;
+pub mod stage;
+pub mod templates;

@@ -1,0 +1,93 @@
+//! The assembled prompt: the two texts, the cache boundary, and an account
+//! of every section (where it sits, how big it is, what it came from, whether
+//! it was cut) and of every section left out and why. This is what
+//! `render --json` prints.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::stage::{Placement, SectionClass, SectionTruncation};
+use crate::templates::TemplateUse;
+
+/// The result of one assembly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct AssembledPrompt {
+    /// The cacheable system text.
+    pub system: String,
+    /// The request-only model context.
+    pub request_context: String,
+    /// Byte offset into `system` where the longest prefix made only of
+    /// static and session sections ends. Nothing a turn input changes lies
+    /// before it.
+    pub cache_boundary: usize,
+    /// The sections present in `system` and `request_context`, in output
+    /// order (all of `system`, then all of `request_context`).
+    pub sections: Vec<SectionReport>,
+    /// Sections that were not emitted, with the reason.
+    pub omitted: Vec<OmittedSection>,
+}
+
+impl AssembledPrompt {
+    /// The section that owns byte `offset` of `placement`'s text, if any
+    /// (separators belong to no section).
+    pub fn section_at(&self, placement: Placement, offset: usize) -> Option<&SectionReport> {
+        self.sections
+            .iter()
+            .find(|s| s.placement == placement && s.range.contains(&offset))
+    }
+
+    /// Sections omitted because their stage failed (non-fatally).
+    pub fn failures(&self) -> impl Iterator<Item = &OmittedSection> {
+        self.omitted
+            .iter()
+            .filter(|o| matches!(o.reason, OmitReason::Failed { .. }))
+    }
+}
+
+/// The account of one emitted section.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SectionReport {
+    pub id: String,
+    pub class: SectionClass,
+    pub placement: Placement,
+    /// UTF-8 bytes of the section's text (separators excluded).
+    pub bytes: usize,
+    /// Unicode scalar values of the section's text.
+    pub chars: usize,
+    /// Byte range within its part (`system` or `request_context`).
+    pub range: Range<usize>,
+    pub truncated: bool,
+    pub truncations: Vec<SectionTruncation>,
+    /// Files and commands the text came from.
+    pub sources: Vec<String>,
+    pub template: Option<TemplateUse>,
+    pub notes: Vec<String>,
+}
+
+/// A section that produced no text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct OmittedSection {
+    /// The stage id (or section id when the stage named it).
+    pub id: String,
+    pub class: SectionClass,
+    pub placement: Placement,
+    #[serde(flatten)]
+    pub reason: OmitReason,
+}
+
+/// Why a section is absent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OmitReason {
+    /// Its `[system_prompt.sections]` toggle is off.
+    Disabled { toggle: String },
+    /// The stage ran and had nothing to say (or only whitespace).
+    Empty,
+    /// The stage failed without aborting assembly; `message` says why.
+    Failed { message: String },
+}

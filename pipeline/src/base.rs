@@ -1,0 +1,63 @@
+//! The `base` stage: the built-in coding-agent prompt (`base.j2`) in
+//! `mode = "default"`, or `system_prompt.text` in `mode = "replace"`. Every
+//! prompt has a base, so it lives here; the sections crate registers it with
+//! the other stages.
+
+use minijinja::context;
+
+use crate::config::PromptMode;
+use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+
+/// The base template's name.
+pub const BASE_TEMPLATE: &str = "base.j2";
+
+/// The first section of every system prompt.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BaseStage;
+
+impl Stage for BaseStage {
+    fn id(&self) -> &'static str {
+        "base"
+    }
+
+    /// The base cannot be switched off; `replace` mode changes its text.
+    fn toggle(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn class(&self) -> SectionClass {
+        SectionClass::Static
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::System
+    }
+
+    fn template(&self) -> Option<&'static str> {
+        Some(BASE_TEMPLATE)
+    }
+
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let prompt = &cx.config.system_prompt;
+        let section = match prompt.mode {
+            PromptMode::Default => {
+                let (text, template) = cx.render(BASE_TEMPLATE, context! {})?;
+                Section::new(self.id(), text).with_template(template)
+            }
+            // Replacement text is the operator's own prompt, used verbatim:
+            // it is not a template, so `{{` in it stays literal. An empty
+            // replacement is refused rather than silently producing a prompt
+            // that has only sections.
+            PromptMode::Replace if prompt.text.trim().is_empty() => {
+                return Err(StageError::Config {
+                    key: "system_prompt.text".to_owned(),
+                    message: "mode = \"replace\" needs a non-empty replacement prompt".to_owned(),
+                });
+            }
+            PromptMode::Replace => {
+                Section::new(self.id(), prompt.text.clone()).with_source("system_prompt.text")
+            }
+        };
+        Ok(vec![section])
+    }
+}

@@ -1,0 +1,459 @@
+//! The template environment: every model-visible sentence comes from a
+//! minijinja template embedded at compile time, and an operator directory
+//! (`system_prompt.templates_dir`) can replace any of them by name.
+//!
+//! Settings, and why:
+//! - strict undefined behaviour, so a misspelt variable is an error instead
+//!   of a silently empty string in the prompt;
+//! - auto-escaping off for every name, because the output is prompt text, not
+//!   HTML (minijinja would otherwise HTML-escape names ending `.xml`/`.html`);
+//!   values placed inside XML-style blocks go through the `xml` filter, which
+//!   uses the one escaper in `bcode-text`;
+//! - `trim_blocks` and `lstrip_blocks`, so `{% if %}` lines do not leave blank
+//!   lines behind, and the default stripping of one trailing newline, so a
+//!   template file ending in a newline renders without it.
+//!
+//! Reading the override directory is the only I/O here ([`read_overrides`]);
+//! it is meant to be called at the edge (the CLI), and [`Templates::new`]
+//! takes the files as data.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
+use serde::Serialize;
+
+/// A template shipped inside a binary: `(name, source)`.
+pub type EmbeddedTemplate = (&'static str, &'static str);
+
+/// The templates this crate renders itself. Other crates (the sections)
+/// pass their own set next to this one to [`Templates::new`].
+pub const PIPELINE_TEMPLATES: &[EmbeddedTemplate] = &[
+    ("base.j2", include_str!("../../templates/base.j2")),
+    (
+        "truncation_marker.j2",
+        include_str!("../../templates/truncation_marker.j2"),
+    ),
+    (
+        "tool_call_fallback.j2",
+        include_str!("../../templates/tool_call_fallback.j2"),
+    ),
+];
+
+/// An operator's replacement for one template, already read from disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateOverride {
+    /// The template name it replaces, e.g. `base.j2`.
+    pub name: String,
+    /// The file it came from, as shown in errors and reports.
+    pub file: String,
+    /// The template source.
+    pub source: String,
+}
+
+/// Which template rendered a section, and whether an operator replaced it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TemplateUse {
+    pub name: String,
+    pub overridden: bool,
+    /// The override file, when `overridden`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// Something about the override directory worth telling the operator that
+/// does not stop assembly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TemplateWarning {
+    /// A file in the override directory matches no known template, so it is
+    /// ignored (most likely a typo in its name).
+    UnknownTemplate { name: String, file: String },
+}
+
+impl fmt::Display for TemplateWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateWarning::UnknownTemplate { name, file } => write!(
+                f,
+                "template override {file} is ignored: there is no template named `{name}`"
+            ),
+        }
+    }
+}
+
+/// The step at which a template failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TemplatePhase {
+    Parse,
+    Render,
+}
+
+impl fmt::Display for TemplatePhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TemplatePhase::Parse => "parse",
+            TemplatePhase::Render => "render",
+        })
+    }
+}
+
+/// A template that could not be loaded or rendered. Structured, so callers
+/// can point at the file and line; `Display` gives the one-line message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TemplateError {
+    /// An operator's override failed. `line` is the line in `file`.
+    #[error("template `{name}` overridden by {file} failed to {phase}{}: {detail}", at_line(*.line))]
+    Override {
+        name: String,
+        file: String,
+        phase: TemplatePhase,
+        line: Option<usize>,
+        detail: String,
+    },
+    /// A built-in template failed; this is a Bcode bug or a caller passing
+    /// the wrong variables.
+    #[error("built-in template `{name}` failed to {phase}{}: {detail}", at_line(*.line))]
+    Builtin {
+        name: String,
+        phase: TemplatePhase,
+        line: Option<usize>,
+        detail: String,
+    },
+    /// The override directory or one of its files could not be read.
+    #[error("cannot read template override {path}: {detail}")]
+    Unreadable { path: String, detail: String },
+}
+
+fn at_line(line: Option<usize>) -> String {
+    line.map(|n| format!(" at line {n}")).unwrap_or_default()
+}
+
+/// The template environment with overrides applied.
+pub struct Templates {
+    env: Environment<'static>,
+    /// Override file per overridden template name.
+    overridden: BTreeMap<String, String>,
+    warnings: Vec<TemplateWarning>,
+}
+
+impl fmt::Debug for Templates {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Templates")
+            .field("names", &self.names())
+            .field("overridden", &self.overridden)
+            .field("warnings", &self.warnings)
+            .finish()
+    }
+}
+
+impl Templates {
+    /// Only the embedded templates of `sets`, no overrides.
+    pub fn embedded(sets: &[&'static [EmbeddedTemplate]]) -> Result<Templates, TemplateError> {
+        Templates::new(sets, Vec::new())
+    }
+
+    /// The embedded templates of `sets` (later sets win on equal names), then
+    /// `overrides` replacing them by name. An override whose name matches no
+    /// embedded template is ignored with a warning; one that does not parse is
+    /// an error naming the template, the file and the line.
+    pub fn new(
+        sets: &[&'static [EmbeddedTemplate]],
+        overrides: Vec<TemplateOverride>,
+    ) -> Result<Templates, TemplateError> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_auto_escape_callback(|_| AutoEscape::None);
+        env.add_filter("xml", xml_filter);
+        if let Ok(syntax) = SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+        {
+            // `build` only fails for invalid custom delimiters, and these are
+            // the defaults; should it ever fail, minijinja's defaults remain.
+            env.set_syntax(syntax);
+        }
+        for (name, source) in sets.iter().flat_map(|set| set.iter()) {
+            env.add_template(name, source)
+                .map_err(|err| builtin_error(name, TemplatePhase::Parse, &err))?;
+        }
+        let mut overridden = BTreeMap::new();
+        let mut warnings = Vec::new();
+        for TemplateOverride { name, file, source } in overrides {
+            if env.get_template(&name).is_err() {
+                warnings.push(TemplateWarning::UnknownTemplate { name, file });
+                continue;
+            }
+            env.add_template_owned(name.clone(), source)
+                .map_err(|err| override_error(&name, &file, TemplatePhase::Parse, &err))?;
+            overridden.insert(name, file);
+        }
+        Ok(Templates {
+            env,
+            overridden,
+            warnings,
+        })
+    }
+
+    /// Every template name, sorted (for docs and `--explain`).
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .env
+            .templates()
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Warnings collected while applying overrides.
+    pub fn warnings(&self) -> &[TemplateWarning] {
+        &self.warnings
+    }
+
+    /// Which template `name` is, for a section report.
+    pub fn usage(&self, name: &str) -> TemplateUse {
+        let file = self.overridden.get(name).cloned();
+        TemplateUse {
+            name: name.to_owned(),
+            overridden: file.is_some(),
+            file,
+        }
+    }
+
+    /// Renders `name` with `context` (build it with `minijinja::context!` or
+    /// `Value::from_serialize`). Errors name the override file when the
+    /// template was overridden.
+    pub fn render(&self, name: &str, context: Value) -> Result<String, TemplateError> {
+        let result = self
+            .env
+            .get_template(name)
+            .and_then(|template| template.render(context));
+        result.map_err(|err| {
+            // An error raised inside an included template names that one.
+            let failing = err.name().unwrap_or(name).to_owned();
+            match self.overridden.get(&failing) {
+                Some(file) => override_error(&failing, file, TemplatePhase::Render, &err),
+                None => builtin_error(&failing, TemplatePhase::Render, &err),
+            }
+        })
+    }
+}
+
+/// Reads every `*.j2` file under `dir` (recursively; names use `/`) as an
+/// override. This is edge I/O, for the CLI; the result goes to
+/// [`Templates::new`]. Sorted by name so the warnings come out in a stable
+/// order.
+pub fn read_overrides(dir: &Path) -> Result<Vec<TemplateOverride>, TemplateError> {
+    let mut out = Vec::new();
+    read_dir_into(dir, "", &mut out)?;
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+fn read_dir_into(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<TemplateOverride>,
+) -> Result<(), TemplateError> {
+    let unreadable = |path: &Path, err: std::io::Error| TemplateError::Unreadable {
+        path: path.display().to_string(),
+        detail: err.to_string(),
+    };
+    let entries = std::fs::read_dir(dir).map_err(|err| unreadable(dir, err))?;
+    for entry in entries {
+        let entry = entry.map_err(|err| unreadable(dir, err))?;
+        let path = entry.path();
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let name = format!("{prefix}{file_name}");
+        if path.is_dir() {
+            read_dir_into(&path, &format!("{name}/"), out)?;
+        } else if file_name.ends_with(".j2") {
+            let source = std::fs::read_to_string(&path).map_err(|err| unreadable(&path, err))?;
+            out.push(TemplateOverride {
+                name,
+                file: path.display().to_string(),
+                source,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn xml_filter(value: Value) -> String {
+    match value.as_str() {
+        Some(text) => bcode_text::escape_xml(text).into_owned(),
+        None => bcode_text::escape_xml(&value.to_string()).into_owned(),
+    }
+}
+
+fn detail(err: &minijinja::Error) -> String {
+    match err.detail() {
+        Some(detail) => format!("{}: {detail}", err.kind()),
+        None => err.kind().to_string(),
+    }
+}
+
+fn override_error(
+    name: &str,
+    file: &str,
+    phase: TemplatePhase,
+    err: &minijinja::Error,
+) -> TemplateError {
+    TemplateError::Override {
+        name: name.to_owned(),
+        file: file.to_owned(),
+        phase,
+        line: err.line(),
+        detail: detail(err),
+    }
+}
+
+fn builtin_error(name: &str, phase: TemplatePhase, err: &minijinja::Error) -> TemplateError {
+    TemplateError::Builtin {
+        name: name.to_owned(),
+        phase,
+        line: err.line(),
+        detail: detail(err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minijinja::context;
+
+    fn templates(overrides: &[(&str, &str)]) -> Result<Templates, TemplateError> {
+        let overrides = overrides
+            .iter()
+            .map(|(name, source)| TemplateOverride {
+                name: (*name).to_owned(),
+                file: format!("/ops/templates/{name}"),
+                source: (*source).to_owned(),
+            })
+            .collect();
+        Templates::new(&[PIPELINE_TEMPLATES, TEST_TEMPLATES], overrides)
+    }
+
+    const TEST_TEMPLATES: &[EmbeddedTemplate] = &[
+        ("block.xml.j2", "<a v=\"{{ v | xml }}\">{{ v }}</a>"),
+        ("lines.j2", "{% if on %}\n  yes\n{% endif %}\nend\n"),
+    ];
+
+    #[test]
+    fn every_embedded_template_parses_and_names_are_listed() {
+        let t = templates(&[]).unwrap();
+        assert_eq!(
+            t.names(),
+            [
+                "base.j2",
+                "block.xml.j2",
+                "lines.j2",
+                "tool_call_fallback.j2",
+                "truncation_marker.j2"
+            ]
+        );
+        assert_eq!(t.warnings(), []);
+    }
+
+    #[test]
+    fn no_auto_escaping_even_for_xml_names_and_xml_filter_escapes() {
+        let t = templates(&[]).unwrap();
+        let out = t
+            .render("block.xml.j2", context! { v => "a<b & 'c'" })
+            .unwrap();
+        assert_eq!(out, "<a v=\"a&lt;b &amp; &apos;c&apos;\">a<b & 'c'</a>");
+    }
+
+    #[test]
+    fn block_lines_are_trimmed_and_one_trailing_newline_dropped() {
+        let t = templates(&[]).unwrap();
+        assert_eq!(
+            t.render("lines.j2", context! { on => true }).unwrap(),
+            "  yes\nend"
+        );
+    }
+
+    #[test]
+    fn strict_undefined_is_an_error() {
+        let t = templates(&[]).unwrap();
+        let err = t.render("block.xml.j2", context! {}).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "built-in template `block.xml.j2` failed to render at line 1: undefined value: `v` is undefined"
+        );
+    }
+
+    #[test]
+    fn override_replaces_by_name_and_is_reported() {
+        let t = templates(&[("lines.j2", "custom {{ on }}")]).unwrap();
+        assert_eq!(
+            t.render("lines.j2", context! { on => 1 }).unwrap(),
+            "custom 1"
+        );
+        assert_eq!(
+            t.usage("lines.j2"),
+            TemplateUse {
+                name: "lines.j2".into(),
+                overridden: true,
+                file: Some("/ops/templates/lines.j2".into()),
+            }
+        );
+        assert_eq!(
+            t.usage("base.j2"),
+            TemplateUse {
+                name: "base.j2".into(),
+                overridden: false,
+                file: None
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_override_is_a_warning() {
+        let t = templates(&[("bsae.j2", "typo")]).unwrap();
+        assert_eq!(
+            t.warnings(),
+            [TemplateWarning::UnknownTemplate {
+                name: "bsae.j2".into(),
+                file: "/ops/templates/bsae.j2".into(),
+            }]
+        );
+        assert_eq!(
+            t.warnings()[0].to_string(),
+            "template override /ops/templates/bsae.j2 is ignored: there is no template named `bsae.j2`"
+        );
+    }
+
+    #[test]
+    fn override_parse_error_names_template_file_and_line() {
+        let err = templates(&[("lines.j2", "ok\nfine\n{% if x %}\nno end")]).unwrap_err();
+        assert_eq!(
+            err,
+            TemplateError::Override {
+                name: "lines.j2".into(),
+                file: "/ops/templates/lines.j2".into(),
+                phase: TemplatePhase::Parse,
+                line: Some(4),
+                detail: "syntax error: unexpected end of input, expected end of block".into(),
+            }
+        );
+    }
+
+    #[test]
+    fn override_render_error_names_template_file_and_line() {
+        let t = templates(&[("lines.j2", "one\ntwo {{ missing }}")]).unwrap();
+        let err = t.render("lines.j2", context! { on => true }).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "template `lines.j2` overridden by /ops/templates/lines.j2 failed to render at line 2: undefined value: `missing` is undefined"
+        );
+    }
+}
