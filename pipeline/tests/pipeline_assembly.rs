@@ -1,0 +1,526 @@
+//! Assembly: canonical order, placement, the cache boundary and its
+//! stability, per-section accounting, omissions, error policy, determinism,
+//! and the base stage in default and replace mode.
+
+// Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use bcode_prompt::assembled::AssembledPrompt;
+use bcode_prompt::base::BaseStage;
+use bcode_prompt::config::{BcodeConfig, PromptMode};
+use bcode_prompt::pipeline::{AssembleError, Pipeline, PipelineError};
+use bcode_prompt::stage::{
+    Inputs, Placement, Section, SectionClass, Stage, StageContext, StageError,
+};
+use bcode_prompt::templates::{PIPELINE_TEMPLATES, TemplateOverride, Templates};
+use serde_json::json;
+
+// Turn inputs, as probes would gather them.
+struct Clock(&'static str);
+struct GitStatus(&'static str);
+struct ActiveSkills(Vec<&'static str>);
+
+type Run = fn(&StageContext<'_>) -> Result<Vec<Section>, StageError>;
+
+/// A stage whose behaviour is a plain function, standing in for the
+/// sections crate.
+struct TestStage {
+    id: &'static str,
+    toggle: Option<&'static str>,
+    class: SectionClass,
+    placement: Placement,
+    run: Run,
+}
+
+impl Stage for TestStage {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn toggle(&self) -> Option<&'static str> {
+        self.toggle
+    }
+    fn class(&self) -> SectionClass {
+        self.class
+    }
+    fn placement(&self) -> Placement {
+        self.placement
+    }
+    fn template(&self) -> Option<&'static str> {
+        None
+    }
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        (self.run)(cx)
+    }
+}
+
+fn stage(id: &'static str, class: SectionClass, placement: Placement, run: Run) -> Box<dyn Stage> {
+    Box::new(TestStage {
+        id,
+        toggle: Some(id),
+        class,
+        placement,
+        run,
+    })
+}
+
+/// The stage set used by most tests, deliberately registered out of order.
+fn stages() -> Vec<Box<dyn Stage>> {
+    use Placement::*;
+    use SectionClass::*;
+    vec![
+        Box::new(TestStage {
+            id: "active_skill",
+            toggle: None,
+            class: Turn,
+            placement: System,
+            run: |cx| {
+                let skills = cx.require::<ActiveSkills>()?;
+                Ok(skills
+                    .0
+                    .iter()
+                    .map(|id| Section::new(&format!("active_skill:{id}"), format!("<skill {id}>")))
+                    .collect())
+            },
+        }),
+        stage("user_authority", Static, System, |_| {
+            Ok(vec![Section::new("user_authority", "AUTH\n\n".into())])
+        }),
+        stage("dynamic_repository_context", Turn, System, |cx| {
+            let git = cx.require::<GitStatus>()?;
+            Ok(vec![
+                Section::new("dynamic_repository_context", format!("git: {}", git.0))
+                    .with_source("git status --porcelain"),
+            ])
+        }),
+        stage("current_datetime", Turn, RequestContext, |cx| {
+            let clock = cx.require::<Clock>()?;
+            Ok(vec![Section::new(
+                "current_datetime",
+                format!("now: {}", clock.0),
+            )])
+        }),
+        stage("execution_environment", Session, RequestContext, |_| {
+            Err(StageError::Degraded {
+                message: "os probe failed".into(),
+            })
+        }),
+        stage("locale", Session, RequestContext, |_| {
+            Ok(vec![Section::new("locale", "locale: C".into())])
+        }),
+        stage("skill_catalog", Session, System, |_| Ok(vec![])),
+        stage("repository_context", Session, System, |_| {
+            Ok(vec![
+                Section::new("repository_context:BCODE.md", "bcode".into())
+                    .with_source("/repo/BCODE.md")
+                    .with_note("read whole"),
+                Section::new("repository_context:AGENTS.md", "  \n".into())
+                    .with_source("/repo/AGENTS.md"),
+            ])
+        }),
+        Box::new(BaseStage),
+    ]
+}
+
+fn config() -> BcodeConfig {
+    let mut config = BcodeConfig::default();
+    config.system_prompt.mode = PromptMode::Replace;
+    config.system_prompt.text = "BASE\n".into();
+    config.system_prompt.sections.locale = false;
+    config
+}
+
+fn inputs(clock: &'static str, git: &'static str, skills: Vec<&'static str>) -> Inputs {
+    let mut inputs = Inputs::new();
+    inputs.insert(Clock(clock));
+    inputs.insert(GitStatus(git));
+    inputs.insert(ActiveSkills(skills));
+    inputs
+}
+
+fn templates() -> Templates {
+    Templates::embedded(&[PIPELINE_TEMPLATES]).unwrap()
+}
+
+fn assemble_with(
+    stages: Vec<Box<dyn Stage>>,
+    config: &BcodeConfig,
+    templates: &Templates,
+    inputs: &Inputs,
+) -> Result<AssembledPrompt, AssembleError> {
+    let pipeline = Pipeline::new(stages).unwrap();
+    pipeline.assemble(&StageContext::new(config, templates, inputs))
+}
+
+fn assemble(inputs: &Inputs) -> AssembledPrompt {
+    assemble_with(stages(), &config(), &templates(), inputs).unwrap()
+}
+
+#[test]
+fn sections_are_ordered_placed_and_accounted_for() {
+    let prompt = assemble(&inputs(
+        "2025-01-02T03:04:05Z",
+        "M a.rs",
+        vec!["rust", "go"],
+    ));
+    // Stable sections first in canonical order, then turn sections: git
+    // status ranks before repository instructions but is moved behind them.
+    let system = "BASE\n\nbcode\n\nAUTH\n\ngit: M a.rs\n\n<skill rust>\n\n<skill go>";
+    let report = |id: &str, class: &str, start: usize, end: usize, sources: &[&str]| {
+        json!({
+            "id": id, "class": class, "placement": "system",
+            "bytes": end - start, "chars": end - start,
+            "range": {"start": start, "end": end},
+            "truncated": false, "truncations": [], "sources": sources,
+            "template": null, "notes": [],
+        })
+    };
+    let mut bcode = report(
+        "repository_context:BCODE.md",
+        "session",
+        6,
+        11,
+        &["/repo/BCODE.md"],
+    );
+    bcode["notes"] = json!(["read whole"]);
+    let base = report("base", "static", 0, 4, &["system_prompt.text"]);
+    let expected = json!({
+        "system": system,
+        "request_context": "now: 2025-01-02T03:04:05Z",
+        "cache_boundary": 17,
+        "sections": [
+            base,
+            bcode,
+            report("user_authority", "static", 13, 17, &[]),
+            report("dynamic_repository_context", "turn", 19, 30, &["git status --porcelain"]),
+            report("active_skill:rust", "turn", 32, 44, &[]),
+            report("active_skill:go", "turn", 46, 56, &[]),
+            {
+                "id": "current_datetime", "class": "turn", "placement": "request_context",
+                "bytes": 25, "chars": 25, "range": {"start": 0, "end": 25},
+                "truncated": false, "truncations": [], "sources": [],
+                "template": null, "notes": [],
+            },
+        ],
+        "omitted": [
+            {"id": "execution_environment", "class": "session", "placement": "request_context",
+             "reason": "failed", "message": "os probe failed"},
+            {"id": "locale", "class": "session", "placement": "request_context",
+             "reason": "disabled", "toggle": "locale"},
+            {"id": "repository_context:AGENTS.md", "class": "session", "placement": "system",
+             "reason": "empty"},
+            {"id": "skill_catalog", "class": "session", "placement": "system",
+             "reason": "empty"},
+        ],
+    });
+    assert_eq!(serde_json::to_value(&prompt).unwrap(), expected);
+    assert_eq!(
+        &prompt.system[..prompt.cache_boundary],
+        "BASE\n\nbcode\n\nAUTH"
+    );
+    assert_eq!(
+        prompt
+            .section_at(Placement::System, 20)
+            .map(|s| s.id.as_str()),
+        Some("dynamic_repository_context")
+    );
+    assert_eq!(prompt.section_at(Placement::System, 18), None);
+}
+
+#[test]
+fn turn_inputs_never_change_a_byte_before_the_cache_boundary() {
+    let variants = [
+        inputs("2025-01-02T03:04:05Z", "M a.rs", vec!["rust"]),
+        inputs("2031-12-31T23:59:59+14:00", "", vec![]),
+        inputs(
+            "1999-01-01T00:00:00Z",
+            "?? new.rs\n M b.rs\nD  c.rs",
+            vec!["a", "b", "c"],
+        ),
+    ];
+    let prompts: Vec<AssembledPrompt> = variants.iter().map(assemble).collect();
+    let first = &prompts[0];
+    for other in &prompts[1..] {
+        assert_eq!(other.cache_boundary, first.cache_boundary);
+        assert_eq!(
+            other.system.as_bytes()[..other.cache_boundary],
+            first.system.as_bytes()[..first.cache_boundary]
+        );
+        // The turn inputs did change the prompt, after the boundary.
+        assert_ne!(other.system, first.system);
+        assert_ne!(other.request_context, first.request_context);
+    }
+}
+
+#[test]
+fn boundary_is_zero_without_stable_sections_and_the_end_without_turn_ones() {
+    let turn_only = vec![stage(
+        "dynamic_repository_context",
+        SectionClass::Turn,
+        Placement::System,
+        |_| {
+            Ok(vec![Section::new(
+                "dynamic_repository_context",
+                "git".into(),
+            )])
+        },
+    )];
+    let inputs = Inputs::new();
+    let prompt = assemble_with(turn_only, &config(), &templates(), &inputs).unwrap();
+    assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("git", 0));
+
+    let prompt =
+        assemble_with(vec![Box::new(BaseStage)], &config(), &templates(), &inputs).unwrap();
+    assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("BASE", 4));
+}
+
+#[test]
+fn same_inputs_give_the_same_bytes_whatever_the_registration_order() {
+    let a = assemble(&inputs("2025-01-02T03:04:05Z", "M a.rs", vec!["rust"]));
+    let b = assemble(&inputs("2025-01-02T03:04:05Z", "M a.rs", vec!["rust"]));
+    let mut reversed = stages();
+    reversed.reverse();
+    let c = assemble_with(
+        reversed,
+        &config(),
+        &templates(),
+        &inputs("2025-01-02T03:04:05Z", "M a.rs", vec!["rust"]),
+    )
+    .unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+}
+
+#[test]
+fn a_missing_input_omits_only_that_section() {
+    let mut partial = Inputs::new();
+    partial.insert(Clock("now"));
+    partial.insert(ActiveSkills(vec![]));
+    let prompt = assemble(&partial);
+    assert_eq!(prompt.system, "BASE\n\nbcode\n\nAUTH");
+    let failures: Vec<(&str, String)> = prompt
+        .failures()
+        .map(|o| {
+            (
+                o.id.as_str(),
+                serde_json::to_value(o).unwrap()["message"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            ("execution_environment", "\"os probe failed\"".to_owned()),
+            (
+                "dynamic_repository_context",
+                "\"missing input pipeline_assembly::GitStatus\"".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn default_mode_uses_the_built_in_base_template() {
+    let config = BcodeConfig::default();
+    let templates = templates();
+    let prompt = assemble_with(
+        vec![Box::new(BaseStage)],
+        &config,
+        &templates,
+        &Inputs::new(),
+    )
+    .unwrap();
+    let base = templates.render("base.j2", minijinja::context! {}).unwrap();
+    assert!(base.starts_with("You are Bcode, a coding agent"), "{base}");
+    assert_eq!(prompt.system, base.trim_end());
+    assert_eq!(prompt.cache_boundary, prompt.system.len());
+    assert_eq!(
+        serde_json::to_value(&prompt.sections[0].template).unwrap(),
+        json!({"name": "base.j2", "overridden": false})
+    );
+}
+
+#[test]
+fn base_template_override_is_used_and_reported() {
+    let templates = Templates::new(
+        &[PIPELINE_TEMPLATES],
+        vec![TemplateOverride {
+            name: "base.j2".into(),
+            file: "/ops/base.j2".into(),
+            source: "Custom base.\n".into(),
+        }],
+    )
+    .unwrap();
+    let prompt = assemble_with(
+        vec![Box::new(BaseStage)],
+        &BcodeConfig::default(),
+        &templates,
+        &Inputs::new(),
+    )
+    .unwrap();
+    assert_eq!(prompt.system, "Custom base.");
+    assert_eq!(
+        serde_json::to_value(&prompt.sections[0].template).unwrap(),
+        json!({"name": "base.j2", "overridden": true, "file": "/ops/base.j2"})
+    );
+}
+
+#[test]
+fn a_broken_base_override_aborts_assembly_naming_file_and_line() {
+    let templates = Templates::new(
+        &[PIPELINE_TEMPLATES],
+        vec![TemplateOverride {
+            name: "base.j2".into(),
+            file: "/ops/base.j2".into(),
+            source: "Line one.\nHello {{ user_name }}.\n".into(),
+        }],
+    )
+    .unwrap();
+    let err = assemble_with(
+        vec![Box::new(BaseStage)],
+        &BcodeConfig::default(),
+        &templates,
+        &Inputs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "section `base` failed: template `base.j2` overridden by /ops/base.j2 failed to render \
+         at line 2: undefined value: `user_name` is undefined"
+    );
+}
+
+#[test]
+fn replace_mode_uses_the_text_verbatim_and_keeps_sections() {
+    let mut config = config();
+    config.system_prompt.text = "Be {{ brief }}.".into();
+    let prompt = assemble_with(stages(), &config, &templates(), &inputs("t", "g", vec![])).unwrap();
+    assert_eq!(prompt.system, "Be {{ brief }}.\n\nbcode\n\nAUTH\n\ngit: g");
+}
+
+#[test]
+fn replace_mode_without_text_is_an_error() {
+    for text in ["", "  \n\t"] {
+        let mut config = config();
+        config.system_prompt.text = text.into();
+        let err =
+            assemble_with(stages(), &config, &templates(), &inputs("t", "g", vec![])).unwrap_err();
+        assert_eq!(
+            err,
+            AssembleError::Stage {
+                section: "base".into(),
+                error: StageError::Config {
+                    key: "system_prompt.text".into(),
+                    message: "mode = \"replace\" needs a non-empty replacement prompt".into(),
+                },
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "section `base` failed: invalid configuration `system_prompt.text`: \
+             mode = \"replace\" needs a non-empty replacement prompt"
+        );
+    }
+}
+
+#[test]
+fn stage_bugs_are_errors_not_panics() {
+    let check_new = |stages: Vec<Box<dyn Stage>>, expected: PipelineError| {
+        assert_eq!(Pipeline::new(stages).unwrap_err(), expected);
+    };
+    let ok: Run = |_| Ok(vec![]);
+    check_new(
+        vec![stage("weather", SectionClass::Turn, Placement::System, ok)],
+        PipelineError::UnknownStage {
+            id: "weather".into(),
+        },
+    );
+    check_new(
+        vec![Box::new(TestStage {
+            id: "locale",
+            toggle: Some("lokale"),
+            class: SectionClass::Session,
+            placement: Placement::RequestContext,
+            run: ok,
+        })],
+        PipelineError::UnknownToggle {
+            stage: "locale".into(),
+            toggle: "lokale".into(),
+        },
+    );
+    check_new(
+        vec![Box::new(BaseStage), Box::new(BaseStage)],
+        PipelineError::DuplicateStage { id: "base".into() },
+    );
+
+    let foreign: Run = |_| Ok(vec![Section::new("locale_extra", "x".into())]);
+    let err = assemble_with(
+        vec![stage(
+            "locale",
+            SectionClass::Session,
+            Placement::RequestContext,
+            foreign,
+        )],
+        &BcodeConfig::default(),
+        &templates(),
+        &Inputs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        AssembleError::ForeignSectionId {
+            stage: "locale".into(),
+            section: "locale_extra".into()
+        }
+    );
+
+    let twice: Run = |_| {
+        Ok(vec![
+            Section::new("locale:a", "x".into()),
+            Section::new("locale:a", "y".into()),
+        ])
+    };
+    let err = assemble_with(
+        vec![stage(
+            "locale",
+            SectionClass::Session,
+            Placement::RequestContext,
+            twice,
+        )],
+        &BcodeConfig::default(),
+        &templates(),
+        &Inputs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        AssembleError::DuplicateSection {
+            section: "locale:a".into()
+        }
+    );
+}
+
+#[test]
+fn describe_lists_stages_in_canonical_order_with_their_settings() {
+    let pipeline = Pipeline::new(stages()).unwrap();
+    let ids: Vec<(String, bool)> = pipeline
+        .describe(&config())
+        .into_iter()
+        .map(|info| (info.id, info.enabled))
+        .collect();
+    let expected = [
+        ("base", true),
+        ("current_datetime", true),
+        ("execution_environment", true),
+        ("locale", false),
+        ("dynamic_repository_context", true),
+        ("repository_context", true),
+        ("skill_catalog", true),
+        ("user_authority", true),
+        ("active_skill", true),
+    ];
+    let expected: Vec<(String, bool)> = expected
+        .iter()
+        .map(|(id, on)| ((*id).to_owned(), *on))
+        .collect();
+    assert_eq!(ids, expected);
+}
