@@ -277,7 +277,11 @@ impl<'a> StageContext<'a> {
 /// returns an empty `Vec` or empty text, and the section is reported as
 /// omitted. Every section id must be the stage id or start with
 /// `<stage id>:`; all of a stage's sections share its class and placement.
-pub trait Stage {
+///
+/// `Send + Sync` so that one [`crate::pipeline::Pipeline`] can be built once
+/// and shared by every request of a multi-threaded host; stages hold no
+/// per-request state (that comes through [`Inputs`]).
+pub trait Stage: Send + Sync {
     /// The section id: the `[system_prompt.sections]` toggle name, `base`, or
     /// `active_skill`. Must appear in [`crate::order::SECTION_ORDER`].
     fn id(&self) -> &'static str;

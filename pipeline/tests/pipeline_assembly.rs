@@ -524,3 +524,10 @@ fn describe_lists_stages_in_canonical_order_with_their_settings() {
         .collect();
     assert_eq!(ids, expected);
 }
+
+#[test]
+fn a_pipeline_and_its_templates_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Pipeline>();
+    shareable::<Templates>();
+}
