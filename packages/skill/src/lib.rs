@@ -1,1 +1,32 @@
-//! placeholder
+//! The Bcode skill registry: discovery over layered sources, front-matter
+//! parsing and validation, precedence, the summary index and cache, the
+//! model-visible catalog and the invoked-skill context block.
+//!
+//! The core (`parse`, `manifest`, `catalog`, `context` formatting) takes data;
+//! `discover` is the edge that walks directories and reads files.
+
+mod cache;
+mod catalog;
+mod context;
+mod front_matter;
+mod manifest;
+mod parse;
+mod precedence;
+mod read;
+mod registry;
+mod sources;
+mod suggest;
+mod templates;
+mod toml_front_matter;
+mod walk;
+mod yaml;
+
+pub use cache::DiscoveryStats;
+pub use catalog::{Catalog, CatalogOptions, format_catalog};
+pub use context::{format_context, preview};
+pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
+pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
+pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
+pub use suggest::{closest, edit_distance};
+pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
+pub use walk::WalkOptions;

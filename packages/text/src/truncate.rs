@@ -56,7 +56,11 @@ pub struct Bounded<'a> {
 /// marker that `marker` renders for the cut. The result, marker included, never
 /// exceeds the limit; when even the marker alone does not fit, the result is
 /// empty and the truncation is still reported to the caller.
-pub fn bound<'a>(text: &'a str, limit: Limit, marker: &dyn Fn(&Truncation) -> String) -> Bounded<'a> {
+pub fn bound<'a>(
+    text: &'a str,
+    limit: Limit,
+    marker: &dyn Fn(&Truncation) -> String,
+) -> Bounded<'a> {
     bound_at(text, limit, &[], marker)
 }
 
@@ -167,7 +171,13 @@ mod tests {
     #[test]
     fn untouched_when_it_fits() {
         let out = bound("hello", Limit::Bytes(5), &marker);
-        assert_eq!(out, Bounded { text: Cow::Borrowed("hello"), truncation: None });
+        assert_eq!(
+            out,
+            Bounded {
+                text: Cow::Borrowed("hello"),
+                truncation: None
+            }
+        );
     }
 
     #[test]
@@ -196,12 +206,20 @@ mod tests {
         // e + two combining marks is one grapheme of 3 chars and 5 bytes.
         let combining = format!("e\u{301}\u{323}{}", "x".repeat(20));
         check(&combining, Limit::Chars(2 + 14), "[cut 25 bytes]");
-        check(&combining, Limit::Chars(3 + 14), "e\u{301}\u{323}[cut 20 bytes]");
+        check(
+            &combining,
+            Limit::Chars(3 + 14),
+            "e\u{301}\u{323}[cut 20 bytes]",
+        );
     }
 
     #[test]
     fn counts_chars_not_bytes_for_char_limits() {
-        check("ééééééééééééééééééééé", Limit::Chars(18), "éééé[cut 34 bytes]");
+        check(
+            "ééééééééééééééééééééé",
+            Limit::Chars(18),
+            "éééé[cut 34 bytes]",
+        );
     }
 
     #[test]

@@ -63,7 +63,11 @@ impl SkillId {
                 out.push('-');
             }
         }
-        let trimmed: String = out.trim_matches('-').chars().take(MAX_SKILL_ID_LEN).collect();
+        let trimmed: String = out
+            .trim_matches('-')
+            .chars()
+            .take(MAX_SKILL_ID_LEN)
+            .collect();
         SkillId::parse(trimmed.trim_end_matches('-')).ok()
     }
 
@@ -117,7 +121,10 @@ mod tests {
             assert_eq!(&SkillId::parse(raw).map(|_| ()), expected, "{raw:?}");
         }
         let long = "a".repeat(65);
-        assert_eq!(SkillId::parse(&long), Err(InvalidSkillId::TooLong { len: 65 }));
+        assert_eq!(
+            SkillId::parse(&long),
+            Err(InvalidSkillId::TooLong { len: 65 })
+        );
         assert!(SkillId::parse(&"a".repeat(64)).is_ok());
     }
 

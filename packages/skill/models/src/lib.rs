@@ -16,8 +16,7 @@ pub use config::{
     SkillsSourcesConfig,
 };
 pub use context::{
-    InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest, SkillContextResponse,
-    SkillError,
+    InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest, SkillContextResponse, SkillError,
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use event::SkillEvent;

@@ -1,0 +1,150 @@
+//! Splitting a skill file into front matter and body: `---` (YAML) or `+++`
+//! (TOML) delimiters, a UTF-8 byte-order mark and CRLF line endings accepted.
+//! Works on bytes so discovery can split a file without validating (or even
+//! reading) the body.
+
+/// The syntax of a front-matter block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    Yaml,
+    Toml,
+}
+
+/// Where the parts of a skill file are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// No front matter: the whole file (after any BOM) is the body.
+    None { body_offset: usize },
+    /// A complete block. `raw` is the byte range of the text between the
+    /// delimiter lines; `first_line` is the 1-based file line `raw` starts on.
+    Block {
+        syntax: Syntax,
+        raw: std::ops::Range<usize>,
+        first_line: u32,
+        body_offset: usize,
+    },
+    /// An opening delimiter with no closing one in `bytes`.
+    Unterminated { syntax: Syntax },
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Splits `bytes` (a whole file, or a prefix of one).
+pub fn split(bytes: &[u8]) -> Split {
+    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut lines = Lines { bytes, pos: start };
+    let Some((first, _)) = lines.next() else {
+        return Split::None { body_offset: start };
+    };
+    let syntax = match trim_line(&bytes[first.clone()]) {
+        b"---" => Syntax::Yaml,
+        b"+++" => Syntax::Toml,
+        _ => return Split::None { body_offset: start },
+    };
+    let raw_start = lines.pos;
+    while let Some((range, next)) = lines.next() {
+        let line = trim_line(&bytes[range.clone()]);
+        let closes = match syntax {
+            Syntax::Yaml => line == b"---" || line == b"...",
+            Syntax::Toml => line == b"+++",
+        };
+        if closes {
+            return Split::Block {
+                syntax,
+                raw: raw_start..range.start,
+                first_line: 2,
+                body_offset: next,
+            };
+        }
+    }
+    Split::Unterminated { syntax }
+}
+
+/// The end of a line without its `\r` and trailing spaces or tabs.
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\r' | b' ' | b'\t') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// Iterates `(line range without '\n', offset after the '\n')`.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for Lines<'_> {
+    type Item = (std::ops::Range<usize>, usize);
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.bytes.len() {
+            return None;
+        }
+        let rest = &self.bytes[self.pos..];
+        let (len, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, self.pos + i + 1),
+            None => (rest.len(), self.bytes.len()),
+        };
+        let range = self.pos..self.pos + len;
+        self.pos = next;
+        Some((range, next))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(text: &str) -> (Syntax, String, usize) {
+        match split(text.as_bytes()) {
+            Split::Block {
+                syntax,
+                raw,
+                body_offset,
+                ..
+            } => (syntax, text[raw].to_owned(), body_offset),
+            other => panic!("expected a block, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn yaml_toml_bom_and_crlf() {
+        assert_eq!(
+            block("---\nid: a\n---\nbody"),
+            (Syntax::Yaml, "id: a\n".into(), 14)
+        );
+        assert_eq!(
+            block("+++\nid = 'a'\n+++\nbody"),
+            (Syntax::Toml, "id = 'a'\n".into(), 17)
+        );
+        assert_eq!(
+            block("\u{feff}---\r\nid: a\r\n---\r\nbody"),
+            (Syntax::Yaml, "id: a\r\n".into(), 20)
+        );
+        assert_eq!(block("---  \nid: a\n...\nbody").1, "id: a\n");
+        assert_eq!(block("---\n---\n"), (Syntax::Yaml, String::new(), 8));
+    }
+
+    #[test]
+    fn none_and_unterminated() {
+        assert_eq!(split(b"# Title\n---\n"), Split::None { body_offset: 0 });
+        assert_eq!(split(b""), Split::None { body_offset: 0 });
+        assert_eq!(
+            split(b"\xEF\xBB\xBF# Title"),
+            Split::None { body_offset: 3 }
+        );
+        assert_eq!(
+            split(b"---\nid: a\n"),
+            Split::Unterminated {
+                syntax: Syntax::Yaml
+            }
+        );
+        assert_eq!(
+            split(b"+++\nid = 1\n---\n"),
+            Split::Unterminated {
+                syntax: Syntax::Toml
+            }
+        );
+    }
+}

@@ -1,0 +1,487 @@
+//! Validating a front-matter mapping into a [`SkillManifest`]: known fields
+//! checked and normalised, unknown fields kept and reported, every problem a
+//! diagnostic. Identical for YAML and TOML.
+
+use std::collections::BTreeMap;
+
+use bcode_skill_models::{
+    Diagnostic, DiagnosticCode, SkillActivation, SkillId, SkillManifest, SkillPermissionHints,
+};
+use serde_json::{Map, Value};
+
+use crate::suggest::closest;
+use crate::yaml::kind_name;
+
+/// Every field the validator understands, for unknown-field suggestions.
+pub const KNOWN_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "version",
+    "activation",
+    "keywords",
+    "permissions",
+    "disable_model_invocation",
+    "disable-model-invocation",
+    "thinking_effort",
+    "model",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// Reasoning efforts a skill may request for its turns.
+pub const THINKING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
+
+/// Agent Skills caps descriptions at 1024 characters; longer ones still load.
+const DESCRIPTION_SOFT_LIMIT: usize = 1024;
+
+/// Validates `map`. `inferred_id` is the folder name or file stem; `line_of`
+/// finds the file line where a top-level key is written. Diagnostics carry
+/// field and line but no path (the caller adds it).
+pub fn validate(
+    map: Map<String, Value>,
+    inferred_id: &str,
+    line_of: &dyn Fn(&str) -> Option<u32>,
+) -> (Option<SkillManifest>, Vec<Diagnostic>) {
+    let mut v = Validator {
+        diagnostics: Vec::new(),
+        line_of,
+    };
+    let mut map = map;
+
+    let id = v.id(map.remove("id"), inferred_id);
+    let name = v.text_field(&mut map, "name");
+    let description = v.description(map.remove("description"));
+    let version = v.text_field(&mut map, "version");
+    let mut keywords = v.keywords(map.remove("activation"));
+    keywords.extend(v.string_list(map.remove("keywords"), "keywords"));
+    dedup_in_order(&mut keywords);
+    let tools = v.permissions(map.remove("permissions"));
+    let allowed_tools = v.allowed_tools(map.remove("allowed-tools"));
+    let hidden = v.hidden(
+        map.remove("disable_model_invocation"),
+        map.remove("disable-model-invocation"),
+    );
+    let thinking_effort = v.thinking_effort(map.remove("thinking_effort"));
+    let model = v.text_field(&mut map, "model");
+    let license = v.text_field(&mut map, "license");
+    let compatibility = v.text_field(&mut map, "compatibility");
+    let metadata = v.metadata(map.remove("metadata"));
+
+    let mut extra = BTreeMap::new();
+    for (key, value) in map {
+        let mut d = Diagnostic::info(
+            DiagnosticCode::UnknownField,
+            format!("unknown field `{key}` is kept but not used by Bcode"),
+        )
+        .with_field(&key);
+        if let Some(known) = closest(&key, KNOWN_FIELDS.iter().copied()) {
+            d = d.with_hint(format!("did you mean `{known}`?"));
+        }
+        v.push(d, &key);
+        extra.insert(key, value);
+    }
+
+    let (Some(id), Some(description)) = (id, description) else {
+        return (None, v.diagnostics);
+    };
+    let name = name
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| id.to_string());
+    let manifest = SkillManifest {
+        id,
+        name,
+        description,
+        version,
+        activation: SkillActivation { keywords },
+        permissions: SkillPermissionHints {
+            tools,
+            allowed_tools,
+        },
+        disable_model_invocation: hidden,
+        thinking_effort,
+        model,
+        license,
+        compatibility,
+        metadata,
+        extra,
+    };
+    (Some(manifest), v.diagnostics)
+}
+
+struct Validator<'a> {
+    diagnostics: Vec<Diagnostic>,
+    line_of: &'a dyn Fn(&str) -> Option<u32>,
+}
+
+impl Validator<'_> {
+    fn push(&mut self, diagnostic: Diagnostic, field: &str) {
+        let diagnostic = match (self.line_of)(field) {
+            Some(line) => diagnostic.with_position(line, Some(1)),
+            None => diagnostic,
+        };
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn invalid(&mut self, field: &str, severity_error: bool, message: String, hint: &str) {
+        let d = if severity_error {
+            Diagnostic::error(DiagnosticCode::InvalidField, message)
+        } else {
+            Diagnostic::warning(DiagnosticCode::InvalidField, message)
+        };
+        self.push(d.with_field(field).with_hint(hint), field);
+    }
+
+    fn id(&mut self, value: Option<Value>, inferred: &str) -> Option<SkillId> {
+        let (raw, from_front_matter) = match value {
+            None | Some(Value::Null) => (inferred.to_owned(), false),
+            Some(Value::String(s)) => (s.trim().to_owned(), true),
+            Some(other) => {
+                let message = format!("`id` must be a string, found {}", kind_name(&other));
+                self.push(
+                    Diagnostic::error(DiagnosticCode::InvalidId, message)
+                        .with_field("id")
+                        .with_hint(
+                            "write the id as a string of lowercase letters, digits and hyphens",
+                        ),
+                    "id",
+                );
+                return None;
+            }
+        };
+        match SkillId::parse(&raw) {
+            Ok(id) => Some(id),
+            Err(why) => {
+                let origin = if from_front_matter {
+                    "the `id` field"
+                } else {
+                    "the folder or file name (no `id` field)"
+                };
+                let mut hint =
+                    String::from("ids use lowercase letters, digits and hyphens, at most 64");
+                if let Some(suggestion) = SkillId::suggest(&raw) {
+                    hint = if from_front_matter {
+                        format!("{hint}; for example `id: {suggestion}`")
+                    } else {
+                        format!(
+                            "{hint}; add `id: {suggestion}` to the front matter or rename the file"
+                        )
+                    };
+                }
+                self.push(
+                    Diagnostic::error(
+                        DiagnosticCode::InvalidId,
+                        format!("invalid skill id {raw:?} from {origin}: {why}"),
+                    )
+                    .with_field("id")
+                    .with_hint(hint),
+                    "id",
+                );
+                None
+            }
+        }
+    }
+
+    /// A scalar text field; numbers and booleans are accepted as their text
+    /// with a warning (a YAML `version: 1.0` is a number).
+    fn text_field(&mut self, map: &mut Map<String, Value>, field: &str) -> Option<String> {
+        match map.remove(field)? {
+            Value::Null => None,
+            Value::String(s) => Some(s.trim().to_owned()),
+            Value::Number(n) if field == "version" => Some(n.to_string()),
+            other @ (Value::Number(_) | Value::Bool(_)) => {
+                let text = other.to_string();
+                self.invalid(
+                    field,
+                    false,
+                    format!(
+                        "`{field}` should be a string, found {}; using {text:?}",
+                        kind_name(&other)
+                    ),
+                    &format!("quote the value: {field}: \"{text}\""),
+                );
+                Some(text)
+            }
+            other => {
+                self.invalid(
+                    field,
+                    false,
+                    format!(
+                        "`{field}` must be a string, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    "write a single string value",
+                );
+                None
+            }
+        }
+    }
+
+    fn description(&mut self, value: Option<Value>) -> Option<String> {
+        let text = match value {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.trim().to_owned(),
+            Some(other @ (Value::Number(_) | Value::Bool(_))) => {
+                let text = other.to_string();
+                self.invalid(
+                    "description",
+                    false,
+                    format!(
+                        "`description` should be a string, found {}; using {text:?}",
+                        kind_name(&other)
+                    ),
+                    "quote the description",
+                );
+                text
+            }
+            Some(other) => {
+                self.invalid(
+                    "description",
+                    true,
+                    format!(
+                        "`description` must be a string, found {}; the skill is skipped",
+                        kind_name(&other)
+                    ),
+                    "write the description as one string; use `description: >-` for several lines",
+                );
+                return None;
+            }
+        };
+        if text.is_empty() {
+            self.push(
+                Diagnostic::error(
+                    DiagnosticCode::MissingDescription,
+                    "the skill has no description, so the model cannot tell when to use it; the skill is skipped",
+                )
+                .with_field("description")
+                .with_hint("add `description: <what it does and when to use it>` to the front matter"),
+                "description",
+            );
+            return None;
+        }
+        let chars = text.chars().count();
+        if chars > DESCRIPTION_SOFT_LIMIT {
+            self.push(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidField,
+                    format!("`description` is {chars} characters; Agent Skills allows {DESCRIPTION_SOFT_LIMIT}"),
+                )
+                .with_field("description")
+                .with_hint("shorten it; put details in the body"),
+                "description",
+            );
+        }
+        Some(text)
+    }
+
+    fn string_list(&mut self, value: Option<Value>, field: &str) -> Vec<String> {
+        let items = match value {
+            None | Some(Value::Null) => return Vec::new(),
+            Some(Value::String(s)) => s.split(',').map(str::to_owned).collect(),
+            Some(Value::Array(items)) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item {
+                        Value::String(s) => out.push(s),
+                        Value::Number(n) => out.push(n.to_string()),
+                        other => self.invalid(
+                            field,
+                            false,
+                            format!(
+                                "`{field}` items must be strings, found {}; item ignored",
+                                kind_name(&other)
+                            ),
+                            "write each item as a string",
+                        ),
+                    }
+                }
+                out
+            }
+            Some(other) => {
+                self.invalid(
+                    field,
+                    false,
+                    format!(
+                        "`{field}` must be a list of strings, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    "write a list, e.g. [a, b]",
+                );
+                return Vec::new();
+            }
+        };
+        items
+            .into_iter()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    fn keywords(&mut self, activation: Option<Value>) -> Vec<String> {
+        match activation {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(mut table)) => {
+                let keywords = self.string_list(table.remove("keywords"), "activation.keywords");
+                for key in table.keys() {
+                    self.push(
+                        Diagnostic::info(
+                            DiagnosticCode::UnknownField,
+                            format!("unknown field `activation.{key}` is ignored"),
+                        )
+                        .with_field(format!("activation.{key}")),
+                        "activation",
+                    );
+                }
+                keywords
+            }
+            Some(other) => {
+                self.invalid(
+                    "activation",
+                    false,
+                    format!(
+                        "`activation` must be a mapping, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    "write `activation:` with a `keywords:` list under it",
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    fn permissions(&mut self, value: Option<Value>) -> Vec<String> {
+        match value {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(mut table)) => {
+                let tools = self.string_list(table.remove("tools"), "permissions.tools");
+                for key in table.keys() {
+                    self.push(
+                        Diagnostic::info(
+                            DiagnosticCode::UnknownField,
+                            format!("unknown field `permissions.{key}` is ignored"),
+                        )
+                        .with_field(format!("permissions.{key}")),
+                        "permissions",
+                    );
+                }
+                tools
+            }
+            Some(other) => {
+                self.invalid(
+                    "permissions",
+                    false,
+                    format!(
+                        "`permissions` must be a mapping, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    "write `permissions:` with a `tools:` list under it",
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// Agent Skills writes `allowed-tools` as one space-separated string.
+    fn allowed_tools(&mut self, value: Option<Value>) -> Vec<String> {
+        match value {
+            Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
+            other => self.string_list(other, "allowed-tools"),
+        }
+    }
+
+    fn hidden(&mut self, snake: Option<Value>, kebab: Option<Value>) -> bool {
+        let snake = snake.and_then(|v| self.flag(v, "disable_model_invocation"));
+        let kebab = kebab.and_then(|v| self.flag(v, "disable-model-invocation"));
+        if let (Some(a), Some(b)) = (snake, kebab) {
+            if a != b {
+                self.invalid(
+                    "disable_model_invocation",
+                    false,
+                    "`disable_model_invocation` and `disable-model-invocation` disagree; the skill is hidden from the model".into(),
+                    "keep one spelling",
+                );
+            }
+        }
+        snake.unwrap_or(false) || kebab.unwrap_or(false)
+    }
+
+    fn flag(&mut self, value: Value, field: &str) -> Option<bool> {
+        match value {
+            Value::Bool(b) => Some(b),
+            Value::Null => None,
+            Value::String(s)
+                if s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false") =>
+            {
+                let b = s.eq_ignore_ascii_case("true");
+                self.invalid(
+                    field,
+                    false,
+                    format!("`{field}` should be a boolean, found the string {s:?}; read as {b}"),
+                    &format!("write `{field}: {b}` without quotes"),
+                );
+                Some(b)
+            }
+            other => {
+                self.invalid(
+                    field,
+                    false,
+                    format!(
+                        "`{field}` must be true or false, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    &format!("write `{field}: true`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn thinking_effort(&mut self, value: Option<Value>) -> Option<String> {
+        match value? {
+            Value::Null => None,
+            Value::String(s)
+                if THINKING_EFFORTS.contains(&s.trim().to_ascii_lowercase().as_str()) =>
+            {
+                Some(s.trim().to_ascii_lowercase())
+            }
+            other => {
+                self.invalid(
+                    "thinking_effort",
+                    false,
+                    format!(
+                        "`thinking_effort` must be one of {}, found {other}; ignored",
+                        THINKING_EFFORTS.join(", ")
+                    ),
+                    "use one of the listed efforts",
+                );
+                None
+            }
+        }
+    }
+
+    fn metadata(&mut self, value: Option<Value>) -> BTreeMap<String, Value> {
+        match value {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(Value::Object(table)) => table.into_iter().collect(),
+            Some(other) => {
+                self.invalid(
+                    "metadata",
+                    false,
+                    format!(
+                        "`metadata` must be a mapping, found {}; ignored",
+                        kind_name(&other)
+                    ),
+                    "write `metadata:` with keys under it",
+                );
+                BTreeMap::new()
+            }
+        }
+    }
+}
+
+fn dedup_in_order(items: &mut Vec<String>) {
+    let mut seen = std::collections::BTreeSet::new();
+    items.retain(|item| seen.insert(item.to_lowercase()));
+}

@@ -1,0 +1,222 @@
+//! The pure core of skill loading: bytes of one instruction file in, a
+//! summary (or nothing) and its diagnostics out. No filesystem access, so every
+//! front-matter case is testable without temporary directories.
+
+use std::path::PathBuf;
+
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SkillSummary};
+
+use crate::front_matter::{self, Split, Syntax};
+use crate::{manifest, toml_front_matter, yaml};
+
+/// Which file made a folder (or root entry) a skill candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstructionKind {
+    /// `SKILL.md` or `skill.md`: the name declares a skill, so a file without
+    /// front matter is an error.
+    SkillFile,
+    /// `README.md` in a folder: a skill only when it has front matter.
+    Readme,
+    /// A flat `<root>/<name>.md`: a skill only when it has front matter.
+    Flat,
+}
+
+/// Where a candidate file sits, as discovery found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub source: SkillSource,
+    pub layout: SkillLayout,
+    pub kind: InstructionKind,
+    /// Absolute path of the instruction file.
+    pub location: PathBuf,
+    /// The skill directory: the folder, or the root for a flat file.
+    pub directory: PathBuf,
+    /// The folder name or file stem, used when front matter has no `id`.
+    pub inferred_id: String,
+}
+
+/// What parsing one file produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseOutcome {
+    pub skill: Option<SkillSummary>,
+    /// The file is documentation, not a skill (a README or flat markdown file
+    /// without front matter): its folder is searched for skills like any other.
+    pub not_a_skill: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses one instruction file. `bytes` holds at least the whole front matter
+/// (discovery reads a prefix and extends it when the block is not closed).
+pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
+    let mut outcome = ParseOutcome {
+        skill: None,
+        not_a_skill: false,
+        diagnostics: Vec::new(),
+    };
+    let (syntax, raw_range, first_line, body_offset) = match front_matter::split(bytes) {
+        Split::Block {
+            syntax,
+            raw,
+            first_line,
+            body_offset,
+        } => (syntax, raw, first_line, body_offset),
+        Split::None { .. } if origin.kind != InstructionKind::SkillFile => {
+            outcome.not_a_skill = true;
+            outcome.diagnostics.push(
+                Diagnostic::info(
+                    DiagnosticCode::NotASkill,
+                    "markdown file without front matter is treated as documentation, not a skill",
+                )
+                .with_hint("add front matter with a `description` to make it a skill"),
+            );
+            return finish(origin, outcome);
+        }
+        Split::None { .. } => {
+            outcome.diagnostics.push(
+                Diagnostic::error(
+                    DiagnosticCode::MissingDescription,
+                    "the skill file has no front matter, so it has no description; the skill is skipped",
+                )
+                .with_position(1, Some(1))
+                .with_hint("start the file with `---`, a `description: ...` line and a closing `---`"),
+            );
+            return finish(origin, outcome);
+        }
+        Split::Unterminated { syntax } => {
+            let delimiter = delimiter(syntax);
+            outcome.diagnostics.push(
+                Diagnostic::error(
+                    DiagnosticCode::UnterminatedFrontMatter,
+                    format!("front matter opened with `{delimiter}` on line 1 is never closed; the skill is skipped"),
+                )
+                .with_position(1, Some(1))
+                .with_hint(format!("add a line containing only `{delimiter}` after the last front-matter field")),
+            );
+            return finish(origin, outcome);
+        }
+    };
+    let raw = match std::str::from_utf8(&bytes[raw_range.clone()]) {
+        Ok(raw) => raw,
+        Err(err) => {
+            let valid = &bytes[raw_range.start..raw_range.start + err.valid_up_to()];
+            let valid = String::from_utf8_lossy(valid);
+            let (line, column) = toml_front_matter::line_column(&valid, valid.len());
+            outcome.diagnostics.push(
+                Diagnostic::error(
+                    DiagnosticCode::InvalidUtf8,
+                    "front matter is not valid UTF-8; the skill is skipped",
+                )
+                .with_position(first_line + line - 1, Some(column))
+                .with_hint("save the file as UTF-8"),
+            );
+            return finish(origin, outcome);
+        }
+    };
+    let parsed = match syntax {
+        Syntax::Yaml => yaml::parse(raw),
+        Syntax::Toml => toml_front_matter::parse(raw).map(|map| (map, Vec::new())),
+    };
+    let map = match parsed {
+        Ok((map, repairs)) => {
+            for repair in repairs {
+                outcome.diagnostics.push(
+                    Diagnostic::warning(
+                        DiagnosticCode::RecoveredFrontMatter,
+                        format!(
+                            "the value of `{}` contains `: ` and is not quoted, which is invalid YAML; it was read as a quoted string",
+                            repair.key
+                        ),
+                    )
+                    .with_position(first_line + repair.line - 1, Some(1))
+                    .with_field(&repair.key)
+                    .with_hint(format!("quote the value: {}: {}", repair.key, repair.quoted)),
+                );
+            }
+            map
+        }
+        Err(err) => {
+            let (code, hint) = if err.too_complex {
+                (
+                    DiagnosticCode::FrontMatterTooComplex,
+                    "front matter is limited in nesting, aliases and size; keep it to plain fields",
+                )
+            } else if syntax == Syntax::Yaml {
+                (
+                    DiagnosticCode::MalformedFrontMatter,
+                    "quote values that contain `: ` or start with a special character, and indent with spaces",
+                )
+            } else {
+                (
+                    DiagnosticCode::MalformedFrontMatter,
+                    "TOML needs quoted strings and one `key = value` per line",
+                )
+            };
+            let mut d = Diagnostic::error(
+                code,
+                format!(
+                    "{} front matter is invalid: {}; the skill is skipped",
+                    syntax_name(syntax),
+                    err.message
+                ),
+            )
+            .with_hint(hint);
+            if let Some(line) = err.line {
+                d = d.with_position(first_line + line.saturating_sub(1), err.column);
+            }
+            outcome.diagnostics.push(d);
+            return finish(origin, outcome);
+        }
+    };
+    let line_of = |key: &str| key_line(raw, key, syntax).map(|l| first_line + l - 1);
+    let (manifest, diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
+    outcome.diagnostics.extend(diagnostics);
+    outcome.skill = manifest.map(|manifest| SkillSummary {
+        manifest,
+        source: origin.source.clone(),
+        layout: origin.layout,
+        location: origin.location.clone(),
+        directory: origin.directory.clone(),
+        body_offset,
+    });
+    finish(origin, outcome)
+}
+
+/// Attaches the path and (when known) the skill id to every diagnostic.
+fn finish(origin: &Origin, mut outcome: ParseOutcome) -> ParseOutcome {
+    let id = outcome.skill.as_ref().map(|s| s.manifest.id.to_string());
+    for d in &mut outcome.diagnostics {
+        d.path = Some(origin.location.clone());
+        if d.skill_id.is_none() {
+            d.skill_id.clone_from(&id);
+        }
+    }
+    outcome
+}
+
+fn delimiter(syntax: Syntax) -> &'static str {
+    match syntax {
+        Syntax::Yaml => "---",
+        Syntax::Toml => "+++",
+    }
+}
+
+fn syntax_name(syntax: Syntax) -> &'static str {
+    match syntax {
+        Syntax::Yaml => "YAML",
+        Syntax::Toml => "TOML",
+    }
+}
+
+/// The 1-based line of `raw` where top-level `key` is written.
+fn key_line(raw: &str, key: &str, syntax: Syntax) -> Option<u32> {
+    let index = raw.lines().position(|line| {
+        let Some(rest) = line.strip_prefix(key) else {
+            return false;
+        };
+        match syntax {
+            Syntax::Yaml => rest.starts_with(':'),
+            Syntax::Toml => rest.trim_start().starts_with('=') || rest.starts_with(']'),
+        }
+    })?;
+    u32::try_from(index + 1).ok()
+}

@@ -1,0 +1,278 @@
+//! The registry: building the index from source roots (through the cache),
+//! and answering lookups. Bodies are not part of the index; `body` loads one
+//! on demand.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use bcode_skill_models::{
+    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillSummary, SkillsConfig,
+};
+
+use crate::cache::{DiscoveryStats, SummaryCache};
+use crate::front_matter::{self, Split};
+use crate::precedence;
+use crate::read::{ReadError, read_all};
+use crate::sources::SourceRoot;
+use crate::walk::{WalkOptions, walk_root};
+
+/// Everything discovery needs besides the roots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiscoveryOptions {
+    pub walk: WalkOptions,
+    pub max_skill_file_bytes: usize,
+    pub disabled_ids: BTreeSet<String>,
+}
+
+impl DiscoveryOptions {
+    pub fn from_config(config: &SkillsConfig) -> Self {
+        DiscoveryOptions {
+            walk: WalkOptions {
+                follow_symlinks: config.follow_symlinks,
+                ..WalkOptions::default()
+            },
+            max_skill_file_bytes: config.max_skill_file_bytes,
+            disabled_ids: config.disabled.ids.iter().cloned().collect(),
+        }
+    }
+}
+
+/// A source root as discovery saw it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RootReport {
+    pub label: String,
+    pub path: PathBuf,
+    /// `None` when the root does not exist.
+    pub canonical: Option<PathBuf>,
+    pub skills_found: usize,
+}
+
+/// Builds registries, keeping the summary cache between builds.
+#[derive(Debug)]
+pub struct Discovery {
+    options: DiscoveryOptions,
+    cache: SummaryCache,
+    stats: DiscoveryStats,
+}
+
+impl Discovery {
+    pub fn new(options: DiscoveryOptions) -> Self {
+        Discovery {
+            options,
+            cache: SummaryCache::default(),
+            stats: DiscoveryStats::default(),
+        }
+    }
+
+    /// Counters of the last [`Discovery::build`].
+    pub fn last_stats(&self) -> DiscoveryStats {
+        self.stats
+    }
+
+    /// Walks `roots` (highest precedence first) and builds the registry.
+    /// Never fails: every problem is a diagnostic.
+    pub fn build(&mut self, roots: &[SourceRoot]) -> SkillRegistry {
+        let mut stats = DiscoveryStats::default();
+        let now = SystemTime::now();
+        let mut diagnostics = Vec::new();
+        let mut loaded = Vec::new();
+        let mut reports = Vec::new();
+        let mut seen_paths = HashSet::new();
+        let mut seen_files: HashMap<(u64, u64), PathBuf> = HashMap::new();
+        for root in roots {
+            let walked = walk_root(root, &self.options.walk);
+            diagnostics.extend(walked.diagnostics);
+            let mut found = 0;
+            for candidate in walked.candidates {
+                stats.candidates += 1;
+                if let Some(identity) = candidate.stamp.identity() {
+                    if let Some(first) = seen_files.get(&identity) {
+                        diagnostics.push(
+                            Diagnostic::info(
+                                DiagnosticCode::DuplicatePath,
+                                format!(
+                                    "`{}` is a second path to `{}`, already loaded",
+                                    candidate.origin.location.display(),
+                                    first.display()
+                                ),
+                            )
+                            .with_path(&candidate.origin.location),
+                        );
+                        continue;
+                    }
+                    seen_files.insert(identity, candidate.origin.location.clone());
+                }
+                seen_paths.insert(candidate.origin.location.clone());
+                let outcome = self.cache.load(
+                    &candidate,
+                    self.options.max_skill_file_bytes,
+                    now,
+                    &mut stats,
+                );
+                diagnostics.extend(outcome.diagnostics);
+                if let Some(skill) = outcome.skill {
+                    found += 1;
+                    loaded.push(skill);
+                }
+            }
+            reports.push(RootReport {
+                label: root.source.label.clone(),
+                path: root.path.clone(),
+                canonical: walked.canonical_root,
+                skills_found: found,
+            });
+        }
+        self.cache.retain(&seen_paths);
+        let (skills, resolution) = precedence::resolve(loaded, &self.options.disabled_ids);
+        diagnostics.extend(resolution);
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics.dedup();
+        self.stats = stats;
+        SkillRegistry {
+            skills,
+            diagnostics,
+            roots: reports,
+            max_skill_file_bytes: self.options.max_skill_file_bytes,
+            disabled_ids: self.options.disabled_ids.clone(),
+        }
+    }
+}
+
+/// The indexed skills of a session or request, with the diagnostics of the
+/// build that produced them.
+#[derive(Clone, Debug, Default)]
+pub struct SkillRegistry {
+    skills: BTreeMap<SkillId, SkillSummary>,
+    diagnostics: Vec<Diagnostic>,
+    roots: Vec<RootReport>,
+    max_skill_file_bytes: usize,
+    disabled_ids: BTreeSet<String>,
+}
+
+impl SkillRegistry {
+    /// An empty registry (skills disabled).
+    pub fn empty() -> Self {
+        SkillRegistry::default()
+    }
+
+    /// Every available skill, by id (hidden ones included).
+    pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
+        self.skills.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.skills.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+
+    pub fn get(&self, id: &str) -> Option<&SkillSummary> {
+        let id = SkillId::parse(id).ok()?;
+        self.skills.get(&id)
+    }
+
+    /// A skill by id, or why it is not available (unknown, disabled).
+    pub fn lookup(&self, id: &str) -> Result<&SkillSummary, SkillError> {
+        if let Some(skill) = self.get(id) {
+            return Ok(skill);
+        }
+        if self.disabled_ids.contains(id) {
+            return Err(SkillError::Disabled { id: id.to_owned() });
+        }
+        Err(SkillError::NotFound { id: id.to_owned() })
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Diagnostics about one skill: those with its id or its file.
+    pub fn diagnostics_for(&self, skill: &SkillSummary) -> Vec<&Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| {
+                d.skill_id.as_deref() == Some(skill.manifest.id.as_str())
+                    || d.path.as_deref() == Some(skill.location.as_path())
+            })
+            .collect()
+    }
+
+    pub fn roots(&self) -> &[RootReport] {
+        &self.roots
+    }
+
+    /// The ids of all skills, for near-miss suggestions.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.skills.keys().map(SkillId::as_str)
+    }
+
+    /// Loads the body of a skill: the text after its front matter, with CRLF
+    /// turned into LF and surrounding blank lines removed. Reads the file now
+    /// (bounded by `max_skill_file_bytes`), so an edit since discovery shows.
+    pub fn body(&self, skill: &SkillSummary) -> Result<String, SkillError> {
+        let load_error = |reason: String| SkillError::Load {
+            id: skill.manifest.id.to_string(),
+            reason,
+        };
+        let bytes = read_all(&skill.location, self.max_skill_file_bytes).map_err(|err| {
+            load_error(match err {
+                ReadError::TooLarge { len, max } => {
+                    format!("the file is {len} bytes; skills.max_skill_file_bytes is {max}")
+                }
+                ReadError::NotRegular => "the file is not a regular file".into(),
+                ReadError::Io(err) => err.to_string(),
+            })
+        })?;
+        let offset = match front_matter::split(&bytes) {
+            Split::Block { body_offset, .. } | Split::None { body_offset } => body_offset,
+            Split::Unterminated { .. } => {
+                return Err(load_error("the front matter is no longer closed".into()));
+            }
+        };
+        let body = std::str::from_utf8(&bytes[offset..]).map_err(|err| {
+            let before = &bytes[offset..offset + err.valid_up_to()];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            load_error(format!(
+                "the body is not valid UTF-8 (body line {line}); save the file as UTF-8"
+            ))
+        })?;
+        Ok(normalize_body(body))
+    }
+
+    /// Registry-level diagnostics for a deep check (`skills doctor`): loads
+    /// every body and reports the ones that cannot be used.
+    pub fn check_bodies(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for skill in self.skills.values() {
+            if let Err(err) = self.body(skill) {
+                let code = if err.to_string().contains("UTF-8") {
+                    DiagnosticCode::InvalidUtf8
+                } else {
+                    DiagnosticCode::Unreadable
+                };
+                out.push(
+                    Diagnostic::error(code, err.to_string())
+                        .with_path(&skill.location)
+                        .with_skill(skill.manifest.id.as_str()),
+                );
+            }
+        }
+        out
+    }
+}
+
+fn normalize_body(body: &str) -> String {
+    let body = if body.contains('\r') {
+        body.replace("\r\n", "\n")
+    } else {
+        body.to_owned()
+    };
+    let trimmed_start = body.trim_start_matches(['\n', ' ', '\t']);
+    // Keep indentation of the first line: only whole blank lines are dropped.
+    let start = body.len() - trimmed_start.len();
+    let line_start = body[..start].rfind('\n').map_or(0, |i| i + 1);
+    body[line_start..].trim_end().to_owned()
+}

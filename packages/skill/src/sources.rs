@@ -1,0 +1,266 @@
+//! The skill source roots, highest precedence first: this file and
+//! `precedence.rs` are the only places that know the order of sources.
+
+use std::path::{Path, PathBuf};
+
+use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+
+/// The environment variables that locate the user roots, passed in rather
+/// than read from the process so tests and golden files are hermetic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceEnv {
+    pub home: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+    pub xdg_state_home: Option<PathBuf>,
+    pub bcode_state_dir: Option<PathBuf>,
+}
+
+impl SourceEnv {
+    /// Reads `HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `BCODE_STATE_DIR`
+    /// through `var`. Empty or relative values count as unset, as the XDG base
+    /// directory specification requires.
+    pub fn from_vars(var: &dyn Fn(&str) -> Option<String>) -> Self {
+        let path = |name: &str| {
+            var(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        SourceEnv {
+            home: path("HOME"),
+            xdg_config_home: path("XDG_CONFIG_HOME"),
+            xdg_state_home: path("XDG_STATE_HOME"),
+            bcode_state_dir: path("BCODE_STATE_DIR"),
+        }
+    }
+
+    /// `$XDG_CONFIG_HOME/bcode`, else `~/.config/bcode`.
+    pub fn user_config_dir(&self) -> Option<PathBuf> {
+        self.xdg_config_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
+            .map(|p| p.join("bcode"))
+    }
+
+    /// `$BCODE_STATE_DIR`, else `$XDG_STATE_HOME/bcode`, else `~/.local/state/bcode`.
+    pub fn state_dir(&self) -> Option<PathBuf> {
+        self.bcode_state_dir.clone().or_else(|| {
+            self.xdg_state_home
+                .clone()
+                .or_else(|| self.home.as_ref().map(|h| h.join(".local").join("state")))
+                .map(|p| p.join("bcode"))
+        })
+    }
+}
+
+/// One root to search, with the source its skills belong to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceRoot {
+    pub source: SkillSource,
+    /// The path as computed or configured (canonicalised by discovery).
+    pub path: PathBuf,
+}
+
+/// An entry of `skills.sources.paths`: as written, and resolved against the
+/// directory of the file that set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfiguredRoot {
+    pub written: String,
+    pub resolved: PathBuf,
+}
+
+/// A bundled root shipped with Bcode or a plugin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundledRoot {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// Everything that decides the roots.
+#[derive(Clone, Copy, Debug)]
+pub struct RootsInput<'a> {
+    pub repo: &'a Path,
+    pub env: &'a SourceEnv,
+    pub config: &'a SkillsConfig,
+    pub configured: &'a [ConfiguredRoot],
+    pub bundled: &'a [BundledRoot],
+}
+
+/// The roots to search, highest precedence first, honouring the
+/// `include_*` switches. Empty when `skills.enabled = false`.
+pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
+    let config = input.config;
+    if !config.enabled {
+        return Vec::new();
+    }
+    let mut roots = Vec::new();
+    let mut push = |kind: SourceKind, label: String, ordinal: usize, path: PathBuf| {
+        roots.push(SourceRoot {
+            source: SkillSource {
+                kind,
+                label,
+                ordinal,
+                root: None,
+            },
+            path,
+        });
+    };
+    if config.include_repo_skills {
+        push(
+            SourceKind::RepoBcode,
+            "repo:.bcode/skills".into(),
+            0,
+            input.repo.join(".bcode").join("skills"),
+        );
+    }
+    if config.include_generic_repo_skills {
+        push(
+            SourceKind::RepoGeneric,
+            "repo:skills".into(),
+            0,
+            input.repo.join("skills"),
+        );
+    }
+    if config.include_compat_claude_skills {
+        push(
+            SourceKind::RepoCompatClaude,
+            "repo-compat:.claude/skills".into(),
+            0,
+            input.repo.join(".claude").join("skills"),
+        );
+    }
+    if config.include_user_skills {
+        if let Some(dir) = input.env.user_config_dir() {
+            push(
+                SourceKind::UserConfig,
+                "user-config:skills".into(),
+                0,
+                dir.join("skills"),
+            );
+        }
+        if let Some(dir) = input.env.state_dir() {
+            push(
+                SourceKind::UserState,
+                "user-state:skills".into(),
+                0,
+                dir.join("skills"),
+            );
+        }
+    }
+    for (ordinal, root) in input.configured.iter().enumerate() {
+        push(
+            SourceKind::Config,
+            format!("config:{}", root.written),
+            ordinal,
+            root.resolved.clone(),
+        );
+    }
+    for (ordinal, root) in input.bundled.iter().enumerate() {
+        push(
+            SourceKind::Bundled,
+            format!("bundled:{}", root.name),
+            ordinal,
+            root.path.clone(),
+        );
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels_and_paths(config: &SkillsConfig, env: &SourceEnv) -> Vec<(String, String)> {
+        let configured = [ConfiguredRoot {
+            written: "../team".into(),
+            resolved: "/etc/team".into(),
+        }];
+        let bundled = [BundledRoot {
+            name: "core".into(),
+            path: "/opt/bcode/skills".into(),
+        }];
+        source_roots(RootsInput {
+            repo: Path::new("/repo"),
+            env,
+            config,
+            configured: &configured,
+            bundled: &bundled,
+        })
+        .into_iter()
+        .map(|r| (r.source.label, r.path.display().to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn seven_sources_in_precedence_order() {
+        let env = SourceEnv {
+            home: Some("/home/u".into()),
+            ..SourceEnv::default()
+        };
+        let pairs: Vec<(&str, &str)> = vec![
+            ("repo:.bcode/skills", "/repo/.bcode/skills"),
+            ("repo:skills", "/repo/skills"),
+            ("repo-compat:.claude/skills", "/repo/.claude/skills"),
+            ("user-config:skills", "/home/u/.config/bcode/skills"),
+            ("user-state:skills", "/home/u/.local/state/bcode/skills"),
+            ("config:../team", "/etc/team"),
+            ("bundled:core", "/opt/bcode/skills"),
+        ];
+        let expected: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(a, b)| (a.into(), b.into()))
+            .collect();
+        assert_eq!(labels_and_paths(&SkillsConfig::default(), &env), expected);
+    }
+
+    #[test]
+    fn xdg_and_state_dir_variables_win_over_home() {
+        let env = SourceEnv::from_vars(&|name| match name {
+            "HOME" => Some("/home/u".into()),
+            "XDG_CONFIG_HOME" => Some("/xdg/config".into()),
+            "XDG_STATE_HOME" => Some("relative/ignored".into()),
+            "BCODE_STATE_DIR" => Some("/state".into()),
+            _ => None,
+        });
+        let got = labels_and_paths(&SkillsConfig::default(), &env);
+        assert_eq!(got[3].1, "/xdg/config/bcode/skills");
+        assert_eq!(got[4].1, "/state/skills");
+        let env = SourceEnv::from_vars(&|name| match name {
+            "HOME" => Some("/home/u".into()),
+            "XDG_STATE_HOME" => Some("/xdg/state".into()),
+            "XDG_CONFIG_HOME" => Some(String::new()),
+            _ => None,
+        });
+        let got = labels_and_paths(&SkillsConfig::default(), &env);
+        assert_eq!(got[3].1, "/home/u/.config/bcode/skills");
+        assert_eq!(got[4].1, "/xdg/state/bcode/skills");
+    }
+
+    #[test]
+    fn switches_remove_sources() {
+        let env = SourceEnv {
+            home: Some("/h".into()),
+            ..SourceEnv::default()
+        };
+        let config = SkillsConfig {
+            include_repo_skills: false,
+            include_generic_repo_skills: false,
+            include_compat_claude_skills: false,
+            include_user_skills: false,
+            ..SkillsConfig::default()
+        };
+        let labels: Vec<String> = labels_and_paths(&config, &env)
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(
+            labels,
+            vec!["config:../team".to_string(), "bundled:core".to_string()]
+        );
+        let off = SkillsConfig {
+            enabled: false,
+            ..SkillsConfig::default()
+        };
+        assert!(labels_and_paths(&off, &env).is_empty());
+    }
+}

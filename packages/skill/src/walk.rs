@@ -1,0 +1,596 @@
+//! The edge of discovery: walking one source root. Bounded (depth and entry
+//! budgets), never leaves the root except to load a skill folder a symlink
+//! points at, never follows a directory twice, and never opens anything but
+//! directories here (instruction files are read by `read.rs`).
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs::{self, FileType, Metadata};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SourceKind};
+
+use crate::parse::{InstructionKind, Origin};
+use crate::sources::SourceRoot;
+
+/// Limits and switches of a walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkOptions {
+    pub follow_symlinks: bool,
+    /// Folder levels below the root searched for skills.
+    pub max_depth: usize,
+    /// Directory entries looked at per root before the walk stops.
+    pub max_entries: usize,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            follow_symlinks: true,
+            max_depth: 12,
+            max_entries: 200_000,
+        }
+    }
+}
+
+/// Identity of a file, for the cache and for noticing one file reached twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    pub len: u64,
+    pub modified: Option<std::time::SystemTime>,
+    pub changed: (i64, i64),
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileStamp {
+                len: meta.len(),
+                modified: meta.modified().ok(),
+                changed: (meta.ctime(), meta.ctime_nsec()),
+                dev: meta.dev(),
+                ino: meta.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            FileStamp {
+                len: meta.len(),
+                modified: meta.modified().ok(),
+                changed: (0, 0),
+                dev: 0,
+                ino: 0,
+            }
+        }
+    }
+
+    /// Device and inode; `(0, 0)` where the platform has none, which turns off
+    /// alias detection rather than merging unrelated files.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        (self.dev != 0 || self.ino != 0).then_some((self.dev, self.ino))
+    }
+}
+
+/// A file that may be a skill.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub origin: Origin,
+    pub stamp: FileStamp,
+}
+
+/// What walking one root found.
+#[derive(Debug, Default)]
+pub struct WalkResult {
+    pub canonical_root: Option<PathBuf>,
+    pub candidates: Vec<Candidate>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Dir {
+    logical: PathBuf,
+    canonical: PathBuf,
+    depth: usize,
+    /// Reached through a symlink that leaves the root: only loaded when it is
+    /// itself a skill folder, never searched.
+    outside: bool,
+}
+
+const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
+    ("SKILL.md", InstructionKind::SkillFile),
+    ("skill.md", InstructionKind::SkillFile),
+    ("README.md", InstructionKind::Readme),
+];
+
+/// Walks `root`. Missing default roots are silent; a missing configured root
+/// is a warning.
+pub fn walk_root(root: &SourceRoot, options: &WalkOptions) -> WalkResult {
+    let mut w = Walker {
+        root,
+        options,
+        result: WalkResult::default(),
+        visited: HashSet::new(),
+        entries_seen: 0,
+        exhausted: false,
+    };
+    let canonical = match fs::canonicalize(&root.path) {
+        Ok(path) => path,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            if matches!(root.source.kind, SourceKind::Config | SourceKind::Bundled) {
+                w.warn(
+                    DiagnosticCode::MissingRoot,
+                    &root.path,
+                    format!("skill root `{}` does not exist", root.path.display()),
+                    Some("create it or remove it from skills.sources.paths"),
+                );
+            }
+            return w.result;
+        }
+        Err(err) => {
+            w.io_problem(&root.path, &err);
+            return w.result;
+        }
+    };
+    let meta = match fs::metadata(&canonical) {
+        Ok(meta) => meta,
+        Err(err) => {
+            w.io_problem(&canonical, &err);
+            return w.result;
+        }
+    };
+    w.result.canonical_root = Some(canonical.clone());
+    if meta.is_file() && is_markdown(canonical.file_name()) {
+        // A configured path may name a single flat skill file.
+        let directory = canonical
+            .parent()
+            .map_or_else(|| canonical.clone(), Path::to_path_buf);
+        w.candidate(
+            &canonical,
+            directory,
+            SkillLayout::Flat,
+            InstructionKind::Flat,
+            &meta,
+        );
+        return w.result;
+    }
+    if !meta.is_dir() {
+        w.warn(
+            DiagnosticCode::MissingRoot,
+            &canonical,
+            format!("skill root `{}` is not a directory", canonical.display()),
+            Some("point the source at a directory of skills"),
+        );
+        return w.result;
+    }
+    if let Some(identity) = FileStamp::of(&meta).identity() {
+        w.visited.insert(identity);
+    }
+    w.run(Dir {
+        logical: canonical.clone(),
+        canonical,
+        depth: 0,
+        outside: false,
+    });
+    w.result
+}
+
+struct Walker<'a> {
+    root: &'a SourceRoot,
+    options: &'a WalkOptions,
+    result: WalkResult,
+    visited: HashSet<(u64, u64)>,
+    entries_seen: usize,
+    exhausted: bool,
+}
+
+impl Walker<'_> {
+    fn run(&mut self, root: Dir) {
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            if self.exhausted {
+                break;
+            }
+            let mut children = self.visit(&dir);
+            children.reverse();
+            stack.extend(children);
+        }
+    }
+
+    /// Handles one directory; returns the subdirectories to search, in order.
+    fn visit(&mut self, dir: &Dir) -> Vec<Dir> {
+        // Fast path: most folders under a root are skill folders with a
+        // SKILL.md, found with one stat and no directory listing.
+        if let Some(found) = self.instruction_by_stat(dir) {
+            if found {
+                return Vec::new();
+            }
+        }
+        let entries = match self.list(&dir.logical) {
+            Some(entries) => entries,
+            None => return Vec::new(),
+        };
+        // A root may itself be a skill folder, but only through SKILL.md or
+        // skill.md: a root README.md describes the root and is a flat file.
+        let fallbacks = if dir.depth == 0 {
+            &INSTRUCTION_FILES[1..2]
+        } else {
+            &INSTRUCTION_FILES[1..]
+        };
+        for (name, kind) in fallbacks {
+            if entries.iter().any(|(n, _)| n == name) && self.try_instruction(dir, name, *kind) {
+                return Vec::new();
+            }
+        }
+        if dir.outside {
+            self.warn(
+                DiagnosticCode::PathEscape,
+                &dir.logical,
+                format!(
+                    "`{}` links outside the skill root to `{}`, which is not a skill folder; it was not searched",
+                    dir.logical.display(),
+                    dir.canonical.display()
+                ),
+                Some("link each skill folder individually, or add the target to skills.sources.paths"),
+            );
+            return Vec::new();
+        }
+        let mut children = Vec::new();
+        for (name, file_type) in entries {
+            if name.starts_with('.') || name == "node_modules" {
+                continue;
+            }
+            let path = dir.logical.join(&name);
+            let Some((meta, via_link)) = self.resolve(&path, file_type) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if let Some(child) = self.child_dir(dir, &name, path, &meta, via_link) {
+                    children.push(child);
+                }
+            } else if dir.depth == 0 && is_markdown(Some(OsStr::new(&name))) {
+                if meta.is_file() {
+                    let directory = dir.logical.clone();
+                    self.candidate(
+                        &path,
+                        directory,
+                        SkillLayout::Flat,
+                        InstructionKind::Flat,
+                        &meta,
+                    );
+                } else {
+                    self.special(&path);
+                }
+            }
+        }
+        children
+    }
+
+    /// `Some(true)` when `SKILL.md` made the folder a skill (or claimed it:
+    /// a special file named SKILL.md is reported and the folder left alone),
+    /// `Some(false)`/`None` when the folder must be listed.
+    fn instruction_by_stat(&mut self, dir: &Dir) -> Option<bool> {
+        let path = dir.logical.join("SKILL.md");
+        let link_meta = fs::symlink_metadata(&path).ok()?;
+        Some(self.accept_instruction(dir, &path, link_meta, InstructionKind::SkillFile))
+    }
+
+    fn try_instruction(&mut self, dir: &Dir, name: &str, kind: InstructionKind) -> bool {
+        let path = dir.logical.join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) => self.accept_instruction(dir, &path, meta, kind),
+            Err(err) => {
+                self.io_problem(&path, &err);
+                false
+            }
+        }
+    }
+
+    fn accept_instruction(
+        &mut self,
+        dir: &Dir,
+        path: &Path,
+        link_meta: Metadata,
+        kind: InstructionKind,
+    ) -> bool {
+        let Some((meta, _)) = self.resolve(path, link_meta.file_type()) else {
+            return kind == InstructionKind::SkillFile;
+        };
+        if !meta.is_file() {
+            if !meta.is_dir() {
+                self.special(path);
+                return true;
+            }
+            return false;
+        }
+        if kind == InstructionKind::Readme && !starts_with_front_matter(path) {
+            self.info(
+                DiagnosticCode::NotASkill,
+                path,
+                "README.md without front matter is documentation; the folder is searched for skills".into(),
+            );
+            return false;
+        }
+        let directory = dir.logical.clone();
+        self.candidate(path, directory, SkillLayout::Folder, kind, &meta);
+        true
+    }
+
+    /// The metadata an entry stands for, following a symlink when allowed.
+    /// `None` (with a diagnostic where useful) when it must be skipped.
+    fn resolve(&mut self, path: &Path, file_type: FileType) -> Option<(Metadata, bool)> {
+        if !file_type.is_symlink() {
+            return match fs::symlink_metadata(path) {
+                Ok(meta) => Some((meta, false)),
+                Err(err) => {
+                    self.io_problem(path, &err);
+                    None
+                }
+            };
+        }
+        if !self.options.follow_symlinks {
+            self.info(
+                DiagnosticCode::SymlinkSkipped,
+                path,
+                format!(
+                    "symlink `{}` was not followed (skills.follow_symlinks = false)",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+        match fs::metadata(path) {
+            Ok(meta) => Some((meta, true)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                let target = fs::read_link(path)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default();
+                self.warn(
+                    DiagnosticCode::DanglingSymlink,
+                    path,
+                    format!(
+                        "symlink `{}` points to `{target}`, which does not exist",
+                        path.display()
+                    ),
+                    Some("fix or remove the link"),
+                );
+                None
+            }
+            Err(err) if is_loop_error(&err) => {
+                self.warn(
+                    DiagnosticCode::SymlinkLoop,
+                    path,
+                    format!(
+                        "symlink `{}` is part of a loop and was not followed",
+                        path.display()
+                    ),
+                    Some("remove the link that points back at itself"),
+                );
+                None
+            }
+            Err(err) => {
+                self.io_problem(path, &err);
+                None
+            }
+        }
+    }
+
+    fn child_dir(
+        &mut self,
+        dir: &Dir,
+        name: &str,
+        path: PathBuf,
+        meta: &Metadata,
+        via_link: bool,
+    ) -> Option<Dir> {
+        if dir.depth + 1 > self.options.max_depth {
+            self.warn(
+                DiagnosticCode::ScanLimit,
+                &path,
+                format!(
+                    "`{}` is deeper than {} levels below the root and was not searched",
+                    path.display(),
+                    self.options.max_depth
+                ),
+                Some("move skills closer to the root"),
+            );
+            return None;
+        }
+        let canonical = if via_link {
+            match fs::canonicalize(&path) {
+                Ok(c) => c,
+                Err(err) => {
+                    self.io_problem(&path, &err);
+                    return None;
+                }
+            }
+        } else {
+            dir.canonical.join(name)
+        };
+        if via_link && dir.canonical.starts_with(&canonical) {
+            self.warn(
+                DiagnosticCode::SymlinkLoop,
+                &path,
+                format!(
+                    "symlink `{}` points to `{}`, which contains it; the loop was not followed",
+                    path.display(),
+                    canonical.display()
+                ),
+                Some("remove the link, or point it at a folder outside this tree"),
+            );
+            return None;
+        }
+        if let Some(identity) = FileStamp::of(meta).identity() {
+            if !self.visited.insert(identity) {
+                self.info(
+                    DiagnosticCode::DuplicatePath,
+                    &path,
+                    format!(
+                        "`{}` is a second path to a folder already searched",
+                        path.display()
+                    ),
+                );
+                return None;
+            }
+        }
+        let outside = dir.outside
+            || self
+                .result
+                .canonical_root
+                .as_ref()
+                .is_some_and(|root| !canonical.starts_with(root));
+        Some(Dir {
+            logical: path,
+            canonical,
+            depth: dir.depth + 1,
+            outside,
+        })
+    }
+
+    fn list(&mut self, path: &Path) -> Option<Vec<(String, FileType)>> {
+        let reader = match fs::read_dir(path) {
+            Ok(reader) => reader,
+            Err(err) => {
+                self.io_problem(path, &err);
+                return None;
+            }
+        };
+        let mut entries = Vec::new();
+        for entry in reader {
+            self.entries_seen += 1;
+            if self.entries_seen > self.options.max_entries {
+                if !self.exhausted {
+                    self.exhausted = true;
+                    self.warn(
+                        DiagnosticCode::ScanLimit,
+                        path,
+                        format!("stopped after {} directory entries under this root", self.options.max_entries),
+                        Some("keep skill roots small; point skills.sources.paths at skill folders, not at large trees"),
+                    );
+                }
+                break;
+            }
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    self.io_problem(path, &err);
+                    continue;
+                }
+            };
+            let file_type = match entry.file_type() {
+                Ok(t) => t,
+                Err(err) => {
+                    self.io_problem(&entry.path(), &err);
+                    continue;
+                }
+            };
+            match entry.file_name().into_string() {
+                Ok(name) => entries.push((name, file_type)),
+                Err(raw) => self.warn(
+                    DiagnosticCode::Unreadable,
+                    &path.join(&raw),
+                    format!("file name {raw:?} is not valid UTF-8 and was skipped"),
+                    Some("rename it"),
+                ),
+            }
+        }
+        entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        Some(entries)
+    }
+
+    fn candidate(
+        &mut self,
+        path: &Path,
+        directory: PathBuf,
+        layout: SkillLayout,
+        kind: InstructionKind,
+        meta: &Metadata,
+    ) {
+        let inferred_id = match layout {
+            SkillLayout::Flat => path.file_stem(),
+            _ => directory.file_name(),
+        }
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+        let mut source = self.root.source.clone();
+        source.root.clone_from(&self.result.canonical_root);
+        self.result.candidates.push(Candidate {
+            origin: Origin {
+                source,
+                layout,
+                kind,
+                location: path.to_path_buf(),
+                directory,
+                inferred_id,
+            },
+            stamp: FileStamp::of(meta),
+        });
+    }
+
+    fn special(&mut self, path: &Path) {
+        self.warn(
+            DiagnosticCode::SpecialFile,
+            path,
+            format!(
+                "`{}` is not a regular file (a FIFO, socket or device) and was not opened",
+                path.display()
+            ),
+            Some("replace it with a regular file"),
+        );
+    }
+
+    fn io_problem(&mut self, path: &Path, err: &io::Error) {
+        let code = if is_loop_error(err) {
+            DiagnosticCode::SymlinkLoop
+        } else {
+            DiagnosticCode::Unreadable
+        };
+        self.warn(
+            code,
+            path,
+            format!("cannot read `{}`: {err}", path.display()),
+            None,
+        );
+    }
+
+    fn warn(&mut self, code: DiagnosticCode, path: &Path, message: String, hint: Option<&str>) {
+        let mut d = Diagnostic::warning(code, message).with_path(path);
+        if let Some(hint) = hint {
+            d = d.with_hint(hint);
+        }
+        self.result.diagnostics.push(d);
+    }
+
+    fn info(&mut self, code: DiagnosticCode, path: &Path, message: String) {
+        self.result
+            .diagnostics
+            .push(Diagnostic::info(code, message).with_path(path));
+    }
+}
+
+fn is_markdown(name: Option<&OsStr>) -> bool {
+    name.and_then(OsStr::to_str).is_some_and(|n| {
+        n.len() > 3
+            && n.is_char_boundary(n.len() - 3)
+            && n[n.len() - 3..].eq_ignore_ascii_case(".md")
+    })
+}
+
+fn is_loop_error(err: &io::Error) -> bool {
+    err.raw_os_error() == Some(libc::ELOOP)
+}
+
+/// Whether a README starts with a front-matter delimiter (after any BOM).
+/// Reads at most 8 bytes, through the same non-blocking open as skill files.
+fn starts_with_front_matter(path: &Path) -> bool {
+    let Ok(head) = crate::read::read_head(path, 8) else {
+        return false;
+    };
+    let head = head
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .unwrap_or(&head);
+    head.starts_with(b"---") || head.starts_with(b"+++")
+}

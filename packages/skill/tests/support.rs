@@ -1,0 +1,101 @@
+//! Shared helpers: build skill trees in temporary directories and render what
+//! discovery made of them as one comparable report.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
+use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+
+/// Writes `files` (path relative to `root`, contents) under `root`.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+    }
+}
+
+pub fn root(kind: SourceKind, label: &str, path: &Path) -> SourceRoot {
+    SourceRoot {
+        source: SkillSource {
+            kind,
+            label: label.into(),
+            ordinal: 0,
+            root: None,
+        },
+        path: path.to_path_buf(),
+    }
+}
+
+pub fn build(roots: &[SourceRoot], config: &SkillsConfig) -> SkillRegistry {
+    Discovery::new(DiscoveryOptions::from_config(config)).build(roots)
+}
+
+/// One line per skill (`id <source> <location>`) and per diagnostic
+/// (`severity code <path>:line:col [field] message | hint`), with `base`
+/// replaced by `[ROOT]`.
+pub fn report(registry: &SkillRegistry, base: &Path) -> String {
+    let base = fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let rel = |p: &Path| {
+        p.display()
+            .to_string()
+            .replace(&base.display().to_string(), "[ROOT]")
+    };
+    let mut out = String::new();
+    for s in registry.skills() {
+        let hidden = if s.model_visible() { "" } else { " hidden" };
+        out.push_str(&format!(
+            "skill {} name={:?} <{}> {}{hidden}\n",
+            s.manifest.id,
+            s.manifest.name,
+            s.source.label,
+            rel(&s.location)
+        ));
+    }
+    for d in registry.diagnostics() {
+        let mut line = format!(
+            "{} {} {}",
+            d.severity,
+            d.code,
+            d.path.as_deref().map(rel).unwrap_or_default()
+        );
+        if let Some(l) = d.line {
+            line.push_str(&format!(":{l}"));
+            if let Some(c) = d.column {
+                line.push_str(&format!(":{c}"));
+            }
+        }
+        if let Some(f) = &d.field {
+            line.push_str(&format!(" [{f}]"));
+        }
+        line.push_str(&format!(" {}", rel(Path::new(&d.message))));
+        if let Some(h) = &d.hint {
+            line.push_str(&format!(" | {h}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Discovers one `repo:.bcode/skills`-style root holding `files` and returns the report.
+pub fn discover_files(files: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), files);
+    let registry = build(
+        &[root(
+            SourceKind::RepoBcode,
+            "repo:.bcode/skills",
+            dir.path(),
+        )],
+        &SkillsConfig::default(),
+    );
+    report(&registry, dir.path())
+}
+
+pub fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap()
+}
