@@ -3,6 +3,10 @@
 //! builds its own home, repo and working directory under a temp dir and
 //! passes an explicit environment map; temp paths are redacted to `[ROOT]`.
 
+// Helpers outside `#[test]` functions are test code too; clippy's
+// allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -140,11 +144,14 @@ fn no_files_and_no_variables_give_the_defaults() {
     assert_eq!(loaded.origin("skills.prompt"), None);
 }
 
+/// Adds a layer, then the expected value and origin of `skills.prompt.catalog`.
+type Step = (fn(Fixture) -> Fixture, CatalogMode, &'static str);
+
 #[test]
 fn each_layer_wins_over_the_one_below() {
     // One key set by more and more layers: the value and origin follow the
     // highest layer each time.
-    let steps: Vec<(fn(Fixture) -> Fixture, CatalogMode, &str)> = vec![
+    let steps: Vec<Step> = vec![
         (|f| f, CatalogMode::Summary, "default"),
         (
             |f| f.user("[skills.prompt]\ncatalog = \"off\"\n"),

@@ -7,6 +7,10 @@
 //! and review the diff; the example is written by hand, so add new keys to
 //! `config-schema/bcode.example.toml` with a comment.
 
+// Helpers outside `#[test]` functions are test code too; clippy's
+// allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

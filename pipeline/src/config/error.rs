@@ -10,7 +10,8 @@ use super::origin::{At, Origin};
 /// default silently: it stops loading with one of these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    kind: ConfigErrorKind,
+    // Boxed so `Result<_, ConfigError>` stays small on the happy path.
+    kind: Box<ConfigErrorKind>,
 }
 
 /// The structured cause of a [`ConfigError`].
@@ -59,7 +60,9 @@ pub enum ConfigErrorKind {
 
 impl ConfigError {
     pub(crate) fn new(kind: ConfigErrorKind) -> Self {
-        ConfigError { kind }
+        ConfigError {
+            kind: Box::new(kind),
+        }
     }
 
     /// The structured cause.
@@ -72,7 +75,7 @@ impl std::error::Error for ConfigError {}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
+        match self.kind.as_ref() {
             ConfigErrorKind::Read { origin, message } => {
                 write!(f, "{origin}: cannot read config: {message}")
             }

@@ -51,10 +51,10 @@ pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
     let cwd = inputs.cwd.clone();
     let mut layers = Vec::new();
 
-    if let Some(path) = user_file(&inputs.env) {
-        if let Some(layer) = read_layer(Origin::UserFile { path }, true)? {
-            layers.push(layer);
-        }
+    if let Some(path) = user_file(&inputs.env)
+        && let Some(layer) = read_layer(Origin::UserFile { path }, true)?
+    {
+        layers.push(layer);
     }
     let repo_file = cwd.join(&inputs.repo).join(".bcode").join("bcode.toml");
     if let Some(layer) = read_layer(Origin::RepoFile { path: repo_file }, true)? {
