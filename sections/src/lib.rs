@@ -1,1 +1,17 @@
-//! placeholder
+//! One module per prompt stage, each with its own template, bounds and
+//! toggle, plus the probes that gather their inputs at the edge (clock,
+//! environment, git, toolchain, repository files). Stages take gathered
+//! data; only `probe`-style functions touch the machine.
+
+pub mod datetime;
+pub mod environment;
+pub mod git;
+pub mod probe;
+pub mod toolchain;
+
+pub mod authority;
+pub mod instructions;
+pub mod invariants;
+pub mod render;
+pub mod skills;
+pub mod suffix;

@@ -8,6 +8,7 @@
 mod cache;
 mod catalog;
 mod context;
+mod document;
 mod front_matter;
 mod manifest;
 mod parse;
@@ -24,6 +25,7 @@ mod yaml;
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
+pub use document::{Document, DocumentError, parse_document};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
