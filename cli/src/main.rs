@@ -1,2 +1,141 @@
-//! bcode-prompt CLI
-fn main() {}
+//! `bcode-prompt`: the operator CLI. The only crate that knows about
+//! terminals, argument parsing and JSON output. Data goes to stdout, status
+//! and diagnostics to stderr.
+//!
+//! Exit codes: 0 success; 1 `skills doctor --strict` found an error-level
+//! diagnostic; 2 bad arguments, an invalid configuration, or an unknown skill.
+
+mod cli_context;
+mod config_cmd;
+mod diagnostics_out;
+mod skills_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cli_context::{CliContext, CliError};
+
+/// Inspect and render what Bcode sends to the model: skills, configuration
+/// and the assembled system prompt.
+#[derive(Debug, Parser)]
+#[command(name = "bcode-prompt", version, about)]
+struct Cli {
+    /// The repository to work on (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// An extra config file, layered above the user and repository files (repeatable).
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    config_files: Vec<PathBuf>,
+    /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Skills: list, inspect, check, and show what the model sees.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
+    /// The effective configuration and where each value came from.
+    #[command(subcommand)]
+    Config(ConfigSubcommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum SkillsCommand {
+    /// Every available skill, including those hidden from the model.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One skill's validated metadata and its diagnostics.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Diagnostics only (including a check of every skill body).
+    Doctor {
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when any error-level diagnostic exists.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// The model-visible catalog exactly as injected (empty when off).
+    Catalog,
+    /// The `<skill ...>` block exactly as injected.
+    Context {
+        id: String,
+        /// Invocation arguments, as in `/skill ID ARGS...`.
+        #[arg(trailing_var_arg = true)]
+        args: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigSubcommand {
+    /// The effective configuration.
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Each effective value with its origin (`key = value  # origin`).
+    Explain { key: Option<String> },
+    /// The JSON Schema of the configuration.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        // A reader that stops early (`| head`) is not an error of ours.
+        Err(CliError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bcode-prompt: {err}");
+            ExitCode::from(err.exit_code())
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    let context = CliContext::from_process(cli.repo, cli.config_files, cli.set)?;
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Skills(cmd) => {
+            let cmd = match cmd {
+                SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
+                SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
+                SkillsCommand::Doctor { json, strict } => {
+                    skills_cmd::SkillsCmd::Doctor { json, strict }
+                }
+                SkillsCommand::Catalog => skills_cmd::SkillsCmd::Catalog,
+                SkillsCommand::Context { id, args } => skills_cmd::SkillsCmd::Context { id, args },
+            };
+            skills_cmd::run(&cmd, &context, &mut stdout)
+        }
+        Command::Config(cmd) => {
+            let cmd = match cmd {
+                ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
+                ConfigSubcommand::Explain { key } => {
+                    if let Some(key) = &key {
+                        if !config_cmd::explain_matches(&context.loaded, key) {
+                            return Err(CliError::Usage(format!(
+                                "unknown config key `{key}`; `bcode-prompt config explain` lists every key"
+                            )));
+                        }
+                    }
+                    config_cmd::ConfigCommand::Explain { key }
+                }
+                ConfigSubcommand::Schema => config_cmd::ConfigCommand::Schema,
+            };
+            config_cmd::run(&cmd, &context.loaded, &mut stdout).map_err(CliError::Io)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

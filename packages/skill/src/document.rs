@@ -41,7 +41,12 @@ pub fn parse_document(text: &str) -> Result<Document, DocumentError> {
             line: Some(1),
             column: Some(1),
         }),
-        Split::Block { syntax, raw, first_line, body_offset } => {
+        Split::Block {
+            syntax,
+            raw,
+            first_line,
+            body_offset,
+        } => {
             let raw = &text[raw];
             let parsed = match syntax {
                 Syntax::Yaml => yaml::parse(raw).map(|(map, _)| map),

@@ -241,7 +241,8 @@ impl Walker<'_> {
         // Real entries before symlinks, so that when a folder and a link to it
         // sit side by side the folder is the one searched and the link is the
         // reported alias, whatever their names.
-        let (real, links): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(_, t)| !t.is_symlink());
+        let (real, links): (Vec<_>, Vec<_>) =
+            entries.into_iter().partition(|(_, t)| !t.is_symlink());
         let mut children = Vec::new();
         for (name, file_type) in real.into_iter().chain(links) {
             if name.starts_with('.') || name == "node_modules" {

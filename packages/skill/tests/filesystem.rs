@@ -17,14 +17,23 @@ fn discover(dir: &std::path::Path, config: &SkillsConfig) -> String {
 
 /// Discovers root `dir`, reporting paths relative to `base`.
 fn discover_under(dir: &std::path::Path, base: &std::path::Path, config: &SkillsConfig) -> String {
-    report(&build(&[root(SourceKind::UserConfig, "user-config:skills", dir)], config), base)
+    report(
+        &build(
+            &[root(SourceKind::UserConfig, "user-config:skills", dir)],
+            config,
+        ),
+        base,
+    )
 }
 
 #[test]
 fn symlink_loops_dangling_links_and_aliases() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
-    write_tree(base, &[("root/real/SKILL.md", "---\ndescription: real\n---\n")]);
+    write_tree(
+        base,
+        &[("root/real/SKILL.md", "---\ndescription: real\n---\n")],
+    );
     let root_dir = base.join("root");
     symlink(".", root_dir.join("loop-to-root")).unwrap();
     fs::create_dir(root_dir.join("trap")).unwrap();
@@ -53,9 +62,18 @@ fn links_leaving_the_root_load_skill_folders_only() {
     write_tree(
         base,
         &[
-            ("store/nix-skill/SKILL.md", "---\ndescription: lives in a store\n---\n"),
-            ("store/big-tree/a/SKILL.md", "---\ndescription: must not be found\n---\n"),
-            ("store/file-skill.md", "---\ndescription: a linked flat skill\n---\n"),
+            (
+                "store/nix-skill/SKILL.md",
+                "---\ndescription: lives in a store\n---\n",
+            ),
+            (
+                "store/big-tree/a/SKILL.md",
+                "---\ndescription: must not be found\n---\n",
+            ),
+            (
+                "store/file-skill.md",
+                "---\ndescription: a linked flat skill\n---\n",
+            ),
             ("root/.keep", ""),
         ],
     );
@@ -70,7 +88,10 @@ skill nix-skill name=\"nix-skill\" <user-config:skills> [ROOT]/root/nix-skill/SK
 warning path_escape [ROOT]/root/big-tree `[ROOT]/root/big-tree` links outside the skill root to `[ROOT]/store/big-tree`, which is not a skill folder; it was not searched | link each skill folder individually, or add the target to skills.sources.paths
 "
     );
-    let no_follow = SkillsConfig { follow_symlinks: false, ..SkillsConfig::default() };
+    let no_follow = SkillsConfig {
+        follow_symlinks: false,
+        ..SkillsConfig::default()
+    };
     assert_eq!(
         discover_under(&root_dir, base, &no_follow),
         "info symlink_skipped [ROOT]/root/big-tree symlink `[ROOT]/root/big-tree` was not followed (skills.follow_symlinks = false)
@@ -81,7 +102,10 @@ info symlink_skipped [ROOT]/root/nix-skill symlink `[ROOT]/root/nix-skill` was n
 }
 
 fn mkfifo(path: &std::path::Path) {
-    let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
@@ -89,7 +113,13 @@ fn mkfifo(path: &std::path::Path) {
 fn fifos_are_never_opened() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
-    write_tree(base, &[("fifo-skill/.keep", ""), ("ok/SKILL.md", "---\ndescription: fine\n---\n")]);
+    write_tree(
+        base,
+        &[
+            ("fifo-skill/.keep", ""),
+            ("ok/SKILL.md", "---\ndescription: fine\n---\n"),
+        ],
+    );
     mkfifo(&base.join("fifo-skill/SKILL.md"));
     mkfifo(&base.join("pipe.md"));
     // Were either FIFO opened for reading, this test would hang forever.
@@ -107,10 +137,27 @@ fn oversized_and_non_utf8_files() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
     let big = format!("---\ndescription: big\n---\n{}", "x".repeat(300 * 1024));
-    write_tree(base, &[("big/SKILL.md", &big), ("small/SKILL.md", "---\ndescription: fine\n---\n")]);
-    fs::write(base.join("bad-front/SKILL.md").tap_mkdir(), b"---\ndescription: caf\xE9\n---\n").unwrap();
-    fs::write(base.join("bad-body/SKILL.md").tap_mkdir(), b"---\ndescription: good front matter\n---\nline one\n\xFF\xFE\n").unwrap();
-    let registry = build(&[root(SourceKind::UserConfig, "user-config:skills", base)], &SkillsConfig::default());
+    write_tree(
+        base,
+        &[
+            ("big/SKILL.md", &big),
+            ("small/SKILL.md", "---\ndescription: fine\n---\n"),
+        ],
+    );
+    fs::write(
+        base.join("bad-front/SKILL.md").tap_mkdir(),
+        b"---\ndescription: caf\xE9\n---\n",
+    )
+    .unwrap();
+    fs::write(
+        base.join("bad-body/SKILL.md").tap_mkdir(),
+        b"---\ndescription: good front matter\n---\nline one\n\xFF\xFE\n",
+    )
+    .unwrap();
+    let registry = build(
+        &[root(SourceKind::UserConfig, "user-config:skills", base)],
+        &SkillsConfig::default(),
+    );
     assert_eq!(
         report(&registry, base),
         "skill bad-body name=\"bad-body\" <user-config:skills> [ROOT]/bad-body/SKILL.md
@@ -120,7 +167,11 @@ error file_too_large [ROOT]/big/SKILL.md the skill file is 307225 bytes; skills.
 "
     );
     // The body is only read when needed; the deep check finds the bad one.
-    let deep: Vec<String> = registry.check_bodies().iter().map(|d| format!("{} {}", d.code, d.message)).collect();
+    let deep: Vec<String> = registry
+        .check_bodies()
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
     assert_eq!(deep, vec!["invalid_utf8 skill `bad-body` could not be loaded: the body is not valid UTF-8 (body line 2); save the file as UTF-8".to_string()]);
 }
 
@@ -138,11 +189,23 @@ impl TapMkdir for std::path::PathBuf {
 #[test]
 fn scan_limits_stop_runaway_trees() {
     let tmp = tempfile::tempdir().unwrap();
-    let deep = (0..15).map(|i| format!("d{i}")).collect::<Vec<_>>().join("/");
-    write_tree(tmp.path(), &[(&format!("{deep}/SKILL.md"), "---\ndescription: too deep\n---\n")]);
+    let deep = (0..15)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    write_tree(
+        tmp.path(),
+        &[(
+            &format!("{deep}/SKILL.md"),
+            "---\ndescription: too deep\n---\n",
+        )],
+    );
     let out = discover(tmp.path(), &SkillsConfig::default());
     assert_eq!(out.lines().count(), 1, "{out}");
-    assert!(out.starts_with("warning scan_limit [ROOT]/d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12 "), "{out}");
+    assert!(
+        out.starts_with("warning scan_limit [ROOT]/d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12 "),
+        "{out}"
+    );
 }
 
 #[test]
@@ -150,35 +213,75 @@ fn unchanged_rebuild_reads_no_skill_file() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
     let files: Vec<(String, String)> = (0..20)
-        .map(|i| (format!("s{i}/SKILL.md"), format!("---\ndescription: skill {i}\n---\nBody {i}\n")))
+        .map(|i| {
+            (
+                format!("s{i}/SKILL.md"),
+                format!("---\ndescription: skill {i}\n---\nBody {i}\n"),
+            )
+        })
         .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     write_tree(base, &refs);
     // Age the files past the racy window, as any file not written this second is.
     let old = SystemTime::now() - Duration::from_secs(60);
     for (rel, _) in &files {
-        fs::File::options().write(true).open(base.join(rel)).unwrap().set_modified(old).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(base.join(rel))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     }
     let roots = [root(SourceKind::UserConfig, "user-config:skills", base)];
     let mut discovery = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()));
     let first = discovery.build(&roots);
-    assert_eq!((discovery.last_stats().files_read, discovery.last_stats().files_parsed), (20, 20));
+    assert_eq!(
+        (
+            discovery.last_stats().files_read,
+            discovery.last_stats().files_parsed
+        ),
+        (20, 20)
+    );
     let second = discovery.build(&roots);
     assert_eq!(discovery.last_stats().files_read, 0);
     assert_eq!(discovery.last_stats().cache_hits, 20);
     assert_eq!(report(&first, base), report(&second, base));
 
     // A changed file is noticed (size differs) and only it is read again.
-    fs::write(base.join("s3/SKILL.md"), "---\ndescription: skill three, edited\n---\n").unwrap();
+    fs::write(
+        base.join("s3/SKILL.md"),
+        "---\ndescription: skill three, edited\n---\n",
+    )
+    .unwrap();
     let third = discovery.build(&roots);
-    assert_eq!((discovery.last_stats().files_read, discovery.last_stats().files_parsed), (1, 1));
-    assert_eq!(third.get("s3").unwrap().manifest.description, "skill three, edited");
+    assert_eq!(
+        (
+            discovery.last_stats().files_read,
+            discovery.last_stats().files_parsed
+        ),
+        (1, 1)
+    );
+    assert_eq!(
+        third.get("s3").unwrap().manifest.description,
+        "skill three, edited"
+    );
 
     // Same size and mtime but different bytes: the racy check re-reads
     // recently modified files and compares content hashes.
-    fs::write(base.join("s4/SKILL.md"), "---\ndescription: skill 4\n---\nBody 4\n").unwrap();
+    fs::write(
+        base.join("s4/SKILL.md"),
+        "---\ndescription: skill 4\n---\nBody 4\n",
+    )
+    .unwrap();
     let _ = discovery.build(&roots);
-    fs::write(base.join("s4/SKILL.md"), "---\ndescription: skill X\n---\nBody 4\n").unwrap();
+    fs::write(
+        base.join("s4/SKILL.md"),
+        "---\ndescription: skill X\n---\nBody 4\n",
+    )
+    .unwrap();
     let fifth = discovery.build(&roots);
     assert_eq!(fifth.get("s4").unwrap().manifest.description, "skill X");
 }

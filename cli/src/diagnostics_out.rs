@@ -1,0 +1,79 @@
+//! Human rendering of skill diagnostics: severity, code and message, the file
+//! position with a source excerpt and a caret, and the hint, the way compilers
+//! and minijinja print errors. JSON output uses the diagnostic structs as they
+//! are.
+
+use std::fmt::Write as _;
+
+use bcode_skill_models::{Diagnostic, Severity};
+
+/// Renders `diagnostic` for a terminal. Reads the one line it points at (the
+/// CLI is the edge; the library never flattens diagnostics to text).
+pub fn render(diagnostic: &Diagnostic) -> String {
+    let mut out = format!(
+        "{}[{}]: {}\n",
+        diagnostic.severity, diagnostic.code, diagnostic.message
+    );
+    if let Some(path) = &diagnostic.path {
+        let position = match (diagnostic.line, diagnostic.column) {
+            (Some(line), Some(column)) => format!(":{line}:{column}"),
+            (Some(line), None) => format!(":{line}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "  --> {}{position}", path.display());
+        if let Some(line_no) = diagnostic.line {
+            if let Some(text) = source_line(path, line_no) {
+                let gutter = line_no.to_string().len();
+                let _ = writeln!(out, "{:gutter$} |", "");
+                let _ = writeln!(out, "{line_no} | {text}");
+                if let Some(column) = diagnostic.column {
+                    let pad = text
+                        .chars()
+                        .take(column.saturating_sub(1) as usize)
+                        .map(|c| if c == '\t' { '\t' } else { ' ' })
+                        .collect::<String>();
+                    let _ = writeln!(out, "{:gutter$} | {pad}^", "");
+                }
+            }
+        }
+    }
+    if let Some(hint) = &diagnostic.hint {
+        let _ = writeln!(out, "  = hint: {hint}");
+    }
+    out
+}
+
+fn source_line(path: &std::path::Path, line: u32) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    // Only regular, modest files: the diagnostic may be about a FIFO or a huge file.
+    if !meta.is_file() || meta.len() > 4 * 1024 * 1024 {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let raw = text.lines().nth(line.checked_sub(1)? as usize)?;
+    let shown: String = raw.trim_end_matches('\r').chars().take(200).collect();
+    Some(shown)
+}
+
+/// "2 errors, 3 warnings, 1 info", or `None` when there are none.
+pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
+    let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
+    let parts: Vec<String> = [
+        (Severity::Error, "error"),
+        (Severity::Warning, "warning"),
+        (Severity::Info, "info"),
+    ]
+    .into_iter()
+    .filter_map(|(s, name)| {
+        let n = count(s);
+        (n > 0).then(|| {
+            format!(
+                "{n} {name}{}",
+                if n > 1 && name != "info" { "s" } else { "" }
+            )
+        })
+    })
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}

@@ -1,0 +1,216 @@
+//! The `skills` and `config` commands as an operator runs them: the real
+//! binary, a temporary repository and home, a cleared environment.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    repo: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    let home = base.join("home");
+    write(
+        &repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
+    );
+    write(
+        &repo.join(".bcode/skills/broken/SKILL.md"),
+        "---\ndescription: \"unclosed\n---\n",
+    );
+    write(
+        &home.join(".config/bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: shadowed by the repo\n---\n",
+    );
+    write(
+        &home.join(".config/bcode/skills/quiet/SKILL.md"),
+        "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
+    );
+    Fixture {
+        _tmp: tmp,
+        repo,
+        home,
+    }
+}
+
+fn run(f: &Fixture, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", &f.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .arg("--repo")
+        .arg(&f.repo)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn list_json_has_the_documented_shape() {
+    let f = fixture();
+    let out = run(&f, &["skills", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let skills = doc["skills"].as_array().unwrap();
+    let ids: Vec<&str> = skills.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["alpha", "quiet"]);
+    let alpha = &skills[0];
+    assert_eq!(alpha["name"], "Alpha");
+    assert_eq!(alpha["description"], "First skill");
+    assert_eq!(alpha["version"], "1.0.0");
+    assert_eq!(alpha["source"], "repo:.bcode/skills");
+    assert_eq!(
+        alpha["location"],
+        f.repo
+            .join(".bcode/skills/alpha/SKILL.md")
+            .display()
+            .to_string()
+    );
+    assert_eq!(alpha["model_visible"], true);
+    assert_eq!(alpha["keywords"], serde_json::json!(["one", "two"]));
+    assert_eq!(skills[1]["model_visible"], false);
+    assert_eq!(skills[1]["source"], "user-config:skills");
+    let codes: Vec<(&str, &str)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["severity"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    // Sorted by path: the shadowed file under home/ comes before repo/.
+    assert_eq!(
+        codes,
+        [("info", "shadowed"), ("error", "malformed_front_matter")]
+    );
+}
+
+#[test]
+fn doctor_strict_exits_1_on_errors_and_renders_an_excerpt() {
+    let f = fixture();
+    let out = run(&f, &["skills", "doctor", "--strict"]);
+    assert_eq!(out.status.code(), Some(1));
+    let broken = f.repo.join(".bcode/skills/broken/SKILL.md");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "info[shadowed]: skill `alpha` from user-config:skills is shadowed by the one from repo:.bcode/skills at `{}`
+  --> {}
+error[malformed_front_matter]: YAML front matter is invalid: unclosed quote; the skill is skipped
+  --> {}:2:14
+  |
+2 | description: \"unclosed
+  |              ^
+  = hint: quote values that contain `: ` or start with a special character, and indent with spaces
+",
+            f.repo.join(".bcode/skills/alpha/SKILL.md").display(),
+            f.home.join(".config/bcode/skills/alpha/SKILL.md").display(),
+            broken.display(),
+        )
+    );
+    assert_eq!(stderr(&out), "bcode-prompt: 2 skills; 1 error, 1 info\n");
+    assert_eq!(run(&f, &["skills", "doctor"]).status.code(), Some(0));
+}
+
+#[test]
+fn unknown_ids_and_bad_config_exit_2_with_a_clear_message() {
+    let f = fixture();
+    let out = run(&f, &["skills", "show", "alpah"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "bcode-prompt: no skill with id `alpah`; did you mean `alpha`?; `bcode-prompt skills list` shows every skill\n"
+    );
+    let out = run(
+        &f,
+        &["--set", "skills.prompt.catalog=sumary", "skills", "catalog"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with("bcode-prompt: --set skills.prompt.catalog=sumary: invalid value for `skills.prompt.catalog`: \"sumary\""), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn catalog_hides_hidden_skills_and_respects_off() {
+    let f = fixture();
+    let out = run(&f, &["skills", "catalog"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("<id>alpha</id>") && !text.contains("quiet"),
+        "{text}"
+    );
+    assert!(text.ends_with("</available_skills>\n"));
+    let off = run(
+        &f,
+        &[
+            "--set",
+            "skills.prompt.catalog=\"off\"",
+            "skills",
+            "catalog",
+        ],
+    );
+    assert_eq!((off.status.code(), stdout(&off)), (Some(0), String::new()));
+    // Hidden skills can still be invoked explicitly.
+    let out = run(&f, &["skills", "context", "quiet", "some", "args"]);
+    assert_eq!(out.status.code(), Some(0));
+    let quiet = f.home.join(".config/bcode/skills");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<skill id=\"quiet\" name=\"quiet\" location=\"{root}/quiet/SKILL.md\">\nReferences are relative to {root}/quiet.\nSource label: user-config:skills\nSkill resource root: {root}\nInvocation arguments: some args\n\nQuiet body\n</skill>\n",
+            root = quiet.display()
+        )
+    );
+}
+
+#[test]
+fn config_explain_names_the_origin_of_each_value() {
+    let f = fixture();
+    write(
+        &f.repo.join(".bcode/bcode.toml"),
+        "[skills.prompt]\ninclude_keywords = true\n",
+    );
+    let out = run(
+        &f,
+        &[
+            "--set",
+            "skills.prompt.max_bytes=9000",
+            "config",
+            "explain",
+            "skills.prompt",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "skills.prompt.catalog = \"summary\"  # default
+skills.prompt.include_keywords = true  # repo file {}
+skills.prompt.include_sources = true  # default
+skills.prompt.max_bytes = 9000  # --set skills.prompt.max_bytes=9000
+skills.prompt.max_description_chars = (unset)  # default
+",
+            f.repo.join(".bcode/bcode.toml").display()
+        )
+    );
+}
