@@ -63,12 +63,13 @@ impl SummaryCache {
         stats: &mut DiscoveryStats,
     ) -> ParseOutcome {
         let path = &candidate.origin.location;
-        if let Some(entry) = self.entries.get(path) {
-            if entry.origin == candidate.origin && entry.stamp == candidate.stamp && !is_racy(entry)
-            {
-                stats.cache_hits += 1;
-                return entry.outcome.clone();
-            }
+        if let Some(entry) = self.entries.get(path)
+            && entry.origin == candidate.origin
+            && entry.stamp == candidate.stamp
+            && !is_racy(entry)
+        {
+            stats.cache_hits += 1;
+            return entry.outcome.clone();
         }
         if candidate.stamp.len > max_bytes as u64 {
             let outcome = too_large(&candidate.origin, candidate.stamp.len, max_bytes);
@@ -85,13 +86,14 @@ impl SummaryCache {
             }
         };
         let hash = blake3::hash(&bytes);
-        if let Some(entry) = self.entries.get_mut(path) {
-            if entry.origin == candidate.origin && entry.hash == Some(hash) {
-                entry.stamp = candidate.stamp;
-                entry.verified_at = now;
-                stats.cache_hits += 1;
-                return entry.outcome.clone();
-            }
+        if let Some(entry) = self.entries.get_mut(path)
+            && entry.origin == candidate.origin
+            && entry.hash == Some(hash)
+        {
+            entry.stamp = candidate.stamp;
+            entry.verified_at = now;
+            stats.cache_hits += 1;
+            return entry.outcome.clone();
         }
         stats.files_parsed += 1;
         let outcome = parse_skill(&candidate.origin, &bytes);

@@ -42,7 +42,7 @@ pub fn split(bytes: &[u8]) -> Split {
         _ => return Split::None { body_offset: start },
     };
     let raw_start = lines.pos;
-    while let Some((range, next)) = lines.next() {
+    for (range, next) in lines {
         let line = trim_line(&bytes[range.clone()]);
         let closes = match syntax {
             Syntax::Yaml => line == b"---" || line == b"...",

@@ -394,15 +394,15 @@ impl Validator<'_> {
     fn hidden(&mut self, snake: Option<Value>, kebab: Option<Value>) -> bool {
         let snake = snake.and_then(|v| self.flag(v, "disable_model_invocation"));
         let kebab = kebab.and_then(|v| self.flag(v, "disable-model-invocation"));
-        if let (Some(a), Some(b)) = (snake, kebab) {
-            if a != b {
-                self.invalid(
+        if let (Some(a), Some(b)) = (snake, kebab)
+            && a != b
+        {
+            self.invalid(
                     "disable_model_invocation",
                     false,
                     "`disable_model_invocation` and `disable-model-invocation` disagree; the skill is hidden from the model".into(),
                     "keep one spelling",
                 );
-            }
         }
         snake.unwrap_or(false) || kebab.unwrap_or(false)
     }

@@ -204,10 +204,10 @@ impl Walker<'_> {
     fn visit(&mut self, dir: &Dir) -> Vec<Dir> {
         // Fast path: most folders under a root are skill folders with a
         // SKILL.md, found with one stat and no directory listing.
-        if let Some(found) = self.instruction_by_stat(dir) {
-            if found {
-                return Vec::new();
-            }
+        if let Some(found) = self.instruction_by_stat(dir)
+            && found
+        {
+            return Vec::new();
         }
         let entries = match self.list(&dir.logical) {
             Some(entries) => entries,
@@ -429,18 +429,18 @@ impl Walker<'_> {
             );
             return None;
         }
-        if let Some(identity) = FileStamp::of(meta).identity() {
-            if !self.visited.insert(identity) {
-                self.info(
-                    DiagnosticCode::DuplicatePath,
-                    &path,
-                    format!(
-                        "`{}` is a second path to a folder already searched",
-                        path.display()
-                    ),
-                );
-                return None;
-            }
+        if let Some(identity) = FileStamp::of(meta).identity()
+            && !self.visited.insert(identity)
+        {
+            self.info(
+                DiagnosticCode::DuplicatePath,
+                &path,
+                format!(
+                    "`{}` is a second path to a folder already searched",
+                    path.display()
+                ),
+            );
+            return None;
         }
         let outside = dir.outside
             || self

@@ -181,11 +181,12 @@ fn repairable(line: &str) -> Option<(&str, &str)> {
         return None;
     }
     let value = line[colon + 2..].trim();
-    let plain = !value.is_empty()
-        && !value.starts_with([
-            '\'', '"', '|', '>', '[', '{', '&', '*', '!', '%', '@', '`', '#',
-        ])
-        && !(value.starts_with("- ") || value == "-");
+    const SPECIAL_STARTS: [char; 13] = [
+        '\'', '"', '|', '>', '[', '{', '&', '*', '!', '%', '@', '`', '#',
+    ];
+    // A block-sequence dash or an indicator means the value is not a plain scalar.
+    let special = value.starts_with(SPECIAL_STARTS) || value.starts_with("- ") || value == "-";
+    let plain = !value.is_empty() && !special;
     let has_colon = value.contains(": ") || value.ends_with(':');
     (plain && has_colon && !value.contains(" #")).then_some((key, value))
 }

@@ -1,6 +1,8 @@
 //! Hostile and unusual filesystems: symlink loops, dangling links, FIFOs,
 //! links leaving the root, oversized and non-UTF-8 files, and the cache.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
 mod support;
 
 use std::fs;

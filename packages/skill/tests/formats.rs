@@ -2,6 +2,8 @@
 //! invoked-skill context block; catalog modes and bounds; XML escaping of
 //! every field; and the real-world corpus.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
 mod support;
 
 use std::fs;

@@ -1,6 +1,8 @@
 //! Data-driven discovery cases: each case is a small skill tree; its report
 //! (skills found and every diagnostic) is a reviewed snapshot.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
 mod support;
 
 use support::discover_files;

@@ -1,6 +1,8 @@
 //! Shared helpers: build skill trees in temporary directories and render what
 //! discovery made of them as one comparable report.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+// Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
 use std::fs;
