@@ -21,19 +21,19 @@ pub fn render(diagnostic: &Diagnostic) -> String {
             _ => String::new(),
         };
         let _ = writeln!(out, "  --> {}{position}", path.display());
-        if let Some(line_no) = diagnostic.line {
-            if let Some(text) = source_line(path, line_no) {
-                let gutter = line_no.to_string().len();
-                let _ = writeln!(out, "{:gutter$} |", "");
-                let _ = writeln!(out, "{line_no} | {text}");
-                if let Some(column) = diagnostic.column {
-                    let pad = text
-                        .chars()
-                        .take(column.saturating_sub(1) as usize)
-                        .map(|c| if c == '\t' { '\t' } else { ' ' })
-                        .collect::<String>();
-                    let _ = writeln!(out, "{:gutter$} | {pad}^", "");
-                }
+        if let Some(line_no) = diagnostic.line
+            && let Some(text) = source_line(path, line_no)
+        {
+            let gutter = line_no.to_string().len();
+            let _ = writeln!(out, "{:gutter$} |", "");
+            let _ = writeln!(out, "{line_no} | {text}");
+            if let Some(column) = diagnostic.column {
+                let pad = text
+                    .chars()
+                    .take(column.saturating_sub(1) as usize)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect::<String>();
+                let _ = writeln!(out, "{:gutter$} | {pad}^", "");
             }
         }
     }

@@ -123,12 +123,12 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {
-                    if let Some(key) = &key {
-                        if !config_cmd::explain_matches(&context.loaded, key) {
-                            return Err(CliError::Usage(format!(
-                                "unknown config key `{key}`; `bcode-prompt config explain` lists every key"
-                            )));
-                        }
+                    if let Some(key) = &key
+                        && !config_cmd::explain_matches(&context.loaded, key)
+                    {
+                        return Err(CliError::Usage(format!(
+                            "unknown config key `{key}`; `bcode-prompt config explain` lists every key"
+                        )));
                     }
                     config_cmd::ConfigCommand::Explain { key }
                 }
