@@ -36,4 +36,10 @@ pub enum SkillEvent {
         id: String,
         error: String,
     },
+    /// The registry changed between turns (live reload): `+added ~changed -removed`.
+    SkillsReloaded {
+        added: Vec<String>,
+        changed: Vec<String>,
+        removed: Vec<String>,
+    },
 }
