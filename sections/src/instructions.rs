@@ -1,0 +1,142 @@
+//! The `repository_context` stage: `<repo>/BCODE.md` then `<repo>/AGENTS.md`,
+//! each included whole as its own section (`repository_context:BCODE.md`,
+//! `repository_context:AGENTS.md`), bounded only when
+//! `system_prompt.repository_instructions_max_chars` is set, with the marker
+//! naming the file that holds the full text.
+//!
+//! [`gather`] is the edge that reads the files; the stage renders the
+//! [`RepositoryInstructions`] it finds in the inputs.
+
+use std::path::Path;
+
+use bcode_text::Limit;
+use minijinja::context;
+
+use bcode_prompt::config::BcodeConfig;
+use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+
+/// The instruction files, in the order they are placed.
+pub const INSTRUCTION_FILES: &[&str] = &["BCODE.md", "AGENTS.md"];
+
+/// The template of one instruction file.
+pub const INSTRUCTIONS_TEMPLATE: &str = "sections/repo_instructions.j2";
+
+/// The instruction files found in a repository.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepositoryInstructions {
+    /// Present files, in [`INSTRUCTION_FILES`] order.
+    pub files: Vec<InstructionFile>,
+    /// Files that exist but could not be used, with why (shown by
+    /// `render --explain`; the other file is still placed).
+    pub problems: Vec<String>,
+}
+
+/// One instruction file's name, location and text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstructionFile {
+    /// `BCODE.md` or `AGENTS.md`.
+    pub name: String,
+    /// Absolute path with `/` separators, as shown to the model.
+    pub path: String,
+    pub text: String,
+}
+
+/// Reads the instruction files of `repo`. A missing file is simply absent; an
+/// unreadable or non-UTF-8 one is a problem, never an error.
+pub fn gather(repo: &Path) -> RepositoryInstructions {
+    let mut out = RepositoryInstructions::default();
+    for name in INSTRUCTION_FILES {
+        let path = repo.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => out.files.push(InstructionFile {
+                    name: (*name).to_owned(),
+                    path: model_path(&path),
+                    text,
+                }),
+                Err(_) => out
+                    .problems
+                    .push(format!("{name} is not valid UTF-8 and was left out")),
+            },
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => out
+                .problems
+                .push(format!("{name} could not be read and was left out: {err}")),
+        }
+    }
+    out
+}
+
+/// Paths shown to the model use `/` on every platform.
+pub(crate) fn model_path(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+/// Repository instructions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RepositoryContextStage;
+
+impl Stage for RepositoryContextStage {
+    fn id(&self) -> &'static str {
+        "repository_context"
+    }
+
+    fn class(&self) -> SectionClass {
+        SectionClass::Session
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::System
+    }
+
+    fn template(&self) -> Option<&'static str> {
+        Some(INSTRUCTIONS_TEMPLATE)
+    }
+
+    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
+        config
+            .system_prompt
+            .repository_instructions_max_chars
+            .map(Limit::Chars)
+    }
+
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let gathered = cx.require::<RepositoryInstructions>()?;
+        let limit = self.limit(cx.config);
+        let mut sections = Vec::with_capacity(gathered.files.len());
+        for file in &gathered.files {
+            // The limit applies to the file's own text, so the framing and
+            // the marker never eat into another file's share.
+            let bounded = cx.bound(&file.text, limit, Some(&file.path))?;
+            let text = bcode_text::neutralize_closing_tag(&bounded.text, "repository_instructions");
+            let (rendered, template) = cx.render(
+                INSTRUCTIONS_TEMPLATE,
+                context! { name => &file.name, path => &file.path, text => text.trim_end() },
+            )?;
+            let mut section = Section::new(&format!("{}:{}", self.id(), file.name), rendered)
+                .with_source(&file.path)
+                .with_template(template)
+                .with_bounded(&bounded);
+            if bounded.truncation.is_some() {
+                section =
+                    section.with_note("cut by system_prompt.repository_instructions_max_chars");
+            }
+            sections.push(section);
+        }
+        if let (Some(first), false) = (sections.first_mut(), gathered.problems.is_empty()) {
+            for problem in &gathered.problems {
+                first.notes.push(problem.clone());
+            }
+        } else if sections.is_empty() && !gathered.problems.is_empty() {
+            return Err(StageError::Degraded {
+                message: gathered.problems.join("; "),
+            });
+        }
+        Ok(sections)
+    }
+}

@@ -1,0 +1,344 @@
+//! The `repository_invariants` stage: the catalog of
+//! `<repo>/.bcode/invariants/*.md`, one invariant per file (front matter with
+//! `id`, `title`, `summary`, optional `keywords` and `paths` globs; body = the
+//! full text), in full mode placed complete and untruncated unless
+//! `system_prompt.repository_invariants_max_chars` is set, in which case the
+//! cut is marked in the text.
+//!
+//! `[invariants] enabled = false` is the master switch: the render glue then
+//! neither calls [`gather`] nor registers this stage, so nothing is loaded
+//! and no invariant metadata appears anywhere (the stage also stays silent
+//! should it run without the switch). The section toggle only controls the
+//! placement of the complete catalog.
+//!
+//! Relevant mode is a later issue; its seam is [`InvariantSelection`]: when
+//! that input is present the stage places only the selected ids, so a
+//! selector needs to add an input, not change this stage.
+//!
+//! [`parse`] is the core (file names and texts in, catalog out); [`gather`]
+//! is the edge that reads the directory. Malformed files are problems shown
+//! by `render --explain`, never a failure.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use bcode_text::Limit;
+use minijinja::context;
+use serde_json::Value;
+
+use bcode_prompt::config::BcodeConfig;
+use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+
+/// The catalog template.
+pub const INVARIANTS_TEMPLATE: &str = "sections/repo_invariants.j2";
+/// The template of one entry.
+pub const INVARIANT_ENTRY_TEMPLATE: &str = "sections/repo_invariant_entry.j2";
+/// Where invariants live, relative to the repository root.
+pub const INVARIANTS_DIR: &str = ".bcode/invariants";
+
+/// One repository invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invariant {
+    pub id: String,
+    pub title: String,
+    pub summary: String,
+    pub keywords: Vec<String>,
+    /// Globs of the paths it applies to (for relevant mode; shown in full mode).
+    pub paths: Vec<String>,
+    /// The full text after the front matter.
+    pub body: String,
+    /// The file, relative to the repository root, `/` separators.
+    pub file: String,
+}
+
+/// A file under the invariants directory that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvariantProblem {
+    pub file: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl std::fmt::Display for InvariantProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// The loaded catalog: usable invariants sorted by file name, and problems.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvariantCatalog {
+    pub invariants: Vec<Invariant>,
+    pub problems: Vec<InvariantProblem>,
+    /// Absolute path of the directory, `/` separators (for the marker).
+    pub directory: String,
+}
+
+/// Which invariants to place. Absent means the complete catalog (full mode).
+/// A relevant-mode selector (not built yet) would insert `Selected`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvariantSelection {
+    /// The complete catalog.
+    Full,
+    /// Only these ids, in catalog order; unknown ids are ignored.
+    Selected(Vec<String>),
+}
+
+/// Reads `<repo>/.bcode/invariants/*.md` (not recursive) and parses them.
+/// A missing directory is an empty catalog.
+pub fn gather(repo: &Path) -> InvariantCatalog {
+    let dir = repo.join(".bcode").join("invariants");
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if !name.ends_with(".md") || !path.is_file() {
+                continue;
+            }
+            let file = format!("{INVARIANTS_DIR}/{name}");
+            match std::fs::read(&path).map(String::from_utf8) {
+                Ok(Ok(text)) => files.push((file, text)),
+                Ok(Err(_)) => problems.push(InvariantProblem {
+                    file,
+                    line: None,
+                    message: "not valid UTF-8; skipped".into(),
+                }),
+                Err(err) => problems.push(InvariantProblem {
+                    file,
+                    line: None,
+                    message: format!("unreadable ({err}); skipped"),
+                }),
+            }
+        }
+    }
+    let mut catalog = parse(files);
+    catalog.problems.extend(problems);
+    catalog.problems.sort_by(|a, b| a.file.cmp(&b.file));
+    catalog.directory = crate::instructions::model_path(&dir);
+    catalog
+}
+
+/// Parses `(file, text)` pairs into a catalog, sorted by file name. Files
+/// with unusable front matter, a missing required field or a duplicate id
+/// become problems (the first file by name keeps a duplicated id).
+pub fn parse(mut files: Vec<(String, String)>) -> InvariantCatalog {
+    files.sort();
+    let mut catalog = InvariantCatalog::default();
+    let mut ids = BTreeSet::new();
+    for (file, text) in files {
+        let problem = |line: Option<u32>, message: String| InvariantProblem {
+            file: file.clone(),
+            line,
+            message,
+        };
+        let document = match bcode_skill::parse_document(&text) {
+            Ok(document) => document,
+            Err(err) => {
+                let message = format!("malformed front matter: {}; skipped", err.message);
+                catalog.problems.push(problem(err.line, message));
+                continue;
+            }
+        };
+        if !document.has_front_matter {
+            let message = "no front matter (needs id, title and summary); skipped".to_owned();
+            catalog.problems.push(problem(Some(1), message));
+            continue;
+        }
+        let text_field = |name: &str| match document.fields.get(name) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            _ => None,
+        };
+        let missing: Vec<&str> = ["id", "title", "summary"]
+            .into_iter()
+            .filter(|name| text_field(name).is_none())
+            .collect();
+        let (Some(id), Some(title), Some(summary)) =
+            (text_field("id"), text_field("title"), text_field("summary"))
+        else {
+            let message = format!("missing or empty {}; skipped", missing.join(", "));
+            catalog.problems.push(problem(Some(1), message));
+            continue;
+        };
+        if !ids.insert(id.clone()) {
+            let message = format!("duplicate id `{id}`; skipped");
+            catalog.problems.push(problem(Some(1), message));
+            continue;
+        }
+        catalog.invariants.push(Invariant {
+            id,
+            title,
+            summary,
+            keywords: string_list(document.fields.get("keywords")),
+            paths: string_list(document.fields.get("paths")),
+            body: document.body.trim().to_owned(),
+            file,
+        });
+    }
+    catalog
+}
+
+/// A list of strings, or one string as a one-item list; anything else is
+/// empty (these fields are hints, so a wrong type does not drop the file).
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The invariants catalog.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RepositoryInvariantsStage;
+
+impl Stage for RepositoryInvariantsStage {
+    fn id(&self) -> &'static str {
+        "repository_invariants"
+    }
+
+    fn class(&self) -> SectionClass {
+        SectionClass::Session
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::System
+    }
+
+    fn template(&self) -> Option<&'static str> {
+        Some(INVARIANTS_TEMPLATE)
+    }
+
+    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
+        config
+            .system_prompt
+            .repository_invariants_max_chars
+            .map(Limit::Chars)
+    }
+
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        if !cx.config.invariants.enabled {
+            return Ok(Vec::new());
+        }
+        let catalog = cx.require::<InvariantCatalog>()?;
+        let selected: Vec<&Invariant> = match cx.inputs.get::<InvariantSelection>() {
+            Some(InvariantSelection::Selected(ids)) => catalog
+                .invariants
+                .iter()
+                .filter(|inv| ids.contains(&inv.id))
+                .collect(),
+            Some(InvariantSelection::Full) | None => catalog.invariants.iter().collect(),
+        };
+        if selected.is_empty() {
+            if catalog.problems.is_empty() {
+                return Ok(Vec::new());
+            }
+            let problems: Vec<String> = catalog.problems.iter().map(ToString::to_string).collect();
+            return Err(StageError::Degraded {
+                message: format!("no usable invariants: {}", problems.join("; ")),
+            });
+        }
+
+        let mut entries = String::new();
+        let mut entry_ends = Vec::with_capacity(selected.len());
+        for inv in &selected {
+            let body = bcode_text::neutralize_closing_tag(&inv.body, "invariant");
+            let (entry, _) = cx.render(
+                INVARIANT_ENTRY_TEMPLATE,
+                context! {
+                    id => &inv.id,
+                    title => &inv.title,
+                    summary => &inv.summary,
+                    keywords => &inv.keywords,
+                    paths => &inv.paths,
+                    file => &inv.file,
+                    body => body.as_ref(),
+                },
+            )?;
+            if !entries.is_empty() {
+                entries.push_str("\n\n");
+            }
+            entries.push_str(&entry);
+            entry_ends.push(entries.len());
+        }
+        // The limit bounds the entries, preferring to cut between whole
+        // invariants; the marker names the directory with the full texts.
+        let bounded = cx.bound_at(
+            &entries,
+            self.limit(cx.config),
+            &entry_ends,
+            Some(&catalog.directory),
+        )?;
+        let (text, template) = cx.render(
+            INVARIANTS_TEMPLATE,
+            context! {
+                entries => &bounded.text,
+                count => selected.len(),
+                directory => INVARIANTS_DIR,
+            },
+        )?;
+        let mut section = Section::new(self.id(), text)
+            .with_template(template)
+            .with_bounded(&bounded)
+            .with_note(&format!("{} invariants placed", selected.len()));
+        for inv in &selected {
+            section = section.with_source(&inv.file);
+        }
+        if bounded.truncation.is_some() {
+            section = section.with_note("cut by system_prompt.repository_invariants_max_chars");
+        }
+        for problem in &catalog.problems {
+            section = section.with_note(&problem.to_string());
+        }
+        Ok(vec![section])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(f, t)| ((*f).to_owned(), (*t).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn parses_sorts_and_reports_problems() {
+        let catalog = parse(files(&[
+            (
+                "b.md",
+                "---\nid: b\ntitle: B\nsummary: sb\npaths: [\"src/**\"]\n---\nBody B\n",
+            ),
+            (
+                "a.md",
+                "---\nid: a\ntitle: A\nsummary: sa\nkeywords: k\n---\n\nBody A\n",
+            ),
+            ("c.md", "no front matter"),
+            ("d.md", "---\nid: a\ntitle: D\nsummary: sd\n---\n"),
+            ("e.md", "---\nid: e\n---\n"),
+            ("f.md", "---\nid: [\n---\n"),
+        ]));
+        let ids: Vec<&str> = catalog.invariants.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(catalog.invariants[0].keywords, ["k"]);
+        assert_eq!(catalog.invariants[0].body, "Body A");
+        assert_eq!(catalog.invariants[1].paths, ["src/**"]);
+        let problems: Vec<String> = catalog.problems.iter().map(|p| p.file.clone()).collect();
+        assert_eq!(problems, ["c.md", "d.md", "e.md", "f.md"]);
+        assert_eq!(
+            catalog.problems[2].message,
+            "missing or empty title, summary; skipped"
+        );
+    }
+}
