@@ -1,0 +1,133 @@
+//! The `current_datetime` stage: the local timestamp, timezone abbreviation
+//! and UTC offset, computed from an injected clock reading and zone (never the
+//! real clock), plus the pure rule that picks the zone.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use minijinja::context;
+
+use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+
+use crate::environment::small_section;
+
+/// The template this stage renders.
+pub const DATETIME_TEMPLATE: &str = "sections/datetime.j2";
+
+/// Where the timezone came from, for `--explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZoneSource {
+    /// The `--timezone` flag.
+    Flag,
+    /// The `TZ` environment variable.
+    TzVariable,
+    /// The operating system's configured zone.
+    System,
+    /// Nothing usable was found.
+    DefaultUtc,
+}
+
+impl ZoneSource {
+    fn describe(self) -> &'static str {
+        match self {
+            ZoneSource::Flag => "timezone from --timezone",
+            ZoneSource::TzVariable => "timezone from TZ",
+            ZoneSource::System => "timezone from the operating system",
+            ZoneSource::DefaultUtc => "no timezone configured; using UTC",
+        }
+    }
+}
+
+/// The gathered clock reading and zone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DateTimeInput {
+    pub now: DateTime<Utc>,
+    pub zone: Tz,
+    pub zone_source: ZoneSource,
+}
+
+/// Picks the zone: the flag, else `TZ` (an IANA name, optionally with the
+/// POSIX leading `:`), else the system's zone, else UTC. Unparsable values
+/// fall through to the next source rather than failing.
+pub fn resolve_timezone(
+    flag: Option<Tz>,
+    tz_variable: Option<&str>,
+    system: impl FnOnce() -> Option<String>,
+) -> (Tz, ZoneSource) {
+    if let Some(zone) = flag {
+        return (zone, ZoneSource::Flag);
+    }
+    let parse = |name: &str| name.trim().trim_start_matches(':').parse::<Tz>().ok();
+    if let Some(zone) = tz_variable.and_then(parse) {
+        return (zone, ZoneSource::TzVariable);
+    }
+    if let Some(zone) = system().as_deref().and_then(parse) {
+        return (zone, ZoneSource::System);
+    }
+    (Tz::UTC, ZoneSource::DefaultUtc)
+}
+
+/// `current_datetime`: changes every request, so it is request-only context.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DateTimeStage;
+
+impl Stage for DateTimeStage {
+    fn id(&self) -> &'static str {
+        "current_datetime"
+    }
+
+    fn class(&self) -> SectionClass {
+        SectionClass::Turn
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::RequestContext
+    }
+
+    fn template(&self) -> Option<&'static str> {
+        Some(DATETIME_TEMPLATE)
+    }
+
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let input = cx.require::<DateTimeInput>()?;
+        let local = input.now.with_timezone(&input.zone);
+        let ctx = context! {
+            date => local.format("%Y-%m-%d").to_string(),
+            time => local.format("%H:%M:%S").to_string(),
+            weekday => local.format("%A").to_string(),
+            abbreviation => local.format("%Z").to_string(),
+            offset => local.format("%:z").to_string(),
+            zone => input.zone.name(),
+        };
+        let section = small_section(cx, self.id(), DATETIME_TEMPLATE, ctx)?
+            .with_note(input.zone_source.describe());
+        Ok(vec![section])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zone_sources_in_order() {
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        let sys = || Some("America/New_York".to_owned());
+        assert_eq!(
+            resolve_timezone(Some(berlin), Some("Asia/Tokyo"), sys),
+            (berlin, ZoneSource::Flag)
+        );
+        assert_eq!(
+            resolve_timezone(None, Some(":Asia/Tokyo"), sys),
+            (Tz::Asia__Tokyo, ZoneSource::TzVariable)
+        );
+        assert_eq!(
+            resolve_timezone(None, Some("not a zone"), sys),
+            (Tz::America__New_York, ZoneSource::System)
+        );
+        assert_eq!(
+            resolve_timezone(None, None, || None),
+            (Tz::UTC, ZoneSource::DefaultUtc)
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! The small request-only sections about where and how Bcode runs:
+//! `execution_environment`, `hosting_environment`, `locale`, `runtime_mode`
+//! and `config_profile`, plus the pure rules that turn an injected
+//! environment snapshot into the few facts they may show.
+//!
+//! Privacy rule (spec, "System prompt configuration"): these sections carry
+//! no usernames, hostnames, addresses, home paths or environment values,
+//! except the locale and the shell's executable name, and both pass an
+//! allowlist of characters first. Hosting signals are presence checks only:
+//! the value of `SSH_CONNECTION` is never read into a fact.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bcode_text::Limit;
+use minijinja::{Value, context};
+
+use bcode_prompt::config::BcodeConfig;
+use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+
+/// The bound on each of these small sections. Their templates produce far
+/// less; the bound only matters for odd operator overrides or OS strings.
+pub const SMALL_SECTION_LIMIT: Limit = Limit::Chars(600);
+
+/// Renders `template`, bounds the result with the shared helper and wraps it
+/// in a section with its template and any cut recorded.
+pub(crate) fn small_section(
+    cx: &StageContext<'_>,
+    id: &str,
+    template: &str,
+    ctx: Value,
+) -> Result<Section, StageError> {
+    let (text, usage) = cx.render(template, ctx)?;
+    let bounded = cx.bound(&text, Some(SMALL_SECTION_LIMIT), None)?;
+    Ok(Section::new(id, bounded.text.clone())
+        .with_template(usage)
+        .with_bounded(&bounded))
+}
+
+/// Operating system and architecture, as probed (or faked in tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OsFacts {
+    /// e.g. `linux`, `macos`, `windows` (`std::env::consts::OS`).
+    pub family: String,
+    /// e.g. `Linux (Ubuntu 24.04)`; `None` when the OS would not say.
+    pub version: Option<String>,
+    /// e.g. `x86_64`, `aarch64`.
+    pub arch: String,
+}
+
+/// What `execution_environment` shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutionFacts {
+    pub os: OsFacts,
+    /// The basename of `$SHELL`, when it looks like an executable name.
+    pub shell: Option<String>,
+}
+
+/// Coarse hosting signals: presence only, never values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostingSignals {
+    pub ci: bool,
+    pub container: bool,
+    pub ssh: bool,
+}
+
+/// Where the locale came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LocaleSource {
+    LcAll,
+    LcMessages,
+    Lang,
+    System,
+}
+
+/// What `locale` shows; `None` when nothing usable was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocaleFacts {
+    pub locale: Option<(String, LocaleSource)>,
+}
+
+/// How Bcode is running this request. The default is an interactive
+/// session, the way Bcode normally runs; `render` should pass `Render`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeMode {
+    /// A person is in the loop and reads replies as they come.
+    #[default]
+    Interactive,
+    /// A session driven by piped commands or a script.
+    Scripted,
+    /// A one-shot `render`: the prompt is assembled and printed, not sent.
+    Render,
+}
+
+impl RuntimeMode {
+    fn key(self) -> &'static str {
+        match self {
+            RuntimeMode::Interactive => "interactive",
+            RuntimeMode::Scripted => "scripted",
+            RuntimeMode::Render => "render",
+        }
+    }
+}
+
+/// The active configuration profile, if any (`config_profile`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigProfile(pub Option<String>);
+
+/// Variables whose presence means "running in CI".
+pub const CI_VARIABLES: &[&str] = &[
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "TRAVIS",
+    "JENKINS_URL",
+    "TF_BUILD",
+    "TEAMCITY_VERSION",
+    "BITBUCKET_BUILD_NUMBER",
+    "APPVEYOR",
+    "CODEBUILD_BUILD_ID",
+    "DRONE",
+];
+
+/// Variables whose presence means "inside a container" (systemd/podman set
+/// `container`; Kubernetes sets the service host in every pod).
+pub const CONTAINER_VARIABLES: &[&str] = &["container", "KUBERNETES_SERVICE_HOST"];
+
+/// Variables whose presence means "over SSH".
+pub const SSH_VARIABLES: &[&str] = &["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"];
+
+fn present(env: &BTreeMap<String, String>, names: &[&str]) -> bool {
+    names.iter().any(|name| {
+        env.get(*name).is_some_and(|value| {
+            // `CI=false` is how some tools say "not CI"; the value is only
+            // compared here, never kept.
+            let value = value.trim();
+            !value.is_empty() && value != "false" && value != "0"
+        })
+    })
+}
+
+/// The hosting signals of `env`; `container_marker` says whether a container
+/// marker file (`/.dockerenv`, `/run/.containerenv`) exists.
+pub fn hosting_signals(env: &BTreeMap<String, String>, container_marker: bool) -> HostingSignals {
+    HostingSignals {
+        ci: present(env, CI_VARIABLES),
+        container: container_marker || present(env, CONTAINER_VARIABLES),
+        ssh: present(env, SSH_VARIABLES),
+    }
+}
+
+/// Keeps `value` only if it is short and made of `allowed` characters, so a
+/// surprising value can never carry a path, an address or a secret.
+fn allowlisted(value: &str, max: usize, allowed: fn(char) -> bool) -> Option<String> {
+    let ok = !value.is_empty() && value.chars().count() <= max && value.chars().all(allowed);
+    ok.then(|| value.to_owned())
+}
+
+/// The executable name of `$SHELL` (its basename), never the path.
+pub fn shell_name(env: &BTreeMap<String, String>) -> Option<String> {
+    let shell = env.get("SHELL")?;
+    let name = Path::new(shell.trim()).file_name()?.to_str()?;
+    allowlisted(name, 32, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
+    })
+}
+
+fn locale_value(value: &str) -> Option<String> {
+    allowlisted(value.trim(), 64, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@')
+    })
+}
+
+/// The locale from `LC_ALL`, else `LC_MESSAGES`, else `LANG`, else `system`
+/// (sys-locale), following POSIX precedence for messages.
+pub fn locale(
+    env: &BTreeMap<String, String>,
+    system: impl FnOnce() -> Option<String>,
+) -> LocaleFacts {
+    let from_env = [
+        ("LC_ALL", LocaleSource::LcAll),
+        ("LC_MESSAGES", LocaleSource::LcMessages),
+        ("LANG", LocaleSource::Lang),
+    ]
+    .into_iter()
+    .find_map(|(name, source)| {
+        env.get(name)
+            .and_then(|v| locale_value(v))
+            .map(|v| (v, source))
+    });
+    let locale = from_env.or_else(|| {
+        system()
+            .as_deref()
+            .and_then(locale_value)
+            .map(|v| (v, LocaleSource::System))
+    });
+    LocaleFacts { locale }
+}
+
+/// Declares a unit stage struct with the common request-only shape.
+macro_rules! request_stage {
+    ($(#[$doc:meta])* $name:ident, $id:literal, $class:expr, $template:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+
+        impl $name {
+            const TEMPLATE: &'static str = $template;
+        }
+
+        impl Stage for $name {
+            fn id(&self) -> &'static str {
+                $id
+            }
+            fn class(&self) -> SectionClass {
+                $class
+            }
+            fn placement(&self) -> Placement {
+                Placement::RequestContext
+            }
+            fn template(&self) -> Option<&'static str> {
+                Some(Self::TEMPLATE)
+            }
+            fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
+                Some(SMALL_SECTION_LIMIT)
+            }
+            fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+                Ok(vec![small_section(cx, self.id(), Self::TEMPLATE, self.context(cx)?)?])
+            }
+        }
+    };
+}
+
+request_stage!(
+    /// `execution_environment`: OS family and version, architecture, shell name.
+    ExecutionEnvironmentStage,
+    "execution_environment",
+    SectionClass::Session,
+    "sections/execution_environment.j2"
+);
+
+impl ExecutionEnvironmentStage {
+    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
+        let facts = cx.require::<ExecutionFacts>()?;
+        Ok(context! {
+            os_family => &facts.os.family,
+            os_version => &facts.os.version,
+            arch => &facts.os.arch,
+            shell => &facts.shell,
+        })
+    }
+}
+
+request_stage!(
+    /// `hosting_environment`: CI, container and SSH presence signals.
+    HostingEnvironmentStage,
+    "hosting_environment",
+    SectionClass::Session,
+    "sections/hosting_environment.j2"
+);
+
+impl HostingEnvironmentStage {
+    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
+        let signals = cx.require::<HostingSignals>()?;
+        Ok(context! { ci => signals.ci, container => signals.container, ssh => signals.ssh })
+    }
+}
+
+request_stage!(
+    /// `locale`: the locale the user's tools run with.
+    LocaleStage,
+    "locale",
+    SectionClass::Session,
+    "sections/locale.j2"
+);
+
+impl LocaleStage {
+    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
+        let facts = cx.require::<LocaleFacts>()?;
+        Ok(context! { locale => facts.locale.as_ref().map(|(v, _)| v.clone()) })
+    }
+}
+
+request_stage!(
+    /// `runtime_mode`: interactive session, scripted session or one-shot render.
+    RuntimeModeStage,
+    "runtime_mode",
+    SectionClass::Session,
+    "sections/runtime_mode.j2"
+);
+
+impl RuntimeModeStage {
+    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
+        let mode = cx.require::<RuntimeMode>()?;
+        Ok(context! { mode => mode.key() })
+    }
+}
+
+request_stage!(
+    /// `config_profile`: the active profile, or that none is active.
+    ConfigProfileStage,
+    "config_profile",
+    SectionClass::Session,
+    "sections/config_profile.j2"
+);
+
+impl ConfigProfileStage {
+    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
+        let ConfigProfile(profile) = cx.require::<ConfigProfile>()?;
+        Ok(context! { profile => profile })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn hosting_is_presence_only() {
+        assert_eq!(hosting_signals(&env(&[]), false), HostingSignals::default());
+        assert_eq!(
+            hosting_signals(
+                &env(&[("GITHUB_ACTIONS", "true"), ("SSH_TTY", "/dev/pts/1")]),
+                true
+            ),
+            HostingSignals {
+                ci: true,
+                container: true,
+                ssh: true
+            }
+        );
+        assert_eq!(
+            hosting_signals(&env(&[("CI", "false"), ("container", "podman")]), false),
+            HostingSignals {
+                ci: false,
+                container: true,
+                ssh: false
+            }
+        );
+    }
+
+    #[test]
+    fn shell_is_basename_only() {
+        assert_eq!(
+            shell_name(&env(&[("SHELL", "/home/alice/bin/zsh")])),
+            Some("zsh".to_owned())
+        );
+        assert_eq!(shell_name(&env(&[("SHELL", "/bin/my shell")])), None);
+        assert_eq!(shell_name(&env(&[])), None);
+    }
+
+    #[test]
+    fn locale_precedence_and_allowlist() {
+        let sys = || Some("fr_FR".to_owned());
+        let facts = |pairs: &[(&str, &str)]| locale(&env(pairs), sys).locale;
+        assert_eq!(
+            facts(&[("LANG", "en_US.UTF-8"), ("LC_ALL", "de_DE.UTF-8")]),
+            Some(("de_DE.UTF-8".to_owned(), LocaleSource::LcAll))
+        );
+        assert_eq!(
+            facts(&[("LANG", "en_US.UTF-8"), ("LC_MESSAGES", "C")]),
+            Some(("C".to_owned(), LocaleSource::LcMessages))
+        );
+        assert_eq!(
+            facts(&[("LANG", "/etc/evil path")]),
+            Some(("fr_FR".to_owned(), LocaleSource::System))
+        );
+        assert_eq!(locale(&env(&[]), || None).locale, None);
+    }
+}

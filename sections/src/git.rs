@@ -1,0 +1,435 @@
+//! The git stages: `worktree_context`, `git_revision` and
+//! `dynamic_repository_context` (git status, bounded by
+//! `system_prompt.git_status_max_chars`). The stages render facts gathered
+//! by [`read`] at the edge; they never open a repository themselves.
+//!
+//! Nothing here shows remote URLs, user names or emails: the facts do not
+//! even carry them.
+
+pub mod read;
+
+use bcode_prompt::bounds::line_ends;
+use bcode_prompt::config::BcodeConfig;
+use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_text::Limit;
+use minijinja::value::Serde;
+use minijinja::{Value, context};
+use serde::Serialize;
+
+use crate::environment::small_section;
+
+/// Templates rendered by the git stages.
+pub const REVISION_TEMPLATE: &str = "sections/git_revision.j2";
+pub const WORKTREE_TEMPLATE: &str = "sections/worktree_context.j2";
+pub const STATUS_TEMPLATE: &str = "sections/git_status.j2";
+/// The one line said when there is no git information at all.
+pub const NO_GIT_TEMPLATE: &str = "sections/no_git.j2";
+
+/// What the marker names as the place to see the whole status.
+pub const STATUS_FULL_TEXT_AT: &str = "git status --short";
+
+/// Everything the git stages may show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GitFacts {
+    /// The working directory is not inside a repository.
+    NoRepository,
+    /// There is a repository, but it could not be used.
+    Unavailable(GitUnavailable),
+    Repository(RepoFacts),
+}
+
+/// Why a repository could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GitUnavailable {
+    /// libgit2 refused it: it is owned by another user (`Owner`).
+    OwnedByAnotherUser,
+    /// Any other failure; `detail` goes to the section notes only.
+    Unreadable { detail: String },
+}
+
+/// A commit id, abbreviated and in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CommitId {
+    pub short: String,
+    pub full: String,
+}
+
+/// Where `HEAD` points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeadFacts {
+    Branch {
+        name: String,
+        commit: CommitId,
+    },
+    Detached {
+        commit: CommitId,
+    },
+    /// A branch with no commits yet.
+    Unborn {
+        name: String,
+    },
+    /// `HEAD` could not be read; `detail` goes to the notes.
+    Unknown {
+        detail: String,
+    },
+}
+
+/// What kind of checkout the working directory is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WorktreeFacts {
+    /// The repository's main working tree, rooted at `root`.
+    Main { root: String },
+    /// A linked worktree (`git worktree add`).
+    Linked {
+        root: String,
+        name: Option<String>,
+        main_root: Option<String>,
+    },
+    /// A bare repository: no working tree.
+    Bare,
+}
+
+/// The state one status entry is counted under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EntryState {
+    Modified,
+    Added,
+    Deleted,
+    Renamed,
+    Untracked,
+    Conflicted,
+}
+
+/// Entry counts by state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StateCounts {
+    pub modified: usize,
+    pub added: usize,
+    pub deleted: usize,
+    pub renamed: usize,
+    pub untracked: usize,
+    pub conflicted: usize,
+}
+
+impl StateCounts {
+    pub fn add(&mut self, state: EntryState) {
+        let slot = match state {
+            EntryState::Modified => &mut self.modified,
+            EntryState::Added => &mut self.added,
+            EntryState::Deleted => &mut self.deleted,
+            EntryState::Renamed => &mut self.renamed,
+            EntryState::Untracked => &mut self.untracked,
+            EntryState::Conflicted => &mut self.conflicted,
+        };
+        *slot += 1;
+    }
+
+    pub fn total(&self) -> usize {
+        self.modified + self.added + self.deleted + self.renamed + self.untracked + self.conflicted
+    }
+
+    fn minus(&self, other: &StateCounts) -> StateCounts {
+        StateCounts {
+            modified: self.modified.saturating_sub(other.modified),
+            added: self.added.saturating_sub(other.added),
+            deleted: self.deleted.saturating_sub(other.deleted),
+            renamed: self.renamed.saturating_sub(other.renamed),
+            untracked: self.untracked.saturating_sub(other.untracked),
+            conflicted: self.conflicted.saturating_sub(other.conflicted),
+        }
+    }
+}
+
+/// One line of short-format status: `code` is git's two-letter `XY`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusEntry {
+    pub code: String,
+    /// The path, or `old -> new` for a rename; control characters replaced.
+    pub path: String,
+    pub state: EntryState,
+}
+
+/// A finished status listing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusFacts {
+    /// At most `read::GitProbeOptions::max_entries` entries, sorted by path.
+    pub entries: Vec<StatusEntry>,
+    /// Counts over every entry, including those beyond the cap.
+    pub total: StateCounts,
+    /// Whether entries were dropped by the cap.
+    pub capped: bool,
+}
+
+/// What became of the status probe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StatusOutcome {
+    /// No enabled section needed it.
+    NotGathered,
+    /// It did not finish within the deadline.
+    TimedOut {
+        deadline_ms: u64,
+    },
+    /// It failed; `detail` goes to the notes.
+    Failed {
+        detail: String,
+    },
+    Done(StatusFacts),
+}
+
+/// Facts about a usable repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoFacts {
+    pub head: HeadFacts,
+    pub worktree: WorktreeFacts,
+    pub status: StatusOutcome,
+}
+
+/// The git stage ids in canonical order; the first enabled one carries the
+/// single "no git information" line so it is not repeated three times.
+const GIT_STAGES: [&str; 3] = [
+    "worktree_context",
+    "git_revision",
+    "dynamic_repository_context",
+];
+
+fn first_enabled_git_stage(config: &BcodeConfig) -> Option<&'static str> {
+    GIT_STAGES
+        .into_iter()
+        .find(|id| config.system_prompt.sections.get(id) == Some(true))
+}
+
+/// Renders the sections for a missing or unusable repository, or hands the
+/// repository facts on.
+fn with_repo<'a>(
+    cx: &StageContext<'a>,
+    id: &str,
+) -> Result<Result<&'a RepoFacts, Vec<Section>>, StageError> {
+    let facts = cx.require::<GitFacts>()?;
+    let (reason, note) = match facts {
+        GitFacts::Repository(repo) => return Ok(Ok(repo)),
+        GitFacts::NoRepository => ("no_repository", None),
+        GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser) => (
+            "owner",
+            Some("git refused the repository: it is owned by another user".to_owned()),
+        ),
+        GitFacts::Unavailable(GitUnavailable::Unreadable { detail }) => {
+            ("unreadable", Some(format!("git error: {detail}")))
+        }
+    };
+    if first_enabled_git_stage(cx.config) != Some(id) {
+        return Ok(Err(Vec::new()));
+    }
+    let mut section = small_section(cx, id, NO_GIT_TEMPLATE, context! { reason })?;
+    if let Some(note) = note {
+        section = section.with_note(&note);
+    }
+    Ok(Err(vec![section]))
+}
+
+/// `worktree_context`: main or linked worktree, and its root.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorktreeStage;
+
+impl Stage for WorktreeStage {
+    fn id(&self) -> &'static str {
+        "worktree_context"
+    }
+    fn class(&self) -> SectionClass {
+        // The checkout a session works in does not change during it.
+        SectionClass::Session
+    }
+    fn placement(&self) -> Placement {
+        Placement::RequestContext
+    }
+    fn template(&self) -> Option<&'static str> {
+        Some(WORKTREE_TEMPLATE)
+    }
+    fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
+        Some(crate::environment::SMALL_SECTION_LIMIT)
+    }
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, self.id())? {
+            Ok(repo) => repo,
+            Err(sections) => return Ok(sections),
+        };
+        let ctx = match &repo.worktree {
+            WorktreeFacts::Main { root } => context! { kind => "main", root },
+            WorktreeFacts::Linked {
+                root,
+                name,
+                main_root,
+            } => context! { kind => "linked", root, name, main_root },
+            WorktreeFacts::Bare => context! { kind => "bare" },
+        };
+        Ok(vec![small_section(cx, self.id(), WORKTREE_TEMPLATE, ctx)?])
+    }
+}
+
+/// `git_revision`: branch or detached head, commit, dirty flag.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GitRevisionStage;
+
+impl Stage for GitRevisionStage {
+    fn id(&self) -> &'static str {
+        "git_revision"
+    }
+    fn class(&self) -> SectionClass {
+        // Branch, commit and dirty flag change with every commit or edit.
+        SectionClass::Turn
+    }
+    fn placement(&self) -> Placement {
+        Placement::RequestContext
+    }
+    fn template(&self) -> Option<&'static str> {
+        Some(REVISION_TEMPLATE)
+    }
+    fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
+        Some(crate::environment::SMALL_SECTION_LIMIT)
+    }
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, self.id())? {
+            Ok(repo) => repo,
+            Err(sections) => return Ok(sections),
+        };
+        let dirty = match &repo.status {
+            StatusOutcome::Done(status) => Some(status.total.total() > 0),
+            _ => None,
+        };
+        let bare = repo.worktree == WorktreeFacts::Bare;
+        let mut note = None;
+        let ctx = match &repo.head {
+            HeadFacts::Branch { name, commit } => {
+                context! { head => "branch", branch => name, commit => Value::from(Serde(commit)), dirty, bare }
+            }
+            HeadFacts::Detached { commit } => {
+                context! { head => "detached", commit => Value::from(Serde(commit)), dirty, bare }
+            }
+            HeadFacts::Unborn { name } => {
+                context! { head => "unborn", branch => name, dirty, bare }
+            }
+            HeadFacts::Unknown { detail } => {
+                note = Some(format!("cannot read HEAD: {detail}"));
+                context! { head => "unknown", dirty, bare }
+            }
+        };
+        let mut section = small_section(cx, self.id(), REVISION_TEMPLATE, ctx)?;
+        if let Some(note) = note {
+            section = section.with_note(&note);
+        }
+        Ok(vec![section])
+    }
+}
+
+/// `dynamic_repository_context`: the short git status, bounded by
+/// `system_prompt.git_status_max_chars` (cut at line ends, with a summary of
+/// what was left out).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GitStatusStage;
+
+impl Stage for GitStatusStage {
+    fn id(&self) -> &'static str {
+        "dynamic_repository_context"
+    }
+    fn class(&self) -> SectionClass {
+        SectionClass::Turn
+    }
+    fn placement(&self) -> Placement {
+        Placement::RequestContext
+    }
+    fn template(&self) -> Option<&'static str> {
+        Some(STATUS_TEMPLATE)
+    }
+    /// The limit applies to the status listing, marker included; the
+    /// left-out summary (at most six counts) follows it.
+    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
+        Some(Limit::Chars(config.system_prompt.git_status_max_chars))
+    }
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, self.id())? {
+            Ok(repo) => repo,
+            Err(sections) => return Ok(sections),
+        };
+        let section = |ctx: Value| -> Result<Section, StageError> {
+            let (text, usage) = cx.render(STATUS_TEMPLATE, ctx)?;
+            Ok(Section::new(self.id(), text)
+                .with_template(usage)
+                .with_source(STATUS_FULL_TEXT_AT))
+        };
+        let status = match &repo.status {
+            StatusOutcome::Done(status) => status,
+            StatusOutcome::NotGathered => {
+                return Err(StageError::MissingInput {
+                    type_name: "git status",
+                });
+            }
+            StatusOutcome::TimedOut { deadline_ms } => {
+                let s = section(context! { state => "timed_out", deadline_ms })?;
+                return Ok(vec![s.with_note(&format!(
+                    "git status did not finish within {deadline_ms} ms; not shown"
+                ))]);
+            }
+            StatusOutcome::Failed { detail } => {
+                let s = section(context! { state => "failed" })?;
+                return Ok(vec![s.with_note(&format!("git status failed: {detail}"))]);
+            }
+        };
+        if repo.worktree == WorktreeFacts::Bare {
+            return Ok(vec![section(context! { state => "bare" })?]);
+        }
+        if status.entries.is_empty() && !status.capped {
+            return Ok(vec![section(context! { state => "clean" })?]);
+        }
+
+        let mut listing = String::new();
+        let mut ends = Vec::with_capacity(status.entries.len());
+        for entry in &status.entries {
+            if !listing.is_empty() {
+                listing.push('\n');
+            }
+            listing.push_str(&entry.code);
+            listing.push(' ');
+            listing.push_str(&entry.path);
+            ends.push(listing.len());
+        }
+        let limit = self.limit(cx.config);
+        let bounded = cx.bound_at(
+            &listing,
+            limit,
+            &line_ends(&listing),
+            Some(STATUS_FULL_TEXT_AT),
+        )?;
+        let kept_bytes = bounded
+            .truncation
+            .as_ref()
+            .map_or(listing.len(), |t| t.truncation.cut_at_byte);
+        let mut shown = StateCounts::default();
+        for (entry, end) in status.entries.iter().zip(&ends) {
+            if *end <= kept_bytes {
+                shown.add(entry.state);
+            }
+        }
+        let left_out = status.total.minus(&shown);
+        let ctx = context! {
+            state => "listed",
+            listing => &bounded.text,
+            left_out => Value::from(Serde(left_out)),
+            left_out_total => left_out.total(),
+            capped => status.capped,
+            listed => status.entries.len(),
+        };
+        let mut s = section(ctx)?.with_bounded(&bounded);
+        if status.capped {
+            s = s.with_note(&format!(
+                "git status listing capped at {} entries",
+                status.entries.len()
+            ));
+        }
+        Ok(vec![s])
+    }
+}

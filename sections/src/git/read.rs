@@ -1,0 +1,279 @@
+//! The git probe (edge I/O): opens the repository with git2 and reads
+//! `HEAD`, the worktree kind and the status into [`GitFacts`].
+//!
+//! Status is the one potentially slow step (it scans the working tree), and
+//! libgit2 offers no progress callback for it, so it runs on a worker thread
+//! and the probe waits at most [`GitProbeOptions::status_deadline`]. When the
+//! deadline passes the outcome is `TimedOut` and the section says so; the
+//! worker finishes on its own and its result is dropped. Entries beyond
+//! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
+//! untracked tree cannot blow up memory either.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use git2::{ErrorCode, Repository, Status, StatusOptions};
+
+use super::{
+    CommitId, EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusFacts,
+    StatusOutcome, WorktreeFacts,
+};
+
+/// How the probe runs and which parts it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GitProbeOptions {
+    /// Read the status (needed by `git_revision`'s dirty flag and by
+    /// `dynamic_repository_context`).
+    pub status: bool,
+    pub status_deadline: Duration,
+    pub max_entries: usize,
+}
+
+impl Default for GitProbeOptions {
+    fn default() -> Self {
+        GitProbeOptions {
+            status: true,
+            status_deadline: Duration::from_millis(1500),
+            max_entries: 10_000,
+        }
+    }
+}
+
+/// Reads the repository containing `path` (searching upwards, like git).
+pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
+    let repo = match Repository::discover(path) {
+        Ok(repo) => repo,
+        Err(err) if err.code() == ErrorCode::NotFound => return GitFacts::NoRepository,
+        Err(err) if err.code() == ErrorCode::Owner => {
+            return GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser);
+        }
+        Err(err) => {
+            return GitFacts::Unavailable(GitUnavailable::Unreadable {
+                detail: err.message().to_owned(),
+            });
+        }
+    };
+    let head = head(&repo);
+    let worktree = worktree(&repo);
+    let status = if !options.status {
+        StatusOutcome::NotGathered
+    } else if repo.is_bare() {
+        StatusOutcome::Done(StatusFacts::default())
+    } else {
+        status_with_deadline(repo, options)
+    };
+    GitFacts::Repository(RepoFacts {
+        head,
+        worktree,
+        status,
+    })
+}
+
+fn commit_id(repo: &Repository, oid: git2::Oid) -> CommitId {
+    let full = oid.to_string();
+    let short = repo
+        .find_object(oid, None)
+        .and_then(|object| object.short_id())
+        .ok()
+        .and_then(|buf| buf.as_str().map(str::to_owned).ok())
+        .unwrap_or_else(|| full.chars().take(7).collect());
+    CommitId { short, full }
+}
+
+fn head(repo: &Repository) -> HeadFacts {
+    match repo.head() {
+        Ok(reference) => {
+            let Some(oid) = reference.target() else {
+                return HeadFacts::Unknown {
+                    detail: "HEAD has no target".to_owned(),
+                };
+            };
+            let commit = commit_id(repo, oid);
+            if reference.is_branch() {
+                HeadFacts::Branch {
+                    name: clean(&String::from_utf8_lossy(reference.shorthand_bytes())),
+                    commit,
+                }
+            } else {
+                HeadFacts::Detached { commit }
+            }
+        }
+        Err(err) if err.code() == ErrorCode::UnbornBranch => {
+            // HEAD is symbolic and names the branch to be born.
+            let name = repo
+                .find_reference("HEAD")
+                .ok()
+                .and_then(|r| r.symbolic_target_bytes().map(|t| t.to_vec()))
+                .map(|t| String::from_utf8_lossy(&t).into_owned())
+                .map(|t| t.trim_start_matches("refs/heads/").to_owned())
+                .unwrap_or_else(|| "HEAD".to_owned());
+            HeadFacts::Unborn { name: clean(&name) }
+        }
+        Err(err) => HeadFacts::Unknown {
+            detail: err.message().to_owned(),
+        },
+    }
+}
+
+fn display(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let text = text.strip_suffix('/').unwrap_or(&text);
+    clean(&text.replace('\\', "/"))
+}
+
+fn worktree(repo: &Repository) -> WorktreeFacts {
+    let Some(workdir) = repo.workdir() else {
+        return WorktreeFacts::Bare;
+    };
+    let root = display(workdir);
+    if !repo.is_worktree() {
+        return WorktreeFacts::Main { root };
+    }
+    let name = git2::Worktree::open_from_repository(repo)
+        .ok()
+        .and_then(|wt| wt.name().ok().flatten().map(clean));
+    // The common directory is the main repository's `.git`; its parent is
+    // the main working tree unless the main repository is bare.
+    let common = repo.commondir();
+    let main_root = (common.file_name().is_some_and(|n| n == ".git"))
+        .then(|| common.parent().map(display))
+        .flatten();
+    WorktreeFacts::Linked {
+        root,
+        name,
+        main_root,
+    }
+}
+
+fn status_with_deadline(repo: Repository, options: &GitProbeOptions) -> StatusOutcome {
+    let (tx, rx) = mpsc::channel();
+    let max_entries = options.max_entries;
+    // `Repository` is `Send`; the worker owns it from here on.
+    let spawned = std::thread::Builder::new()
+        .name("bcode-git-status".to_owned())
+        .spawn(move || {
+            // The receiver may be gone after a timeout; that is expected.
+            let _ = tx.send(status(&repo, max_entries));
+        });
+    if let Err(err) = spawned {
+        return StatusOutcome::Failed {
+            detail: err.to_string(),
+        };
+    }
+    match rx.recv_timeout(options.status_deadline) {
+        Ok(Ok(facts)) => StatusOutcome::Done(facts),
+        Ok(Err(err)) => StatusOutcome::Failed {
+            detail: err.message().to_owned(),
+        },
+        Err(_) => StatusOutcome::TimedOut {
+            deadline_ms: u64::try_from(options.status_deadline.as_millis()).unwrap_or(u64::MAX),
+        },
+    }
+}
+
+fn status(repo: &Repository, max_entries: usize) -> Result<StatusFacts, git2::Error> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(false)
+        .include_ignored(false)
+        .renames_head_to_index(true);
+    let statuses = repo.statuses(Some(&mut opts))?;
+    let mut facts = StatusFacts::default();
+    for entry in statuses.iter() {
+        let flags = entry.status();
+        if flags.is_empty() || flags.contains(Status::IGNORED) {
+            continue;
+        }
+        let state = state_of(flags);
+        facts.total.add(state);
+        if facts.entries.len() >= max_entries {
+            facts.capped = true;
+            continue;
+        }
+        let path = match entry
+            .head_to_index()
+            .filter(|_| state == EntryState::Renamed)
+        {
+            Some(delta) => {
+                let old = delta.old_file().path().map(display).unwrap_or_default();
+                let new = delta.new_file().path().map(display).unwrap_or_default();
+                format!("{old} -> {new}")
+            }
+            None => clean(&String::from_utf8_lossy(entry.path_bytes())),
+        };
+        facts.entries.push(StatusEntry {
+            code: code_of(flags),
+            path,
+            state,
+        });
+    }
+    Ok(facts)
+}
+
+fn state_of(flags: Status) -> EntryState {
+    if flags.contains(Status::CONFLICTED) {
+        EntryState::Conflicted
+    } else if flags.intersects(Status::INDEX_RENAMED | Status::WT_RENAMED) {
+        EntryState::Renamed
+    } else if flags.contains(Status::INDEX_NEW) {
+        EntryState::Added
+    } else if flags.contains(Status::WT_NEW) {
+        EntryState::Untracked
+    } else if flags.intersects(Status::INDEX_DELETED | Status::WT_DELETED) {
+        EntryState::Deleted
+    } else {
+        EntryState::Modified
+    }
+}
+
+/// Git's porcelain `XY` code for `flags`.
+fn code_of(flags: Status) -> String {
+    if flags.contains(Status::CONFLICTED) {
+        return "UU".to_owned();
+    }
+    if flags.contains(Status::WT_NEW) && !flags.intersects(index_flags()) {
+        return "??".to_owned();
+    }
+    let x = if flags.contains(Status::INDEX_NEW) {
+        'A'
+    } else if flags.contains(Status::INDEX_MODIFIED) {
+        'M'
+    } else if flags.contains(Status::INDEX_DELETED) {
+        'D'
+    } else if flags.contains(Status::INDEX_RENAMED) {
+        'R'
+    } else if flags.contains(Status::INDEX_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    let y = if flags.contains(Status::WT_MODIFIED) {
+        'M'
+    } else if flags.contains(Status::WT_DELETED) {
+        'D'
+    } else if flags.contains(Status::WT_RENAMED) {
+        'R'
+    } else if flags.contains(Status::WT_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    format!("{x}{y}")
+}
+
+fn index_flags() -> Status {
+    Status::INDEX_NEW
+        | Status::INDEX_MODIFIED
+        | Status::INDEX_DELETED
+        | Status::INDEX_RENAMED
+        | Status::INDEX_TYPECHANGE
+}
+
+/// Replaces control characters so a path or branch name cannot break the
+/// line structure of a section.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
