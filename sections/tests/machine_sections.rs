@@ -240,7 +240,7 @@ fn environment_sections_whole_text() {
     ]);
     assert_eq!(
         case.assemble().request_context,
-        "Execution environment: linux (Linux (Debian 12)) on x86_64; shell: zsh.\n\n\
+        "Execution environment: OS family linux, version Linux (Debian 12); architecture x86_64; shell zsh.\n\n\
          Hosting environment: no CI, container or SSH session detected.\n\n\
          Locale: en_GB.UTF-8.\n\n\
          Runtime mode: interactive session; the user reads replies and can answer questions.\n\n\
@@ -252,7 +252,7 @@ fn environment_sections_whole_text() {
     case.profile = Some("work");
     assert_eq!(
         case.assemble().request_context,
-        "Execution environment: linux (Linux (Debian 12)) on x86_64.\n\n\
+        "Execution environment: OS family linux, version Linux (Debian 12); architecture x86_64.\n\n\
          Hosting environment: running in CI, inside a container.\n\n\
          Locale: ja_JP.\n\n\
          Runtime mode: one-shot render; this prompt is assembled for inspection, not a live conversation.\n\n\
@@ -346,7 +346,7 @@ fn no_identifying_values_in_any_section() {
     // The allowed facts are there, reduced to their safe form.
     assert_eq!(
         section(&prompt, "execution_environment").unwrap(),
-        "Execution environment: linux (Linux (Debian 12)) on x86_64; shell: fish."
+        "Execution environment: OS family linux, version Linux (Debian 12); architecture x86_64; shell fish."
     );
     assert_eq!(
         section(&prompt, "hosting_environment").unwrap(),
