@@ -10,11 +10,13 @@ mod catalog;
 mod context;
 mod document;
 mod front_matter;
+mod keywords;
 mod manifest;
 mod parse;
 mod precedence;
 mod read;
 mod registry;
+mod session;
 mod sources;
 mod suggest;
 mod templates;
@@ -26,8 +28,14 @@ pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
 pub use document::{Document, DocumentError, parse_document};
+pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
+pub use session::{
+    AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill, CommandError, CommandOutcome,
+    PromptOutcome, RESERVED_SUBCOMMANDS, RegistryDiff, ReloadOutcome, SessionError, SessionOptions, SessionReply,
+    SkillListing, SkillSession, SlashCommand, parse_command,
+};
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
 pub use suggest::{closest, edit_distance};
 pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};

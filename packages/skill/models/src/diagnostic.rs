@@ -73,6 +73,8 @@ pub enum DiagnosticCode {
     MissingRoot,
     /// A skill provider failed or panicked; its skills are unavailable.
     ProviderFailed,
+    /// An active skill's file disappeared; it stays active with the context loaded earlier.
+    RemovedWhileActive,
 }
 
 impl DiagnosticCode {
@@ -103,6 +105,7 @@ impl DiagnosticCode {
             DiagnosticCode::ScanLimit => "scan_limit",
             DiagnosticCode::MissingRoot => "missing_root",
             DiagnosticCode::ProviderFailed => "provider_failed",
+            DiagnosticCode::RemovedWhileActive => "removed_while_active",
         }
     }
 }

@@ -1,0 +1,240 @@
+//! Parsing the skill slash commands: `/skills`, `/skill <id> [args...]`,
+//! `/skill active`, `/skill off <id>`. Pure text in, a command or an error
+//! with a hint out; whether an id exists is the session's business.
+
+use crate::suggest::closest;
+
+/// A parsed skill command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SlashCommand {
+    /// `/skills`: list available skills.
+    List,
+    /// `/skill <id> [args...]`: activate a skill with arguments.
+    Activate { id: String, arguments: Vec<String> },
+    /// `/skill active`: list active skills.
+    Active,
+    /// `/skill off <id>`: deactivate a skill.
+    Off { id: String },
+}
+
+/// A line that looks like a command but is not a valid one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}{}", hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default())]
+pub struct CommandError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl CommandError {
+    fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        CommandError {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+/// The words `/skill` reserves; a skill with one of these ids cannot be
+/// activated by name from a slash command.
+pub const RESERVED_SUBCOMMANDS: [&str; 2] = ["active", "off"];
+
+const USAGE: &str = "usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>";
+
+/// Parses `line`. `Ok(None)` when it is not a skill command: ordinary prompt
+/// text, or another slash command listed in `other_commands` (which the
+/// caller handles). Unknown slash commands are errors with a near-miss hint
+/// drawn from the skill commands and `other_commands`.
+pub fn parse_command(
+    line: &str,
+    other_commands: &[&str],
+) -> Result<Option<SlashCommand>, CommandError> {
+    let line = line.trim();
+    let Some(rest) = line.strip_prefix('/') else {
+        return Ok(None);
+    };
+    let words = split_arguments(rest)?;
+    let Some((head, args)) = words.split_first() else {
+        return Err(CommandError::new("empty command", USAGE));
+    };
+    match head.as_str() {
+        "skills" if args.is_empty() => Ok(Some(SlashCommand::List)),
+        "skills" => Err(CommandError::new(
+            "`/skills` takes no arguments",
+            "to activate a skill, use /skill <id>",
+        )),
+        "skill" => parse_skill(args).map(Some),
+        other if other_commands.contains(&format!("/{other}").as_str()) => Ok(None),
+        other => {
+            let known: Vec<String> = ["/skills", "/skill"]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .chain(other_commands.iter().map(|s| (*s).to_owned()))
+                .collect();
+            let typed = format!("/{other}");
+            let hint = match closest(&typed, known.iter().map(String::as_str)) {
+                Some(near) => format!("did you mean `{near}`? {USAGE}"),
+                None => USAGE.to_owned(),
+            };
+            Err(CommandError::new(
+                format!("unknown command `{typed}`"),
+                hint,
+            ))
+        }
+    }
+}
+
+fn parse_skill(args: &[String]) -> Result<SlashCommand, CommandError> {
+    match args {
+        [] => Err(CommandError::new("`/skill` needs a skill id", USAGE)),
+        [sub] if sub == "active" => Ok(SlashCommand::Active),
+        [sub, ..] if sub == "active" => Err(CommandError::new(
+            "`/skill active` takes no arguments",
+            USAGE,
+        )),
+        [sub] if sub == "off" => Err(CommandError::new(
+            "`/skill off` needs the id of an active skill",
+            "see /skill active",
+        )),
+        [sub, id] if sub == "off" => Ok(SlashCommand::Off { id: id.clone() }),
+        [sub, ..] if sub == "off" => Err(CommandError::new(
+            "`/skill off` takes one skill id",
+            "deactivate skills one at a time",
+        )),
+        [id, arguments @ ..] => Ok(SlashCommand::Activate {
+            id: id.clone(),
+            arguments: arguments.to_vec(),
+        }),
+    }
+}
+
+/// Splits on whitespace; double quotes group words and `\"`/`\\` escape
+/// inside them, so `/skill fix "two words"` passes one argument.
+fn split_arguments(text: &str) -> Result<Vec<String>, CommandError> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            '\\' if quoted => match chars.next() {
+                Some(next @ ('"' | '\\')) => current.push(next),
+                Some(next) => {
+                    current.push('\\');
+                    current.push(next);
+                }
+                None => current.push('\\'),
+            },
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    out.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            c => {
+                current.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quoted {
+        return Err(CommandError::new(
+            "unclosed double quote",
+            "close the quote or remove it",
+        ));
+    }
+    if in_word {
+        out.push(current);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(line: &str, expected: Result<Option<SlashCommand>, &str>) {
+        let got = parse_command(line, &["/render", "/quit"]).map_err(|e| e.to_string());
+        assert_eq!(got, expected.map_err(str::to_owned), "{line:?}");
+    }
+
+    #[test]
+    fn commands_and_errors() {
+        use SlashCommand::*;
+        check("fix the bug", Ok(None));
+        check("  /skills  ", Ok(Some(List)));
+        check(
+            "/skill rust-debugging",
+            Ok(Some(Activate {
+                id: "rust-debugging".into(),
+                arguments: vec![],
+            })),
+        );
+        check(
+            "/skill rust-debugging diagnose \"cargo test\" failure",
+            Ok(Some(Activate {
+                id: "rust-debugging".into(),
+                arguments: vec!["diagnose".into(), "cargo test".into(), "failure".into()],
+            })),
+        );
+        check("/skill active", Ok(Some(Active)));
+        check(
+            "/skill off rust-debugging",
+            Ok(Some(Off {
+                id: "rust-debugging".into(),
+            })),
+        );
+        check("/render", Ok(None));
+        check(
+            "/skill",
+            Err(
+                "`/skill` needs a skill id (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+            ),
+        );
+        check(
+            "/skill off",
+            Err("`/skill off` needs the id of an active skill (see /skill active)"),
+        );
+        check(
+            "/skill off a b",
+            Err("`/skill off` takes one skill id (deactivate skills one at a time)"),
+        );
+        check(
+            "/skill active now",
+            Err(
+                "`/skill active` takes no arguments (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+            ),
+        );
+        check(
+            "/skills rust",
+            Err("`/skills` takes no arguments (to activate a skill, use /skill <id>)"),
+        );
+        check(
+            "/skil rust",
+            Err(
+                "unknown command `/skil` (did you mean `/skill`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+            ),
+        );
+        check(
+            "/rendr",
+            Err(
+                "unknown command `/rendr` (did you mean `/render`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+            ),
+        );
+        check(
+            "/",
+            Err(
+                "empty command (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+            ),
+        );
+        check(
+            "/skill x \"open",
+            Err("unclosed double quote (close the quote or remove it)"),
+        );
+    }
+}

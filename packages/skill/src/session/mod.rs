@@ -1,0 +1,489 @@
+//! A skill session: which skills are active (with their arguments and the
+//! context loaded for them), explicit activation and deactivation, keyword
+//! suggestion and conservative auto-activation, and registry changes between
+//! turns. The session owns no storage: every change is returned as
+//! [`SkillEvent`]s for the host to emit through its sink.
+
+mod commands;
+
+use std::collections::BTreeSet;
+
+use bcode_skill_models::{
+    AutoActivate, Diagnostic, DiagnosticCode, SkillContextRequest, SkillContextResponse,
+    SkillError, SkillEvent, SkillId, SkillsConfig,
+};
+
+pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
+
+use crate::keywords::{KeywordIndex, Suggestion};
+use crate::registry::SkillRegistry;
+use crate::suggest::closest;
+use crate::templates::SkillTemplates;
+
+/// Auto-activation needs matched keywords worth at least this many words: two
+/// one-word keywords, or one keyword of two words or more. One common word
+/// such as `rust` only ever suggests.
+pub const AUTO_ACTIVATE_MIN_SCORE: usize = 2;
+
+/// At most this many skills are activated automatically per prompt.
+pub const AUTO_ACTIVATE_MAX_PER_PROMPT: usize = 2;
+
+/// The session's share of `[skills]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionOptions {
+    pub enabled: bool,
+    pub auto_activate: AutoActivate,
+    pub max_context_bytes: Option<usize>,
+    pub preview_max_chars: usize,
+}
+
+impl SessionOptions {
+    pub fn from_config(config: &SkillsConfig) -> Self {
+        SessionOptions {
+            enabled: config.enabled,
+            auto_activate: config.auto_activate,
+            max_context_bytes: config.max_context_bytes,
+            preview_max_chars: config.preview_max_chars,
+        }
+    }
+}
+
+/// Why a skill is active.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ActivationReason {
+    Explicit,
+    Auto { matched_keywords: Vec<String> },
+}
+
+impl ActivationReason {
+    fn describe(&self) -> String {
+        match self {
+            ActivationReason::Explicit => "explicit".into(),
+            ActivationReason::Auto { matched_keywords } => {
+                format!("auto: matched {}", matched_keywords.join(", "))
+            }
+        }
+    }
+}
+
+/// An active skill and the context that was loaded for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActiveSkill {
+    pub id: SkillId,
+    pub arguments: Vec<String>,
+    pub reason: ActivationReason,
+    pub context: SkillContextResponse,
+    /// The skill's file vanished after activation; the context above is the
+    /// last one loaded.
+    pub file_missing: bool,
+}
+
+/// One available skill, as `/skills` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SkillListing {
+    pub id: SkillId,
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub model_visible: bool,
+    pub active: bool,
+}
+
+/// What a command did, for the UI to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionReply {
+    Listing(Vec<SkillListing>),
+    Activated {
+        id: SkillId,
+        source: String,
+        bytes: usize,
+        truncated: bool,
+        preview: String,
+    },
+    ActiveList(Vec<(SkillId, Vec<String>, ActivationReason)>),
+    Deactivated {
+        id: SkillId,
+    },
+}
+
+/// Why a command could not be carried out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    #[error("no skill with id `{id}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownSkill {
+        id: String,
+        suggestion: Option<String>,
+    },
+    #[error("skill `{id}` is disabled by skills.disabled.ids")]
+    Disabled { id: String },
+    #[error("skills are disabled (skills.enabled = false)")]
+    SkillsDisabled,
+    #[error("skill `{id}` could not be loaded: {reason}")]
+    Load { id: String, reason: String },
+    #[error("skill `{id}` is not active{}", if active.is_empty() { String::from("; no skill is active") } else { format!("; active: {}", active.join(", ")) })]
+    NotActive { id: String, active: Vec<String> },
+}
+
+/// A command's result and the events it produced (failures produce events too).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandOutcome {
+    pub reply: Result<SessionReply, SessionError>,
+    pub events: Vec<SkillEvent>,
+}
+
+/// What a prompt triggered under `skills.auto_activate`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PromptOutcome {
+    /// Suggested, not applied (ranked).
+    pub suggestions: Vec<Suggestion>,
+    /// Activated automatically (`on` mode), in order.
+    pub activated: Vec<SkillId>,
+    pub events: Vec<SkillEvent>,
+}
+
+/// How the registry changed between two turns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegistryDiff {
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl RegistryDiff {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
+    }
+}
+
+impl std::fmt::Display for RegistryDiff {
+    /// `+added ~changed -removed`, each a comma-separated list.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        for (sign, ids) in [
+            ('+', &self.added),
+            ('~', &self.changed),
+            ('-', &self.removed),
+        ] {
+            if !ids.is_empty() {
+                parts.push(format!("{sign}{}", ids.join(",")));
+            }
+        }
+        f.write_str(&parts.join(" "))
+    }
+}
+
+/// What reloading the registry did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReloadOutcome {
+    pub diff: RegistryDiff,
+    pub diagnostics: Vec<Diagnostic>,
+    pub events: Vec<SkillEvent>,
+}
+
+/// The state of one session.
+#[derive(Debug)]
+pub struct SkillSession {
+    registry: SkillRegistry,
+    index: KeywordIndex,
+    templates: SkillTemplates,
+    options: SessionOptions,
+    active: Vec<ActiveSkill>,
+}
+
+impl SkillSession {
+    pub fn new(
+        registry: SkillRegistry,
+        options: SessionOptions,
+        templates: SkillTemplates,
+    ) -> Self {
+        let index = KeywordIndex::build(registry.skills());
+        SkillSession {
+            registry,
+            index,
+            templates,
+            options,
+            active: Vec::new(),
+        }
+    }
+
+    pub fn registry(&self) -> &SkillRegistry {
+        &self.registry
+    }
+
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// Active skills in activation order: the order their blocks are injected.
+    pub fn active(&self) -> &[ActiveSkill] {
+        &self.active
+    }
+
+    /// Runs a parsed slash command.
+    pub fn run(&mut self, command: &SlashCommand) -> CommandOutcome {
+        match command {
+            SlashCommand::List => CommandOutcome {
+                reply: Ok(SessionReply::Listing(self.listing())),
+                events: Vec::new(),
+            },
+            SlashCommand::Active => CommandOutcome {
+                reply: Ok(SessionReply::ActiveList(
+                    self.active
+                        .iter()
+                        .map(|a| (a.id.clone(), a.arguments.clone(), a.reason.clone()))
+                        .collect(),
+                )),
+                events: Vec::new(),
+            },
+            SlashCommand::Activate { id, arguments } => {
+                self.activate(id, arguments, ActivationReason::Explicit)
+            }
+            SlashCommand::Off { id } => self.deactivate(id),
+        }
+    }
+
+    fn listing(&self) -> Vec<SkillListing> {
+        let active: BTreeSet<&SkillId> = self.active.iter().map(|a| &a.id).collect();
+        self.registry
+            .skills()
+            .map(|s| SkillListing {
+                id: s.manifest.id.clone(),
+                name: s.manifest.name.clone(),
+                description: s.manifest.description.clone(),
+                source: s.source.label.clone(),
+                model_visible: s.model_visible(),
+                active: active.contains(&s.manifest.id),
+            })
+            .collect()
+    }
+
+    /// Activates `id` (hidden skills included: explicit invocation is always
+    /// allowed unless skills are disabled). Activating an active skill again
+    /// reloads its context with the new arguments and keeps its position.
+    pub fn activate(
+        &mut self,
+        id: &str,
+        arguments: &[String],
+        reason: ActivationReason,
+    ) -> CommandOutcome {
+        let mut events = Vec::new();
+        let reply = self.try_activate(id, arguments, reason, &mut events);
+        if let Err(err) = &reply {
+            events.push(SkillEvent::SkillInvocationFailed {
+                id: id.to_owned(),
+                error: err.to_string(),
+            });
+        }
+        CommandOutcome { reply, events }
+    }
+
+    fn try_activate(
+        &mut self,
+        id: &str,
+        arguments: &[String],
+        reason: ActivationReason,
+        events: &mut Vec<SkillEvent>,
+    ) -> Result<SessionReply, SessionError> {
+        if !self.options.enabled {
+            return Err(SessionError::SkillsDisabled);
+        }
+        let skill = self.registry.lookup(id).map_err(|err| match err {
+            SkillError::Disabled { id } => SessionError::Disabled { id },
+            _ => SessionError::UnknownSkill {
+                id: id.to_owned(),
+                suggestion: closest(id, self.registry.ids()).map(str::to_owned),
+            },
+        })?;
+        let skill_id = skill.manifest.id.clone();
+        let source = skill.source.label.clone();
+        let context = self.load_context(&skill_id, arguments)?;
+        events.push(SkillEvent::SkillActivated {
+            id: skill_id.to_string(),
+            source: source.clone(),
+            arguments: arguments.to_vec(),
+            reason: reason.describe(),
+        });
+        events.push(loaded_event(&context));
+        let reply = SessionReply::Activated {
+            id: skill_id.clone(),
+            source,
+            bytes: context.bytes,
+            truncated: context.truncated,
+            preview: context.preview.clone(),
+        };
+        let active = ActiveSkill {
+            id: skill_id.clone(),
+            arguments: arguments.to_vec(),
+            reason,
+            context,
+            file_missing: false,
+        };
+        match self.active.iter_mut().find(|a| a.id == skill_id) {
+            Some(slot) => *slot = active,
+            None => self.active.push(active),
+        }
+        Ok(reply)
+    }
+
+    fn load_context(
+        &self,
+        id: &SkillId,
+        arguments: &[String],
+    ) -> Result<SkillContextResponse, SessionError> {
+        let request = SkillContextRequest {
+            id: id.clone(),
+            arguments: arguments.to_vec(),
+            max_bytes: self.options.max_context_bytes,
+            preview_max_chars: self.options.preview_max_chars,
+        };
+        self.registry
+            .context(&request, &self.templates)
+            .map_err(|err| SessionError::Load {
+                id: id.to_string(),
+                reason: err.to_string(),
+            })
+    }
+
+    /// Deactivates `id`.
+    pub fn deactivate(&mut self, id: &str) -> CommandOutcome {
+        let Some(position) = self.active.iter().position(|a| a.id.as_str() == id) else {
+            let active = self.active.iter().map(|a| a.id.to_string()).collect();
+            return CommandOutcome {
+                reply: Err(SessionError::NotActive {
+                    id: id.to_owned(),
+                    active,
+                }),
+                events: Vec::new(),
+            };
+        };
+        let removed = self.active.remove(position);
+        CommandOutcome {
+            reply: Ok(SessionReply::Deactivated {
+                id: removed.id.clone(),
+            }),
+            events: vec![SkillEvent::SkillDeactivated {
+                id: removed.id.to_string(),
+                reason: "explicit".into(),
+            }],
+        }
+    }
+
+    /// Applies `skills.auto_activate` to a user prompt: `off` does nothing;
+    /// `suggest` ranks matching skills; `on` activates the strongest matches
+    /// (never a hidden skill, at most [`AUTO_ACTIVATE_MAX_PER_PROMPT`], each
+    /// scoring at least [`AUTO_ACTIVATE_MIN_SCORE`]) and suggests the rest.
+    pub fn on_prompt(&mut self, prompt: &str) -> PromptOutcome {
+        let mut outcome = PromptOutcome::default();
+        if !self.options.enabled || self.options.auto_activate == AutoActivate::Off {
+            return outcome;
+        }
+        let active: BTreeSet<SkillId> = self.active.iter().map(|a| a.id.clone()).collect();
+        // Hidden skills are kept out of automatic discovery of every kind.
+        let candidates: Vec<Suggestion> = self
+            .index
+            .suggest(prompt)
+            .into_iter()
+            .filter(|s| s.model_visible && !active.contains(&s.id))
+            .collect();
+        for candidate in candidates {
+            let eligible = self.options.auto_activate == AutoActivate::On
+                && candidate.score >= AUTO_ACTIVATE_MIN_SCORE
+                && outcome.activated.len() < AUTO_ACTIVATE_MAX_PER_PROMPT;
+            if eligible {
+                let reason = ActivationReason::Auto {
+                    matched_keywords: candidate.matched_keywords.clone(),
+                };
+                let result = self.activate(candidate.id.as_str(), &[], reason);
+                outcome.events.extend(result.events);
+                if result.reply.is_ok() {
+                    outcome.activated.push(candidate.id.clone());
+                    continue;
+                }
+            }
+            outcome.events.push(SkillEvent::SkillSuggested {
+                id: candidate.id.to_string(),
+                source: candidate.source.clone(),
+                matched_keywords: candidate.matched_keywords.clone(),
+            });
+            outcome.suggestions.push(candidate);
+        }
+        outcome
+    }
+
+    /// Swaps in a registry rebuilt between turns. `changed_files` names ids
+    /// whose files changed on disk although their summaries may not have
+    /// (a body edit). Active skills that changed get fresh context; active
+    /// skills that vanished stay active with their last context and a
+    /// diagnostic.
+    pub fn replace_registry(
+        &mut self,
+        registry: SkillRegistry,
+        changed_files: &BTreeSet<String>,
+    ) -> ReloadOutcome {
+        let old: BTreeSet<String> = self.registry.ids().map(str::to_owned).collect();
+        let new: BTreeSet<String> = registry.ids().map(str::to_owned).collect();
+        let mut diff = RegistryDiff {
+            added: new.difference(&old).cloned().collect(),
+            removed: old.difference(&new).cloned().collect(),
+            changed: Vec::new(),
+        };
+        for id in old.intersection(&new) {
+            if self.registry.get(id) != registry.get(id) || changed_files.contains(id) {
+                diff.changed.push(id.clone());
+            }
+        }
+        self.registry = registry;
+        self.index = KeywordIndex::build(self.registry.skills());
+        let mut outcome = ReloadOutcome::default();
+        for slot in 0..self.active.len() {
+            let id = self.active[slot].id.to_string();
+            if diff.removed.contains(&id) {
+                if !self.active[slot].file_missing {
+                    self.active[slot].file_missing = true;
+                    outcome.diagnostics.push(
+                        Diagnostic::warning(
+                            DiagnosticCode::RemovedWhileActive,
+                            format!("active skill `{id}` was removed from disk; it stays active with the context loaded earlier"),
+                        )
+                        .with_skill(&id)
+                        .with_hint(format!("/skill off {id} to drop it")),
+                    );
+                }
+            } else if diff.changed.contains(&id) || self.active[slot].file_missing {
+                let arguments = self.active[slot].arguments.clone();
+                let skill_id = self.active[slot].id.clone();
+                if let Ok(context) = self.load_context(&skill_id, &arguments) {
+                    outcome.events.push(loaded_event(&context));
+                    self.active[slot].context = context;
+                    self.active[slot].file_missing = false;
+                }
+            }
+        }
+        if !diff.is_empty() {
+            outcome.events.insert(
+                0,
+                SkillEvent::SkillsReloaded {
+                    added: diff.added.clone(),
+                    changed: diff.changed.clone(),
+                    removed: diff.removed.clone(),
+                },
+            );
+        }
+        outcome.diff = diff;
+        outcome
+    }
+}
+
+fn loaded_event(context: &SkillContextResponse) -> SkillEvent {
+    SkillEvent::SkillContextLoaded {
+        id: context.id.to_string(),
+        source: context.source.label.clone(),
+        bytes: context.bytes,
+        truncated: context.truncated,
+        preview: context.preview.clone(),
+    }
+}
