@@ -118,10 +118,15 @@ pub fn format_catalog<'s>(
             .count();
         render_marker(omitted).unwrap_or_default()
     };
+    // Offset 0 (no entries) is a valid cut too, so an entry is never split:
+    // when not even the first one fits, only the marker remains.
+    let whole_entries: Vec<usize> = std::iter::once(0)
+        .chain(entry_ends.iter().copied())
+        .collect();
     let cut = bound_at(
         &entries,
         Limit::Bytes(max.saturating_sub(frame)),
-        &entry_ends,
+        &whole_entries,
         &marker,
     );
     let truncation = cut.truncation.clone();

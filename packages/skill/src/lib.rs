@@ -16,6 +16,7 @@ mod parse;
 mod precedence;
 mod read;
 mod registry;
+mod reload;
 mod session;
 mod sources;
 mod suggest;
@@ -30,6 +31,7 @@ pub use context::{format_context, preview};
 pub use document::{Document, DocumentError, parse_document};
 pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
+pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
 pub use session::{
     AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill, CommandError, CommandOutcome,

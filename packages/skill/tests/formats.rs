@@ -234,6 +234,29 @@ fn catalog_modes_hidden_skills_and_bounds() {
     assert!(bounded.text.ends_with(&format!(
         "  </skill>\n  <!-- {omitted} more skills not shown: the catalog is limited to {max} bytes (skills.prompt.max_bytes). Their SKILL.md files are under the skill roots; list them with your filesystem tools. -->\n</available_skills>"
     )), "{}", bounded.text);
+    // Room for the preamble and the marker but not for one whole entry: no
+    // entry is split; only the marker stands between the tags.
+    let frame = full.text.len()
+        - (full.text.rfind("  </skill>\n").unwrap() + "  </skill>\n".len()
+            - full.text.find("  <skill>").unwrap());
+    let marker_only = frame + 210;
+    let cut = catalog(
+        &registry,
+        &SkillsPromptConfig {
+            max_bytes: Some(marker_only),
+            ..SkillsPromptConfig::default()
+        },
+    );
+    assert_eq!((cut.listed, cut.omitted), (0, 6), "{}", cut.text);
+    assert!(cut.text.len() <= marker_only);
+    assert!(cut.text.contains(&format!(
+        "<available_skills>\n  <!-- 6 more skills not shown: the catalog is limited to {marker_only} bytes (skills.prompt.max_bytes)."
+    )), "{}", cut.text);
+    assert!(
+        cut.text.ends_with("-->\n</available_skills>") && !cut.text.contains("<skill>"),
+        "{}",
+        cut.text
+    );
     // A limit below the preamble still yields bounded, marked text.
     let tiny = catalog(
         &registry,

@@ -1,0 +1,183 @@
+//! Live reload between turns. A session's registry is rebuilt only at the
+//! start of a turn, never inside one: with a debounced filesystem watcher
+//! (notify) a quiet tree costs nothing, and otherwise (or when skills live
+//! behind symlinks the watcher cannot see) a metadata check rebuilds through
+//! the summary cache, which reads no unchanged file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+
+use crate::registry::{Discovery, DiscoveryOptions, SkillRegistry};
+use crate::sources::SourceRoot;
+
+/// How changes are noticed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReloadMode {
+    /// A watcher covers every root; a quiet tree is not even stat-ed.
+    Watching,
+    /// Every turn rebuilds through the metadata cache.
+    MetadataCheck,
+}
+
+/// File identity of one skill's instruction file, to notice body-only edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fingerprint {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// A registry that follows its roots between turns.
+pub struct LiveRegistry {
+    discovery: Discovery,
+    roots: Vec<SourceRoot>,
+    fingerprints: BTreeMap<String, Fingerprint>,
+    dirty: Arc<AtomicBool>,
+    watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    /// Some skill is reached through a symlink leaving its root, where the
+    /// watcher sees nothing: such trees are always checked.
+    escapes_roots: bool,
+}
+
+impl std::fmt::Debug for LiveRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveRegistry")
+            .field("roots", &self.roots.len())
+            .field("mode", &self.mode())
+            .finish()
+    }
+}
+
+/// What changed at the start of a turn.
+#[derive(Debug)]
+pub struct TurnRefresh {
+    pub registry: SkillRegistry,
+    /// Ids whose instruction file changed on disk (size or time), including
+    /// body-only edits that leave the summary as it was.
+    pub changed_files: BTreeSet<String>,
+}
+
+impl LiveRegistry {
+    /// Builds the first registry.
+    pub fn new(options: DiscoveryOptions, roots: Vec<SourceRoot>) -> (Self, SkillRegistry) {
+        let mut live = LiveRegistry {
+            discovery: Discovery::new(options),
+            roots,
+            fingerprints: BTreeMap::new(),
+            dirty: Arc::new(AtomicBool::new(false)),
+            watcher: None,
+            escapes_roots: false,
+        };
+        let registry = live.discovery.build(&live.roots);
+        live.fingerprints = fingerprints(&registry);
+        live.escapes_roots = escapes_roots(&registry);
+        (live, registry)
+    }
+
+    /// Starts a debounced watcher on every root (for a root that does not
+    /// exist yet, on its nearest existing ancestor, without recursion). On
+    /// failure the registry stays in metadata-check mode and the reason is
+    /// returned for the host to show.
+    pub fn watch(&mut self, debounce: Duration) -> Result<(), String> {
+        let dirty = Arc::clone(&self.dirty);
+        let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
+            // Errors (a queue overflow, for example) mean events may be lost:
+            // treat them as a change so the next turn checks.
+            if result.map(|events| !events.is_empty()).unwrap_or(true) {
+                dirty.store(true, Ordering::SeqCst);
+            }
+        })
+        .map_err(|err| err.to_string())?;
+        for root in &self.roots {
+            let (path, mode) = watch_target(&root.path);
+            debouncer
+                .watch(&path, mode)
+                .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
+        }
+        self.watcher = Some(debouncer);
+        Ok(())
+    }
+
+    pub fn mode(&self) -> ReloadMode {
+        if self.watcher.is_some() && !self.escapes_roots {
+            ReloadMode::Watching
+        } else {
+            ReloadMode::MetadataCheck
+        }
+    }
+
+    /// Call at the start of a turn. `None` when a watcher reports a quiet
+    /// tree; otherwise the rebuilt registry (which the session diffs).
+    pub fn begin_turn(&mut self) -> Option<TurnRefresh> {
+        if self.mode() == ReloadMode::Watching && !self.dirty.swap(false, Ordering::SeqCst) {
+            return None;
+        }
+        let registry = self.discovery.build(&self.roots);
+        let now = fingerprints(&registry);
+        let changed_files = now
+            .iter()
+            .filter(|(id, fp)| self.fingerprints.get(*id).is_some_and(|old| old != *fp))
+            .map(|(id, _)| id.clone())
+            .collect();
+        self.fingerprints = now;
+        self.escapes_roots = escapes_roots(&registry);
+        Some(TurnRefresh {
+            registry,
+            changed_files,
+        })
+    }
+
+    /// Counters of the last rebuild (tests check that unchanged files are not read).
+    pub fn last_stats(&self) -> crate::DiscoveryStats {
+        self.discovery.last_stats()
+    }
+}
+
+fn fingerprints(registry: &SkillRegistry) -> BTreeMap<String, Fingerprint> {
+    registry
+        .skills()
+        .filter_map(|s| {
+            let meta = fs::metadata(&s.location).ok()?;
+            Some((
+                s.manifest.id.to_string(),
+                Fingerprint {
+                    len: meta.len(),
+                    modified: meta.modified().ok(),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Whether any skill file really lives outside its root (through a symlink).
+fn escapes_roots(registry: &SkillRegistry) -> bool {
+    registry.skills().any(|s| {
+        let Some(root) = &s.source.root else {
+            return false;
+        };
+        fs::canonicalize(&s.location).is_ok_and(|real| !real.starts_with(root))
+    })
+}
+
+/// A root that exists is watched recursively; a missing one through its
+/// nearest existing ancestor, non-recursively, so its creation is noticed.
+fn watch_target(root: &Path) -> (PathBuf, RecursiveMode) {
+    if root.is_dir() {
+        return (root.to_path_buf(), RecursiveMode::Recursive);
+    }
+    let mut ancestor = root.parent();
+    while let Some(dir) = ancestor {
+        if dir.is_dir() {
+            return (dir.to_path_buf(), RecursiveMode::NonRecursive);
+        }
+        ancestor = dir.parent();
+    }
+    (PathBuf::from("/"), RecursiveMode::NonRecursive)
+}

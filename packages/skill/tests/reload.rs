@@ -1,0 +1,125 @@
+//! Live reload between turns: metadata checks that read no unchanged file,
+//! body-only edits noticed, and a watcher that skips work on a quiet tree.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod support;
+
+use std::fs;
+use std::time::{Duration, SystemTime};
+
+use bcode_skill::{
+    DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, SkillTemplates,
+};
+use bcode_skill_models::{SkillsConfig, SourceKind};
+use support::{root, write_tree};
+
+fn age(path: &std::path::Path) {
+    let old = SystemTime::now() - Duration::from_secs(60);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
+#[test]
+fn metadata_check_reads_only_changed_files_and_sees_body_edits() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[
+            ("a/SKILL.md", "---\ndescription: a\n---\nold body\n"),
+            ("b/SKILL.md", "---\ndescription: b\n---\n"),
+        ],
+    );
+    age(&tmp.path().join("a/SKILL.md"));
+    age(&tmp.path().join("b/SKILL.md"));
+    let roots = vec![root(
+        SourceKind::RepoBcode,
+        "repo:.bcode/skills",
+        tmp.path(),
+    )];
+    let (mut live, registry) = LiveRegistry::new(
+        DiscoveryOptions::from_config(&SkillsConfig::default()),
+        roots,
+    );
+    assert_eq!(live.mode(), ReloadMode::MetadataCheck);
+    let mut session = SkillSession::new(
+        registry,
+        SessionOptions::from_config(&SkillsConfig::default()),
+        SkillTemplates::embedded(),
+    );
+
+    let quiet = live.begin_turn().unwrap();
+    assert_eq!(
+        live.last_stats().files_read,
+        0,
+        "an unchanged tree reads no skill file"
+    );
+    assert!(
+        session
+            .replace_registry(quiet.registry, &quiet.changed_files)
+            .diff
+            .is_empty()
+    );
+
+    // A body-only edit leaves the summary alone but is reported as changed.
+    fs::write(
+        tmp.path().join("a/SKILL.md"),
+        "---\ndescription: a\n---\nnew, longer body\n",
+    )
+    .unwrap();
+    fs::remove_dir_all(tmp.path().join("b")).unwrap();
+    let refresh = live.begin_turn().unwrap();
+    assert_eq!(live.last_stats().files_read, 1);
+    let out = session.replace_registry(refresh.registry, &refresh.changed_files);
+    assert_eq!(out.diff.to_string(), "~a -b");
+}
+
+#[test]
+fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[("skills/a/SKILL.md", "---\ndescription: a\n---\n")],
+    );
+    let roots = vec![
+        root(
+            SourceKind::RepoGeneric,
+            "repo:skills",
+            &tmp.path().join("skills"),
+        ),
+        root(
+            SourceKind::RepoBcode,
+            "repo:.bcode/skills",
+            &tmp.path().join(".bcode/skills"),
+        ),
+    ];
+    let (mut live, _) = LiveRegistry::new(
+        DiscoveryOptions::from_config(&SkillsConfig::default()),
+        roots,
+    );
+    live.watch(Duration::from_millis(50)).unwrap();
+    assert_eq!(live.mode(), ReloadMode::Watching);
+    assert!(live.begin_turn().is_none(), "a quiet tree costs nothing");
+
+    write_tree(
+        tmp.path(),
+        &[("skills/b/SKILL.md", "---\ndescription: b\n---\n")],
+    );
+    // The debouncer reports after its timeout; poll turn starts until it has
+    // (bounded, so a broken watcher fails the test instead of hanging it).
+    let mut refresh = None;
+    for _ in 0..200 {
+        if let Some(r) = live.begin_turn() {
+            refresh = Some(r);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let refresh = refresh.expect("the watcher reported the new skill");
+    let ids: Vec<&str> = refresh.registry.ids().collect();
+    assert_eq!(ids, ["a", "b"]);
+}
