@@ -38,6 +38,8 @@ impl std::fmt::Display for CliError {
 pub struct CliContext {
     pub repo: PathBuf,
     pub env: BTreeMap<String, String>,
+    pub config_files: Vec<PathBuf>,
+    pub set: Vec<String>,
     pub loaded: LoadedConfig,
 }
 
@@ -65,14 +67,20 @@ impl CliContext {
             repo: repo.clone(),
             cwd,
             env: env.clone(),
-            config_files,
-            set,
+            config_files: config_files.clone(),
+            set: set.clone(),
         })
         .map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        Ok(CliContext { repo, env, loaded })
+        Ok(CliContext {
+            repo,
+            env,
+            config_files,
+            set,
+            loaded,
+        })
     }
 
     pub fn source_env(&self) -> SourceEnv {

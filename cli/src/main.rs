@@ -3,11 +3,14 @@
 //! and diagnostics to stderr.
 //!
 //! Exit codes: 0 success; 1 `skills doctor --strict` found an error-level
-//! diagnostic; 2 bad arguments, an invalid configuration, or an unknown skill.
+//! diagnostic, or `diff` found differences; 2 bad arguments, an invalid
+//! configuration, or an unknown skill.
 
 mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
+mod diff_cmd;
+mod render_cmd;
 mod skills_cmd;
 
 use std::path::PathBuf;
@@ -43,6 +46,29 @@ enum Command {
     /// The effective configuration and where each value came from.
     #[command(subcommand)]
     Config(ConfigSubcommand),
+    /// The assembled prompt: cacheable system text, then the request-only context.
+    Render {
+        /// The user's prompt for this turn.
+        #[arg(long)]
+        prompt: Option<String>,
+        /// Activate a skill for this turn (repeatable).
+        #[arg(long = "skill", value_name = "ID")]
+        skills: Vec<String>,
+        /// The clock, as an RFC 3339 timestamp (default: now).
+        #[arg(long, value_name = "RFC3339")]
+        now: Option<String>,
+        /// The time zone, as an IANA name (default: TZ, else the system zone).
+        #[arg(long, value_name = "IANA")]
+        timezone: Option<String>,
+        /// Everything as one JSON document.
+        #[arg(long)]
+        json: bool,
+        /// The section table (id, class, bytes, truncation, sources) and the cache boundary.
+        #[arg(long, conflicts_with = "json")]
+        explain: bool,
+    },
+    /// Compare two saved `render --json` results: which section broke the prompt cache?
+    Diff { a: PathBuf, b: PathBuf },
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,6 +130,16 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    // `diff` compares two files and needs no repository or configuration.
+    if let Command::Diff { a, b } = &cli.command {
+        let (report, differs) = diff_cmd::diff(a, b)?;
+        print!("{report}");
+        return Ok(if differs {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
     let context = CliContext::from_process(cli.repo, cli.config_files, cli.set)?;
     let mut stdout = std::io::stdout().lock();
     match cli.command {
@@ -119,6 +155,25 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             skills_cmd::run(&cmd, &context, &mut stdout)
         }
+        Command::Render {
+            prompt,
+            skills,
+            now,
+            timezone,
+            json,
+            explain,
+        } => {
+            let options = render_cmd::RenderOptions {
+                prompt,
+                skills,
+                now,
+                timezone,
+                json,
+                explain,
+            };
+            render_cmd::run(&options, &context, &mut stdout)
+        }
+        Command::Diff { .. } => Ok(ExitCode::SUCCESS),
         Command::Config(cmd) => {
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },

@@ -1,0 +1,244 @@
+//! `bcode-prompt diff A.json B.json`: which section broke my prompt cache?
+//! Compares two saved `render --json` results: the first differing byte of
+//! the system text, the section that owns it, whether it lies before the
+//! cache boundary, then every section that changed.
+//!
+//! Exit codes follow diff(1): 0 identical, 1 different, 2 trouble.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::cli_context::CliError;
+
+/// One side of the comparison: a saved `render --json` document.
+struct Saved {
+    system: String,
+    request_context: String,
+    cache_boundary: usize,
+    /// Section id -> (part, byte range) in document order.
+    sections: Vec<(String, String, usize, usize)>,
+}
+
+fn load(path: &Path) -> Result<Saved, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| CliError::Usage(format!("cannot read `{}`: {err}", path.display())))?;
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|err| CliError::Usage(format!("`{}` is not JSON: {err}", path.display())))?;
+    let bad = |what: &str| {
+        CliError::Usage(format!(
+            "`{}` is not a `render --json` result: {what}",
+            path.display()
+        ))
+    };
+    let string = |key: &str| {
+        doc.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| bad(&format!("no `{key}` string")))
+    };
+    let system = string("system")?;
+    let request_context = string("request_context")?;
+    let cache_boundary = doc
+        .get("cache_boundary")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| bad("no `cache_boundary` number"))? as usize;
+    let mut sections = Vec::new();
+    for s in doc
+        .get("sections")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no `sections` array"))?
+    {
+        let id = s
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("a section without `id`"))?;
+        let part = s
+            .get("placement")
+            .and_then(Value::as_str)
+            .unwrap_or("system")
+            .to_owned();
+        let range = s
+            .get("range")
+            .ok_or_else(|| bad("a section without `range`"))?;
+        let start = range
+            .get("start")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("a range without `start`"))? as usize;
+        let end = range
+            .get("end")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("a range without `end`"))? as usize;
+        sections.push((id.to_owned(), part, start, end));
+    }
+    Ok(Saved {
+        system,
+        request_context,
+        cache_boundary,
+        sections,
+    })
+}
+
+impl Saved {
+    fn part(&self, part: &str) -> &str {
+        if part == "system" {
+            &self.system
+        } else {
+            &self.request_context
+        }
+    }
+
+    fn text_of(&self, id: &str) -> Option<(&str, &str)> {
+        self.sections
+            .iter()
+            .find(|(sid, ..)| sid == id)
+            .and_then(|(_, part, start, end)| {
+                Some((part.as_str(), self.part(part).get(*start..*end)?))
+            })
+    }
+
+    /// The section whose range holds `offset` in `part`, or the one it follows.
+    fn owner(&self, part: &str, offset: usize) -> String {
+        let in_part = self.sections.iter().filter(|(_, p, ..)| p == part);
+        if let Some((id, ..)) = in_part
+            .clone()
+            .find(|(_, _, start, end)| (*start..*end).contains(&offset))
+        {
+            return format!("section `{id}`");
+        }
+        match in_part.filter(|(_, _, _, end)| *end <= offset).next_back() {
+            Some((id, ..)) => format!("the separator after section `{id}`"),
+            None => "the start of the text".into(),
+        }
+    }
+}
+
+fn first_difference(a: &str, b: &str) -> Option<usize> {
+    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    (common < a.len() || common < b.len()).then_some(common)
+}
+
+/// Compares the two files; returns the report and whether they differ.
+pub fn diff(a_path: &Path, b_path: &Path) -> Result<(String, bool), CliError> {
+    let a = load(a_path)?;
+    let b = load(b_path)?;
+    let mut out = String::new();
+    let mut differs = false;
+    match first_difference(&a.system, &b.system) {
+        Some(offset) => {
+            differs = true;
+            let before = offset < a.cache_boundary.min(b.cache_boundary);
+            let _ = writeln!(
+                out,
+                "system text: first difference at byte {offset}, in {} (A) / {} (B)",
+                a.owner("system", offset),
+                b.owner("system", offset)
+            );
+            if before {
+                let _ = writeln!(
+                    out,
+                    "  before the cache boundary (A: {}, B: {}): the cached prefix is broken from here on",
+                    a.cache_boundary, b.cache_boundary
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  after the cache boundary (A: {}, B: {}): the cached prefix is intact",
+                    a.cache_boundary, b.cache_boundary
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "system text: identical ({} bytes, cache boundary A: {}, B: {})",
+                a.system.len(),
+                a.cache_boundary,
+                b.cache_boundary
+            );
+        }
+    }
+    match first_difference(&a.request_context, &b.request_context) {
+        Some(offset) => {
+            differs = true;
+            let _ = writeln!(
+                out,
+                "request-only context: first difference at byte {offset}, in {} (A) / {} (B)",
+                a.owner("request_context", offset),
+                b.owner("request_context", offset)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "request-only context: identical");
+        }
+    }
+    // Every section id of either side, once, in order of first appearance.
+    let mut seen = BTreeSet::new();
+    let ids: Vec<&str> = a
+        .sections
+        .iter()
+        .chain(&b.sections)
+        .map(|(id, ..)| id.as_str())
+        .filter(|id| seen.insert(*id))
+        .collect();
+    let mut changes = String::new();
+    for id in ids {
+        match (a.text_of(id), b.text_of(id)) {
+            (Some((_, x)), Some((_, y))) if x == y => {}
+            (Some((_, x)), Some((_, y))) => {
+                let _ = writeln!(
+                    changes,
+                    "== {id} (changed: {} -> {} bytes)",
+                    x.len(),
+                    y.len()
+                );
+                changes.push_str(&line_diff(x, y));
+            }
+            (Some((_, x)), None) => {
+                let _ = writeln!(changes, "== {id} (only in A, {} bytes)", x.len());
+            }
+            (None, Some((_, y))) => {
+                let _ = writeln!(changes, "== {id} (only in B, {} bytes)", y.len());
+            }
+            (None, None) => {}
+        }
+    }
+    if !changes.is_empty() {
+        differs = true;
+        let _ = writeln!(out, "\nchanged sections:");
+        out.push_str(&changes);
+    }
+    Ok((out, differs))
+}
+
+/// The differing middle of two texts, line by line, after their common
+/// leading and trailing lines; at most 20 lines per side. Linear, so a
+/// 10,000-skill catalog compares instantly.
+fn line_diff(a: &str, b: &str) -> String {
+    const MAX: usize = 20;
+    let a: Vec<&str> = a.lines().collect();
+    let b: Vec<&str> = b.lines().collect();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut out = String::new();
+    let _ = writeln!(out, "@@ from line {} @@", head + 1);
+    for (sign, lines) in [
+        ('-', &a[head..a.len() - tail]),
+        ('+', &b[head..b.len() - tail]),
+    ] {
+        for line in lines.iter().take(MAX) {
+            let _ = writeln!(out, "{sign} {line}");
+        }
+        if lines.len() > MAX {
+            let _ = writeln!(out, "{sign} … {} more lines", lines.len() - MAX);
+        }
+    }
+    out
+}

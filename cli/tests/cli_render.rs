@@ -1,0 +1,178 @@
+//! `render` and `diff` as an operator runs them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(repo: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", home)
+        .env("TZ", "Europe/Berlin")
+        .arg("--repo")
+        .arg(repo)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    let home = base.join("home");
+    fs::create_dir_all(repo.join(".bcode/skills/alpha")).unwrap();
+    fs::create_dir_all(&home).unwrap();
+    fs::write(
+        repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: Alpha skill\n---\nAlpha body\n",
+    )
+    .unwrap();
+    fs::write(repo.join("AGENTS.md"), "Run the tests before you finish.\n").unwrap();
+    (tmp, repo, home)
+}
+
+#[test]
+fn render_prints_system_then_divider_then_request_context() {
+    let (_tmp, repo, home) = setup();
+    let out = run(
+        &repo,
+        &home,
+        &[
+            "render",
+            "--now",
+            "2026-07-01T10:00:00Z",
+            "--skill",
+            "alpha",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (system, request) = text.split_once("\n===== request-only context (sent with this request, not part of the cached system prompt) =====\n\n").unwrap();
+    assert!(
+        system.starts_with("You are Bcode, a coding agent"),
+        "{system}"
+    );
+    assert!(
+        system.contains("Run the tests before you finish.") && system.contains("<id>alpha</id>")
+    );
+    assert!(request.contains("Current local date and time: Wednesday 2026-07-01 12:00:00 CEST (UTC+02:00, Europe/Berlin)."), "{request}");
+    assert!(request.contains(&format!(
+        "<skill id=\"alpha\" name=\"alpha\" location=\"{}\">",
+        repo.join(".bcode/skills/alpha/SKILL.md").display()
+    )));
+    assert!(
+        request.contains("Git: the working directory is not inside a git repository."),
+        "{request}"
+    );
+}
+
+#[test]
+fn render_errors_exit_2() {
+    let (_tmp, repo, home) = setup();
+    for (args, message) in [
+        (vec!["render", "--skill", "alpah"], "did you mean `alpha`?"),
+        (
+            vec!["render", "--now", "yesterday"],
+            "--now \"yesterday\" is not an RFC 3339 timestamp",
+        ),
+        (
+            vec!["render", "--timezone", "Mars/Olympus"],
+            "--timezone \"Mars/Olympus\" is not an IANA time zone name",
+        ),
+        (
+            vec!["--set", "system_prompt.mode=replace", "render"],
+            "system_prompt.text",
+        ),
+    ] {
+        let out = run(&repo, &home, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn diff_names_the_section_that_breaks_the_cache() {
+    let (tmp, repo, home) = setup();
+    let save = |name: &str, args: &[&str]| {
+        let mut all = vec!["render", "--json"];
+        all.extend_from_slice(args);
+        let out = run(&repo, &home, &all);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = tmp.path().join(name);
+        fs::write(&path, &out.stdout).unwrap();
+        path
+    };
+    let a = save("a.json", &["--now", "2026-07-01T10:00:00Z"]);
+    let b = save("b.json", &["--now", "2026-07-01T11:00:00Z"]);
+    let c = save(
+        "c.json",
+        &[
+            "--now",
+            "2026-07-01T10:00:00Z",
+            "--set",
+            "skills.prompt.include_keywords=true",
+            "--set",
+            "system_prompt.sections.user_authority=false",
+        ],
+    );
+
+    let diff = |x: &Path, y: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+            .arg("diff")
+            .arg(x)
+            .arg(y)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (code, report) = diff(&a, &a);
+    assert_eq!(code, Some(0));
+    assert!(report.starts_with("system text: identical"), "{report}");
+
+    // A clock change touches only the request-only context.
+    let (code, report) = diff(&a, &b);
+    assert_eq!(code, Some(1));
+    assert!(report.starts_with("system text: identical"), "{report}");
+    assert!(report.contains("request-only context: first difference at byte 51, in section `current_datetime` (A) / section `current_datetime` (B)"), "{report}");
+    assert!(
+        report.contains("== current_datetime (changed: "),
+        "{report}"
+    );
+
+    // Turning user_authority off changes the system text before the boundary.
+    let (code, report) = diff(&a, &c);
+    assert_eq!(code, Some(1));
+    let first = report.lines().next().unwrap();
+    assert!(
+        first.starts_with("system text: first difference at byte "),
+        "{report}"
+    );
+    assert!(report.contains("before the cache boundary"), "{report}");
+    assert!(
+        report.contains("== user_authority (only in A, "),
+        "{report}"
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg("diff")
+        .arg(&a)
+        .arg(tmp.path().join("missing.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
