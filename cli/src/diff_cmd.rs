@@ -108,7 +108,8 @@ impl Saved {
         {
             return format!("section `{id}`");
         }
-        match in_part.filter(|(_, _, _, end)| *end <= offset).next_back() {
+        let mut before = in_part.filter(|(_, _, _, end)| *end <= offset);
+        match before.next_back() {
             Some((id, ..)) => format!("the separator after section `{id}`"),
             None => "the start of the text".into(),
         }
