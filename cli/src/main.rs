@@ -66,6 +66,9 @@ enum Command {
         /// The section table (id, class, bytes, truncation, sources) and the cache boundary.
         #[arg(long, conflicts_with = "json")]
         explain: bool,
+        /// A session folder: relevant-mode invariant focus is kept there between runs.
+        #[arg(long, value_name = "DIR")]
+        session: Option<PathBuf>,
     },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
     Diff { a: PathBuf, b: PathBuf },

@@ -22,6 +22,8 @@ pub struct RenderOptions {
     pub timezone: Option<String>,
     pub json: bool,
     pub explain: bool,
+    /// `--session DIR`: where relevant-mode invariant focus persists.
+    pub session: Option<std::path::PathBuf>,
 }
 
 /// The divider between the cacheable system text and the request-only context.
