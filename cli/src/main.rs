@@ -165,6 +165,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             timezone,
             json,
             explain,
+            session,
         } => {
             let options = render_cmd::RenderOptions {
                 prompt,
@@ -173,6 +174,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 timezone,
                 json,
                 explain,
+                session,
             };
             render_cmd::run(&options, &context, &mut stdout)
         }

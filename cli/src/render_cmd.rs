@@ -46,6 +46,9 @@ pub fn run(
         })?),
         None => None,
     };
+    // TEMPORARY until relevant mode lands: the session folder is accepted but
+    // not used yet (issue 5 wires it into the render request).
+    let _session = &options.session;
     let request = RenderRequest {
         repo: context.repo.clone(),
         cwd: context.repo.clone(),
