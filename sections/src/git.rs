@@ -345,8 +345,8 @@ impl Stage for GitStatusStage {
     fn template(&self) -> Option<&'static str> {
         Some(STATUS_TEMPLATE)
     }
-    /// The limit applies to the status listing, marker included; the
-    /// left-out summary (at most six counts) follows it.
+    /// The limit applies to the whole section: the listing, its marker and
+    /// the left-out summary.
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
         Some(Limit::Chars(config.system_prompt.git_status_max_chars))
     }
@@ -397,13 +397,43 @@ impl Stage for GitStatusStage {
             listing.push_str(&entry.path);
             ends.push(listing.len());
         }
-        let limit = self.limit(cx.config);
-        let bounded = cx.bound_at(
+        // The limit covers the whole section: heading, listing, marker and
+        // the left-out summary. Measure the frame the template puts around
+        // the listing: with nothing left out first, and only when a cut is
+        // needed with the longest summary possible (every entry left out).
+        let frame = |left_out: &StateCounts| -> Result<usize, StageError> {
+            let (text, _) = cx.render(
+                STATUS_TEMPLATE,
+                context! {
+                    state => "listed",
+                    listing => "",
+                    left_out => Value::from(Serde(left_out.clone())),
+                    left_out_total => left_out.total(),
+                    capped => status.capped,
+                    listed => status.entries.len(),
+                },
+            )?;
+            Ok(text.chars().count())
+        };
+        let room = |overhead: usize| {
+            self.limit(cx.config)
+                .map(|l| Limit::Chars(l.max().saturating_sub(overhead)))
+        };
+        let cuts = line_ends(&listing);
+        let mut bounded = cx.bound_at(
             &listing,
-            limit,
-            &line_ends(&listing),
+            room(frame(&StateCounts::default())?),
+            &cuts,
             Some(STATUS_FULL_TEXT_AT),
         )?;
+        if bounded.truncation.is_some() || status.capped {
+            bounded = cx.bound_at(
+                &listing,
+                room(frame(&status.total)?),
+                &cuts,
+                Some(STATUS_FULL_TEXT_AT),
+            )?;
+        }
         let kept_bytes = bounded
             .truncation
             .as_ref()

@@ -602,18 +602,15 @@ fn long_status_is_cut_at_a_line_end_with_a_left_out_summary() {
     config.system_prompt.git_status_max_chars = 200;
     case.config = config;
     let prompt = case.assemble();
+    // The whole section (heading, kept lines, marker and summary) fits the limit.
     assert_eq!(
         prompt.request_context,
         "Git status (short format: XY path, ?? = untracked):\n \
          M tracked.txt\n\
-         ?? untracked-00.txt\n\
-         ?? untracked-01.txt\n\
-         ?? untracked-02.txt\n\
-         ?? untracked-03.txt\n\
-         ?? untracked-04.txt\n\
-         [truncated: 700 of 814 characters omitted; full text: git status --short]\n\
-         Left out of this listing: 35 untracked."
+         [truncated: 800 of 814 characters omitted; full text: git status --short]\n\
+         Left out of this listing: 40 untracked."
     );
+    assert!(prompt.request_context.chars().count() <= 200);
     assert!(prompt.sections[0].truncated);
 }
 
