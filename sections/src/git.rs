@@ -407,7 +407,7 @@ impl Stage for GitStatusStage {
                 context! {
                     state => "listed",
                     listing => "",
-                    left_out => Value::from(Serde(left_out.clone())),
+                    left_out => Value::from(Serde(*left_out)),
                     left_out_total => left_out.total(),
                     capped => status.capped,
                     listed => status.entries.len(),
