@@ -9,11 +9,13 @@ mod cache;
 mod catalog;
 mod context;
 mod document;
+mod events;
 mod front_matter;
 mod keywords;
 mod manifest;
 mod parse;
 mod precedence;
+mod provider;
 mod read;
 mod registry;
 mod reload;
@@ -22,6 +24,7 @@ mod sources;
 mod suggest;
 mod templates;
 mod toml_front_matter;
+mod turn_options;
 mod walk;
 mod yaml;
 
@@ -29,8 +32,18 @@ pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
 pub use document::{Document, DocumentError, parse_document};
+pub use events::{
+    Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
+    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
+    read_events, read_events_from,
+};
 pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
+pub use provider::{
+    FolderProvider, HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
+    PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
+    SkillProvider, require_permission,
+};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
 pub use session::{
@@ -41,4 +54,8 @@ pub use session::{
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
 pub use suggest::{closest, edit_distance};
 pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
+pub use turn_options::{
+    InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
+    skill_turn_options,
+};
 pub use walk::WalkOptions;

@@ -4,15 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillSummary, SkillsConfig,
+    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillLayout, SkillSummary, SkillsConfig,
+    SourceKind,
 };
 
 use crate::cache::{DiscoveryStats, SummaryCache};
 use crate::front_matter::{self, Split};
 use crate::precedence;
+use crate::provider::{self, ProviderSet, SkillProvider};
 use crate::read::{ReadError, read_all};
 use crate::sources::SourceRoot;
 use crate::walk::{WalkOptions, walk_root};
@@ -73,6 +76,17 @@ impl Discovery {
     /// Walks `roots` (highest precedence first) and builds the registry.
     /// Never fails: every problem is a diagnostic.
     pub fn build(&mut self, roots: &[SourceRoot]) -> SkillRegistry {
+        self.build_with_providers(roots, &[])
+    }
+
+    /// [`Discovery::build`] plus the skills of `providers`, which rank as
+    /// bundled after every bundled root, in the order given (see
+    /// [`crate::provider`]). A failing provider becomes a diagnostic.
+    pub fn build_with_providers(
+        &mut self,
+        roots: &[SourceRoot],
+        providers: &[Arc<dyn SkillProvider>],
+    ) -> SkillRegistry {
         let mut stats = DiscoveryStats::default();
         let now = SystemTime::now();
         let mut diagnostics = Vec::new();
@@ -124,6 +138,16 @@ impl Discovery {
             });
         }
         self.cache.retain(&seen_paths);
+        let first_ordinal = roots
+            .iter()
+            .filter(|r| r.source.kind == SourceKind::Bundled)
+            .map(|r| r.source.ordinal.saturating_add(1))
+            .max()
+            .unwrap_or(0);
+        let provided =
+            provider::collect(providers, first_ordinal, self.options.max_skill_file_bytes);
+        loaded.extend(provided.skills);
+        diagnostics.extend(provided.diagnostics);
         let (skills, resolution) = precedence::resolve(loaded, &self.options.disabled_ids);
         diagnostics.extend(resolution);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -135,6 +159,7 @@ impl Discovery {
             roots: reports,
             max_skill_file_bytes: self.options.max_skill_file_bytes,
             disabled_ids: self.options.disabled_ids.clone(),
+            providers: provided.providers,
         }
     }
 }
@@ -148,6 +173,8 @@ pub struct SkillRegistry {
     roots: Vec<RootReport>,
     max_skill_file_bytes: usize,
     disabled_ids: BTreeSet<String>,
+    /// The providers that served skills, for loading their bodies.
+    providers: ProviderSet,
 }
 
 impl SkillRegistry {
@@ -204,6 +231,10 @@ impl SkillRegistry {
         &self.roots
     }
 
+    pub(crate) fn providers(&self) -> &ProviderSet {
+        &self.providers
+    }
+
     /// The ids of all skills, for near-miss suggestions.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.skills.keys().map(SkillId::as_str)
@@ -212,7 +243,12 @@ impl SkillRegistry {
     /// Loads the body of a skill: the text after its front matter, with CRLF
     /// turned into LF and surrounding blank lines removed. Reads the file now
     /// (bounded by `max_skill_file_bytes`), so an edit since discovery shows.
+    /// A provider skill's body comes from its provider, bounded the same way.
     pub fn body(&self, skill: &SkillSummary) -> Result<String, SkillError> {
+        if skill.layout == SkillLayout::Provided {
+            return provider::provided_body(&self.providers, skill, self.max_skill_file_bytes)
+                .map(|body| normalize_body(&body));
+        }
         let load_error = |reason: String| SkillError::Load {
             id: skill.manifest.id.to_string(),
             reason,

@@ -1,0 +1,442 @@
+//! Durable skill session events: the [`EventSink`] hosts emit [`SkillEvent`]s
+//! into, an in-memory sink, and an append-only JSON-lines log that survives
+//! crashes and can be audited afterwards.
+//!
+//! # The log format
+//!
+//! One record per line, each a JSON object holding a sequence number, a UTC
+//! RFC 3339 timestamp and the event's own fields (tagged by `event`):
+//!
+//! ```text
+//! {"seq":0,"at":"2026-03-01T12:00:00.000Z","event":"SkillActivated","id":"rust-debugging",...}
+//! ```
+//!
+//! The newline is the commit marker. [`JsonlSink`] writes a record and its
+//! newline in one call, then flushes and `sync_data`s before `emit` returns,
+//! so an acknowledged event is on disk. A crash in the middle of a write
+//! leaves a last line without a newline; [`read_events`] reports that torn
+//! tail and skips it, and a sink reopened on that file first ends the torn
+//! line so its next record starts on a line of its own. Lines longer than
+//! [`MAX_RECORD_BYTES`] are never held in memory whole: the reader skips them
+//! with a problem, and the sink refuses to write them.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bcode_skill_models::{SkillContextResponse, SkillEvent};
+use serde::{Deserialize, Serialize};
+
+/// The longest record line, newline excluded, that the log accepts. Events
+/// carry bounded previews, never bodies, so real records are far smaller; the
+/// cap only keeps a damaged or hostile file from exhausting memory.
+pub const MAX_RECORD_BYTES: usize = 1024 * 1024;
+
+/// Where hosts send skill events.
+///
+/// `emit` takes `&mut self`: a sink is owned by one session, and a host that
+/// shares one across threads wraps it in a `Mutex`, which keeps the sinks
+/// themselves free of locks. `Send` lets a session move to another thread.
+pub trait EventSink: Send {
+    /// Records `event`. When this returns `Ok`, the event is durable as far
+    /// as the sink's medium allows.
+    fn emit(&mut self, event: &SkillEvent) -> Result<(), EventSinkError>;
+}
+
+/// Why an event could not be recorded or a log could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EventSinkError {
+    #[error("event log `{path}`: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("event could not be serialized: {reason}")]
+    Serialize { reason: String },
+    #[error("event record is {bytes} bytes; the limit is {max}")]
+    TooLarge { bytes: usize, max: usize },
+}
+
+/// A source of timestamps, injected so tests and golden files are hermetic.
+pub trait Clock: Send {
+    fn now(&self) -> SystemTime;
+}
+
+/// The real clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
+
+/// One line of the log: the event with its position and time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// Position in the log, from 0, increasing by one per record.
+    pub seq: u64,
+    /// When the event was emitted, UTC, RFC 3339 with milliseconds.
+    pub at: String,
+    #[serde(flatten)]
+    pub event: SkillEvent,
+}
+
+/// Collects events in memory, for tests and hosts that persist elsewhere.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemorySink {
+    pub events: Vec<SkillEvent>,
+}
+
+impl EventSink for MemorySink {
+    fn emit(&mut self, event: &SkillEvent) -> Result<(), EventSinkError> {
+        self.events.push(event.clone());
+        Ok(())
+    }
+}
+
+/// The durable sink: an append-only JSON-lines file.
+pub struct JsonlSink {
+    file: File,
+    path: PathBuf,
+    clock: Box<dyn Clock>,
+    next_seq: u64,
+    /// Set when the file may end in the middle of a line (a torn tail found
+    /// at open, or a write of ours that failed part-way), so the next record
+    /// must begin with a newline rather than be glued onto the fragment.
+    needs_newline: bool,
+}
+
+impl std::fmt::Debug for JsonlSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonlSink")
+            .field("path", &self.path)
+            .field("next_seq", &self.next_seq)
+            .field("needs_newline", &self.needs_newline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JsonlSink {
+    /// Opens (creating if needed) the log at `path` for appending. Sequence
+    /// numbers continue after the last intact record; problems in the
+    /// existing file are not errors here (read them with [`read_events`]).
+    /// A log has one writer at a time: two sinks on one file would each
+    /// number their records from the same point.
+    pub fn open(path: &Path, clock: Box<dyn Clock>) -> Result<Self, EventSinkError> {
+        let io_error = |source| EventSinkError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io_error)?;
+        let next_seq = last_seq(&mut BufReader::new(&mut file))
+            .map_err(io_error)?
+            .map_or(0, |seq| seq.saturating_add(1));
+        let needs_newline = ends_without_newline(&mut file).map_err(io_error)?;
+        Ok(JsonlSink {
+            file,
+            path: path.to_path_buf(),
+            clock,
+            next_seq,
+            needs_newline,
+        })
+    }
+
+    /// The sequence number the next record will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+}
+
+impl EventSink for JsonlSink {
+    fn emit(&mut self, event: &SkillEvent) -> Result<(), EventSinkError> {
+        let record = EventRecord {
+            seq: self.next_seq,
+            at: format_rfc3339(self.clock.now()),
+            event: event.clone(),
+        };
+        // Compact JSON escapes control characters, so a record never
+        // contains a raw newline and one line is always one record.
+        let json = serde_json::to_string(&record).map_err(|err| EventSinkError::Serialize {
+            reason: err.to_string(),
+        })?;
+        if json.len() > MAX_RECORD_BYTES {
+            return Err(EventSinkError::TooLarge {
+                bytes: json.len(),
+                max: MAX_RECORD_BYTES,
+            });
+        }
+        let mut line = Vec::with_capacity(json.len() + 2);
+        if self.needs_newline {
+            line.push(b'\n');
+        }
+        line.extend_from_slice(json.as_bytes());
+        line.push(b'\n');
+        let io_error = |source| EventSinkError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        // Assume the worst until the whole line is synced: a failure part-way
+        // leaves a fragment the next record must not continue.
+        self.needs_newline = true;
+        self.file.write_all(&line).map_err(io_error)?;
+        self.file.flush().map_err(io_error)?;
+        self.file.sync_data().map_err(io_error)?;
+        self.needs_newline = false;
+        self.next_seq += 1;
+        Ok(())
+    }
+}
+
+/// What reading a log found: the intact records, in file order, and every
+/// line that was skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub events: Vec<EventRecord>,
+    pub problems: Vec<LogProblem>,
+}
+
+/// A skipped line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogProblem {
+    /// 1-based line number.
+    pub line: u64,
+    pub kind: LogProblemKind,
+}
+
+/// Why a line was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LogProblemKind {
+    /// The last line has no newline: a write interrupted by a crash. Its
+    /// record was never acknowledged, so it is not an event even when the
+    /// fragment happens to be valid JSON.
+    TornTail { bytes: usize },
+    /// A complete line that is not a record (not UTF-8, not JSON, an unknown
+    /// event, a blank line).
+    Malformed { reason: String },
+    /// A line over [`MAX_RECORD_BYTES`]; it was skipped without being held
+    /// in memory. `bytes` counts the line without its newline.
+    Oversized { bytes: usize },
+}
+
+/// Reads the log at `path`. Damaged lines are reported and skipped; only
+/// failing to open or read the file is an error.
+pub fn read_events(path: &Path) -> Result<ReadOutcome, EventSinkError> {
+    let io_error = |source| EventSinkError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    read_events_from(&mut BufReader::new(file)).map_err(io_error)
+}
+
+/// Reads a log from any reader (the core of [`read_events`]).
+pub fn read_events_from(reader: &mut dyn BufRead) -> io::Result<ReadOutcome> {
+    let mut outcome = ReadOutcome::default();
+    let mut number = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        let line = next_line(reader, &mut buf, MAX_RECORD_BYTES)?;
+        if matches!(line, Line::End) {
+            break;
+        }
+        number += 1;
+        let problem = match line {
+            // Handled above; kept in the match so a new variant is not missed.
+            Line::End => break,
+            Line::Oversized { bytes } => LogProblemKind::Oversized { bytes },
+            Line::Torn => LogProblemKind::TornTail { bytes: buf.len() },
+            Line::Complete => match parse_record(&buf) {
+                Ok(record) => {
+                    outcome.events.push(record);
+                    continue;
+                }
+                Err(reason) => LogProblemKind::Malformed { reason },
+            },
+        };
+        outcome.problems.push(LogProblem {
+            line: number,
+            kind: problem,
+        });
+    }
+    Ok(outcome)
+}
+
+/// The sequence number of the last intact record, reading the log line by
+/// line without keeping the records.
+fn last_seq(reader: &mut dyn BufRead) -> io::Result<Option<u64>> {
+    let mut last = None;
+    let mut buf = Vec::new();
+    loop {
+        match next_line(reader, &mut buf, MAX_RECORD_BYTES)? {
+            Line::End => return Ok(last),
+            Line::Complete => {
+                if let Ok(record) = parse_record(&buf) {
+                    last = Some(record.seq);
+                }
+            }
+            Line::Torn | Line::Oversized { .. } => {}
+        }
+    }
+}
+
+fn parse_record(line: &[u8]) -> Result<EventRecord, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err("blank line".into());
+    }
+    let text = std::str::from_utf8(line).map_err(|err| format!("not UTF-8: {err}"))?;
+    serde_json::from_str(text).map_err(|err| err.to_string())
+}
+
+enum Line {
+    /// `buf` holds a line that ended with a newline (not included).
+    Complete,
+    /// `buf` holds the last line of the input, which has no newline.
+    Torn,
+    /// A line longer than the cap; `buf` is empty.
+    Oversized {
+        bytes: usize,
+    },
+    End,
+}
+
+/// Reads one line into `buf` without ever buffering more than `max` bytes of
+/// it: past the cap the rest of the line is consumed and counted, not kept.
+fn next_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+    buf.clear();
+    let mut len = 0usize;
+    let mut oversized = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if chunk.is_empty() {
+            return Ok(match (len, oversized) {
+                (0, _) => Line::End,
+                // A torn tail over the cap is still a torn tail; its bytes
+                // were counted, not kept.
+                (_, true) => Line::Oversized { bytes: len },
+                (_, false) => Line::Torn,
+            });
+        }
+        let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (at, true),
+            None => (chunk.len(), false),
+        };
+        len = len.saturating_add(take);
+        if !oversized && len > max {
+            oversized = true;
+            buf.clear();
+        }
+        if !oversized {
+            buf.extend_from_slice(&chunk[..take]);
+        }
+        reader.consume(take + usize::from(found));
+        if found {
+            return Ok(if oversized {
+                Line::Oversized { bytes: len }
+            } else {
+                Line::Complete
+            });
+        }
+    }
+}
+
+fn ends_without_newline(file: &mut File) -> io::Result<bool> {
+    let len = file.seek(SeekFrom::End(0))?;
+    if len == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
+/// The `SkillContextLoaded` event for a context response: id, source label,
+/// byte count, truncation flag and the response's bounded preview. The
+/// injected text itself is deliberately left out so the log never stores a
+/// skill body.
+pub fn context_loaded(response: &SkillContextResponse) -> SkillEvent {
+    SkillEvent::SkillContextLoaded {
+        id: response.id.to_string(),
+        source: response.source.label.clone(),
+        bytes: response.bytes,
+        truncated: response.truncated,
+        preview: response.preview.clone(),
+    }
+}
+
+/// Formats `time` as UTC RFC 3339 with milliseconds, e.g.
+/// `2026-03-01T12:00:00.000Z`. Written here rather than taken from a date
+/// crate because it is the only date arithmetic this crate needs.
+pub fn format_rfc3339(time: SystemTime) -> String {
+    // Milliseconds since the epoch, negative before it.
+    let millis: i128 = match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i128::try_from(after.as_millis()).unwrap_or(i128::MAX),
+        Err(before) => -i128::try_from(before.duration().as_millis()).unwrap_or(i128::MAX),
+    };
+    let secs = millis.div_euclid(1000);
+    let ms = millis.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let of_day = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        of_day / 3600,
+        of_day % 3600 / 60,
+        of_day % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic
+/// Gregorian date.
+fn civil_from_days(days: i128) -> (i128, i128, i128) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i128::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn epoch_plus(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn formats_dates() {
+        let cases = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400, "2000-02-29T00:00:00.000Z"),
+            (1_772_366_400, "2026-03-01T12:00:00.000Z"),
+            (4_102_444_799, "2099-12-31T23:59:59.000Z"),
+        ];
+        for (secs, expected) in cases {
+            assert_eq!(format_rfc3339(epoch_plus(secs)), expected, "{secs}");
+        }
+        let before = UNIX_EPOCH - Duration::from_millis(1);
+        assert_eq!(format_rfc3339(before), "1969-12-31T23:59:59.999Z");
+    }
+}

@@ -1,0 +1,587 @@
+//! The `bcode.skill/v1` service interface: the [`SkillProvider`] trait that
+//! plugins implement, the [`SkillHost`] capability a host lends them, the
+//! permission vocabulary for script execution, and the merge of provider
+//! skills into the one [`SkillRegistry`].
+//!
+//! # What a provider can do
+//!
+//! A provider serves skills from memory. It never receives a filesystem path
+//! or a shell: the only capability it gets is the `&dyn SkillHost` passed to
+//! [`SkillProvider::invoke`], through which every tool call and permission
+//! request goes, so Bcode's tools and agent policy apply to plugin behaviour
+//! exactly as they do to the model. Permission hints in a manifest are
+//! advisory and are never consulted when deciding a permission.
+//!
+//! # How provider skills join the registry
+//!
+//! [`Discovery::build_with_providers`](crate::Discovery::build_with_providers)
+//! asks each provider for its list and runs the summaries through the same
+//! precedence resolution as folder skills. Provider skills rank as bundled
+//! ([`SourceKind::Bundled`]), after every bundled root and in the order the
+//! providers were given; their source label is `bundled:<provider name>`, so
+//! any folder skill with the same id shadows them. They have no file, so
+//! their `location` and `directory` are the synthetic, model-visible
+//! `bcode-provider://<provider name>/<skill id>`, and the source has no root.
+//! Loading a body ([`SkillRegistry::body`], and through it
+//! [`SkillRegistry::context`]) calls the provider's `context`; the host then
+//! formats, bounds and previews it like a folder body, so a provider cannot
+//! forge the provenance lines or close the `<skill>` block.
+//!
+//! # Isolation
+//!
+//! Every call into a provider is guarded with `catch_unwind`: a provider that
+//! fails or panics while listing contributes a `provider_failed` diagnostic
+//! and no skills, and the rest of the registry builds as usual; a failure or
+//! panic later (body, describe, invoke) becomes a [`SkillError::Provider`].
+//! Each listed skill is checked on its own (duplicate id, empty description,
+//! unknown `thinking_effort`, oversized body) and reported with its id.
+//! A malformed id cannot reach this far: [`SkillId`] only holds valid ids, so
+//! an adapter that decodes a plugin's JSON rejects bad ids while decoding.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bcode_skill_models::{
+    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,
+    SkillError, SkillId, SkillLayout, SkillManifest, SkillSource, SkillSummary, SourceKind,
+};
+
+use crate::manifest::THINKING_EFFORTS;
+use crate::registry::SkillRegistry;
+
+/// The interface id of this version of the skill service.
+pub const SKILL_INTERFACE_V1: &str = "bcode.skill/v1";
+
+/// The permission category every skill script execution must request.
+pub const SCRIPT_EXECUTE_PERMISSION: &str = "skill.script.execute";
+
+/// The scheme of the synthetic locations of provider skills.
+pub const PROVIDER_LOCATION_SCHEME: &str = "bcode-provider";
+
+/// One entry of a provider's list: the compact summary of a skill.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProvidedSkill {
+    pub manifest: SkillManifest,
+    /// The size of the body in bytes, when the provider knows it without
+    /// producing the body; checked against `skills.max_skill_file_bytes`.
+    pub body_bytes: Option<usize>,
+}
+
+/// A plugin-provided source of skills, speaking `bcode.skill/v1`.
+///
+/// `Send + Sync` because a registry, which holds its providers, is shared by
+/// the sessions of a host.
+pub trait SkillProvider: Send + Sync {
+    /// A stable name: lowercase letters, digits and hyphens (the skill id
+    /// grammar), used in the source label `bundled:<name>`.
+    fn name(&self) -> &str;
+
+    /// The interface version the provider implements.
+    fn interface(&self) -> &str {
+        SKILL_INTERFACE_V1
+    }
+
+    /// Compact summaries of every skill the provider serves.
+    fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError>;
+
+    /// Validated metadata and diagnostics for one skill.
+    fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError>;
+
+    /// The body of a skill's context. The host wraps it in the `<skill>` block
+    /// with provenance and applies `max_bytes` and the preview itself.
+    fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError>;
+
+    /// Plugin-backed behaviour. Everything it does goes through `host`.
+    fn invoke(
+        &self,
+        request: &InvokeSkillRequest,
+        host: &dyn SkillHost,
+    ) -> Result<InvokeSkillResponse, SkillError> {
+        let _ = host;
+        Err(SkillError::InvokeUnsupported {
+            id: request.id.to_string(),
+        })
+    }
+}
+
+/// The capability a host lends a provider during `invoke`: Bcode tools and
+/// permission prompts, nothing else.
+pub trait SkillHost {
+    /// Runs a Bcode tool (for example `filesystem.read`) under agent policy.
+    fn call_tool(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> Result<serde_json::Value, HostError>;
+
+    /// Asks for a permission. A host resolves [`PermissionDecision::Ask`] by
+    /// asking the user; when it cannot, it returns `Ask`, which callers must
+    /// treat as not granted.
+    fn request_permission(&self, request: &PermissionRequest) -> PermissionDecision;
+}
+
+/// A permission a provider asks the host for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PermissionRequest {
+    /// For example [`SCRIPT_EXECUTE_PERMISSION`].
+    pub category: String,
+    /// What exactly would run, shown to the user.
+    pub detail: String,
+    pub skill_id: SkillId,
+}
+
+/// A host's answer to a permission request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PermissionDecision {
+    Allow,
+    Deny,
+    /// The user must be asked (from a policy), or was not reachable (from a
+    /// host): not a grant.
+    Ask,
+}
+
+/// Why a host refused a provider's request.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    #[error("permission `{category}` was denied")]
+    PermissionDenied { category: String },
+    #[error("permission `{category}` needs the user's approval, which was not given")]
+    PermissionNotGranted { category: String },
+    #[error("no tool named `{tool}`")]
+    UnknownTool { tool: String },
+    #[error("tool `{tool}` failed: {reason}")]
+    Tool { tool: String, reason: String },
+}
+
+/// Requests `request` from `host` and succeeds only on an explicit `Allow`.
+pub fn require_permission(
+    host: &dyn SkillHost,
+    request: &PermissionRequest,
+) -> Result<(), HostError> {
+    match host.request_permission(request) {
+        PermissionDecision::Allow => Ok(()),
+        PermissionDecision::Deny => Err(HostError::PermissionDenied {
+            category: request.category.clone(),
+        }),
+        PermissionDecision::Ask => Err(HostError::PermissionNotGranted {
+            category: request.category.clone(),
+        }),
+    }
+}
+
+/// A host-side table of decisions by permission category. The default asks
+/// for everything, [`SCRIPT_EXECUTE_PERMISSION`] included. It takes no
+/// manifest: skill permission metadata is advisory and cannot grant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PermissionPolicy {
+    rules: BTreeMap<String, PermissionDecision>,
+    fallback: PermissionDecision,
+}
+
+impl Default for PermissionPolicy {
+    fn default() -> Self {
+        let mut rules = BTreeMap::new();
+        // Written out although it equals the fallback, so that loosening the
+        // fallback later cannot silently loosen script execution.
+        rules.insert(
+            SCRIPT_EXECUTE_PERMISSION.to_owned(),
+            PermissionDecision::Ask,
+        );
+        PermissionPolicy {
+            rules,
+            fallback: PermissionDecision::Ask,
+        }
+    }
+}
+
+impl PermissionPolicy {
+    /// Sets the decision for one category (operator configuration).
+    pub fn set(&mut self, category: &str, decision: PermissionDecision) {
+        self.rules.insert(category.to_owned(), decision);
+    }
+
+    /// The decision for `category`.
+    pub fn decide(&self, category: &str) -> PermissionDecision {
+        self.rules.get(category).copied().unwrap_or(self.fallback)
+    }
+}
+
+/// The providers of a registry, by name.
+#[derive(Clone, Default)]
+pub(crate) struct ProviderSet(BTreeMap<String, Arc<dyn SkillProvider>>);
+
+impl std::fmt::Debug for ProviderSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+/// What asking the providers produced.
+pub(crate) struct Collected {
+    pub skills: Vec<SkillSummary>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub providers: ProviderSet,
+}
+
+/// Lists every provider, isolated from each other, and turns their entries
+/// into summaries ranked as bundled from `first_ordinal` on.
+pub(crate) fn collect(
+    providers: &[Arc<dyn SkillProvider>],
+    first_ordinal: usize,
+    max_body_bytes: usize,
+) -> Collected {
+    let mut out = Collected {
+        skills: Vec::new(),
+        diagnostics: Vec::new(),
+        providers: ProviderSet::default(),
+    };
+    for (index, provider) in providers.iter().enumerate() {
+        let failed = |path: Option<&Path>, message: String| {
+            let d = Diagnostic::error(DiagnosticCode::ProviderFailed, message);
+            match path {
+                Some(path) => d.with_path(path),
+                None => d,
+            }
+        };
+        let name = match guarded("#".to_owned() + &index.to_string(), "name", || {
+            Ok(provider.name().to_owned())
+        }) {
+            Ok(name) => name,
+            Err(err) => {
+                out.diagnostics.push(failed(None, err.to_string()));
+                continue;
+            }
+        };
+        if SkillId::parse(&name).is_err() {
+            out.diagnostics.push(
+                failed(None, format!("skill provider name {name:?} is not valid"))
+                    .with_hint("use lowercase letters, digits and hyphens"),
+            );
+            continue;
+        }
+        let home = provider_location(&name, None);
+        if out.providers.0.contains_key(&name) {
+            out.diagnostics.push(failed(
+                Some(&home),
+                format!(
+                    "a skill provider named `{name}` is already registered; this one is ignored"
+                ),
+            ));
+            continue;
+        }
+        let interface = guarded(name.clone(), "interface", || {
+            Ok(provider.interface().to_owned())
+        });
+        match interface {
+            Ok(found) if found == SKILL_INTERFACE_V1 => {}
+            Ok(found) => {
+                out.diagnostics.push(failed(
+                    Some(&home),
+                    format!(
+                        "skill provider `{name}` implements `{found}`; this host speaks `{SKILL_INTERFACE_V1}`"
+                    ),
+                ));
+                continue;
+            }
+            Err(err) => {
+                out.diagnostics.push(failed(Some(&home), err.to_string()));
+                continue;
+            }
+        }
+        let listed = match guarded(name.clone(), "list", || provider.list()) {
+            Ok(listed) => listed,
+            Err(err) => {
+                out.diagnostics.push(
+                    failed(Some(&home), err.to_string())
+                        .with_hint("its skills are unavailable; other skills are not affected"),
+                );
+                continue;
+            }
+        };
+        let source = SkillSource {
+            kind: SourceKind::Bundled,
+            label: format!("bundled:{name}"),
+            ordinal: first_ordinal.saturating_add(index),
+            root: None,
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for entry in listed {
+            if let Some(summary) = check_entry(
+                entry,
+                &name,
+                &source,
+                max_body_bytes,
+                &mut seen,
+                &mut out.diagnostics,
+            ) {
+                out.skills.push(summary);
+            }
+        }
+        out.providers.0.insert(name, Arc::clone(provider));
+    }
+    out
+}
+
+/// The per-skill checks a provider's entry must pass; folder skills pass the
+/// same ones in the manifest validator.
+fn check_entry(
+    entry: ProvidedSkill,
+    provider: &str,
+    source: &SkillSource,
+    max_body_bytes: usize,
+    seen: &mut std::collections::BTreeSet<SkillId>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<SkillSummary> {
+    let ProvidedSkill {
+        mut manifest,
+        body_bytes,
+    } = entry;
+    let id = manifest.id.clone();
+    let location = provider_location(provider, Some(&id));
+    let report = |d: Diagnostic| d.with_path(&location).with_skill(id.as_str());
+    if !seen.insert(id.clone()) {
+        diagnostics.push(report(
+            Diagnostic::warning(
+                DiagnosticCode::DuplicateId,
+                format!(
+                    "skill provider `{provider}` lists `{id}` more than once; the first entry wins"
+                ),
+            )
+            .with_field("id"),
+        ));
+        return None;
+    }
+    if manifest.description.trim().is_empty() {
+        diagnostics.push(report(
+            Diagnostic::error(
+                DiagnosticCode::MissingDescription,
+                format!("skill `{id}` from provider `{provider}` has no description; skipped"),
+            )
+            .with_field("description"),
+        ));
+        return None;
+    }
+    if let Some(bytes) = body_bytes.filter(|&b| b > max_body_bytes) {
+        diagnostics.push(report(Diagnostic::error(
+            DiagnosticCode::FileTooLarge,
+            format!(
+                "skill `{id}` from provider `{provider}` has a {bytes}-byte body; skills.max_skill_file_bytes is {max_body_bytes}"
+            ),
+        )));
+        return None;
+    }
+    if let Some(effort) = manifest.thinking_effort.take() {
+        let normal = effort.trim().to_ascii_lowercase();
+        if THINKING_EFFORTS.contains(&normal.as_str()) {
+            manifest.thinking_effort = Some(normal);
+        } else {
+            diagnostics.push(report(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidField,
+                    format!(
+                        "`thinking_effort` must be one of {}, found {effort:?}; ignored",
+                        THINKING_EFFORTS.join(", ")
+                    ),
+                )
+                .with_field("thinking_effort"),
+            ));
+        }
+    }
+    if manifest.name.trim().is_empty() {
+        manifest.name = id.to_string();
+    }
+    Some(SkillSummary {
+        manifest,
+        source: source.clone(),
+        layout: SkillLayout::Provided,
+        location: location.clone(),
+        directory: location.clone(),
+        body_offset: 0,
+    })
+}
+
+/// `bcode-provider://<provider>` or `bcode-provider://<provider>/<id>`.
+fn provider_location(provider: &str, id: Option<&SkillId>) -> PathBuf {
+    match id {
+        Some(id) => PathBuf::from(format!("{PROVIDER_LOCATION_SCHEME}://{provider}/{id}")),
+        None => PathBuf::from(format!("{PROVIDER_LOCATION_SCHEME}://{provider}")),
+    }
+}
+
+/// Runs one call into a provider, turning a panic into an error.
+fn guarded<T>(
+    provider: String,
+    operation: &str,
+    call: impl FnOnce() -> Result<T, SkillError>,
+) -> Result<T, SkillError> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".to_owned());
+            Err(SkillError::Provider {
+                provider,
+                reason: format!("panicked in `{operation}`: {message}"),
+            })
+        }
+    }
+}
+
+impl ProviderSet {
+    /// The provider serving `skill`, found by its source label.
+    fn serving(&self, skill: &SkillSummary) -> Result<(&str, &dyn SkillProvider), SkillError> {
+        skill
+            .source
+            .label
+            .strip_prefix("bundled:")
+            .and_then(|name| self.0.get_key_value(name))
+            .map(|(name, provider)| (name.as_str(), provider.as_ref()))
+            .ok_or_else(|| SkillError::Load {
+                id: skill.manifest.id.to_string(),
+                reason: format!("no provider serves `{}`", skill.source.label),
+            })
+    }
+}
+
+/// The body of a provider skill, bounded like a skill file.
+pub(crate) fn provided_body(
+    providers: &ProviderSet,
+    skill: &SkillSummary,
+    max_bytes: usize,
+) -> Result<String, SkillError> {
+    let (name, provider) = providers.serving(skill)?;
+    // The host does the bounding and previewing, so the provider is asked for
+    // the plain body; invocation arguments are shown in the host's block.
+    let request = SkillContextRequest {
+        id: skill.manifest.id.clone(),
+        arguments: Vec::new(),
+        max_bytes: None,
+        preview_max_chars: 0,
+    };
+    let body = guarded(name.to_owned(), "context", || provider.context(&request))?;
+    if body.len() > max_bytes {
+        return Err(SkillError::Load {
+            id: skill.manifest.id.to_string(),
+            reason: format!(
+                "the provider returned {} bytes; skills.max_skill_file_bytes is {max_bytes}",
+                body.len()
+            ),
+        });
+    }
+    Ok(body)
+}
+
+impl SkillRegistry {
+    /// `describe` of `bcode.skill/v1` for any skill in the registry: the
+    /// manifest and the diagnostics about it; provider skills add what their
+    /// provider reports.
+    pub fn describe(&self, id: &str) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
+        let skill = self.lookup(id)?;
+        let mut diagnostics: Vec<Diagnostic> =
+            self.diagnostics_for(skill).into_iter().cloned().collect();
+        if skill.layout != SkillLayout::Provided {
+            return Ok((skill.manifest.clone(), diagnostics));
+        }
+        let (name, provider) = self.providers().serving(skill)?;
+        let (manifest, more) = guarded(name.to_owned(), "describe", || {
+            provider.describe(&skill.manifest.id)
+        })?;
+        if manifest.id != skill.manifest.id {
+            return Err(SkillError::Provider {
+                provider: name.to_owned(),
+                reason: format!(
+                    "describe(`{}`) returned the manifest of `{}`",
+                    skill.manifest.id, manifest.id
+                ),
+            });
+        }
+        diagnostics.extend(more);
+        Ok((manifest, diagnostics))
+    }
+
+    /// `invoke` of `bcode.skill/v1`: routes to the skill's provider. Folder
+    /// skills are prompt packs whose scripts stay inert, so they do not
+    /// support invoke.
+    pub fn invoke(
+        &self,
+        request: &InvokeSkillRequest,
+        host: &dyn SkillHost,
+    ) -> Result<InvokeSkillResponse, SkillError> {
+        let skill = self.lookup(request.id.as_str())?;
+        if skill.layout != SkillLayout::Provided {
+            return Err(SkillError::InvokeUnsupported {
+                id: request.id.to_string(),
+            });
+        }
+        let (name, provider) = self.providers().serving(skill)?;
+        let response = guarded(name.to_owned(), "invoke", || provider.invoke(request, host))?;
+        if response.id != request.id {
+            return Err(SkillError::Provider {
+                provider: name.to_owned(),
+                reason: format!("invoke(`{}`) answered for `{}`", request.id, response.id),
+            });
+        }
+        Ok(response)
+    }
+}
+
+/// The registry seen through `bcode.skill/v1`, so a host can serve folder
+/// skills on the same path as plugin ones. It lists whatever the wrapped
+/// registry holds; it is meant to be served to clients, not registered as a
+/// provider of another registry (its skills would then rank as bundled).
+#[derive(Clone, Debug)]
+pub struct FolderProvider {
+    registry: SkillRegistry,
+}
+
+impl FolderProvider {
+    pub fn new(registry: SkillRegistry) -> Self {
+        FolderProvider { registry }
+    }
+
+    pub fn registry(&self) -> &SkillRegistry {
+        &self.registry
+    }
+}
+
+impl SkillProvider for FolderProvider {
+    fn name(&self) -> &str {
+        "folder"
+    }
+
+    fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError> {
+        // Folder bodies are sized only when read, and listing must not read them.
+        Ok(self
+            .registry
+            .skills()
+            .map(|s| ProvidedSkill {
+                manifest: s.manifest.clone(),
+                body_bytes: None,
+            })
+            .collect())
+    }
+
+    fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
+        self.registry.describe(id.as_str())
+    }
+
+    fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError> {
+        let skill = self.registry.lookup(request.id.as_str())?;
+        self.registry.body(skill)
+    }
+
+    fn invoke(
+        &self,
+        request: &InvokeSkillRequest,
+        host: &dyn SkillHost,
+    ) -> Result<InvokeSkillResponse, SkillError> {
+        self.registry.invoke(request, host)
+    }
+}
