@@ -1,1 +1,297 @@
-//! benches crate
+//! Shared fixtures of the Bcode benchmarks: the synthetic skill corpora (the
+//! Pi peer's `gen_corpus.py`, or a small built-in generator when python3 or
+//! the script is missing), their source roots, and a summary of a build.
+//!
+//! Corpora live outside the repository, under `$BCODE_BENCH_CORPORA` or
+//! `/tmp/bcode-bench-corpora`, and are reused between runs: generating the
+//! 10,000-skill corpus takes seconds and writes 130 MB.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use bcode_skill::SourceRoot;
+use bcode_skill_models::{SkillSource, SourceKind};
+
+/// The peer's generator; `$BCODE_BENCH_GEN_CORPUS` overrides it.
+pub const GEN_CORPUS: &str = "/work/shared/peers/pi/gen_corpus.py";
+
+/// The seed every corpus is generated with, so both loaders see the same bytes.
+pub const SEED: u64 = 1;
+
+/// How far into the past corpus files are moved. The summary cache re-reads
+/// files modified within 2 s of its last check (the racy-mtime guard), so an
+/// unchanged rebuild is only measured fairly on files older than that.
+const AGE: Duration = Duration::from_secs(3600);
+
+/// Which generator produced a corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generator {
+    /// `gen_corpus.py --n N --seed 1`: the same tree the Pi peer is run on.
+    GenCorpus,
+    /// The built-in fallback: plain, valid skills only, not comparable with Pi.
+    BuiltIn,
+}
+
+impl Generator {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Generator::GenCorpus => "gen_corpus.py (seed 1, same tree as the Pi peer)",
+            Generator::BuiltIn => {
+                "built-in Rust generator (python3 or gen_corpus.py unavailable; NOT comparable with Pi)"
+            }
+        }
+    }
+}
+
+/// A generated corpus ready to be discovered.
+#[derive(Clone, Debug)]
+pub struct Corpus {
+    pub n: usize,
+    pub dir: PathBuf,
+    pub generator: Generator,
+}
+
+impl Corpus {
+    /// `<dir>/primary` then `<dir>/secondary`, as configured roots (the order
+    /// Pi is given them in).
+    pub fn roots(&self) -> Vec<SourceRoot> {
+        roots_for(&[self.dir.join("primary"), self.dir.join("secondary")])
+    }
+}
+
+/// Configured roots (`SourceKind::Config`, `config:<folder name>`) for
+/// `paths`, highest precedence first.
+pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(ordinal, path)| {
+            let name = path
+                .file_name()
+                .map_or_else(|| ordinal.to_string(), |n| n.to_string_lossy().into_owned());
+            SourceRoot {
+                source: SkillSource {
+                    kind: SourceKind::Config,
+                    label: format!("config:{name}"),
+                    ordinal,
+                    root: None,
+                },
+                path: path.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The directory holding every corpus.
+pub fn corpora_dir() -> PathBuf {
+    std::env::var_os("BCODE_BENCH_CORPORA")
+        .map_or_else(|| PathBuf::from("/tmp/bcode-bench-corpora"), PathBuf::from)
+}
+
+/// The corpus of `n` skills: reused when complete, else generated with
+/// `gen_corpus.py` or, failing that, the built-in generator. Its files are
+/// then dated an hour back (see [`AGE`]).
+pub fn corpus(n: usize) -> io::Result<Corpus> {
+    let base = corpora_dir();
+    fs::create_dir_all(&base)?;
+    let dir = base.join(format!("n{n}"));
+    // gen_corpus.py writes MANIFEST.json last, so its presence means complete.
+    let corpus = if dir.join("MANIFEST.json").is_file() || run_gen_corpus(n, &dir) {
+        Corpus {
+            n,
+            dir,
+            generator: Generator::GenCorpus,
+        }
+    } else {
+        let dir = base.join(format!("builtin-n{n}"));
+        if !dir.join(BUILTIN_DONE).is_file() {
+            builtin_corpus(n, &dir)?;
+        }
+        Corpus {
+            n,
+            dir,
+            generator: Generator::BuiltIn,
+        }
+    };
+    age_files(&corpus.dir)?;
+    Ok(corpus)
+}
+
+fn run_gen_corpus(n: usize, out: &Path) -> bool {
+    let script = std::env::var_os("BCODE_BENCH_GEN_CORPUS")
+        .map_or_else(|| PathBuf::from(GEN_CORPUS), PathBuf::from);
+    if !script.is_file() {
+        return false;
+    }
+    let status = Command::new("python3")
+        .arg(&script)
+        .args(["--n", &n.to_string(), "--seed", &SEED.to_string(), "--out"])
+        .arg(out)
+        .arg("--force")
+        .stdout(std::process::Stdio::null())
+        .status();
+    matches!(status, Ok(s) if s.success()) && out.join("MANIFEST.json").is_file()
+}
+
+/// Moves the modification time of every regular file under `dir` that is
+/// younger than [`AGE`] an hour back. Symlinks are skipped (their targets
+/// are files of the same tree).
+pub fn age_files(dir: &Path) -> io::Result<()> {
+    let past = SystemTime::now() - AGE;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in fs::read_dir(&current)? {
+            let entry = entry?;
+            let meta = entry.path().symlink_metadata()?;
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.is_file() && meta.modified().is_ok_and(|m| m > past) {
+                fs::File::options()
+                    .write(true)
+                    .open(entry.path())?
+                    .set_modified(past)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+const BUILTIN_DONE: &str = "BUILTIN_COMPLETE";
+
+/// A deterministic xorshift generator: enough to vary sizes and words.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: [&str; 24] = [
+    "the", "file", "project", "skill", "config", "render", "check", "table", "chart", "schema",
+    "value", "output", "input", "error", "release", "review", "build", "test", "query", "cache",
+    "index", "stream", "always", "first",
+];
+
+/// `n` plain skills in `primary/` (every 50th also in `secondary/`, losing to
+/// the primary one), descriptions of 80–300 chars and bodies of 2–20 KiB,
+/// like the normal entries of `gen_corpus.py`.
+fn builtin_corpus(n: usize, dir: &Path) -> io::Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir)?;
+    }
+    fs::create_dir_all(dir.join("secondary"))?;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ SEED);
+    let sentence = |rng: &mut Rng, words: usize| {
+        let mut s = String::new();
+        for i in 0..words {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(WORDS[rng.below(WORDS.len())]);
+        }
+        s.push('.');
+        s
+    };
+    for i in 0..n {
+        let name = format!("builtin-skill-{i:05}");
+        let mut description = format!("Handles {name} tasks. Use when");
+        let target = 80 + rng.below(221);
+        while description.len() < target {
+            description.push(' ');
+            description.push_str(&sentence(&mut rng, 6));
+        }
+        description.truncate(300);
+        let mut text =
+            format!("---\nname: {name}\ndescription: \"{description}\"\n---\n\n# {name}\n\n");
+        let body = 2048 + rng.below(18 * 1024);
+        while text.len() < body {
+            let _ = writeln!(text, "{}\n", sentence(&mut rng, 14));
+        }
+        let skill_dir = dir.join("primary").join(&name);
+        fs::create_dir_all(&skill_dir)?;
+        fs::write(skill_dir.join("SKILL.md"), &text)?;
+        if i % 50 == 0 {
+            let copy = dir.join("secondary").join(&name);
+            fs::create_dir_all(&copy)?;
+            fs::write(copy.join("SKILL.md"), &text)?;
+        }
+    }
+    fs::write(dir.join(BUILTIN_DONE), "")
+}
+
+/// Counts that make two loaders' results comparable.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildSummary {
+    pub skills: usize,
+    pub model_visible: usize,
+    pub diagnostics: usize,
+    pub by_severity: BTreeMap<String, usize>,
+    pub by_code: BTreeMap<String, usize>,
+}
+
+impl BuildSummary {
+    pub fn of(registry: &bcode_skill::SkillRegistry) -> Self {
+        let mut summary = BuildSummary {
+            skills: registry.len(),
+            model_visible: registry.skills().filter(|s| s.model_visible()).count(),
+            diagnostics: registry.diagnostics().len(),
+            ..BuildSummary::default()
+        };
+        for d in registry.diagnostics() {
+            *summary
+                .by_severity
+                .entry(d.severity.to_string())
+                .or_default() += 1;
+            *summary
+                .by_code
+                .entry(d.code.as_str().to_owned())
+                .or_default() += 1;
+        }
+        summary
+    }
+}
+
+/// `{"a":1,"b":2}` for a map of counts (keys are plain identifiers).
+pub fn json_counts(map: &BTreeMap<String, usize>) -> String {
+    let body: Vec<String> = map.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", body.join(","))
+}
+
+/// The median of `samples` (sorted in place); 0 when empty.
+pub fn median(samples: &mut [f64]) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_by(f64::total_cmp);
+    let mid = samples.len() / 2;
+    if samples.len().is_multiple_of(2) {
+        (samples[mid - 1] + samples[mid]) / 2.0
+    } else {
+        samples[mid]
+    }
+}
+
+/// Peak resident set size of this process in KiB (`VmHWM`), where the
+/// platform reports it.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}

@@ -1,0 +1,79 @@
+//! Discovery benchmarks: a cold build (a fresh `Discovery`, so every skill
+//! file is read and parsed; the OS page cache is warm, as for the Pi peer)
+//! and an unchanged rebuild (the same `Discovery` again, answered by its
+//! metadata cache) at 100, 1,000 and 10,000 skills.
+
+// A benchmark may stop loudly when its fixture cannot be built.
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bcode_benches::{BuildSummary, corpus};
+use bcode_skill::{Discovery, DiscoveryOptions};
+use bcode_skill_models::SkillsConfig;
+use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
+
+const SIZES: [usize; 3] = [100, 1_000, 10_000];
+
+fn options() -> DiscoveryOptions {
+    DiscoveryOptions::from_config(&SkillsConfig::default())
+}
+
+fn discovery(c: &mut Criterion) {
+    for n in SIZES {
+        let corpus = corpus(n).expect("generate the corpus");
+        let roots = corpus.roots();
+        let mut warm = Discovery::new(options());
+        let registry = warm.build(&roots);
+        let cold_stats = warm.last_stats();
+        let summary = BuildSummary::of(&registry);
+        warm.build(&roots);
+        let rebuild_stats = warm.last_stats();
+        eprintln!(
+            "corpus n{n}: {} at {}\n  skills {}, model-visible {}, diagnostics {}; \
+             cold files_read {}, unchanged rebuild files_read {} (cache hits {})",
+            corpus.generator.describe(),
+            corpus.dir.display(),
+            summary.skills,
+            summary.model_visible,
+            summary.diagnostics,
+            cold_stats.files_read,
+            rebuild_stats.files_read,
+            rebuild_stats.cache_hits,
+        );
+        // A rebuild that reads files measures the racy-mtime path, not the cache.
+        assert_eq!(rebuild_stats.files_read, 0, "unchanged rebuild read files");
+
+        let mut group = c.benchmark_group("discovery");
+        if n >= 10_000 {
+            group
+                .sampling_mode(SamplingMode::Flat)
+                .sample_size(10)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(4));
+        } else {
+            group
+                .sample_size(20)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(3));
+        }
+        group.bench_with_input(BenchmarkId::new("cold", n), &roots, |b, roots| {
+            b.iter(|| {
+                let mut discovery = Discovery::new(options());
+                black_box(discovery.build(black_box(roots)))
+            });
+        });
+        group.bench_with_input(
+            BenchmarkId::new("unchanged_rebuild", n),
+            &roots,
+            |b, roots| {
+                b.iter(|| black_box(warm.build(black_box(roots))));
+            },
+        );
+        group.finish();
+    }
+}
+
+criterion_group!(benches, discovery);
+criterion_main!(benches);
