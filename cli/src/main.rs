@@ -11,6 +11,7 @@ mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
 mod render_cmd;
+mod session_cmd;
 mod skills_cmd;
 
 use std::path::PathBuf;
@@ -72,6 +73,13 @@ enum Command {
     },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
     Diff { a: PathBuf, b: PathBuf },
+    /// An interactive skill session (prompts and slash commands); also reads
+    /// commands piped on stdin. Events go to the session folder's events.jsonl.
+    Session {
+        /// The session folder's name under `<state dir>/sessions/` (default: a timestamp).
+        #[arg(long)]
+        id: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -179,6 +187,11 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             render_cmd::run(&options, &context, &mut stdout)
         }
         Command::Diff { .. } => Ok(ExitCode::SUCCESS),
+        Command::Session { id } => session_cmd::run(
+            &session_cmd::SessionCmdOptions { id },
+            &context,
+            &mut stdout,
+        ),
         Command::Config(cmd) => {
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },

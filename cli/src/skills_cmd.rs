@@ -169,7 +169,7 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
 
 /// The embedded skill templates, with any `skills/*.j2` override from
 /// `system_prompt.templates_dir`.
-fn skill_templates(context: &CliContext) -> Result<SkillTemplates, CliError> {
+pub(crate) fn skill_templates(context: &CliContext) -> Result<SkillTemplates, CliError> {
     let mut overrides = BTreeMap::new();
     if let Some(dir) = context.loaded.templates_dir() {
         for o in read_overrides(&dir).map_err(|err| CliError::Config(err.to_string()))? {

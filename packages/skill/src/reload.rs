@@ -14,6 +14,7 @@ use std::time::Duration;
 use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
+use crate::provider::SkillProvider;
 use crate::registry::{Discovery, DiscoveryOptions, SkillRegistry};
 use crate::sources::SourceRoot;
 
@@ -38,6 +39,9 @@ struct Fingerprint {
 pub struct LiveRegistry {
     discovery: Discovery,
     roots: Vec<SourceRoot>,
+    /// Plugin providers, listed again at every rebuild so their skills
+    /// survive reloads (and a provider's own changes show up).
+    providers: Vec<Arc<dyn SkillProvider>>,
     fingerprints: BTreeMap<String, Fingerprint>,
     dirty: Arc<AtomicBool>,
     watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
@@ -67,15 +71,27 @@ pub struct TurnRefresh {
 impl LiveRegistry {
     /// Builds the first registry.
     pub fn new(options: DiscoveryOptions, roots: Vec<SourceRoot>) -> (Self, SkillRegistry) {
+        Self::with_providers(options, roots, Vec::new())
+    }
+
+    /// Builds the first registry from roots and plugin providers.
+    pub fn with_providers(
+        options: DiscoveryOptions,
+        roots: Vec<SourceRoot>,
+        providers: Vec<Arc<dyn SkillProvider>>,
+    ) -> (Self, SkillRegistry) {
         let mut live = LiveRegistry {
             discovery: Discovery::new(options),
             roots,
+            providers,
             fingerprints: BTreeMap::new(),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
             escapes_roots: false,
         };
-        let registry = live.discovery.build(&live.roots);
+        let registry = live
+            .discovery
+            .build_with_providers(&live.roots, &live.providers);
         live.fingerprints = fingerprints(&registry);
         live.escapes_roots = escapes_roots(&registry);
         (live, registry)
@@ -119,7 +135,9 @@ impl LiveRegistry {
         if self.mode() == ReloadMode::Watching && !self.dirty.swap(false, Ordering::SeqCst) {
             return None;
         }
-        let registry = self.discovery.build(&self.roots);
+        let registry = self
+            .discovery
+            .build_with_providers(&self.roots, &self.providers);
         let now = fingerprints(&registry);
         let changed_files = now
             .iter()

@@ -643,3 +643,36 @@ fn folder_skills_speak_the_same_interface() {
         })
     );
 }
+
+#[test]
+fn live_reload_keeps_provider_skills() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("folder-skill")).unwrap();
+    std::fs::write(
+        tmp.path().join("folder-skill/SKILL.md"),
+        "---\ndescription: on disk\n---\n",
+    )
+    .unwrap();
+    let roots = vec![bcode_skill::SourceRoot {
+        source: bcode_skill_models::SkillSource {
+            kind: bcode_skill_models::SourceKind::RepoBcode,
+            label: "repo:.bcode/skills".into(),
+            ordinal: 0,
+            root: None,
+        },
+        path: tmp.path().to_path_buf(),
+    }];
+    let (mut live, first) = bcode_skill::LiveRegistry::with_providers(
+        bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),
+        roots,
+        vec![Plugin::new("acme", &["from-plugin"]).arc()],
+    );
+    let ids = |r: &bcode_skill::SkillRegistry| r.ids().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(ids(&first), ["folder-skill", "from-plugin"]);
+    let refreshed = live.begin_turn().unwrap();
+    assert_eq!(ids(&refreshed.registry), ["folder-skill", "from-plugin"]);
+    assert_eq!(
+        refreshed.registry.get("from-plugin").unwrap().source.label,
+        "bundled:acme"
+    );
+}

@@ -1,0 +1,247 @@
+//! An end-to-end skill session driven through stdin, its transcript and its
+//! durable event log checked line by line.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn session(repo: &Path, state: &Path, home: &Path, script: &str, args: &[&str]) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", home)
+        .env("BCODE_STATE_DIR", state)
+        .arg("--repo")
+        .arg(repo)
+        .args(args)
+        .args(["session", "--id", "e2e"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn a_piped_session_records_every_event() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
+    fs::create_dir_all(&home).unwrap();
+    let skills = repo.join(".bcode/skills");
+    write(
+        &skills.join("rust-debugging/SKILL.md"),
+        "---\ndescription: Rust failures\nactivation:\n  keywords: [rust, cargo]\n---\nCheck cargo output first.\n",
+    );
+    write(
+        &skills.join("docs/SKILL.md"),
+        "---\ndescription: Write docs\nactivation:\n  keywords: [docs]\n---\nDocs body.\n",
+    );
+    let script = "/skills\nmy rust build fails\n/accept\n/skill active\n/skill docs chapter \"two words\"\n/skill off docs\n/skill nope\n/bogus\n/quit\nignored after quit\n";
+    let (code, transcript) = session(&repo, &state, &home, script, &[]);
+    assert_eq!(code, 0);
+    let log = state.join("sessions/e2e/events.jsonl");
+    let root = skills.display();
+    let rust_bytes = format!(
+        "<skill id=\"rust-debugging\" name=\"rust-debugging\" location=\"{root}/rust-debugging/SKILL.md\">\nReferences are relative to {root}/rust-debugging.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nCheck cargo output first.\n</skill>"
+    )
+    .len();
+    let docs_bytes = format!(
+        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
+    )
+    .len();
+    assert_eq!(
+        transcript,
+        format!(
+            "Skill session e2e (2 skills; auto-activation: suggest). Events: {}
+> /skills
+  docs [repo:.bcode/skills]: Write docs
+  rust-debugging [repo:.bcode/skills]: Rust failures
+> my rust build fails
+Suggested skill `rust-debugging` (matched rust): /accept rust-debugging to activate, /dismiss to ignore.
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+> /accept
+Loaded skill `rust-debugging` from repo:.bcode/skills ({rust_bytes} bytes).
+┌ skill context: rust-debugging
+│ Check cargo output first.
+└
+> /skill active
+  rust-debugging (auto: rust)
+> /skill docs chapter \"two words\"
+Loaded skill `docs` from repo:.bcode/skills ({docs_bytes} bytes).
+┌ skill context: docs
+│ Docs body.
+└
+> /skill off docs
+Deactivated skill `docs`.
+> /skill nope
+error: no skill with id `nope`
+> /bogus
+error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)
+> /quit
+",
+            log.display(),
+        )
+    );
+    // The log, line by line (timestamps are the only varying field).
+    let lines: Vec<serde_json::Value> = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(v["at"].as_str().unwrap().ends_with('Z'));
+            v.as_object_mut().unwrap().remove("at");
+            v
+        })
+        .collect();
+    let expected = serde_json::json!([
+        {"seq": 0, "event": "SkillSuggested", "id": "rust-debugging", "source": "repo:.bcode/skills", "matched_keywords": ["rust"]},
+        {"seq": 1, "event": "SkillActivated", "id": "rust-debugging", "source": "repo:.bcode/skills", "arguments": [], "reason": "auto: matched rust"},
+        {"seq": 2, "event": "SkillContextLoaded", "id": "rust-debugging", "source": "repo:.bcode/skills", "bytes": rust_bytes, "truncated": false, "preview": "Check cargo output first."},
+        {"seq": 3, "event": "SkillActivated", "id": "docs", "source": "repo:.bcode/skills", "arguments": ["chapter", "two words"], "reason": "explicit"},
+        {"seq": 4, "event": "SkillContextLoaded", "id": "docs", "source": "repo:.bcode/skills", "bytes": docs_bytes, "truncated": false, "preview": "Docs body."},
+        {"seq": 5, "event": "SkillDeactivated", "id": "docs", "reason": "explicit"},
+        {"seq": 6, "event": "SkillInvocationFailed", "id": "nope", "error": "no skill with id `nope`"},
+    ]);
+    assert_eq!(serde_json::Value::Array(lines), expected);
+
+    // A second run appends to the same log after a torn last line (a crash).
+    let mut text = fs::read_to_string(&log).unwrap();
+    text.push_str("{\"seq\":7,\"event\":\"SkillAct");
+    fs::write(&log, text).unwrap();
+    write(
+        &skills.join("added/SKILL.md"),
+        "---\ndescription: Added later\n---\nNew.\n",
+    );
+    let (code, transcript) = session(&repo, &state, &home, "/skill docs\nanother prompt\n", &[]);
+    assert_eq!(code, 0);
+    assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
+    let outcome = bcode_skill::read_events(&log).unwrap();
+    assert_eq!(
+        outcome.problems.len(),
+        1,
+        "the torn line is reported, not fatal: {:?}",
+        outcome.problems
+    );
+    let tail: Vec<String> = outcome
+        .events
+        .iter()
+        .skip(7)
+        .map(|r| {
+            serde_json::to_value(&r.event).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(tail, ["SkillActivated", "SkillContextLoaded"]);
+}
+
+#[test]
+fn live_reload_between_turns_in_a_session() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
+    fs::create_dir_all(&home).unwrap();
+    let skills = repo.join(".bcode/skills");
+    write(
+        &skills.join("one/SKILL.md"),
+        "---\ndescription: One\n---\nOne.\n",
+    );
+    write(
+        &skills.join("two/SKILL.md"),
+        "---\ndescription: Two\n---\nTwo.\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", &home)
+        .env("BCODE_STATE_DIR", &state)
+        .arg("--repo")
+        .arg(&repo)
+        .args(["session", "--id", "reload"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read_until = |needle: &str| {
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the session ended before {needle:?}: {seen}"
+            );
+            seen.push_str(&line);
+            if line.contains(needle) {
+                return seen;
+            }
+        }
+    };
+    writeln!(stdin, "/skill one").unwrap();
+    read_until("└");
+    writeln!(stdin, "first prompt").unwrap();
+    let first = read_until("(prompt noted");
+    assert!(!first.contains("Skills changed"), "{first}");
+
+    // Between turns: one vanishes while active, two changes, three appears.
+    fs::remove_dir_all(skills.join("one")).unwrap();
+    fs::write(
+        skills.join("two/SKILL.md"),
+        "---\ndescription: Two, edited\n---\nTwo.\n",
+    )
+    .unwrap();
+    write(
+        &skills.join("three/SKILL.md"),
+        "---\ndescription: Three\n---\nThree.\n",
+    );
+    writeln!(stdin, "second prompt").unwrap();
+    let second = read_until("(prompt noted");
+    assert_eq!(
+        second,
+        "> second prompt\nSkills changed: +three ~two -one\n(prompt noted; this CLI has no model: /render shows what the turn would send)\n"
+    );
+    writeln!(stdin, "/skill active").unwrap();
+    assert_eq!(
+        read_until("one"),
+        "> /skill active\n  one (explicit)\n",
+        "a vanished active skill stays active"
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+
+    let events = bcode_skill::read_events(&state.join("sessions/reload/events.jsonl")).unwrap();
+    let reloaded: Vec<serde_json::Value> = events
+        .events
+        .iter()
+        .map(|r| serde_json::to_value(&r.event).unwrap())
+        .filter(|e| e["event"] == "SkillsReloaded")
+        .collect();
+    assert_eq!(
+        reloaded,
+        [
+            serde_json::json!({"event": "SkillsReloaded", "added": ["three"], "changed": ["two"], "removed": ["one"]})
+        ]
+    );
+}
