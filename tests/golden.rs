@@ -162,6 +162,7 @@ fn run_case(dir: &Path, case: &Case) -> String {
         timezone: case.timezone.as_deref().map(|z| z.parse().unwrap()),
         skills: case.skills.clone(),
         prompt: case.prompt.clone(),
+        session_dir: None,
     };
 
     let mut out = describe(&request, case.show_base);

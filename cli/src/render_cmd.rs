@@ -46,9 +46,6 @@ pub fn run(
         })?),
         None => None,
     };
-    // TEMPORARY until relevant mode lands: the session folder is accepted but
-    // not used yet (issue 5 wires it into the render request).
-    let _session = &options.session;
     let request = RenderRequest {
         repo: context.repo.clone(),
         cwd: context.repo.clone(),
@@ -59,6 +56,7 @@ pub fn run(
         timezone,
         skills: options.skills.clone(),
         prompt: options.prompt.clone(),
+        session_dir: options.session.clone(),
     };
     // The configuration is already loaded (and its warnings printed) by the
     // CLI context; render from it rather than loading it a second time.

@@ -350,6 +350,7 @@ fn render_next_turn(
         timezone: None,
         skills: session.active().iter().map(|a| a.id.to_string()).collect(),
         prompt: None,
+        session_dir: None,
     };
     match render_from_loaded(&request, &context.loaded, &RealMachine) {
         Ok(rendered) => {

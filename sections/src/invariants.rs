@@ -11,9 +11,11 @@
 //! should it run without the switch). The section toggle only controls the
 //! placement of the complete catalog.
 //!
-//! Relevant mode is a later issue; its seam is [`InvariantSelection`]: when
-//! that input is present the stage places only the selected ids, so a
-//! selector needs to add an input, not change this stage.
+//! Relevant mode: [`FocusedInvariantsStage`] renders the
+//! [`crate::relevant::Decision`] the relevant-mode driver made (the focused
+//! selection, the task summary and every step of the decision as notes).
+//! [`InvariantSelection`] remains the simpler seam for a host that picks ids
+//! itself and wants the full-mode stage to place only those.
 //!
 //! [`parse`] is the core (file names and texts in, catalog out); [`gather`]
 //! is the edge that reads the directory. Malformed files are problems shown
@@ -29,10 +31,16 @@ use serde_json::Value;
 use bcode_prompt::config::BcodeConfig;
 use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
 
+use crate::relevant::{Decision, Guidance, Selection};
+
 /// The catalog template.
 pub const INVARIANTS_TEMPLATE: &str = "sections/repo_invariants.j2";
 /// The template of one entry.
 pub const INVARIANT_ENTRY_TEMPLATE: &str = "sections/repo_invariant_entry.j2";
+/// The relevant-mode (focused guidance) template.
+pub const FOCUSED_TEMPLATE: &str = "sections/relevant_invariants.j2";
+/// The stage and section id.
+const REPOSITORY_INVARIANTS: &str = "repository_invariants";
 /// Where invariants live, relative to the repository root.
 pub const INVARIANTS_DIR: &str = ".bcode/invariants";
 
@@ -202,7 +210,7 @@ pub struct RepositoryInvariantsStage;
 
 impl Stage for RepositoryInvariantsStage {
     fn id(&self) -> &'static str {
-        "repository_invariants"
+        REPOSITORY_INVARIANTS
     }
 
     fn class(&self) -> SectionClass {
@@ -247,59 +255,195 @@ impl Stage for RepositoryInvariantsStage {
             });
         }
 
-        let mut entries = String::new();
-        let mut entry_ends = Vec::with_capacity(selected.len());
-        for inv in &selected {
-            let body = bcode_text::neutralize_closing_tag(&inv.body, "invariant");
-            let (entry, _) = cx.render(
-                INVARIANT_ENTRY_TEMPLATE,
-                context! {
-                    id => &inv.id,
-                    title => &inv.title,
-                    summary => &inv.summary,
-                    keywords => &inv.keywords,
-                    paths => &inv.paths,
-                    file => &inv.file,
-                    body => body.as_ref(),
-                },
-            )?;
-            if !entries.is_empty() {
-                entries.push_str("\n\n");
-            }
-            entries.push_str(&entry);
-            entry_ends.push(entries.len());
-        }
-        // The limit bounds the entries, preferring to cut between whole
-        // invariants; the marker names the directory with the full texts.
-        let bounded = cx.bound_at(
-            &entries,
-            self.limit(cx.config),
-            &entry_ends,
-            Some(&catalog.directory),
-        )?;
-        let (text, template) = cx.render(
-            INVARIANTS_TEMPLATE,
+        let section = catalog_section(cx, catalog, &selected, self.limit(cx.config))?;
+        Ok(vec![section])
+    }
+}
+
+/// The rendered `<invariant>` entries of `selected`, bounded by `limit`
+/// (preferring cuts between whole invariants; the marker names the
+/// directory with the full texts).
+fn entries(
+    cx: &StageContext<'_>,
+    catalog: &InvariantCatalog,
+    selected: &[&Invariant],
+    limit: Option<Limit>,
+) -> Result<bcode_prompt::bounds::BoundedText, StageError> {
+    let mut entries = String::new();
+    let mut entry_ends = Vec::with_capacity(selected.len());
+    for inv in selected {
+        let body = bcode_text::neutralize_closing_tag(&inv.body, "invariant");
+        let (entry, _) = cx.render(
+            INVARIANT_ENTRY_TEMPLATE,
             context! {
-                entries => &bounded.text,
-                count => selected.len(),
-                directory => INVARIANTS_DIR,
+                id => &inv.id,
+                title => &inv.title,
+                summary => &inv.summary,
+                keywords => &inv.keywords,
+                paths => &inv.paths,
+                file => &inv.file,
+                body => body.as_ref(),
             },
         )?;
-        let mut section = Section::new(self.id(), text)
-            .with_template(template)
-            .with_bounded(&bounded)
-            .with_note(&format!("{} invariants placed", selected.len()));
-        for inv in &selected {
-            section = section.with_source(&inv.file);
+        if !entries.is_empty() {
+            entries.push_str("\n\n");
         }
-        if bounded.truncation.is_some() {
-            section = section.with_note("cut by system_prompt.repository_invariants_max_chars");
+        entries.push_str(&entry);
+        entry_ends.push(entries.len());
+    }
+    cx.bound_at(&entries, limit, &entry_ends, Some(&catalog.directory))
+}
+
+/// The complete-catalog section (full mode, and the relevant-mode `full`
+/// fallback).
+fn catalog_section(
+    cx: &StageContext<'_>,
+    catalog: &InvariantCatalog,
+    selected: &[&Invariant],
+    limit: Option<Limit>,
+) -> Result<Section, StageError> {
+    let bounded = entries(cx, catalog, selected, limit)?;
+    let (text, template) = cx.render(
+        INVARIANTS_TEMPLATE,
+        context! {
+            entries => &bounded.text,
+            count => selected.len(),
+            directory => INVARIANTS_DIR,
+        },
+    )?;
+    let mut section = Section::new(REPOSITORY_INVARIANTS, text)
+        .with_template(template)
+        .with_bounded(&bounded)
+        .with_note(&format!("{} invariants placed", selected.len()));
+    for inv in selected {
+        section = section.with_source(&inv.file);
+    }
+    if bounded.truncation.is_some() {
+        section = section.with_note("cut by system_prompt.repository_invariants_max_chars");
+    }
+    for problem in &catalog.problems {
+        section = section.with_note(&problem.to_string());
+    }
+    Ok(section)
+}
+
+/// Relevant mode's invariant guidance: renders the [`Decision`] the
+/// [`crate::relevant`] driver made for this prompt (focused selection,
+/// complete catalog or nothing), with every step of the decision as section
+/// notes.
+///
+/// Turn class: the focus may change from one prompt to the next, so it sits
+/// after the cacheable prefix rather than invalidating it. No toggle: the
+/// `repository_invariants` toggle places the complete catalog in full mode
+/// only, and `[invariants] enabled` (checked by the render glue, which then
+/// registers no stage at all) is the switch for both modes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FocusedInvariantsStage;
+
+impl Stage for FocusedInvariantsStage {
+    fn id(&self) -> &'static str {
+        REPOSITORY_INVARIANTS
+    }
+
+    fn toggle(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn class(&self) -> SectionClass {
+        SectionClass::Turn
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::System
+    }
+
+    fn template(&self) -> Option<&'static str> {
+        Some(FOCUSED_TEMPLATE)
+    }
+
+    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
+        RepositoryInvariantsStage.limit(config)
+    }
+
+    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+        if !cx.config.invariants.enabled {
+            return Ok(Vec::new());
         }
-        for problem in &catalog.problems {
-            section = section.with_note(&problem.to_string());
+        let catalog = cx.require::<InvariantCatalog>()?;
+        let decision = cx.require::<Decision>()?;
+        if catalog.invariants.is_empty() {
+            return RepositoryInvariantsStage.render(cx);
+        }
+        let mut section = match &decision.guidance {
+            Guidance::Nothing => {
+                return Err(StageError::Degraded {
+                    message: format!(
+                        "no invariant guidance this turn: {}",
+                        decision.notes().join("; ")
+                    ),
+                });
+            }
+            Guidance::Catalog => {
+                let all: Vec<&Invariant> = catalog.invariants.iter().collect();
+                catalog_section(cx, catalog, &all, self.limit(cx.config))?
+            }
+            Guidance::Focused(selection) => {
+                focused_section(cx, catalog, selection, self.limit(cx.config))?
+            }
+        };
+        for note in decision.notes() {
+            section = section.with_note(&note);
         }
         Ok(vec![section])
     }
+}
+
+/// The focused-guidance section: the selected invariants in full, in
+/// catalog order, and the task summary when `include_task_summary`.
+fn focused_section(
+    cx: &StageContext<'_>,
+    catalog: &InvariantCatalog,
+    selection: &Selection,
+    limit: Option<Limit>,
+) -> Result<Section, StageError> {
+    let selected: Vec<&Invariant> = catalog
+        .invariants
+        .iter()
+        .filter(|inv| selection.ids.contains(&inv.id))
+        .collect();
+    let bounded = entries(cx, catalog, &selected, limit)?;
+    let task_summary = selection
+        .task_summary
+        .as_deref()
+        .filter(|_| cx.config.invariants.include_task_summary);
+    let (text, template) = cx.render(
+        FOCUSED_TEMPLATE,
+        context! {
+            entries => &bounded.text,
+            count => selected.len(),
+            total => catalog.invariants.len(),
+            directory => INVARIANTS_DIR,
+            task_summary => task_summary,
+        },
+    )?;
+    let mut section = Section::new(REPOSITORY_INVARIANTS, text)
+        .with_template(template)
+        .with_bounded(&bounded)
+        .with_note(&format!(
+            "{} of {} invariants placed",
+            selected.len(),
+            catalog.invariants.len()
+        ));
+    for inv in &selected {
+        section = section.with_source(&inv.file);
+    }
+    if bounded.truncation.is_some() {
+        section = section.with_note("cut by system_prompt.repository_invariants_max_chars");
+    }
+    for problem in &catalog.problems {
+        section = section.with_note(&problem.to_string());
+    }
+    Ok(section)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod toolchain;
 pub mod authority;
 pub mod instructions;
 pub mod invariants;
+pub mod relevant;
 pub mod render;
 pub mod skills;
 pub mod suffix;

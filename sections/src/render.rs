@@ -15,10 +15,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bcode_prompt::assembled::AssembledPrompt;
 use bcode_prompt::base::BaseStage;
-use bcode_prompt::config::{ConfigError, ConfigInputs, ConfigWarning, LoadedConfig, load};
+use bcode_prompt::config::{
+    ConfigError, ConfigInputs, ConfigWarning, InvariantsConfig, InvariantsMode, LoadedConfig, load,
+};
 use bcode_prompt::pipeline::{AssembleError, Pipeline, PipelineError};
 use bcode_prompt::stage::{Inputs, Stage, StageContext};
 use bcode_prompt::templates::{
@@ -33,8 +36,9 @@ use bcode_skill_models::{Diagnostic, SkillError};
 
 use crate::authority::UserAuthorityStage;
 use crate::instructions::RepositoryContextStage;
-use crate::invariants::RepositoryInvariantsStage;
+use crate::invariants::{FocusedInvariantsStage, InvariantCatalog, RepositoryInvariantsStage};
 use crate::probe;
+use crate::relevant::{Decision, DeterministicSelector, RelevantInvariants, TaskContext, sidecar};
 use crate::skills::{ActiveSkillStage, ActiveSkills, SkillCatalogStage, SkillsInput};
 use crate::suffix::AgentSuffixStage;
 
@@ -52,6 +56,10 @@ pub const TEMPLATES: &[EmbeddedTemplate] = &[
     (
         "sections/repo_invariant_entry.j2",
         include_str!("../../templates/sections/repo_invariant_entry.j2"),
+    ),
+    (
+        "sections/relevant_invariants.j2",
+        include_str!("../../templates/sections/relevant_invariants.j2"),
     ),
     (
         "sections/skill_active.j2",
@@ -89,6 +97,9 @@ pub struct RenderRequest {
     pub skills: Vec<String>,
     /// `--prompt`: the user's prompt for this turn, if any.
     pub prompt: Option<String>,
+    /// `--session DIR`: the session folder whose sidecar keeps the
+    /// relevant-mode invariant focus from one render to the next.
+    pub session_dir: Option<PathBuf>,
 }
 
 /// The assembled prompt and everything worth telling the operator.
@@ -226,11 +237,28 @@ pub fn render_from_loaded(
     // `[invariants] enabled = false` is the master switch: no loading and no
     // stage, so not even an "omitted" line mentions invariants.
     let invariants_on = config.invariants.enabled;
-    if invariants_on && config.system_prompt.sections.repository_invariants {
+    let relevant = invariants_on && config.invariants.mode == InvariantsMode::Relevant;
+    if relevant {
+        // Relevant mode ignores the `repository_invariants` toggle (it only
+        // places the complete catalog in full mode).
+        let catalog = crate::invariants::gather(&repo);
+        let session_dir = request
+            .session_dir
+            .as_ref()
+            .map(|dir| request.cwd.join(dir));
+        let decision = relevant_decision(
+            &config.invariants,
+            &catalog,
+            request.prompt.as_deref().unwrap_or_default(),
+            session_dir.as_deref(),
+        );
+        inputs.insert(decision);
+        inputs.insert(catalog);
+    } else if invariants_on && config.system_prompt.sections.repository_invariants {
         inputs.insert(crate::invariants::gather(&repo));
     }
 
-    let pipeline = Pipeline::new(stages(invariants_on))?;
+    let pipeline = Pipeline::new(stages_for_mode(invariants_on, relevant))?;
     let prompt = pipeline.assemble(&StageContext::new(config, &templates, &inputs))?;
     Ok(Rendered {
         prompt,
@@ -240,12 +268,20 @@ pub fn render_from_loaded(
     })
 }
 
-/// The full stage list: the base, the machine probes' stages and ours.
+/// The full stage list: the base, the machine probes' stages and ours
+/// (invariants in full mode).
 pub fn stages(invariants_enabled: bool) -> Vec<Box<dyn Stage>> {
+    stages_for_mode(invariants_enabled, false)
+}
+
+/// [`stages`] with the relevant-mode invariants stage when `relevant`.
+pub fn stages_for_mode(invariants_enabled: bool, relevant: bool) -> Vec<Box<dyn Stage>> {
     let mut stages: Vec<Box<dyn Stage>> = vec![Box::new(BaseStage)];
     stages.extend(probe::stages());
     stages.push(Box::new(RepositoryContextStage));
-    if invariants_enabled {
+    if invariants_enabled && relevant {
+        stages.push(Box::new(FocusedInvariantsStage));
+    } else if invariants_enabled {
         stages.push(Box::new(RepositoryInvariantsStage));
     }
     stages.push(Box::new(SkillCatalogStage));
@@ -253,6 +289,73 @@ pub fn stages(invariants_enabled: bool) -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(ActiveSkillStage));
     stages.push(Box::new(AgentSuffixStage));
     stages
+}
+
+/// Relevant mode for one render, with the deterministic selector (the CLI
+/// has no model) driven through the same [`RelevantInvariants`] a session
+/// host uses, on a small current-thread runtime.
+///
+/// With a session folder the render plays one prompt of a session: the
+/// sidecar's focus is restored (so this prompt reuses it, as a reconnected
+/// session would), the prompt is answered, the re-evaluation that follows
+/// the final assistant turn runs to completion, and its focus is saved for
+/// the next render. Without one, every render is a session's first prompt.
+/// Sidecar problems become notes; nothing here fails the render.
+pub fn relevant_decision(
+    config: &InvariantsConfig,
+    catalog: &InvariantCatalog,
+    prompt: &str,
+    session_dir: Option<&Path>,
+) -> Decision {
+    let mut sidecar_events = Vec::new();
+    let restored = match session_dir.map(sidecar::load) {
+        Some(Ok(state)) => state,
+        Some(Err(problem)) => {
+            sidecar_events.push(format!("session sidecar: {problem}"));
+            None
+        }
+        None => None,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let mut decision = Decision::fallback_without_runtime(&err.to_string());
+            decision.events.extend(sidecar_events);
+            return decision;
+        }
+    };
+    let task = TaskContext::new(prompt, &[]);
+    let (mut decision, focus) = runtime.block_on(async {
+        let mut driver = RelevantInvariants::new(
+            config.clone(),
+            Arc::new(catalog.clone()),
+            Arc::new(DeterministicSelector),
+        );
+        if let Some(state) = &restored {
+            driver.restore(state);
+        }
+        let decision = driver.selection_for_prompt(&task).await;
+        if session_dir.is_some() {
+            driver.on_final_assistant_turn_committed(&task);
+            driver.finish_background().await;
+        }
+        (decision, driver.focus_state())
+    });
+    decision.events.extend(sidecar_events);
+    if let (Some(dir), Some(focus)) = (session_dir, focus) {
+        match sidecar::save(dir, &focus) {
+            Ok(()) => decision.events.push(format!(
+                "session sidecar: saved focus #{} [{}] for the next prompt",
+                focus.generation,
+                focus.ids.join(", ")
+            )),
+            Err(problem) => decision.events.push(format!("session sidecar: {problem}")),
+        }
+    }
+    decision
 }
 
 /// The registry's templates with the `skills/*.j2` overrides applied, and

@@ -1,0 +1,236 @@
+//! The per-session focus sidecar: `<session dir>/invariants-focus.json`,
+//! holding the last valid focused selection so a reconnecting session
+//! recovers it without replaying event history.
+//!
+//! Bounded: at most [`SIDECAR_MAX_BYTES`] on disk, [`MAX_IDS`] ids and a
+//! cut task summary. Written atomically (temp file in the same folder,
+//! `fsync`, rename, `fsync` of the folder), so a crash mid-write leaves the
+//! previous sidecar intact. A corrupt, oversized or unreadable sidecar is a
+//! [`SidecarProblem`] for the caller to report and ignore, never fatal.
+//!
+//! [`encode`] and [`decode`] are the core; [`load`] and [`save`] the edge.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::selector::bound_summary;
+use super::{Selection, SelectionOrigin};
+
+/// The file name inside the session folder.
+pub const SIDECAR_FILE: &str = "invariants-focus.json";
+/// The largest sidecar that is read; a larger one is reported and ignored.
+pub const SIDECAR_MAX_BYTES: u64 = 16 * 1024;
+/// The most ids kept.
+pub const MAX_IDS: usize = 64;
+/// The most bytes of one id kept (longer ids are not real invariant ids).
+const MAX_ID_BYTES: usize = 128;
+const VERSION: u32 = 1;
+
+/// The focus a session keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FocusState {
+    pub generation: u64,
+    pub ids: Vec<String>,
+    pub task_summary: Option<String>,
+    pub origin: SelectionOrigin,
+}
+
+impl FocusState {
+    pub fn from_selection(selection: &Selection) -> FocusState {
+        FocusState {
+            generation: selection.generation,
+            ids: selection.ids.clone(),
+            task_summary: selection.task_summary.clone(),
+            origin: selection.origin,
+        }
+    }
+}
+
+/// Why a sidecar was not used (or not written).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SidecarProblem {
+    TooLarge { bytes: u64 },
+    Corrupt { message: String },
+    UnsupportedVersion { version: u32 },
+    Unreadable { message: String },
+    Unwritable { message: String },
+}
+
+impl fmt::Display for SidecarProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SidecarProblem::TooLarge { bytes } => write!(
+                f,
+                "sidecar is {bytes} bytes, over the {SIDECAR_MAX_BYTES}-byte bound; ignored"
+            ),
+            SidecarProblem::Corrupt { message } => {
+                write!(f, "sidecar is corrupt ({message}); ignored")
+            }
+            SidecarProblem::UnsupportedVersion { version } => {
+                write!(f, "sidecar has unsupported version {version}; ignored")
+            }
+            SidecarProblem::Unreadable { message } => {
+                write!(f, "sidecar is unreadable ({message}); ignored")
+            }
+            SidecarProblem::Unwritable { message } => {
+                write!(
+                    f,
+                    "sidecar could not be written ({message}); the previous one is kept"
+                )
+            }
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    version: u32,
+    generation: u64,
+    origin: String,
+    ids: Vec<String>,
+    task_summary: Option<String>,
+}
+
+/// The sidecar text of `state`, bounded.
+pub fn encode(state: &FocusState) -> String {
+    let file = File {
+        version: VERSION,
+        generation: state.generation,
+        origin: state.origin.as_str().to_owned(),
+        ids: state
+            .ids
+            .iter()
+            .filter(|id| id.len() <= MAX_ID_BYTES)
+            .take(MAX_IDS)
+            .cloned()
+            .collect(),
+        task_summary: state.task_summary.as_deref().map(bound_summary),
+    };
+    // Serialising plain strings and numbers cannot fail; an empty text would
+    // only read back as corrupt, which is reported, not fatal.
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Parses sidecar bytes.
+pub fn decode(bytes: &[u8]) -> Result<FocusState, SidecarProblem> {
+    if bytes.len() as u64 > SIDECAR_MAX_BYTES {
+        return Err(SidecarProblem::TooLarge {
+            bytes: bytes.len() as u64,
+        });
+    }
+    let file: File = serde_json::from_slice(bytes).map_err(|err| SidecarProblem::Corrupt {
+        message: err.to_string(),
+    })?;
+    if file.version != VERSION {
+        return Err(SidecarProblem::UnsupportedVersion {
+            version: file.version,
+        });
+    }
+    let origin = match file.origin.as_str() {
+        "selector" => SelectionOrigin::Selector,
+        "deterministic" => SelectionOrigin::Deterministic,
+        other => {
+            return Err(SidecarProblem::Corrupt {
+                message: format!("unknown origin `{other}`"),
+            });
+        }
+    };
+    if file.ids.len() > MAX_IDS || file.ids.iter().any(|id| id.len() > MAX_ID_BYTES) {
+        return Err(SidecarProblem::Corrupt {
+            message: "too many or too long ids".to_owned(),
+        });
+    }
+    Ok(FocusState {
+        generation: file.generation,
+        ids: file.ids,
+        task_summary: file.task_summary.map(|s| bound_summary(&s)),
+        origin,
+    })
+}
+
+/// The sidecar path of a session folder.
+pub fn path(session_dir: &Path) -> PathBuf {
+    session_dir.join(SIDECAR_FILE)
+}
+
+/// Reads the sidecar of `session_dir`: `Ok(None)` when there is none yet.
+/// Reads at most [`SIDECAR_MAX_BYTES`] + 1 bytes whatever the file's size.
+pub fn load(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
+    let file = match std::fs::File::open(path(session_dir)) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(SidecarProblem::Unreadable {
+                message: err.to_string(),
+            });
+        }
+    };
+    let unreadable = |err: std::io::Error| SidecarProblem::Unreadable {
+        message: err.to_string(),
+    };
+    let metadata = file.metadata().map_err(unreadable)?;
+    if !metadata.is_file() {
+        return Err(SidecarProblem::Unreadable {
+            message: "not a regular file".to_owned(),
+        });
+    }
+    if metadata.len() > SIDECAR_MAX_BYTES {
+        return Err(SidecarProblem::TooLarge {
+            bytes: metadata.len(),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(SIDECAR_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    decode(&bytes).map(Some)
+}
+
+/// Writes the sidecar atomically; see the module docs.
+pub fn save(session_dir: &Path, state: &FocusState) -> Result<(), SidecarProblem> {
+    save_with(session_dir, state, &mut |out, bytes| out.write_all(bytes))
+}
+
+/// The step of [`save_with`] that puts the bytes into the temp file.
+pub type WriteStep<'a> = dyn FnMut(&mut dyn Write, &[u8]) -> std::io::Result<()> + 'a;
+
+/// [`save`] with the step that writes the bytes into the temp file given by
+/// the caller, so a test can interrupt the write half-way and check that the
+/// previous sidecar survives. On any error the temp file is removed.
+pub fn save_with(
+    session_dir: &Path,
+    state: &FocusState,
+    write: &mut WriteStep<'_>,
+) -> Result<(), SidecarProblem> {
+    let unwritable = |err: std::io::Error| SidecarProblem::Unwritable {
+        message: err.to_string(),
+    };
+    std::fs::create_dir_all(session_dir).map_err(unwritable)?;
+    let target = path(session_dir);
+    let temp = session_dir.join(format!(".{SIDECAR_FILE}.tmp-{}", std::process::id()));
+    let text = encode(state);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        write(&mut file, text.as_bytes())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, &target)?;
+        // Persist the rename itself. Not every platform can open a folder
+        // for syncing; the rename has happened either way.
+        if let Ok(dir) = std::fs::File::open(session_dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(unwritable)
+}

@@ -1,0 +1,164 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Crash safety of the focus sidecar: an interrupted write keeps the
+//! previous sidecar; truncated, garbage and oversized files are reported and
+//! ignored; and `render --session` carries the focus from one render to the
+//! next.
+
+use std::path::Path;
+
+use bcode_prompt::config::InvariantsConfig;
+use bcode_prompt::config::InvariantsMode;
+use bcode_prompt_sections::invariants::parse;
+use bcode_prompt_sections::relevant::SelectionOrigin;
+use bcode_prompt_sections::relevant::sidecar::{
+    FocusState, SIDECAR_MAX_BYTES, SidecarProblem, load, path, save, save_with,
+};
+
+fn state(generation: u64, ids: &[&str]) -> FocusState {
+    FocusState {
+        generation,
+        ids: ids.iter().map(|s| (*s).to_owned()).collect(),
+        task_summary: Some("fix the parser".to_owned()),
+        origin: SelectionOrigin::Selector,
+    }
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn round_trips_and_a_missing_sidecar_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(load(dir.path()), Ok(None));
+    save(dir.path(), &state(3, &["a", "b"])).unwrap();
+    assert_eq!(load(dir.path()), Ok(Some(state(3, &["a", "b"]))));
+    assert_eq!(files(dir.path()), ["invariants-focus.json"]);
+}
+
+#[test]
+fn an_interrupted_write_leaves_the_previous_sidecar_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    save(dir.path(), &state(1, &["a"])).unwrap();
+    // The write dies half-way (a crash, a full disk).
+    let got = save_with(dir.path(), &state(2, &["b"]), &mut |out, bytes| {
+        out.write_all(&bytes[..bytes.len() / 2])?;
+        Err(std::io::Error::other("disk full"))
+    });
+    assert_eq!(
+        got,
+        Err(SidecarProblem::Unwritable {
+            message: "disk full".to_owned()
+        })
+    );
+    assert_eq!(load(dir.path()), Ok(Some(state(1, &["a"]))));
+    assert_eq!(files(dir.path()), ["invariants-focus.json"]);
+    // A temp file a killed process left behind does not matter either.
+    std::fs::write(dir.path().join(".invariants-focus.json.tmp-1"), "{\"vers").unwrap();
+    assert_eq!(load(dir.path()), Ok(Some(state(1, &["a"]))));
+    save(dir.path(), &state(2, &["b"])).unwrap();
+    assert_eq!(load(dir.path()), Ok(Some(state(2, &["b"]))));
+}
+
+#[test]
+fn truncated_garbage_and_oversized_sidecars_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    save(dir.path(), &state(1, &["a"])).unwrap();
+    let file = path(dir.path());
+    let text = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &text[..text.len() / 2]).unwrap();
+    assert!(matches!(
+        load(dir.path()),
+        Err(SidecarProblem::Corrupt { .. })
+    ));
+    std::fs::write(&file, [0xff, 0x00, 0x13, 0x37]).unwrap();
+    assert!(matches!(
+        load(dir.path()),
+        Err(SidecarProblem::Corrupt { .. })
+    ));
+    std::fs::write(&file, "{\"version\": 9, \"generation\": 1, \"origin\": \"selector\", \"ids\": [], \"task_summary\": null}").unwrap();
+    assert_eq!(
+        load(dir.path()),
+        Err(SidecarProblem::UnsupportedVersion { version: 9 })
+    );
+    std::fs::write(&file, vec![b' '; SIDECAR_MAX_BYTES as usize + 1]).unwrap();
+    assert_eq!(
+        load(dir.path()),
+        Err(SidecarProblem::TooLarge {
+            bytes: SIDECAR_MAX_BYTES + 1
+        })
+    );
+}
+
+fn catalog() -> bcode_prompt_sections::invariants::InvariantCatalog {
+    let file = |id: &str, keywords: &str| {
+        (
+            format!("{id}.md"),
+            format!(
+                "---\nid: {id}\ntitle: Title {id}\nsummary: About {id}\nkeywords: [{keywords}]\n---\nBody\n"
+            ),
+        )
+    };
+    parse(vec![
+        file("parser-rules", "parser"),
+        file("clock-rules", "clock"),
+    ])
+}
+
+fn notes(dir: Option<&Path>, prompt: &str) -> Vec<String> {
+    let config = InvariantsConfig {
+        mode: InvariantsMode::Relevant,
+        ..InvariantsConfig::default()
+    };
+    bcode_prompt_sections::render::relevant_decision(&config, &catalog(), prompt, dir).notes()
+}
+
+#[test]
+fn the_session_sidecar_carries_the_focus_across_renders_and_survives_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("session");
+    assert_eq!(
+        notes(Some(&session), "fix the parser"),
+        [
+            "relevant mode: initial selection",
+            "guidance: deterministic selection #1 [parser-rules]",
+            "waited 0 ms; selector answered in 0 ms",
+            "session sidecar: saved focus #2 [parser-rules] for the next prompt",
+        ]
+    );
+    assert_eq!(
+        notes(Some(&session), "now the clock"),
+        [
+            "relevant mode: reused last valid selection",
+            "guidance: deterministic selection #2 [parser-rules]",
+            "waited 0 ms",
+            "recovered focus #2 from the session sidecar",
+            "session sidecar: saved focus #3 [clock-rules] for the next prompt",
+        ]
+    );
+    std::fs::write(path(&session), "garbage").unwrap();
+    assert_eq!(
+        notes(Some(&session), "the clock again"),
+        [
+            "relevant mode: initial selection",
+            "guidance: deterministic selection #1 [clock-rules]",
+            "waited 0 ms; selector answered in 0 ms",
+            "session sidecar: sidecar is corrupt (expected value at line 1 column 1); ignored",
+            "session sidecar: saved focus #2 [clock-rules] for the next prompt",
+        ]
+    );
+    // Without a session every render is a first prompt and nothing is saved.
+    assert_eq!(
+        notes(None, "the clock"),
+        [
+            "relevant mode: initial selection",
+            "guidance: deterministic selection #1 [clock-rules]",
+            "waited 0 ms; selector answered in 0 ms",
+        ]
+    );
+}
