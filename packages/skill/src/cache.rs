@@ -5,7 +5,8 @@
 //! content hash before a cached parse is reused.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
@@ -33,16 +34,22 @@ pub struct DiscoveryStats {
 struct Entry {
     stamp: FileStamp,
     origin: Origin,
+    /// Content hash, kept only for entries that were racy when stored: only
+    /// they are ever re-verified.
     hash: Option<blake3::Hash>,
-    outcome: ParseOutcome,
+    outcome: Arc<ParseOutcome>,
     verified_at: SystemTime,
+    /// The build that last saw this file; older entries are dropped.
+    generation: u64,
 }
 
-/// The cache. A `HashMap` because it is only ever looked up by path and its
-/// order is never observed.
+/// The cache. A `HashMap` keyed by the path's bytes (hashing a `PathBuf`
+/// walks its components, which showed up in profiles), because it is only
+/// ever looked up by path and its order is never observed.
 #[derive(Default)]
 pub struct SummaryCache {
-    entries: HashMap<PathBuf, Entry>,
+    entries: HashMap<OsString, Entry>,
+    generation: u64,
 }
 
 impl std::fmt::Debug for SummaryCache {
@@ -53,82 +60,185 @@ impl std::fmt::Debug for SummaryCache {
     }
 }
 
+/// What the cache knows about a candidate.
+pub enum Lookup {
+    /// Unchanged and trustworthy: no read needed.
+    Hit(Arc<ParseOutcome>),
+    /// Same metadata but modified within the racy window: re-read and
+    /// compare content before reusing.
+    Verify(Prior),
+    Miss,
+}
+
+/// A cached outcome that may be reused if the content hash still matches.
+pub struct Prior {
+    hash: Option<blake3::Hash>,
+    outcome: Arc<ParseOutcome>,
+}
+
+/// What loading one candidate afresh produced.
+pub struct Loaded {
+    pub outcome: Arc<ParseOutcome>,
+    hash: Option<blake3::Hash>,
+    pub read: bool,
+    pub parsed: bool,
+    /// Answered by a prior outcome after the content hash matched.
+    pub reused: bool,
+    /// Read failures are not cached: they are often transient.
+    pub cacheable: bool,
+}
+
 impl SummaryCache {
-    /// The parse outcome of `candidate`, from the cache when its file is unchanged.
-    pub fn load(
-        &mut self,
-        candidate: &Candidate,
-        max_bytes: usize,
-        now: SystemTime,
-        stats: &mut DiscoveryStats,
-    ) -> ParseOutcome {
-        let path = &candidate.origin.location;
-        if let Some(entry) = self.entries.get(path)
-            && entry.origin == candidate.origin
-            && entry.stamp == candidate.stamp
-            && !is_racy(entry)
-        {
-            stats.cache_hits += 1;
-            return entry.outcome.clone();
-        }
-        if candidate.stamp.len > max_bytes as u64 {
-            let outcome = too_large(&candidate.origin, candidate.stamp.len, max_bytes);
-            self.store(candidate, None, outcome.clone(), now);
-            return outcome;
-        }
-        stats.files_read += 1;
-        let bytes = match read_front(path, max_bytes) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                // Read failures are not cached: they are often transient.
-                self.entries.remove(path);
-                return read_failure(&candidate.origin, err);
+    /// Looks `candidate` up without touching the file.
+    pub fn lookup(&mut self, candidate: &Candidate) -> Lookup {
+        let generation = self.generation;
+        match self.entries.get_mut(candidate.origin.location.as_os_str()) {
+            Some(entry)
+                if entry.stamp == candidate.stamp
+                    && same_origin(&entry.origin, &candidate.origin) =>
+            {
+                entry.generation = generation;
+                if is_racy(entry.stamp.modified, entry.verified_at) {
+                    Lookup::Verify(Prior {
+                        hash: entry.hash,
+                        outcome: Arc::clone(&entry.outcome),
+                    })
+                } else {
+                    Lookup::Hit(Arc::clone(&entry.outcome))
+                }
             }
-        };
-        let hash = blake3::hash(&bytes);
-        if let Some(entry) = self.entries.get_mut(path)
-            && entry.origin == candidate.origin
-            && entry.hash == Some(hash)
-        {
-            entry.stamp = candidate.stamp;
-            entry.verified_at = now;
-            stats.cache_hits += 1;
-            return entry.outcome.clone();
+            _ => Lookup::Miss,
         }
-        stats.files_parsed += 1;
-        let outcome = parse_skill(&candidate.origin, &bytes);
-        self.store(candidate, Some(hash), outcome.clone(), now);
-        outcome
     }
 
-    fn store(
-        &mut self,
-        candidate: &Candidate,
-        hash: Option<blake3::Hash>,
-        outcome: ParseOutcome,
-        now: SystemTime,
-    ) {
+    /// Records what loading `candidate` produced (or forgets it when it
+    /// must not be cached).
+    pub fn store(&mut self, candidate: &Candidate, loaded: &Loaded, now: SystemTime) {
+        let path = candidate.origin.location.as_os_str().to_owned();
+        if !loaded.cacheable {
+            self.entries.remove(&path);
+            return;
+        }
         self.entries.insert(
-            candidate.origin.location.clone(),
+            path,
             Entry {
                 stamp: candidate.stamp,
                 origin: candidate.origin.clone(),
-                hash,
-                outcome,
+                hash: loaded.hash,
+                outcome: Arc::clone(&loaded.outcome),
                 verified_at: now,
+                generation: self.generation,
             },
         );
     }
 
-    /// Drops entries for files that were not seen in the last build.
-    pub fn retain(&mut self, seen: &std::collections::HashSet<PathBuf>) {
-        self.entries.retain(|path, _| seen.contains(path));
+    /// Starts a build: entries not looked up or stored during it are dropped
+    /// by [`SummaryCache::end_build`].
+    pub fn begin_build(&mut self) {
+        self.generation += 1;
+    }
+
+    /// Drops entries for files that were not seen in this build.
+    pub fn end_build(&mut self) {
+        let generation = self.generation;
+        self.entries
+            .retain(|_, entry| entry.generation == generation);
     }
 }
 
-fn is_racy(entry: &Entry) -> bool {
-    match entry.stamp.modified {
-        Some(modified) => modified + RACY_WINDOW >= entry.verified_at,
+/// Reads and parses one candidate. Touches only that file, so discovery runs
+/// it on several threads at once.
+pub fn load_fresh(
+    candidate: &Candidate,
+    max_bytes: usize,
+    now: SystemTime,
+    prior: Option<Prior>,
+) -> Loaded {
+    let fresh = |outcome: ParseOutcome, read: bool, parsed: bool, cacheable: bool| Loaded {
+        outcome: Arc::new(outcome),
+        hash: None,
+        read,
+        parsed,
+        reused: false,
+        cacheable,
+    };
+    if candidate.stamp.len > max_bytes as u64 {
+        return fresh(
+            too_large(&candidate.origin, candidate.stamp.len, max_bytes),
+            false,
+            false,
+            true,
+        );
+    }
+    let bytes = match read_front(&candidate.origin.location, max_bytes) {
+        Ok(bytes) => bytes,
+        Err(err) => return fresh(read_failure(&candidate.origin, err), true, false, false),
+    };
+    // Hash only what a later racy check will compare: entries modified
+    // within the window now, or re-verified ones.
+    let hash =
+        (prior.is_some() || is_racy(candidate.stamp.modified, now)).then(|| blake3::hash(&bytes));
+    if let Some(prior) = prior
+        && prior.hash.is_some()
+        && prior.hash == hash
+    {
+        return Loaded {
+            outcome: prior.outcome,
+            hash,
+            read: true,
+            parsed: false,
+            reused: true,
+            cacheable: true,
+        };
+    }
+    let mut loaded = fresh(parse_skill(&candidate.origin, &bytes), true, true, true);
+    loaded.hash = hash;
+    loaded
+}
+
+/// What a worker that failed unexpectedly (a panic in a parser) leaves for
+/// its files: a diagnostic, never a crash of the whole build.
+pub fn failed_load(candidate: &Candidate) -> Loaded {
+    let outcome = ParseOutcome {
+        skill: None,
+        not_a_skill: false,
+        diagnostics: vec![
+            Diagnostic::error(
+                DiagnosticCode::Unreadable,
+                "loading this skill file failed unexpectedly (an internal error); the skill is skipped",
+            )
+            .with_path(&candidate.origin.location)
+            .with_hint("please report this file to the Bcode developers"),
+        ],
+    };
+    Loaded {
+        outcome: Arc::new(outcome),
+        hash: None,
+        read: true,
+        parsed: false,
+        reused: false,
+        cacheable: false,
+    }
+}
+
+/// `Origin` equality on path bytes: `PathBuf`'s `==` compares component by
+/// component, which is measurably slower for the same answer here.
+fn same_origin(a: &Origin, b: &Origin) -> bool {
+    a.location.as_os_str() == b.location.as_os_str()
+        && a.directory.as_os_str() == b.directory.as_os_str()
+        && a.kind == b.kind
+        && a.layout == b.layout
+        && a.inferred_id == b.inferred_id
+        && a.source.kind == b.source.kind
+        && a.source.ordinal == b.source.ordinal
+        && a.source.label == b.source.label
+        && a.source.root.as_deref().map(std::path::Path::as_os_str)
+            == b.source.root.as_deref().map(std::path::Path::as_os_str)
+}
+
+fn is_racy(modified: Option<SystemTime>, checked_at: SystemTime) -> bool {
+    match modified {
+        Some(modified) => modified + RACY_WINDOW >= checked_at,
         None => true,
     }
 }

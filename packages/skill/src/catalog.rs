@@ -4,7 +4,7 @@
 //! `templates/skills/catalog.j2`.
 
 use bcode_skill_models::{CatalogMode, SkillSummary, SkillsPromptConfig};
-use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml};
+use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into};
 use minijinja::context;
 
 use crate::templates::{SkillTemplates, TemplateError};
@@ -53,46 +53,71 @@ pub fn format_catalog<'s>(
     }
     let summary = prompt.catalog == CatalogMode::Summary;
     let ellipsis = templates.render("skills/description_truncated.j2", context! {})?;
-    let mut entries = String::new();
-    let mut entry_ends = Vec::new();
-    for skill in skills.filter(|s| s.model_visible()) {
+    let visible: Vec<&SkillSummary> = skills.filter(|s| s.model_visible()).collect();
+    if visible.is_empty() {
+        return Ok(catalog);
+    }
+    // The preamble and closing come from the template, rendered once around
+    // a placeholder; the entries are written between them in one pre-sized
+    // buffer, values escaped straight into it. A 10,000-skill catalog is
+    // megabytes, and every extra copy of it showed in profiles.
+    let frame_text = templates.render(
+        "skills/catalog.j2",
+        context! { entries => ENTRIES_SLOT, user_skills_enabled => options.user_skills_enabled },
+    )?;
+    let (head, tail) = frame_text
+        .split_once(ENTRIES_SLOT)
+        .unwrap_or((frame_text.as_str(), ""));
+    let estimate: usize = visible
+        .iter()
+        .map(|s| {
+            let m = &s.manifest;
+            160 + m.id.as_str().len()
+                + m.name.len()
+                + m.description.len()
+                + s.location.as_os_str().len()
+                + s.source.label.len()
+        })
+        .sum();
+    let mut full = String::with_capacity(head.len() + estimate + tail.len());
+    full.push_str(head);
+    // Entry ends, as offsets into the entry list (not into `full`).
+    let mut entry_ends = Vec::with_capacity(visible.len());
+    for skill in visible {
         let m = &skill.manifest;
-        entries.push_str("  <skill>\n");
-        push_element(&mut entries, "id", m.id.as_str());
-        push_element(&mut entries, "name", &m.name);
+        full.push_str("  <skill>\n");
+        push_element(&mut full, "id", m.id.as_str());
+        push_element(&mut full, "name", &m.name);
         if summary {
-            let description = match prompt.max_description_chars {
+            match prompt.max_description_chars {
                 Some(max) => {
                     let cut = bound(&m.description, Limit::Chars(max), &|_| ellipsis.clone());
                     if cut.truncation.is_some() {
                         catalog.descriptions_cut += 1;
                     }
-                    cut.text.into_owned()
+                    push_element(&mut full, "description", &cut.text);
                 }
-                None => m.description.clone(),
-            };
-            push_element(&mut entries, "description", &description);
+                None => push_element(&mut full, "description", &m.description),
+            }
         }
-        push_element(&mut entries, "location", &model_path(&skill.location));
+        push_element(&mut full, "location", &model_path(&skill.location));
         if summary && prompt.include_sources {
-            push_element(&mut entries, "source", &skill.source.label);
+            push_element(&mut full, "source", &skill.source.label);
         }
         if summary && prompt.include_keywords && !m.activation.keywords.is_empty() {
-            push_element(&mut entries, "keywords", &m.activation.keywords.join(", "));
+            push_element(&mut full, "keywords", &m.activation.keywords.join(", "));
         }
-        entries.push_str("  </skill>\n");
-        entry_ends.push(entries.len());
+        full.push_str("  </skill>\n");
+        entry_ends.push(full.len() - head.len());
     }
-    if entry_ends.is_empty() {
-        return Ok(catalog);
-    }
+    full.push_str(tail);
     let render = |entries: &str| {
-        templates.render(
-            "skills/catalog.j2",
-            context! { entries => entries, user_skills_enabled => options.user_skills_enabled },
-        )
+        let mut text = String::with_capacity(head.len() + entries.len() + tail.len());
+        text.push_str(head);
+        text.push_str(entries);
+        text.push_str(tail);
+        text
     };
-    let full = render(&entries)?;
     let total = entry_ends.len();
     let Some(max) = prompt.max_bytes.filter(|&max| full.len() > max) else {
         catalog.listed = total;
@@ -101,7 +126,8 @@ pub fn format_catalog<'s>(
     };
     // Keep whole entries: cut the entry list so that the preamble, the kept
     // entries, the marker and the closing tag fit in `max` together.
-    let frame = render("")?.len();
+    let frame = head.len() + tail.len();
+    let entries = &full[head.len()..full.len() - tail.len()];
     let render_marker = |omitted: usize| {
         templates.render(
             "skills/catalog_truncated.j2",
@@ -124,7 +150,7 @@ pub fn format_catalog<'s>(
         .chain(entry_ends.iter().copied())
         .collect();
     let cut = bound_at(
-        &entries,
+        entries,
         Limit::Bytes(max.saturating_sub(frame)),
         &whole_entries,
         &marker,
@@ -139,7 +165,7 @@ pub fn format_catalog<'s>(
     catalog.listed = kept;
     catalog.omitted = total - kept;
     catalog.text = if max >= frame {
-        render(&cut.text)?
+        render(&cut.text)
     } else {
         // Not even the preamble fits: the generic cut, still marked.
         let whole = bound(&full, Limit::Bytes(max), &marker);
@@ -155,18 +181,23 @@ fn push_element(out: &mut String, name: &str, value: &str) {
     out.push_str("    <");
     out.push_str(name);
     out.push('>');
-    out.push_str(&escape_xml(value));
+    escape_xml_into(out, value);
     out.push_str("</");
     out.push_str(name);
     out.push_str(">\n");
 }
 
-/// Paths shown to the model use `/` separators on every platform.
-pub(crate) fn model_path(path: &std::path::Path) -> String {
+/// A placeholder that cannot occur in rendered text (NUL), marking where the
+/// entries go in the rendered catalog template.
+const ENTRIES_SLOT: &str = "\u{0}entries\u{0}";
+
+/// Paths shown to the model use `/` separators on every platform. Borrowed
+/// (no allocation) for the usual UTF-8 path on a `/` platform.
+pub(crate) fn model_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
     let text = path.to_string_lossy();
     if std::path::MAIN_SEPARATOR == '/' {
-        text.into_owned()
+        text
     } else {
-        text.replace(std::path::MAIN_SEPARATOR, "/")
+        std::borrow::Cow::Owned(text.replace(std::path::MAIN_SEPARATOR, "/"))
     }
 }

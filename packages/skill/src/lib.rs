@@ -44,12 +44,13 @@ pub use provider::{
     PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
     SkillProvider, require_permission,
 };
-pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
+pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use session::{
-    AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill, CommandError, CommandOutcome,
-    PromptOutcome, RESERVED_SUBCOMMANDS, RegistryDiff, ReloadOutcome, SessionError, SessionOptions, SessionReply,
-    SkillListing, SkillSession, SlashCommand, parse_command,
+    AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill,
+    CommandError, CommandOutcome, PromptOutcome, RESERVED_SUBCOMMANDS, RegistryDiff, ReloadOutcome,
+    SessionError, SessionOptions, SessionReply, SkillListing, SkillSession, SlashCommand,
+    parse_command,
 };
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
 pub use suggest::{closest, edit_distance};

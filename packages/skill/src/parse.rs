@@ -3,6 +3,7 @@
 //! front-matter case is testable without temporary directories.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SkillSummary};
 
@@ -38,7 +39,8 @@ pub struct Origin {
 /// What parsing one file produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseOutcome {
-    pub skill: Option<SkillSummary>,
+    /// Shared, so the cache and every registry built from it hold one copy.
+    pub skill: Option<Arc<SkillSummary>>,
     /// The file is documentation, not a skill (a README or flat markdown file
     /// without front matter): its folder is searched for skills like any other.
     pub not_a_skill: bool,
@@ -170,13 +172,15 @@ pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
     let line_of = |key: &str| key_line(raw, key, syntax).map(|l| first_line + l - 1);
     let (manifest, diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
     outcome.diagnostics.extend(diagnostics);
-    outcome.skill = manifest.map(|manifest| SkillSummary {
-        manifest,
-        source: origin.source.clone(),
-        layout: origin.layout,
-        location: origin.location.clone(),
-        directory: origin.directory.clone(),
-        body_offset,
+    outcome.skill = manifest.map(|manifest| {
+        Arc::new(SkillSummary {
+            manifest,
+            source: origin.source.clone(),
+            layout: origin.layout,
+            location: origin.location.clone(),
+            directory: origin.directory.clone(),
+            body_offset,
+        })
     });
     finish(origin, outcome)
 }

@@ -9,8 +9,9 @@ use std::path::Path;
 use crate::front_matter::{self, Split};
 
 /// How much of a file discovery reads first: enough for almost any front
-/// matter, so bodies are not read until a skill is used.
-const PREFIX_BYTES: usize = 16 * 1024;
+/// matter (a few hundred bytes), so bodies are not read until a skill is
+/// used. The read grows while the block is still open.
+const PREFIX_BYTES: usize = 4 * 1024;
 
 /// Why a file could not be read.
 #[derive(Debug)]
@@ -20,7 +21,9 @@ pub enum ReadError {
     Io(io::Error),
 }
 
-fn open(path: &Path) -> Result<File, ReadError> {
+/// Opens `path` for reading without blocking and checks, on the open file,
+/// that it is a regular file. Returns the file and its length.
+fn open(path: &Path) -> Result<(File, u64), ReadError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -33,12 +36,12 @@ fn open(path: &Path) -> Result<File, ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotRegular);
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// The first `n` bytes (fewer for a shorter file).
 pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ReadError> {
-    let file = open(path)?;
+    let (file, _) = open(path)?;
     let mut buf = Vec::with_capacity(n);
     file.take(n as u64)
         .read_to_end(&mut buf)
@@ -50,27 +53,38 @@ pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ReadError> {
 /// the whole file (at most `max` bytes) when the block does not close inside
 /// the prefix.
 pub fn read_front(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let mut file = open(path)?;
-    let len = file.metadata().map_err(ReadError::Io)?.len();
+    let (mut file, len) = open(path)?;
     if len > max as u64 {
         return Err(ReadError::TooLarge { len, max });
     }
-    let first = PREFIX_BYTES.min(max);
-    let mut buf = Vec::with_capacity(first.min(usize::try_from(len).unwrap_or(first)));
-    (&mut file)
-        .take(first as u64)
-        .read_to_end(&mut buf)
-        .map_err(ReadError::Io)?;
-    if buf.len() == first && matches!(front_matter::split(&buf), Split::Unterminated { .. }) {
-        read_rest(&mut file, &mut buf, max)?;
+    let len = usize::try_from(len).unwrap_or(max);
+    let mut want = PREFIX_BYTES.min(max);
+    let mut buf = Vec::with_capacity(want.min(len.max(1)));
+    loop {
+        let before = buf.len();
+        (&mut file)
+            .take((want - before) as u64)
+            .read_to_end(&mut buf)
+            .map_err(ReadError::Io)?;
+        let at_end = buf.len() < want;
+        if at_end || !matches!(front_matter::split(&buf), Split::Unterminated { .. }) {
+            return Ok(buf);
+        }
+        if want >= max {
+            // Still open at the size limit: one more byte tells whether the
+            // file grew past the limit since it was measured.
+            return match read_rest(&mut file, &mut buf, max) {
+                Ok(()) => Ok(buf),
+                Err(err) => Err(err),
+            };
+        }
+        want = (want * 4).min(max);
     }
-    Ok(buf)
 }
 
 /// The whole file, at most `max` bytes.
 pub fn read_all(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let mut file = open(path)?;
-    let len = file.metadata().map_err(ReadError::Io)?.len();
+    let (mut file, len) = open(path)?;
     if len > max as u64 {
         return Err(ReadError::TooLarge { len, max });
     }

@@ -2,7 +2,7 @@
 //! and answering lookups. Bodies are not part of the index; `body` loads one
 //! on demand.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -12,13 +12,14 @@ use bcode_skill_models::{
     SourceKind,
 };
 
-use crate::cache::{DiscoveryStats, SummaryCache};
+use crate::cache::{DiscoveryStats, Loaded, Lookup, Prior, SummaryCache, failed_load, load_fresh};
 use crate::front_matter::{self, Split};
+use crate::parse::ParseOutcome;
 use crate::precedence;
 use crate::provider::{self, ProviderSet, SkillProvider};
 use crate::read::{ReadError, read_all};
 use crate::sources::SourceRoot;
-use crate::walk::{WalkOptions, walk_root};
+use crate::walk::{Candidate, WalkOptions, walk_root};
 
 /// Everything discovery needs besides the roots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,14 +91,14 @@ impl Discovery {
         let mut stats = DiscoveryStats::default();
         let now = SystemTime::now();
         let mut diagnostics = Vec::new();
-        let mut loaded = Vec::new();
         let mut reports = Vec::new();
-        let mut seen_paths = HashSet::new();
+        self.cache.begin_build();
         let mut seen_files: HashMap<(u64, u64), PathBuf> = HashMap::new();
-        for root in roots {
+        // Walk every root first; each candidate remembers its root.
+        let mut candidates: Vec<(usize, Candidate)> = Vec::new();
+        for (index, root) in roots.iter().enumerate() {
             let walked = walk_root(root, &self.options.walk);
             diagnostics.extend(walked.diagnostics);
-            let mut found = 0;
             for candidate in walked.candidates {
                 stats.candidates += 1;
                 if let Some(identity) = candidate.stamp.identity() {
@@ -117,27 +118,47 @@ impl Discovery {
                     }
                     seen_files.insert(identity, candidate.origin.location.clone());
                 }
-                seen_paths.insert(candidate.origin.location.clone());
-                let outcome = self.cache.load(
-                    &candidate,
-                    self.options.max_skill_file_bytes,
-                    now,
-                    &mut stats,
-                );
-                diagnostics.extend(outcome.diagnostics);
-                if let Some(skill) = outcome.skill {
-                    found += 1;
-                    loaded.push(skill);
-                }
+                candidates.push((index, candidate));
             }
             reports.push(RootReport {
                 label: root.source.label.clone(),
                 path: root.path.clone(),
                 canonical: walked.canonical_root,
-                skills_found: found,
+                skills_found: 0,
             });
         }
-        self.cache.retain(&seen_paths);
+        // Cache hits need no I/O; everything else is read and parsed on
+        // worker threads (each job touches only its own file).
+        let mut outcomes: Vec<Option<Arc<ParseOutcome>>> = vec![None; candidates.len()];
+        let mut jobs = Vec::new();
+        for (slot, (_, candidate)) in candidates.iter().enumerate() {
+            match self.cache.lookup(candidate) {
+                Lookup::Hit(outcome) => {
+                    stats.cache_hits += 1;
+                    outcomes[slot] = Some(outcome);
+                }
+                Lookup::Verify(prior) => jobs.push((slot, Some(prior))),
+                Lookup::Miss => jobs.push((slot, None)),
+            }
+        }
+        let max_bytes = self.options.max_skill_file_bytes;
+        for (slot, loaded) in load_in_parallel(&candidates, jobs, max_bytes, now) {
+            stats.files_read += usize::from(loaded.read);
+            stats.files_parsed += usize::from(loaded.parsed);
+            stats.cache_hits += usize::from(loaded.reused);
+            self.cache.store(&candidates[slot].1, &loaded, now);
+            outcomes[slot] = Some(loaded.outcome);
+        }
+        let mut loaded = Vec::with_capacity(candidates.len());
+        for ((root_index, _), outcome) in candidates.iter().zip(outcomes) {
+            let Some(outcome) = outcome else { continue };
+            diagnostics.extend(outcome.diagnostics.iter().cloned());
+            if let Some(skill) = &outcome.skill {
+                reports[*root_index].skills_found += 1;
+                loaded.push(Arc::clone(skill));
+            }
+        }
+        self.cache.end_build();
         let first_ordinal = roots
             .iter()
             .filter(|r| r.source.kind == SourceKind::Bundled)
@@ -146,7 +167,7 @@ impl Discovery {
             .unwrap_or(0);
         let provided =
             provider::collect(providers, first_ordinal, self.options.max_skill_file_bytes);
-        loaded.extend(provided.skills);
+        loaded.extend(provided.skills.into_iter().map(Arc::new));
         diagnostics.extend(provided.diagnostics);
         let (skills, resolution) = precedence::resolve(loaded, &self.options.disabled_ids);
         diagnostics.extend(resolution);
@@ -168,7 +189,7 @@ impl Discovery {
 /// build that produced them.
 #[derive(Clone, Debug, Default)]
 pub struct SkillRegistry {
-    skills: BTreeMap<SkillId, SkillSummary>,
+    skills: BTreeMap<SkillId, Arc<SkillSummary>>,
     diagnostics: Vec<Diagnostic>,
     roots: Vec<RootReport>,
     max_skill_file_bytes: usize,
@@ -185,7 +206,7 @@ impl SkillRegistry {
 
     /// Every available skill, by id (hidden ones included).
     pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
-        self.skills.values()
+        self.skills.values().map(|s| &**s)
     }
 
     pub fn len(&self) -> usize {
@@ -198,7 +219,7 @@ impl SkillRegistry {
 
     pub fn get(&self, id: &str) -> Option<&SkillSummary> {
         let id = SkillId::parse(id).ok()?;
-        self.skills.get(&id)
+        self.skills.get(&id).map(|s| &**s)
     }
 
     /// A skill by id, or why it is not available (unknown, disabled).
@@ -282,7 +303,7 @@ impl SkillRegistry {
     /// every body and reports the ones that cannot be used.
     pub fn check_bodies(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        for skill in self.skills.values() {
+        for skill in self.skills() {
             if let Err(err) = self.body(skill) {
                 let code = if err.to_string().contains("UTF-8") {
                     DiagnosticCode::InvalidUtf8
@@ -311,4 +332,56 @@ fn normalize_body(body: &str) -> String {
     let start = body.len() - trimmed_start.len();
     let line_start = body[..start].rfind('\n').map_or(0, |i| i + 1);
     body[line_start..].trim_end().to_owned()
+}
+
+/// Loads `jobs` (candidate slot, prior cached outcome) on up to
+/// `available_parallelism` threads; small batches stay on this thread. A
+/// worker that panics (a parser bug) costs only its own files, which become
+/// `unreadable` diagnostics.
+fn load_in_parallel(
+    candidates: &[(usize, Candidate)],
+    jobs: Vec<(usize, Option<Prior>)>,
+    max_bytes: usize,
+    now: SystemTime,
+) -> Vec<(usize, Loaded)> {
+    const PER_THREAD_MIN: usize = 64;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 8)
+        .min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
+    let run = |chunk: Vec<(usize, Option<Prior>)>| -> Vec<(usize, Loaded)> {
+        chunk
+            .into_iter()
+            .map(|(slot, prior)| (slot, load_fresh(&candidates[slot].1, max_bytes, now, prior)))
+            .collect()
+    };
+    if threads <= 1 {
+        return run(jobs);
+    }
+    // Interleave jobs so each thread gets a similar mix of small and large files.
+    let mut chunks: Vec<Vec<(usize, Option<Prior>)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, job) in jobs.into_iter().enumerate() {
+        chunks[i % threads].push(job);
+    }
+    let mut out = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let slots: Vec<usize> = chunk.iter().map(|(slot, _)| *slot).collect();
+                (slots, scope.spawn(move || run(chunk)))
+            })
+            .collect();
+        for (slots, handle) in handles {
+            match handle.join() {
+                Ok(loaded) => out.extend(loaded),
+                Err(_) => out.extend(
+                    slots
+                        .into_iter()
+                        .map(|slot| (slot, failed_load(&candidates[slot].1))),
+                ),
+            }
+        }
+    });
+    out
 }

@@ -255,7 +255,10 @@ mod tests {
             "front matter must be a mapping of keys to values, found a list"
         );
         let err = parse("name: \"unclosed\n").unwrap_err();
-        assert_eq!((err.message.as_str(), err.line), ("unclosed quote", Some(1)));
+        assert_eq!(
+            (err.message.as_str(), err.line),
+            ("unclosed quote", Some(1))
+        );
     }
 
     #[test]

@@ -10,4 +10,4 @@ mod truncate;
 mod xml;
 
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
-pub use xml::{escape_xml, neutralize_closing_tag};
+pub use xml::{escape_xml, escape_xml_into, neutralize_closing_tag};
