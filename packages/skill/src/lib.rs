@@ -27,6 +27,7 @@ mod toml_front_matter;
 mod turn_options;
 mod walk;
 mod yaml;
+mod yaml_fast;
 
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};

@@ -69,6 +69,15 @@ fn parse_strict(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
     if raw.trim().is_empty() {
         return Ok(Map::new());
     }
+    if let Some(map) = crate::yaml_fast::parse_simple(raw) {
+        return Ok(map);
+    }
+    parse_full(raw)
+}
+
+/// The full YAML parser with budgets, bypassing the fast path (which tests
+/// hold to this function's results).
+pub(crate) fn parse_full(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
     let value: Value = serde_saphyr::from_str_with_options(raw, options()).map_err(|err| {
         let location = err.location();
         let message = err.to_string();

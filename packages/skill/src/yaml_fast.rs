@@ -1,0 +1,333 @@
+//! A fast path for the plain YAML front matter most skills use: top-level
+//! `key: value` lines with plain or quoted strings, block or flow lists of
+//! strings, and one level of nested mappings of those (`activation:` /
+//! `keywords:`, `metadata:`). Anything else (numbers, booleans and null,
+//! escapes, block scalars, anchors, tags, comments after values, continued
+//! lines, duplicate keys) returns `None` and the full parser decides.
+//!
+//! Parsing front matter was two thirds of a cold discovery, and this subset
+//! covers almost every real file; a differential test holds it to the full
+//! parser's results on every file it accepts.
+
+use serde_json::{Map, Value};
+
+/// The parsed mapping, or `None` when the text is outside the subset.
+pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
+    if raw.contains('\t') {
+        return None;
+    }
+    let lines: Vec<&str> = raw
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.is_empty() || t.starts_with('#'))
+        })
+        .collect();
+    let mut pos = 0;
+    let map = mapping(&lines, &mut pos, 0, 0)?;
+    (pos == lines.len()).then_some(map)
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// A block mapping whose keys sit at exactly `indent` spaces.
+fn mapping(
+    lines: &[&str],
+    pos: &mut usize,
+    indent: usize,
+    depth: usize,
+) -> Option<Map<String, Value>> {
+    let mut map = Map::new();
+    while let Some(line) = lines.get(*pos) {
+        let here = indent_of(line);
+        if here < indent {
+            break;
+        }
+        if here > indent {
+            return None;
+        }
+        let (key, rest) = split_key(&line[indent..])?;
+        if map.contains_key(key) {
+            return None;
+        }
+        *pos += 1;
+        let value = if rest.is_empty() {
+            block_value(lines, pos, indent, depth)?
+        } else {
+            // A value on the key's line may not continue on the next one.
+            if lines.get(*pos).is_some_and(|next| indent_of(next) > indent) {
+                return None;
+            }
+            inline_value(rest)?
+        };
+        map.insert(key.to_owned(), value);
+    }
+    Some(map)
+}
+
+/// What follows `key:` on the lines below: a list, a nested mapping, or null.
+fn block_value(lines: &[&str], pos: &mut usize, parent: usize, depth: usize) -> Option<Value> {
+    let Some(next) = lines.get(*pos) else {
+        return Some(Value::Null);
+    };
+    let indent = indent_of(next);
+    if indent <= parent {
+        return Some(Value::Null);
+    }
+    let body = &next[indent..];
+    if body == "-" || body.starts_with("- ") {
+        let mut items = Vec::new();
+        while let Some(line) = lines.get(*pos) {
+            let here = indent_of(line);
+            if here < indent {
+                break;
+            }
+            let item = line[here..].strip_prefix("- ").filter(|_| here == indent)?;
+            items.push(inline_value(item.trim_start()).filter(Value::is_string)?);
+            *pos += 1;
+            if lines.get(*pos).is_some_and(|n| indent_of(n) > indent) {
+                return None;
+            }
+        }
+        return Some(Value::Array(items));
+    }
+    if depth >= 1 {
+        return None;
+    }
+    mapping(lines, pos, indent, depth + 1).map(Value::Object)
+}
+
+/// `key: rest` with a plain ASCII key; `rest` is empty for a block value.
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    let key_ok = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !key_ok {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if rest.is_empty() {
+        return Some((key, ""));
+    }
+    // `key:value` without a space is one plain scalar in YAML, not a pair.
+    let rest = rest.strip_prefix(' ')?.trim();
+    Some((key, rest))
+}
+
+/// A value written on one line: a quoted or plain string, or a flow list of them.
+fn inline_value(text: &str) -> Option<Value> {
+    let text = text.trim_end();
+    if let Some(inner) = text.strip_prefix('[') {
+        let inner = inner.strip_suffix(']')?;
+        if inner.contains(['[', ']', '{', '}', '"', '\'', '#']) {
+            return None;
+        }
+        if inner.trim().is_empty() {
+            return Some(Value::Array(Vec::new()));
+        }
+        return inner
+            .split(',')
+            .map(|item| plain(item.trim()))
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if let Some(inner) = text.strip_prefix('"') {
+        let inner = inner.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_owned()));
+    }
+    if let Some(inner) = text.strip_prefix('\'') {
+        let inner = inner.strip_suffix('\'')?;
+        // Inside single quotes only `''` is special; a lone quote ends it.
+        if inner.replace("''", "").contains('\'') {
+            return None;
+        }
+        return Some(Value::String(inner.replace("''", "'")));
+    }
+    plain(text)
+}
+
+/// A plain scalar that YAML can only read as a string.
+fn plain(text: &str) -> Option<Value> {
+    let first = text.chars().next()?;
+    // Letters only: digits, signs and dots could be numbers, and every
+    // indicator character changes the meaning.
+    if !first.is_alphabetic() {
+        return None;
+    }
+    if text.contains(": ") || text.ends_with(':') || text.contains(" #") {
+        return None;
+    }
+    const SPECIAL: [&str; 12] = [
+        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "~",
+    ];
+    if SPECIAL.iter().any(|s| text.eq_ignore_ascii_case(s)) {
+        return None;
+    }
+    Some(Value::String(text.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(raw: &str, expected: Option<Value>) {
+        assert_eq!(parse_simple(raw).map(Value::Object), expected, "{raw:?}");
+    }
+
+    #[test]
+    fn accepts_the_common_subset() {
+        check(
+            "name: rust-debugging\ndescription: \"Diagnose Rust: compiler, clippy\"\nlicense: 'It''s MIT'\nactivation:\n  keywords:\n    - rust\n    - cargo\npermissions:\n  tools: [filesystem.read, shell.run]\nmetadata:\n  author: someone\n# a comment\nempty:\n",
+            Some(json!({
+                "name": "rust-debugging",
+                "description": "Diagnose Rust: compiler, clippy",
+                "license": "It's MIT",
+                "activation": {"keywords": ["rust", "cargo"]},
+                "permissions": {"tools": ["filesystem.read", "shell.run"]},
+                "metadata": {"author": "someone"},
+                "empty": null,
+            })),
+        );
+    }
+
+    #[test]
+    fn leaves_everything_else_to_the_full_parser() {
+        for raw in [
+            "version: 0.1.0\n",
+            "hidden: true\n",
+            "name: null\n",
+            "description: Use when: asked\n",
+            "description: text # comment\n",
+            "description: >-\n  folded\n",
+            "description: first\n  continued\n",
+            "a: &x value\n",
+            "a: \"esc\\\"aped\"\n",
+            "a: 1\na: 2\n",
+            "a:\n\t- b\n",
+            "keywords:\n- same-indent list\n",
+            "a:\n  b:\n    c:\n      d: deep\n",
+            "\"quoted key\": v\n",
+            "a:b\n",
+            "- a list\n",
+        ] {
+            assert_eq!(parse_simple(raw), None, "{raw:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod differential {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The fast path must agree with the full parser wherever it answers.
+    fn agrees(raw: &str) -> Result<(), String> {
+        match parse_simple(raw) {
+            None => Ok(()),
+            Some(fast) => match crate::yaml::parse_full(raw) {
+                Ok(full) if full == fast => Ok(()),
+                other => Err(format!(
+                    "fast path {fast:?} but full parser {other:?} for {raw:?}"
+                )),
+            },
+        }
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        "[A-Za-zé][A-Za-z0-9 ._/()<>&%@!,:#'-]{0,24}"
+    }
+
+    fn scalar() -> impl Strategy<Value = String> {
+        prop_oneof![
+            word(),
+            word().prop_map(|w| format!("\"{}\"", w.replace('"', ""))),
+            word().prop_map(|w| format!("'{}'", w.replace('\'', "''"))),
+            Just("true".to_owned()),
+            Just("0.1.0".to_owned()),
+            Just("- x".to_owned()),
+        ]
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let entry = prop_oneof![
+            ("[a-z][a-z_-]{0,8}", scalar()).prop_map(|(k, v)| format!("{k}: {v}\n")),
+            (
+                "[a-z][a-z_-]{0,8}",
+                proptest::collection::vec(scalar(), 0..4)
+            )
+                .prop_map(|(k, items)| format!(
+                    "{k}:\n{}",
+                    items
+                        .iter()
+                        .map(|i| format!("  - {i}\n"))
+                        .collect::<String>()
+                )),
+            ("[a-z][a-z_-]{0,8}", proptest::collection::vec(word(), 0..3))
+                .prop_map(|(k, items)| format!("{k}: [{}]\n", items.join(", "))),
+            ("[a-z][a-z_-]{0,8}", "[a-z][a-z_-]{0,8}", scalar())
+                .prop_map(|(k, n, v)| format!("{k}:\n  {n}: {v}\n")),
+        ];
+        proptest::collection::vec(entry, 0..6).prop_map(|entries| entries.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn generated_front_matter(raw in document()) {
+            prop_assert_eq!(agrees(&raw), Ok(()));
+        }
+    }
+
+    /// Every front matter of the real-world corpus, and of any directory
+    /// named by `BCODE_DIFF_CORPUS` (for example a generated 10,000-skill
+    /// corpus), parses the same on both paths.
+    #[test]
+    fn real_front_matter() {
+        let mut roots = vec![
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+        ];
+        if let Ok(extra) = std::env::var("BCODE_DIFF_CORPUS") {
+            roots.push(extra.into());
+        }
+        let mut checked = 0;
+        let mut stack = roots;
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    stack.push(path);
+                } else if kind.is_file() && path.extension().is_some_and(|e| e == "md") {
+                    let Ok(text) = std::fs::read_to_string(&path) else {
+                        continue;
+                    };
+                    if let crate::front_matter::Split::Block {
+                        raw,
+                        syntax: crate::front_matter::Syntax::Yaml,
+                        ..
+                    } = crate::front_matter::split(text.as_bytes())
+                    {
+                        assert_eq!(agrees(&text[raw]), Ok(()), "{}", path.display());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked >= 12, "only {checked} front matters checked");
+    }
+}
