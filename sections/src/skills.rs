@@ -225,7 +225,17 @@ impl Stage for ActiveSkillStage {
                 template.file = skills.overridden.get("skills/context.j2").cloned();
                 template.overridden = template.file.is_some();
             }
-            if response.truncated {
+            if let Some(truncation) = response.truncation {
+                // Reported like every other cut, so `--explain` and the JSON
+                // say the block was truncated, by how much, and where the full
+                // text lives.
+                section.truncations.push(SectionTruncation {
+                    truncation,
+                    full_text_at: response
+                        .location
+                        .as_deref()
+                        .map(crate::instructions::model_path),
+                });
                 section = section.with_note("body cut by skills.max_context_bytes");
             }
             sections.push(section);

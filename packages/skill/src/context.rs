@@ -96,6 +96,7 @@ pub fn format_context(
         location: Some(skill.location.clone()),
         bytes: text.len(),
         truncated: truncation.is_some(),
+        truncation,
         text,
         preview,
     })

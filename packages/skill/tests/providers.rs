@@ -342,6 +342,7 @@ fn context_is_routed_to_the_provider_and_framed_by_the_host() {
             text: text.into(),
             bytes: text.len(),
             truncated: false,
+            truncation: None,
             preview: "# plugin-only\n\nServed from memory by a plugin.".into(),
         }
     );

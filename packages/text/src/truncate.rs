@@ -2,12 +2,12 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The unit a bound is expressed in. Configuration keys ending in `_chars`
 /// count Unicode scalar values; keys ending in `_bytes` count UTF-8 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     Bytes(usize),
@@ -33,7 +33,7 @@ impl Limit {
 
 /// What a cut removed, so the marker and the section report can say how much
 /// was left out and where.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truncation {
     pub limit: Limit,
     /// Byte offset in the original text where the kept prefix ends.

@@ -30,6 +30,10 @@ pub struct SkillContextResponse {
     pub bytes: usize,
     /// Whether `max_bytes` cut the body.
     pub truncated: bool,
+    /// What the cut removed and where (offsets into the block as it would
+    /// have been), so reports can say exactly how much was left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<bcode_text::Truncation>,
     /// A bounded preview of the body for transcripts and events.
     pub preview: String,
 }
