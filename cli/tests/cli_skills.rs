@@ -214,3 +214,123 @@ skills.prompt.max_description_chars = (unset)  # default
         )
     );
 }
+
+#[test]
+fn every_source_in_precedence_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    let home = base.join("home");
+    let xdg = base.join("xdg-config");
+    let state = base.join("state");
+    let skill = |dir: &Path, id: &str| {
+        write(
+            &dir.join(id).join("SKILL.md"),
+            &format!("---\ndescription: {id} skill\n---\n"),
+        )
+    };
+    let roots = [
+        ("repo:.bcode/skills", repo.join(".bcode/skills")),
+        ("repo:skills", repo.join("skills")),
+        ("repo-compat:.claude/skills", repo.join(".claude/skills")),
+        ("user-config:skills", xdg.join("bcode/skills")),
+        ("user-state:skills", state.join("skills")),
+        ("config:../team-skills", repo.join("team-skills")),
+    ];
+    for (n, (_, dir)) in roots.iter().enumerate() {
+        skill(dir, &format!("only-{n}"));
+        skill(dir, "shared");
+    }
+    // Relative to the file that set it: <repo>/.bcode/../team-skills.
+    write(
+        &repo.join(".bcode/bcode.toml"),
+        "[skills.sources]\npaths = [\"../team-skills\"]\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &xdg)
+        .env("BCODE_STATE_DIR", &state)
+        .arg("--repo")
+        .arg(&repo)
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let got: Vec<(String, String)> = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_owned(),
+                s["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(String, String)> = roots
+        .iter()
+        .enumerate()
+        .map(|(n, (label, _))| (format!("only-{n}"), (*label).to_owned()))
+        .collect();
+    expected.push(("shared".into(), "repo:.bcode/skills".into()));
+    assert_eq!(got, expected);
+    // Every lower copy of `shared` is reported as shadowed by the highest one.
+    let shadowed: Vec<String> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "shadowed")
+        .map(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .split(" is shadowed")
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let mut expected_shadowed: Vec<String> = roots[1..]
+        .iter()
+        .map(|(label, _)| format!("skill `shared` from {label}"))
+        .collect();
+    expected_shadowed.sort();
+    let mut shadowed_sorted = shadowed.clone();
+    shadowed_sorted.sort();
+    assert_eq!(shadowed_sorted, expected_shadowed);
+    // Switching sources off removes them.
+    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &xdg)
+        .env("BCODE_STATE_DIR", &state)
+        .arg("--repo")
+        .arg(&repo)
+        .args([
+            "--set",
+            "skills.include_user_skills=false",
+            "--set",
+            "skills.include_compat_claude_skills=false",
+            "skills",
+            "list",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let labels: std::collections::BTreeSet<String> = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["source"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        labels,
+        ["config:../team-skills", "repo:.bcode/skills", "repo:skills"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    );
+}

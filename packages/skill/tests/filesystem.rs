@@ -287,3 +287,35 @@ fn unchanged_rebuild_reads_no_skill_file() {
     let fifth = discovery.build(&roots);
     assert_eq!(fifth.get("s4").unwrap().manifest.description, "skill X");
 }
+
+#[test]
+fn missing_configured_roots_and_unreadable_names_are_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    write_tree(base, &[("ok/SKILL.md", "---\ndescription: fine\n---\n")]);
+    // A file name that is not UTF-8 cannot be shown to the model or matched.
+    let bad_name = base.join(std::ffi::OsStr::from_bytes(b"caf\xE9.md"));
+    fs::write(&bad_name, "---\ndescription: latin-1 name\n---\n").unwrap();
+    let roots = [
+        root(
+            SourceKind::Config,
+            "config:../missing",
+            &base.join("missing"),
+        ),
+        root(
+            SourceKind::RepoGeneric,
+            "repo:skills",
+            &base.join("also-missing"),
+        ),
+        root(SourceKind::UserConfig, "user-config:skills", base),
+    ];
+    let registry = support::build(&roots, &SkillsConfig::default());
+    assert_eq!(
+        report(&registry, base),
+        "skill ok name=\"ok\" <user-config:skills> [ROOT]/ok/SKILL.md
+warning unreadable [ROOT]/caf\u{fffd}.md file name \"caf\\xE9.md\" is not valid UTF-8 and was skipped | rename it
+warning missing_root [ROOT]/missing skill root `[ROOT]/missing` does not exist | create it or remove it from skills.sources.paths
+"
+    );
+}
