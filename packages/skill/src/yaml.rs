@@ -179,14 +179,7 @@ fn repairable(line: &str) -> Option<(&str, &str)> {
     let line = line.trim_end_matches(['\n', '\r']);
     let colon = line.find(": ")?;
     let key = &line[..colon];
-    let key_ok = key
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !key_ok {
+    if !crate::yaml_fast::is_plain_key(key) {
         return None;
     }
     let value = line[colon + 2..].trim();

@@ -100,18 +100,22 @@ fn block_value(lines: &[&str], pos: &mut usize, parent: usize, depth: usize) -> 
     mapping(lines, pos, indent, depth + 1).map(Value::Object)
 }
 
-/// `key: rest` with a plain ASCII key; `rest` is empty for a block value.
-fn split_key(line: &str) -> Option<(&str, &str)> {
-    let colon = line.find(':')?;
-    let key = &line[..colon];
-    let key_ok = key
-        .chars()
+/// A key YAML reads as itself without quoting: an ASCII letter or `_`, then
+/// letters, digits, `_`, `-` or `.`. Shared with the `: ` repair in `yaml.rs`.
+pub(crate) fn is_plain_key(key: &str) -> bool {
+    key.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if !key_ok {
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// `key: rest` with a plain ASCII key; `rest` is empty for a block value.
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if !is_plain_key(key) {
         return None;
     }
     let rest = &line[colon + 1..];

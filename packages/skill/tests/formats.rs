@@ -16,26 +16,6 @@ use bcode_skill_models::{
 };
 use support::{build, canonical, root, write_tree};
 
-const SPEC_SKILL: &str = "---
-id: rust-debugging
-name: Rust Debugging
-description: Diagnose Rust compiler, clippy, test, and runtime failures
-version: 0.1.0
-activation:
-  keywords:
-    - rust
-    - cargo
-    - clippy
-permissions:
-  tools:
-    - filesystem.read
-    - shell.run
----
-
-# Rust Debugging
-...
-";
-
 fn user_registry(files: &[(&str, &str)]) -> (tempfile::TempDir, SkillRegistry, String) {
     let tmp = tempfile::tempdir().unwrap();
     write_tree(tmp.path(), files);
@@ -65,7 +45,7 @@ fn catalog(registry: &SkillRegistry, prompt: &SkillsPromptConfig) -> bcode_skill
 
 #[test]
 fn catalog_matches_the_spec_byte_for_byte() {
-    let (_tmp, registry, base) = user_registry(&[("rust-debugging/SKILL.md", SPEC_SKILL)]);
+    let (_tmp, registry, base) = user_registry(&[("rust-debugging/SKILL.md", support::SPEC_SKILL)]);
     let expected = "The following Bcode skills provide specialized instructions for specific tasks.
 Use available Bcode filesystem/document tools to load a skill file when the task matches its description.
 User skills are discovered from configured roots including ~/.config/bcode/skills when user skills are enabled.
@@ -89,7 +69,7 @@ When a skill file references a relative path, resolve it against the skill direc
 
 #[test]
 fn context_block_matches_the_spec_byte_for_byte() {
-    let (_tmp, registry, base) = user_registry(&[("rust-debugging/SKILL.md", SPEC_SKILL)]);
+    let (_tmp, registry, base) = user_registry(&[("rust-debugging/SKILL.md", support::SPEC_SKILL)]);
     let request = SkillContextRequest {
         id: SkillId::parse("rust-debugging").unwrap(),
         arguments: vec![],

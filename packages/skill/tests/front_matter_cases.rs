@@ -7,33 +7,12 @@ mod support;
 
 use support::discover_files;
 
-const SPEC_EXAMPLE: &str = "---
-id: rust-debugging
-name: Rust Debugging
-description: Diagnose Rust compiler, clippy, test, and runtime failures
-version: 0.1.0
-activation:
-  keywords:
-    - rust
-    - cargo
-    - clippy
-permissions:
-  tools:
-    - filesystem.read
-    - shell.run
----
-
-# Rust Debugging
-
-Use this skill when investigating Rust build, clippy, test, or runtime failures.
-";
-
 fn cases() -> Vec<(&'static str, Vec<(&'static str, String)>)> {
     let s = |x: &str| x.to_owned();
     vec![
         (
             "spec_example",
-            vec![("rust-debugging/SKILL.md", s(SPEC_EXAMPLE))],
+            vec![("rust-debugging/SKILL.md", s(support::SPEC_SKILL))],
         ),
         (
             "instruction_file_priority",

@@ -11,6 +11,27 @@ use std::path::{Path, PathBuf};
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
 use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
 
+/// The spec's example skill ("Skill package format"), with a short body.
+pub const SPEC_SKILL: &str = "---
+id: rust-debugging
+name: Rust Debugging
+description: Diagnose Rust compiler, clippy, test, and runtime failures
+version: 0.1.0
+activation:
+  keywords:
+    - rust
+    - cargo
+    - clippy
+permissions:
+  tools:
+    - filesystem.read
+    - shell.run
+---
+
+# Rust Debugging
+...
+";
+
 /// Writes `files` (path relative to `root`, contents) under `root`.
 pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
     for (rel, text) in files {
