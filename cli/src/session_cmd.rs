@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use bcode_prompt_sections::probe::RealMachine;
-use bcode_prompt_sections::render::{RenderRequest, render_from_loaded};
+use bcode_prompt_sections::render::{RenderRequest, render_with_activations};
 use bcode_skill::{
     ActivationReason, DiscoveryOptions, EventSink, JsonlSink, LiveRegistry, SessionOptions,
     SessionReply, SkillSession, SlashCommand, Suggestion, SystemClock, parse_command,
@@ -348,11 +348,17 @@ fn render_next_turn(
         set: context.set.clone(),
         now: chrono::Utc::now(),
         timezone: None,
-        skills: session.active().iter().map(|a| a.id.to_string()).collect(),
+        skills: Vec::new(),
         prompt: None,
         session_dir: None,
     };
-    match render_from_loaded(&request, &context.loaded, &RealMachine) {
+    // The session's active skills, with the arguments each was invoked with.
+    let activations: Vec<(String, Vec<String>)> = session
+        .active()
+        .iter()
+        .map(|a| (a.id.to_string(), a.arguments.clone()))
+        .collect();
+    match render_with_activations(&request, &context.loaded, &RealMachine, &activations) {
         Ok(rendered) => {
             let p = &rendered.prompt;
             write!(

@@ -245,3 +245,31 @@ fn live_reload_between_turns_in_a_session() {
         ]
     );
 }
+
+#[test]
+fn render_in_a_session_shows_active_blocks_with_their_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
+    fs::create_dir_all(&home).unwrap();
+    write(
+        &repo.join(".bcode/skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs body.\n",
+    );
+    let (code, transcript) = session(
+        &repo,
+        &state,
+        &home,
+        "/skill docs chapter \"two words\"\n/render\n",
+        &[],
+    );
+    assert_eq!(code, 0);
+    let root = repo.join(".bcode/skills").display().to_string();
+    let block = format!(
+        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
+    );
+    let (_, after_divider) = transcript
+        .split_once("===== request-only context")
+        .expect("the render has a request-only part");
+    assert!(after_divider.contains(&block), "{transcript}");
+}

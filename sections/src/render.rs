@@ -182,6 +182,25 @@ pub fn render_from_loaded(
     loaded: &LoadedConfig,
     machine: &dyn probe::Machine,
 ) -> Result<Rendered, RenderError> {
+    render_with_activations(request, loaded, machine, &[])
+}
+
+/// [`render_from_loaded`] for a session: `activations` (id and invocation
+/// arguments, in activation order) are the active skills, in addition to
+/// `request.skills` (which carry no arguments).
+pub fn render_with_activations(
+    request: &RenderRequest,
+    loaded: &LoadedConfig,
+    machine: &dyn probe::Machine,
+    activations: &[(String, Vec<String>)],
+) -> Result<Rendered, RenderError> {
+    let mut all: Vec<(String, Vec<String>)> = request
+        .skills
+        .iter()
+        .map(|id| (id.clone(), Vec::new()))
+        .collect();
+    all.extend(activations.iter().cloned());
+    let active_ids: Vec<String> = all.iter().map(|(id, _)| id.clone()).collect();
     let config = &loaded.config;
     let repo = request.cwd.join(&request.repo);
 
@@ -205,17 +224,17 @@ pub fn render_from_loaded(
     // `skills.enabled = false` means no discovery at all.
     if config.skills.enabled {
         let registry = discover(&repo, &request.env, loaded);
-        check_active(&registry, &request.skills)?;
+        check_active(&registry, &active_ids)?;
         skill_diagnostics = registry.diagnostics().to_vec();
         inputs.insert(SkillsInput {
             registry,
             templates: skill_templates,
             overridden,
         });
-    } else if let Some(id) = request.skills.first() {
+    } else if let Some(id) = active_ids.first() {
         return Err(RenderError::SkillsDisabled { id: id.clone() });
     }
-    inputs.insert(ActiveSkills::new(&request.skills));
+    inputs.insert(ActiveSkills::with_arguments(&all));
 
     probe::gather_with(
         &probe::ProbeRequest {

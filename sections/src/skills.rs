@@ -71,6 +71,8 @@ impl SkillsInput {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ActiveSkills {
     pub ids: Vec<String>,
+    /// Invocation arguments by id (`/skill id args...`); absent means none.
+    pub arguments: BTreeMap<String, Vec<String>>,
 }
 
 impl ActiveSkills {
@@ -81,7 +83,24 @@ impl ActiveSkills {
                 out.push(id.clone());
             }
         }
-        ActiveSkills { ids: out }
+        ActiveSkills {
+            ids: out,
+            arguments: BTreeMap::new(),
+        }
+    }
+
+    /// Active skills with the arguments each was invoked with, in activation
+    /// order (a session's active set).
+    pub fn with_arguments(activations: &[(String, Vec<String>)]) -> ActiveSkills {
+        let ids: Vec<String> = activations.iter().map(|(id, _)| id.clone()).collect();
+        let mut active = ActiveSkills::new(&ids);
+        for (id, arguments) in activations {
+            active
+                .arguments
+                .entry(id.clone())
+                .or_insert_with(|| arguments.clone());
+        }
+        active
     }
 }
 
@@ -207,7 +226,7 @@ impl Stage for ActiveSkillStage {
                 .map_err(|err| fatal(format!("`{id}` is not a valid skill id: {err}")))?;
             let request = SkillContextRequest {
                 id: skill_id,
-                arguments: Vec::new(),
+                arguments: active.arguments.get(id).cloned().unwrap_or_default(),
                 max_bytes: cx.config.skills.max_context_bytes,
                 preview_max_chars: cx.config.skills.preview_max_chars,
             };
