@@ -295,3 +295,189 @@ pub fn peak_rss_kib() -> Option<u64> {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
+
+// ---------------------------------------------------------------------------
+// The full-render fixture: a repository with skills, invariants, AGENTS.md
+// and a large git working tree with a non-empty status.
+// ---------------------------------------------------------------------------
+
+/// Bumped whenever the layout below changes, so a stale cache is not reused.
+const RENDER_REPO_VERSION: u32 = 1;
+
+/// Written next to the repository once it is complete.
+const RENDER_REPO_DONE: &str = "COMPLETE";
+
+/// A repository prepared for whole-render benchmarks.
+#[derive(Clone, Debug)]
+pub struct RenderRepo {
+    /// The working tree (`<cache>/repo`).
+    pub root: PathBuf,
+    /// An empty folder to use as `HOME`, so no user config or user skills
+    /// leak into the render.
+    pub home: PathBuf,
+    /// The skill corpus whose `primary` root is `<repo>/.bcode/skills`.
+    pub skills: Corpus,
+    /// Tracked files in the commit.
+    pub tracked_files: usize,
+    /// Lines of `git status --porcelain` (modified, deleted, untracked).
+    pub status_lines: usize,
+}
+
+/// The repository of `files` tracked files and the `skills`-skill corpus,
+/// reused from `<corpora>/render-v1-f<files>-s<skills>` when complete.
+///
+/// Layout: `src/pNN/mNN/fNNN.rs` (20 × 10 × `files / 200` files of 0.2–1 KiB),
+/// `AGENTS.md`, ten invariants in `.bcode/invariants/`, and `.bcode/skills`
+/// a symlink to the corpus's `primary` root, all committed with file mtimes an
+/// hour back (so neither git nor libgit2 sees racily clean entries). Then
+/// every 40th file gets a line appended (modified, size changed), every
+/// 500th is deleted, 100 new files and 10 new folders are left untracked.
+pub fn render_repo(files: usize, skills: usize) -> io::Result<RenderRepo> {
+    let corpus = corpus(skills)?;
+    let base = corpora_dir().join(format!(
+        "render-v{RENDER_REPO_VERSION}-f{files}-s{skills}"
+    ));
+    let root = base.join("repo");
+    let home = base.join("home");
+    if !base.join(RENDER_REPO_DONE).is_file() {
+        if base.exists() {
+            fs::remove_dir_all(&base)?;
+        }
+        fs::create_dir_all(&home)?;
+        build_render_repo(&root, files, &corpus.dir.join("primary"))?;
+        fs::write(base.join(RENDER_REPO_DONE), "")?;
+    }
+    let status = git(&root, &["status", "--porcelain"])?;
+    let tracked = git(&root, &["ls-files"])?;
+    Ok(RenderRepo {
+        root,
+        home,
+        skills: corpus,
+        tracked_files: tracked.lines().count(),
+        status_lines: status.lines().count(),
+    })
+}
+
+/// Runs `git` in `dir` with a fixed identity and no user or system config,
+/// returning stdout; a failing command is an error.
+pub fn git(dir: &Path, args: &[&str]) -> io::Result<String> {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .output()?;
+    if !output.status.success() {
+        return Err(io::Error::other(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn build_render_repo(root: &Path, files: usize, skills: &Path) -> io::Result<()> {
+    fs::create_dir_all(root.join(".bcode/invariants"))?;
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ SEED);
+    let per_module = files.div_ceil(200).max(1);
+    let mut paths = Vec::with_capacity(files);
+    'outer: for p in 0..20 {
+        for m in 0..10 {
+            let dir = root.join(format!("src/p{p:02}/m{m:02}"));
+            fs::create_dir_all(&dir)?;
+            for f in 0..per_module {
+                if paths.len() == files {
+                    break 'outer;
+                }
+                let path = dir.join(format!("f{f:03}.rs"));
+                let mut text = format!("//! File {p}/{m}/{f}.\n\n");
+                let size = 200 + rng.below(800);
+                while text.len() < size {
+                    let _ = writeln!(text, "// {}", WORDS[rng.below(WORDS.len())].repeat(4));
+                }
+                fs::write(&path, text)?;
+                paths.push(path);
+            }
+        }
+    }
+    fs::write(root.join("AGENTS.md"), AGENTS_MD)?;
+    for i in 0..10 {
+        fs::write(
+            root.join(format!(".bcode/invariants/{i:02}-rule-{i}.md")),
+            invariant_text(i),
+        )?;
+    }
+    std::os::unix::fs::symlink(skills, root.join(".bcode/skills"))?;
+    age_files(root)?;
+    git(root, &["init", "-q"])?;
+    git(root, &["add", "-A"])?;
+    git(root, &["commit", "-q", "-m", "bench tree"])?;
+
+    for (i, path) in paths.iter().enumerate() {
+        if i % 500 == 7 {
+            fs::remove_file(path)?;
+        } else if i % 40 == 0 {
+            let mut text = fs::read_to_string(path)?;
+            text.push_str("// changed by the benchmark fixture\n");
+            fs::write(path, text)?;
+        }
+    }
+    for i in 0..100 {
+        let dir = root.join(format!("src/p{:02}/m{:02}", i % 20, (i / 20) % 10));
+        fs::write(dir.join(format!("new_{i:03}.rs")), "//! Untracked.\n")?;
+    }
+    for i in 0..10 {
+        let dir = root.join(format!("src/p{i:02}/scratch"));
+        fs::create_dir_all(&dir)?;
+        for j in 0..5 {
+            fs::write(dir.join(format!("s{j}.txt")), "scratch\n")?;
+        }
+    }
+    // One status run lets git refresh the index's stat data, so every later
+    // run (ours through libgit2, and `git status`) starts from the same index.
+    git(root, &["status", "--porcelain"])?;
+    Ok(())
+}
+
+/// Repository instructions of a realistic size (~1.5 KiB).
+pub const AGENTS_MD: &str = "# Agent instructions\n\n\
+This repository is a benchmark fixture. Build with `cargo build`, test with\n\
+`cargo test --workspace`, and keep every change small and reviewed.\n\n\
+## Conventions\n\n\
+- Every module starts with a `//!` line saying what it is for.\n\
+- The core takes data, not paths; I/O lives at the edge.\n\
+- Parsing never fails; it reports typed diagnostics.\n\
+- Use `BTreeMap` for anything that reaches the output, so bytes are stable.\n\
+- Comments say why, in full sentences; names say what.\n\n\
+## Testing\n\n\
+Golden tests are data under `tests/cases/`; update snapshots with\n\
+`cargo insta test --accept` and read the diff before committing.\n\
+Timings belong in benchmarks, never in tests with a stopwatch.\n\n\
+## Commits\n\n\
+Commit only files you own, with a message that says why. Never commit a\n\
+state that does not build.\n";
+
+fn invariant_text(i: usize) -> String {
+    let topic = WORDS[(i * 5) % WORDS.len()];
+    let other = WORDS[(i * 7 + 3) % WORDS.len()];
+    format!(
+        "---\nid: rule-{i}\ntitle: Rule {i} about the {topic}\n\
+         summary: The {topic} code keeps its {other} handling in one place and documents why.\n\
+         keywords: [{topic}, {other}]\npaths: [\"src/p{i:02}/**\"]\n---\n\
+         The {topic} modules under `src/p{i:02}/` route every {other} through one\n\
+         function, so a reviewer can find and change the policy in a single place.\n\
+         Tests cover the policy as data, and a change to it names the reason in the\n\
+         commit message. Nothing outside this folder reaches into its internals.\n"
+    )
+}
