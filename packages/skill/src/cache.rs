@@ -33,7 +33,10 @@ pub struct DiscoveryStats {
 
 struct Entry {
     stamp: FileStamp,
-    origin: Origin,
+    /// A fingerprint of where the file was found (source, layout, paths):
+    /// the same file under another source must be parsed again. A hash
+    /// rather than a copy keeps a 10,000-skill cache megabytes smaller.
+    origin: u64,
     /// Content hash, kept only for entries that were racy when stored: only
     /// they are ever re-verified.
     hash: Option<blake3::Hash>,
@@ -48,7 +51,7 @@ struct Entry {
 /// ever looked up by path and its order is never observed.
 #[derive(Default)]
 pub struct SummaryCache {
-    entries: HashMap<OsString, Entry>,
+    entries: HashMap<OsString, Entry, crate::fxhash::FxBuildHasher>,
     generation: u64,
 }
 
@@ -94,8 +97,7 @@ impl SummaryCache {
         let generation = self.generation;
         match self.entries.get_mut(candidate.origin.location.as_os_str()) {
             Some(entry)
-                if entry.stamp == candidate.stamp
-                    && same_origin(&entry.origin, &candidate.origin) =>
+                if entry.stamp == candidate.stamp && entry.origin == candidate.origin_key =>
             {
                 entry.generation = generation;
                 if is_racy(entry.stamp.modified, entry.verified_at) {
@@ -123,7 +125,7 @@ impl SummaryCache {
             path,
             Entry {
                 stamp: candidate.stamp,
-                origin: candidate.origin.clone(),
+                origin: candidate.origin_key,
                 hash: loaded.hash,
                 outcome: Arc::clone(&loaded.outcome),
                 verified_at: now,
@@ -221,19 +223,26 @@ pub fn failed_load(candidate: &Candidate) -> Loaded {
     }
 }
 
-/// `Origin` equality on path bytes: `PathBuf`'s `==` compares component by
-/// component, which is measurably slower for the same answer here.
-fn same_origin(a: &Origin, b: &Origin) -> bool {
-    a.location.as_os_str() == b.location.as_os_str()
-        && a.directory.as_os_str() == b.directory.as_os_str()
-        && a.kind == b.kind
-        && a.layout == b.layout
-        && a.inferred_id == b.inferred_id
-        && a.source.kind == b.source.kind
-        && a.source.ordinal == b.source.ordinal
-        && a.source.label == b.source.label
-        && a.source.root.as_deref().map(std::path::Path::as_os_str)
-            == b.source.root.as_deref().map(std::path::Path::as_os_str)
+/// A fingerprint of `origin`, hashing paths as bytes (`PathBuf`'s own hash
+/// walks components, which showed up in profiles).
+pub(crate) fn origin_key(origin: &Origin) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = crate::fxhash::FxHasher::default();
+    origin.location.as_os_str().hash(&mut hasher);
+    origin.directory.as_os_str().hash(&mut hasher);
+    origin.kind.hash(&mut hasher);
+    origin.layout.hash(&mut hasher);
+    origin.inferred_id.hash(&mut hasher);
+    origin.source.kind.hash(&mut hasher);
+    origin.source.ordinal.hash(&mut hasher);
+    origin.source.label.hash(&mut hasher);
+    origin
+        .source
+        .root
+        .as_deref()
+        .map(std::path::Path::as_os_str)
+        .hash(&mut hasher);
+    hasher.finish()
 }
 
 fn is_racy(modified: Option<SystemTime>, checked_at: SystemTime) -> bool {

@@ -11,7 +11,7 @@ use crate::front_matter::{self, Split, Syntax};
 use crate::{manifest, toml_front_matter, yaml};
 
 /// Which file made a folder (or root entry) a skill candidate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InstructionKind {
     /// `SKILL.md` or `skill.md`: the name declares a skill, so a file without
     /// front matter is an error.
@@ -25,7 +25,8 @@ pub enum InstructionKind {
 /// Where a candidate file sits, as discovery found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
-    pub source: SkillSource,
+    /// Shared by every candidate of a root (one allocation per root).
+    pub source: Arc<SkillSource>,
     pub layout: SkillLayout,
     pub kind: InstructionKind,
     /// Absolute path of the instruction file.
@@ -175,7 +176,7 @@ pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
     outcome.skill = manifest.map(|manifest| {
         Arc::new(SkillSummary {
             manifest,
-            source: origin.source.clone(),
+            source: (*origin.source).clone(),
             layout: origin.layout,
             location: origin.location.clone(),
             directory: origin.directory.clone(),

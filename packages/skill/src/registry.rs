@@ -58,6 +58,10 @@ pub struct Discovery {
     options: DiscoveryOptions,
     cache: SummaryCache,
     stats: DiscoveryStats,
+    /// The last registry built from roots alone, with a digest of what the
+    /// walk found. When a rebuild finds the same files, unchanged, it is the
+    /// answer (same inputs, same registry) and precedence is not redone.
+    last: Option<(u64, SkillRegistry)>,
 }
 
 impl Discovery {
@@ -66,6 +70,7 @@ impl Discovery {
             options,
             cache: SummaryCache::default(),
             stats: DiscoveryStats::default(),
+            last: None,
         }
     }
 
@@ -129,6 +134,7 @@ impl Discovery {
         }
         // Cache hits need no I/O; everything else is read and parsed on
         // worker threads (each job touches only its own file).
+        let digest = walk_digest(&reports, &candidates, &diagnostics);
         let mut outcomes: Vec<Option<Arc<ParseOutcome>>> = vec![None; candidates.len()];
         let mut jobs = Vec::new();
         for (slot, (_, candidate)) in candidates.iter().enumerate() {
@@ -140,6 +146,17 @@ impl Discovery {
                 Lookup::Verify(prior) => jobs.push((slot, Some(prior))),
                 Lookup::Miss => jobs.push((slot, None)),
             }
+        }
+        // Nothing to read, the same files as last time, and no provider
+        // whose answer could have changed: the last registry is the answer.
+        if jobs.is_empty()
+            && providers.is_empty()
+            && let Some((last_digest, registry)) = &self.last
+            && *last_digest == digest
+        {
+            self.cache.end_build();
+            self.stats = stats;
+            return registry.clone();
         }
         let max_bytes = self.options.max_skill_file_bytes;
         for (slot, loaded) in load_in_parallel(&candidates, jobs, max_bytes, now) {
@@ -174,14 +191,16 @@ impl Discovery {
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
         self.stats = stats;
-        SkillRegistry {
-            skills,
-            diagnostics,
+        let registry = SkillRegistry {
+            skills: Arc::new(skills),
+            diagnostics: Arc::new(diagnostics),
             roots: reports,
             max_skill_file_bytes: self.options.max_skill_file_bytes,
             disabled_ids: self.options.disabled_ids.clone(),
             providers: provided.providers,
-        }
+        };
+        self.last = providers.is_empty().then(|| (digest, registry.clone()));
+        registry
     }
 }
 
@@ -189,8 +208,10 @@ impl Discovery {
 /// build that produced them.
 #[derive(Clone, Debug, Default)]
 pub struct SkillRegistry {
-    skills: BTreeMap<SkillId, Arc<SkillSummary>>,
-    diagnostics: Vec<Diagnostic>,
+    /// Shared: registries are immutable, so clones (a session swapping
+    /// registries, an unchanged rebuild) cost nothing.
+    skills: Arc<BTreeMap<SkillId, Arc<SkillSummary>>>,
+    diagnostics: Arc<Vec<Diagnostic>>,
     roots: Vec<RootReport>,
     max_skill_file_bytes: usize,
     disabled_ids: BTreeSet<String>,
@@ -334,6 +355,40 @@ fn normalize_body(body: &str) -> String {
     body[line_start..].trim_end().to_owned()
 }
 
+/// A digest of what a walk found: roots, every candidate's file identity,
+/// metadata and origin, and the walk's own diagnostics. Equal digests with
+/// every file answered by the cache mean an identical registry.
+fn walk_digest(
+    reports: &[RootReport],
+    candidates: &[(usize, Candidate)],
+    diagnostics: &[Diagnostic],
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = crate::fxhash::FxHasher::default();
+    for report in reports {
+        report.label.hash(&mut hasher);
+        report
+            .canonical
+            .as_deref()
+            .map(std::path::Path::as_os_str)
+            .hash(&mut hasher);
+    }
+    for (root, candidate) in candidates {
+        root.hash(&mut hasher);
+        candidate.stamp.hash(&mut hasher);
+        candidate.origin_key.hash(&mut hasher);
+    }
+    for d in diagnostics {
+        d.code.hash(&mut hasher);
+        d.path
+            .as_deref()
+            .map(std::path::Path::as_os_str)
+            .hash(&mut hasher);
+        d.message.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
 /// Loads `jobs` (candidate slot, prior cached outcome) on up to
 /// `available_parallelism` threads; small batches stay on this thread. A
 /// worker that panics (a parser bug) costs only its own files, which become
@@ -345,10 +400,7 @@ fn load_in_parallel(
     now: SystemTime,
 ) -> Vec<(usize, Loaded)> {
     const PER_THREAD_MIN: usize = 64;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 8)
-        .min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
+    let threads = crate::worker_threads().min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
     let run = |chunk: Vec<(usize, Option<Prior>)>| -> Vec<(usize, Loaded)> {
         chunk
             .into_iter()

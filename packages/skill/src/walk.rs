@@ -8,8 +8,9 @@ use std::ffi::OsStr;
 use std::fs::{self, FileType, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SourceKind};
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SourceKind};
 
 use crate::parse::{InstructionKind, Origin};
 use crate::sources::SourceRoot;
@@ -81,6 +82,8 @@ impl FileStamp {
 pub struct Candidate {
     pub origin: Origin,
     pub stamp: FileStamp,
+    /// [`crate::cache::origin_key`] of `origin`, computed once.
+    pub origin_key: u64,
 }
 
 /// What walking one root found.
@@ -122,6 +125,7 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions) -> WalkResult {
         visited: HashSet::new(),
         entries_seen: 0,
         exhausted: false,
+        source: None,
     };
     let canonical = match fs::canonicalize(&root.path) {
         Ok(path) => path,
@@ -194,6 +198,8 @@ struct Walker<'a> {
     visited: HashSet<(u64, u64)>,
     entries_seen: usize,
     exhausted: bool,
+    /// The root's source with its canonical root filled in, made once.
+    source: Option<Arc<SkillSource>>,
 }
 
 impl Walker<'_> {
@@ -561,17 +567,28 @@ impl Walker<'_> {
         }
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-        let mut source = self.root.source.clone();
-        source.root.clone_from(&self.result.canonical_root);
+        // One source per root, shared by its candidates.
+        let source = match &self.source {
+            Some(source) => Arc::clone(source),
+            None => {
+                let mut source = self.root.source.clone();
+                source.root.clone_from(&self.result.canonical_root);
+                let source = Arc::new(source);
+                self.source = Some(Arc::clone(&source));
+                source
+            }
+        };
+        let origin = Origin {
+            source,
+            layout,
+            kind,
+            location: path.to_path_buf(),
+            directory,
+            inferred_id,
+        };
         self.result.candidates.push(Candidate {
-            origin: Origin {
-                source,
-                layout,
-                kind,
-                location: path.to_path_buf(),
-                directory,
-                inferred_id,
-            },
+            origin_key: crate::cache::origin_key(&origin),
+            origin,
             stamp: FileStamp::of(meta),
         });
     }
@@ -624,9 +641,7 @@ impl Walker<'_> {
 /// left to the sequential walk.
 fn prefetch_skill_files(children: &mut [Dir]) {
     const MIN_CHILDREN: usize = 256;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 8);
+    let threads = crate::worker_threads();
     if children.len() < MIN_CHILDREN || threads < 2 {
         return;
     }

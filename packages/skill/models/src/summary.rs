@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{SkillManifest, SkillSource};
 
 /// How a skill is laid out on disk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum SkillLayout {
