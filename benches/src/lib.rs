@@ -334,9 +334,7 @@ pub struct RenderRepo {
 /// 500th is deleted, 100 new files and 10 new folders are left untracked.
 pub fn render_repo(files: usize, skills: usize) -> io::Result<RenderRepo> {
     let corpus = corpus(skills)?;
-    let base = corpora_dir().join(format!(
-        "render-v{RENDER_REPO_VERSION}-f{files}-s{skills}"
-    ));
+    let base = corpora_dir().join(format!("render-v{RENDER_REPO_VERSION}-f{files}-s{skills}"));
     let root = base.join("repo");
     let home = base.join("home");
     if !base.join(RENDER_REPO_DONE).is_file() {
