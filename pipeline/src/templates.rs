@@ -258,30 +258,50 @@ pub fn read_overrides(dir: &Path) -> Result<Vec<TemplateOverride>, TemplateError
     Ok(out)
 }
 
+/// How deep below `templates_dir` overrides are looked for.
+const MAX_OVERRIDE_DEPTH: usize = 8;
+/// The most of one template file that is read.
+const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
+
+/// Collects `*.j2` files below `dir`, iteratively and within
+/// [`MAX_OVERRIDE_DEPTH`]. Directory symlinks are not followed (the folder
+/// can come from a repository's own config, and a link loop there must not
+/// crash or hang a render); files are read bounded and non-blocking.
 fn read_dir_into(
     dir: &Path,
     prefix: &str,
     out: &mut Vec<TemplateOverride>,
 ) -> Result<(), TemplateError> {
-    let unreadable = |path: &Path, err: std::io::Error| TemplateError::Unreadable {
+    let unreadable = |path: &Path, detail: String| TemplateError::Unreadable {
         path: path.display().to_string(),
-        detail: err.to_string(),
+        detail,
     };
-    let entries = std::fs::read_dir(dir).map_err(|err| unreadable(dir, err))?;
-    for entry in entries {
-        let entry = entry.map_err(|err| unreadable(dir, err))?;
-        let path = entry.path();
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        let name = format!("{prefix}{file_name}");
-        if path.is_dir() {
-            read_dir_into(&path, &format!("{name}/"), out)?;
-        } else if file_name.ends_with(".j2") {
-            let source = std::fs::read_to_string(&path).map_err(|err| unreadable(&path, err))?;
-            out.push(TemplateOverride {
-                name,
-                file: path.display().to_string(),
-                source,
-            });
+    let mut stack = vec![(dir.to_path_buf(), prefix.to_owned(), 0usize)];
+    while let Some((dir, prefix, depth)) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|err| unreadable(&dir, err.to_string()))?;
+        for entry in entries {
+            let entry = entry.map_err(|err| unreadable(&dir, err.to_string()))?;
+            let path = entry.path();
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let name = format!("{prefix}{file_name}");
+            let file_type = entry
+                .file_type()
+                .map_err(|err| unreadable(&path, err.to_string()))?;
+            if file_type.is_dir() {
+                if depth < MAX_OVERRIDE_DEPTH {
+                    stack.push((path, format!("{name}/"), depth + 1));
+                }
+            } else if file_name.ends_with(".j2") {
+                let bytes = bcode_fs::read_bounded(&path, MAX_TEMPLATE_BYTES)
+                    .map_err(|err| unreadable(&path, err.to_string()))?;
+                let source = String::from_utf8(bytes)
+                    .map_err(|_| unreadable(&path, "not valid UTF-8".into()))?;
+                out.push(TemplateOverride {
+                    name,
+                    file: path.display().to_string(),
+                    source,
+                });
+            }
         }
     }
     Ok(())

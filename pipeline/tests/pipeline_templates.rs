@@ -74,3 +74,28 @@ fn a_missing_directory_is_a_clear_error() {
         matches!(err, TemplateError::Unreadable { ref path, .. } if *path == missing.display().to_string())
     );
 }
+
+#[test]
+fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/base.j2"), "nested").unwrap();
+    // A link back to the top would recurse forever if followed.
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
+    let found = bcode_prompt::templates::read_overrides(dir.path()).unwrap();
+    let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["sub/base.j2"]);
+
+    // A FIFO named like a template is refused at once, never opened blocking.
+    let fifo = dir.path().join("stall.j2");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let err = bcode_prompt::templates::read_overrides(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("stall.j2"), "{err}");
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+}

@@ -41,13 +41,18 @@ pub struct InstructionFile {
     pub text: String,
 }
 
+/// The most of one instruction file that is read (8 MiB).
+const MAX_INSTRUCTION_FILE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Reads the instruction files of `repo`. A missing file is simply absent; an
 /// unreadable or non-UTF-8 one is a problem, never an error.
 pub fn gather(repo: &Path) -> RepositoryInstructions {
     let mut out = RepositoryInstructions::default();
     for name in INSTRUCTION_FILES {
         let path = repo.join(name);
-        match std::fs::read(&path) {
+        // Untruncated in the prompt by default, but never read without limit
+        // or from a FIFO: the read cap is far above any real instructions file.
+        match bcode_fs::read_bounded(&path, MAX_INSTRUCTION_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => out.files.push(InstructionFile {
                     name: (*name).to_owned(),
@@ -58,7 +63,7 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
                     .problems
                     .push(format!("{name} is not valid UTF-8 and was left out")),
             },
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => out
                 .problems
                 .push(format!("{name} could not be read and was left out: {err}")),

@@ -97,6 +97,10 @@ pub enum InvariantSelection {
 }
 
 /// Reads `<repo>/.bcode/invariants/*.md` (not recursive) and parses them.
+/// The most of one invariant file that is read (1 MiB); non-regular files
+/// are refused without blocking.
+const MAX_INVARIANT_FILE_BYTES: usize = 1024 * 1024;
+
 /// A missing directory is an empty catalog.
 pub fn gather(repo: &Path) -> InvariantCatalog {
     let dir = repo.join(".bcode").join("invariants");
@@ -110,7 +114,7 @@ pub fn gather(repo: &Path) -> InvariantCatalog {
                 continue;
             }
             let file = format!("{INVARIANTS_DIR}/{name}");
-            match std::fs::read(&path).map(String::from_utf8) {
+            match bcode_fs::read_bounded(&path, MAX_INVARIANT_FILE_BYTES).map(String::from_utf8) {
                 Ok(Ok(text)) => files.push((file, text)),
                 Ok(Err(_)) => problems.push(InvariantProblem {
                     file,

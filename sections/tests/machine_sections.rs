@@ -742,3 +742,32 @@ fn toolchain_section_renders_versions_and_notes_omissions() {
     assert_eq!(prompt.sections[0].notes, ["node: omitted (failed)"]);
     assert_eq!(prompt.sections[0].sources, ["rustc --version"]);
 }
+
+#[test]
+fn instruction_files_that_are_fifos_or_huge_are_left_out_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join("BCODE.md"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::write(dir.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
+    let gathered = bcode_prompt_sections::instructions::gather(dir.path());
+    assert_eq!(
+        gathered
+            .files
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>(),
+        ["AGENTS.md"]
+    );
+    assert_eq!(gathered.problems.len(), 1);
+    assert!(
+        gathered.problems[0]
+            .starts_with("BCODE.md could not be read and was left out: not a regular file"),
+        "{:?}",
+        gathered.problems
+    );
+}

@@ -129,15 +129,24 @@ fn read_layer(origin: Origin, optional: bool) -> Result<Option<Layer>, ConfigErr
     let Some(path) = origin.file() else {
         return Ok(None);
     };
-    match std::fs::read_to_string(path) {
-        Ok(text) => validate::parse_file(origin, text).map(Some),
-        Err(error) if optional && error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(ConfigError::new(ConfigErrorKind::Read {
-            origin,
-            message: error.to_string(),
-        })),
+    // Bounded and non-blocking: a repository's bcode.toml must not be able
+    // to hang the CLI (a FIFO) or make it read without limit.
+    let read_error =
+        |origin, message: String| Err(ConfigError::new(ConfigErrorKind::Read { origin, message }));
+    match bcode_fs::read_bounded(path, MAX_CONFIG_FILE_BYTES) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => validate::parse_file(origin, text).map(Some),
+            Err(_) => read_error(origin, "the file is not valid UTF-8".into()),
+        },
+        Err(bcode_fs::ReadError::Io(error)) if optional && error.kind() == ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(error) => read_error(origin, error.to_string()),
     }
 }
+
+/// Config files are small; this cap only stops a runaway file.
+const MAX_CONFIG_FILE_BYTES: usize = 4 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {
