@@ -276,7 +276,10 @@ fn entries(
     let mut entries = String::new();
     let mut entry_ends = Vec::with_capacity(selected.len());
     for inv in selected {
+        // Neither the entry nor the catalog around it may be closed from
+        // inside a body (`</invariant>` or `</repository_invariants>`).
         let body = bcode_text::neutralize_closing_tag(&inv.body, "invariant");
+        let body = bcode_text::neutralize_closing_tag(&body, "repository_invariants").into_owned();
         let (entry, _) = cx.render(
             INVARIANT_ENTRY_TEMPLATE,
             context! {
@@ -286,7 +289,7 @@ fn entries(
                 keywords => &inv.keywords,
                 paths => &inv.paths,
                 file => &inv.file,
-                body => body.as_ref(),
+                body => body.as_str(),
             },
         )?;
         if !entries.is_empty() {
