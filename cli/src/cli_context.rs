@@ -37,6 +37,8 @@ impl std::fmt::Display for CliError {
 #[derive(Debug)]
 pub struct CliContext {
     pub repo: PathBuf,
+    /// The process's working directory, for paths given on the command line.
+    pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
     pub config_files: Vec<PathBuf>,
     pub set: Vec<String>,
@@ -65,7 +67,7 @@ impl CliContext {
         let env: BTreeMap<String, String> = std::env::vars().collect();
         let loaded = load(&ConfigInputs {
             repo: repo.clone(),
-            cwd,
+            cwd: cwd.clone(),
             env: env.clone(),
             config_files: config_files.clone(),
             set: set.clone(),
@@ -76,6 +78,7 @@ impl CliContext {
         }
         Ok(CliContext {
             repo,
+            cwd,
             env,
             config_files,
             set,

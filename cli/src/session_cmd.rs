@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bcode_prompt_sections::probe::RealMachine;
-use bcode_prompt_sections::render::{RenderRequest, render_with_activations};
+use bcode_prompt_sections::probe::{RealMachine, RuntimeMode};
+use bcode_prompt_sections::render::{RenderRequest, SessionSkills, render_for_session};
 use bcode_skill::{
     ActivationReason, DiscoveryOptions, EventSink, JsonlSink, LiveRegistry, SessionOptions,
     SessionReply, SkillSession, SlashCommand, Suggestion, SystemClock, parse_command,
@@ -118,7 +118,7 @@ pub fn run(
         match word {
             "/quit" | "/exit" => break,
             "/help" => writeln!(out, "{HELP}").map_err(io)?,
-            "/render" => render_next_turn(context, &session, out)?,
+            "/render" => render_next_turn(context, &session, interactive, out)?,
             "/dismiss" => {
                 writeln!(out, "Dismissed {} suggestion(s).", pending.len()).map_err(io)?;
                 pending.clear();
@@ -334,15 +334,17 @@ fn show_reply(
     }
 }
 
-/// What the next turn would send: the render pipeline with the active skills.
+/// What the next turn would send: the render pipeline with this session's
+/// registry and the blocks it loaded for its active skills.
 fn render_next_turn(
     context: &CliContext,
     session: &SkillSession,
+    interactive: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let request = RenderRequest {
         repo: context.repo.clone(),
-        cwd: context.repo.clone(),
+        cwd: context.cwd.clone(),
         env: context.env.clone(),
         config_files: context.config_files.clone(),
         set: context.set.clone(),
@@ -352,13 +354,16 @@ fn render_next_turn(
         prompt: None,
         session_dir: None,
     };
-    // The session's active skills, with the arguments each was invoked with.
-    let activations: Vec<(String, Vec<String>)> = session
-        .active()
-        .iter()
-        .map(|a| (a.id.to_string(), a.arguments.clone()))
-        .collect();
-    match render_with_activations(&request, &context.loaded, &RealMachine, &activations) {
+    let skills = SessionSkills {
+        registry: session.registry().clone(),
+        active: session.active().iter().map(|a| a.context.clone()).collect(),
+        runtime_mode: if interactive {
+            RuntimeMode::Interactive
+        } else {
+            RuntimeMode::Scripted
+        },
+    };
+    match render_for_session(&request, &context.loaded, &RealMachine, &skills) {
         Ok(rendered) => {
             let p = &rendered.prompt;
             write!(

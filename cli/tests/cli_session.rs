@@ -228,6 +228,21 @@ fn live_reload_between_turns_in_a_session() {
         "> /skill active\n  one (explicit)\n",
         "a vanished active skill stays active"
     );
+    // The next turn still carries the block loaded before the file vanished.
+    writeln!(stdin, "/render").unwrap();
+    // The body line of the block is the last thing the render prints
+    // before its closing tag.
+    let mut render = read_until("One.");
+    render.push_str(&read_until("</skill>"));
+    let root = skills.display();
+    assert!(
+        render.contains(&format!("<skill id=\"one\" name=\"one\" location=\"{root}/one/SKILL.md\">\nReferences are relative to {root}/one.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nOne.\n</skill>")),
+        "{render}"
+    );
+    assert!(
+        render.contains("Runtime mode: scripted session"),
+        "{render}"
+    );
     drop(stdin);
     assert!(child.wait().unwrap().success());
 

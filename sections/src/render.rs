@@ -182,25 +182,38 @@ pub fn render_from_loaded(
     loaded: &LoadedConfig,
     machine: &dyn probe::Machine,
 ) -> Result<Rendered, RenderError> {
-    render_with_activations(request, loaded, machine, &[])
+    render_inner(request, loaded, machine, None)
 }
 
-/// [`render_from_loaded`] for a session: `activations` (id and invocation
-/// arguments, in activation order) are the active skills, in addition to
-/// `request.skills` (which carry no arguments).
-pub fn render_with_activations(
+/// What a live session brings to a render: its registry (nothing is
+/// discovered again), the blocks it loaded for its active skills (the prompt
+/// carries exactly what its events recorded, arguments included, even for a
+/// skill removed since), and how Bcode is running.
+#[derive(Debug)]
+pub struct SessionSkills {
+    pub registry: SkillRegistry,
+    /// In activation order.
+    pub active: Vec<bcode_skill_models::SkillContextResponse>,
+    pub runtime_mode: probe::RuntimeMode,
+}
+
+/// [`render_from_loaded`] for a live session; `request.skills` may add more
+/// skills, loaded from the session's registry.
+pub fn render_for_session(
     request: &RenderRequest,
     loaded: &LoadedConfig,
     machine: &dyn probe::Machine,
-    activations: &[(String, Vec<String>)],
+    session: &SessionSkills,
 ) -> Result<Rendered, RenderError> {
-    let mut all: Vec<(String, Vec<String>)> = request
-        .skills
-        .iter()
-        .map(|id| (id.clone(), Vec::new()))
-        .collect();
-    all.extend(activations.iter().cloned());
-    let active_ids: Vec<String> = all.iter().map(|(id, _)| id.clone()).collect();
+    render_inner(request, loaded, machine, Some(session))
+}
+
+fn render_inner(
+    request: &RenderRequest,
+    loaded: &LoadedConfig,
+    machine: &dyn probe::Machine,
+    session: Option<&SessionSkills>,
+) -> Result<Rendered, RenderError> {
     let config = &loaded.config;
     let repo = request.cwd.join(&request.repo);
 
@@ -223,18 +236,22 @@ pub fn render_with_activations(
     let mut skill_diagnostics = Vec::new();
     // `skills.enabled = false` means no discovery at all.
     if config.skills.enabled {
-        let registry = discover(&repo, &request.env, loaded);
-        check_active(&registry, &active_ids)?;
+        let registry = match session {
+            Some(session) => session.registry.clone(),
+            None => discover(&repo, &request.env, loaded),
+        };
+        check_active(&registry, &request.skills)?;
         skill_diagnostics = registry.diagnostics().to_vec();
         inputs.insert(SkillsInput {
             registry,
             templates: skill_templates,
             overridden,
         });
-    } else if let Some(id) = active_ids.first() {
+    } else if let Some(id) = request.skills.first() {
         return Err(RenderError::SkillsDisabled { id: id.clone() });
     }
-    inputs.insert(ActiveSkills::with_arguments(&all));
+    let preloaded = session.map_or(&[][..], |s| s.active.as_slice());
+    inputs.insert(ActiveSkills::with_preloaded(&request.skills, preloaded));
 
     probe::gather_with(
         &probe::ProbeRequest {
@@ -244,7 +261,7 @@ pub fn render_with_activations(
             timezone: request.timezone,
             config,
             profile: None,
-            runtime_mode: probe::RuntimeMode::Render,
+            runtime_mode: session.map_or(probe::RuntimeMode::Render, |s| s.runtime_mode),
         },
         machine,
         &probe::ProbeLimits::default(),

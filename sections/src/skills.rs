@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use bcode_skill::{CatalogOptions, SkillRegistry, SkillTemplates, format_catalog};
-use bcode_skill_models::{SkillContextRequest, SkillId};
+use bcode_skill_models::{SkillContextRequest, SkillContextResponse, SkillId};
 use bcode_text::Limit;
 use minijinja::context;
 
@@ -71,8 +71,10 @@ impl SkillsInput {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ActiveSkills {
     pub ids: Vec<String>,
-    /// Invocation arguments by id (`/skill id args...`); absent means none.
-    pub arguments: BTreeMap<String, Vec<String>>,
+    /// Blocks a live session already loaded, by id: used as they are, so the
+    /// prompt carries exactly what the session's events recorded (with the
+    /// invocation arguments), even for a skill whose file has since vanished.
+    pub preloaded: BTreeMap<String, SkillContextResponse>,
 }
 
 impl ActiveSkills {
@@ -85,20 +87,21 @@ impl ActiveSkills {
         }
         ActiveSkills {
             ids: out,
-            arguments: BTreeMap::new(),
+            preloaded: BTreeMap::new(),
         }
     }
 
-    /// Active skills with the arguments each was invoked with, in activation
-    /// order (a session's active set).
-    pub fn with_arguments(activations: &[(String, Vec<String>)]) -> ActiveSkills {
-        let ids: Vec<String> = activations.iter().map(|(id, _)| id.clone()).collect();
-        let mut active = ActiveSkills::new(&ids);
-        for (id, arguments) in activations {
+    /// `ids` (loaded from the registry) followed by a session's loaded
+    /// blocks, in activation order.
+    pub fn with_preloaded(ids: &[String], loaded: &[SkillContextResponse]) -> ActiveSkills {
+        let mut all: Vec<String> = ids.to_vec();
+        all.extend(loaded.iter().map(|r| r.id.to_string()));
+        let mut active = ActiveSkills::new(&all);
+        for response in loaded {
             active
-                .arguments
-                .entry(id.clone())
-                .or_insert_with(|| arguments.clone());
+                .preloaded
+                .entry(response.id.to_string())
+                .or_insert_with(|| response.clone());
         }
         active
     }
@@ -224,16 +227,21 @@ impl Stage for ActiveSkillStage {
         for id in &active.ids {
             let skill_id = SkillId::parse(id)
                 .map_err(|err| fatal(format!("`{id}` is not a valid skill id: {err}")))?;
-            let request = SkillContextRequest {
-                id: skill_id,
-                arguments: active.arguments.get(id).cloned().unwrap_or_default(),
-                max_bytes: cx.config.skills.max_context_bytes,
-                preview_max_chars: cx.config.skills.preview_max_chars,
+            let response = match active.preloaded.get(id) {
+                Some(response) => response.clone(),
+                None => {
+                    let request = SkillContextRequest {
+                        id: skill_id,
+                        arguments: Vec::new(),
+                        max_bytes: cx.config.skills.max_context_bytes,
+                        preview_max_chars: cx.config.skills.preview_max_chars,
+                    };
+                    skills
+                        .registry
+                        .context(&request, &skills.templates)
+                        .map_err(|err| fatal(err.to_string()))?
+                }
             };
-            let response = skills
-                .registry
-                .context(&request, &skills.templates)
-                .map_err(|err| fatal(err.to_string()))?;
             let mut section = Section::new(&format!("{}:{id}", self.id()), response.text)
                 .with_template(cx.templates.usage("skills/context.j2"))
                 .with_source(&response.source.label);
