@@ -101,6 +101,14 @@ pub fn run(
             }
         }
         SkillsCmd::Catalog => {
+            // The section toggle removes the catalog from the prompt even when
+            // [skills.prompt] would produce one: print what is injected.
+            if !context.loaded.config.system_prompt.sections.skill_catalog {
+                eprintln!(
+                    "bcode-prompt: the skill catalog section is off (system_prompt.sections.skill_catalog = false)"
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             let templates = skill_templates(context)?;
             let catalog = format_catalog(
                 registry.skills(),
@@ -111,9 +119,8 @@ pub fn run(
                 &templates,
             )
             .map_err(|err| CliError::Config(err.to_string()))?;
-            if !catalog.text.is_empty() {
-                writeln!(out, "{}", catalog.text).map_err(io)?;
-            }
+            // Byte for byte as injected: no newline is added.
+            out.write_all(catalog.text.as_bytes()).map_err(io)?;
             if catalog.omitted > 0 {
                 eprintln!(
                     "bcode-prompt: catalog truncated to {} bytes: {} of {} skills left out",

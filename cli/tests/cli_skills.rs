@@ -159,7 +159,23 @@ fn catalog_hides_hidden_skills_and_respects_off() {
         text.contains("<id>alpha</id>") && !text.contains("quiet"),
         "{text}"
     );
-    assert!(text.ends_with("</available_skills>\n"));
+    assert!(
+        text.ends_with("</available_skills>"),
+        "printed exactly as injected: {text:?}"
+    );
+    let toggled = run(
+        &f,
+        &[
+            "--set",
+            "system_prompt.sections.skill_catalog=false",
+            "skills",
+            "catalog",
+        ],
+    );
+    assert_eq!(
+        (toggled.status.code(), stdout(&toggled)),
+        (Some(0), String::new())
+    );
     let off = run(
         &f,
         &[
