@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use bcode_prompt::config::{ConfigInputs, LoadedConfig, load};
-use bcode_skill::{ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
+use bcode_skill::{SourceEnv, SourceRoot};
 
 /// Why a command could not run, with its exit code.
 #[derive(Debug)]
@@ -90,24 +90,9 @@ impl CliContext {
         SourceEnv::from_vars(&|name| self.env.get(name).cloned())
     }
 
-    /// The skill roots of this repository, highest precedence first.
+    /// The skill roots of this repository, highest precedence first (the
+    /// render glue's computation, so commands and renders agree).
     pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        let configured: Vec<ConfiguredRoot> = self
-            .loaded
-            .configured_skill_roots()
-            .into_iter()
-            .map(|r| ConfiguredRoot {
-                written: r.written,
-                resolved: r.resolved,
-            })
-            .collect();
-        let env = self.source_env();
-        source_roots(RootsInput {
-            repo: &self.repo,
-            env: &env,
-            config: &self.loaded.config.skills,
-            configured: &configured,
-            bundled: &[],
-        })
+        bcode_prompt_sections::render::skill_roots(&self.repo, &self.env, &self.loaded)
     }
 }

@@ -1,10 +1,8 @@
 //! `bcode-prompt skills list|show|doctor|catalog|context`.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-use bcode_prompt::templates::read_overrides;
 use bcode_skill::{
     CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, SkillTemplates, closest,
     format_catalog,
@@ -174,18 +172,16 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
     })
 }
 
-/// The embedded skill templates, with any `skills/*.j2` override from
-/// `system_prompt.templates_dir`.
+/// The skill templates a render would use (embedded, with any `skills/*.j2`
+/// override from `system_prompt.templates_dir`); warnings go to stderr.
 pub(crate) fn skill_templates(context: &CliContext) -> Result<SkillTemplates, CliError> {
-    let mut overrides = BTreeMap::new();
-    if let Some(dir) = context.loaded.templates_dir() {
-        for o in read_overrides(&dir).map_err(|err| CliError::Config(err.to_string()))? {
-            if o.name.starts_with("skills/") {
-                overrides.insert(o.name, o.source);
-            }
-        }
+    let (templates, warnings) =
+        bcode_prompt_sections::render::skill_templates_from_config(&context.loaded)
+            .map_err(|err| CliError::Config(err.to_string()))?;
+    for warning in warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
     }
-    SkillTemplates::with_overrides(&overrides).map_err(|err| CliError::Config(err.to_string()))
+    Ok(templates)
 }
 
 /// The flat JSON shape of DESIGN.md: `id`, `name`, `description`, `version`,

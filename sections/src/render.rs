@@ -30,7 +30,7 @@ use bcode_prompt::templates::{
 };
 use bcode_skill::{
     ConfiguredRoot, Discovery, DiscoveryOptions, RootsInput, SkillRegistry, SkillTemplates,
-    SourceEnv, closest, source_roots,
+    SourceEnv, SourceRoot, closest, source_roots,
 };
 use bcode_skill_models::{Diagnostic, SkillError};
 
@@ -397,6 +397,26 @@ pub fn relevant_decision(
 /// The registry's templates with the `skills/*.j2` overrides applied, and
 /// which names were overridden by which file. Names the registry does not
 /// use become warnings, like unknown pipeline overrides.
+/// The registry's templates from `system_prompt.templates_dir` (its
+/// `skills/*.j2` files; the rest belongs to the pipeline), with a warning for
+/// every file there that names no template. The CLI's `skills` commands use
+/// this too, so they see the same wording as a render.
+pub fn skill_templates_from_config(
+    loaded: &LoadedConfig,
+) -> Result<(SkillTemplates, Vec<TemplateWarning>), RenderError> {
+    let overrides = match loaded.templates_dir() {
+        Some(dir) => read_overrides(&dir)?,
+        None => Vec::new(),
+    };
+    let skill_overrides = overrides
+        .into_iter()
+        .filter(|o| o.name.starts_with(SKILL_TEMPLATE_PREFIX))
+        .collect();
+    let mut warnings = Vec::new();
+    let (templates, _) = skill_templates(skill_overrides, &mut warnings)?;
+    Ok((templates, warnings))
+}
+
 fn skill_templates(
     overrides: Vec<TemplateOverride>,
     warnings: &mut Vec<TemplateWarning>,
@@ -421,9 +441,13 @@ fn skill_templates(
     Ok((templates, files))
 }
 
-/// Discovers skills from the roots the config and the injected environment
-/// name.
-fn discover(repo: &Path, env: &BTreeMap<String, String>, loaded: &LoadedConfig) -> SkillRegistry {
+/// The skill roots of `repo`, highest precedence first, from the config and
+/// the injected environment (the CLI uses this too: one computation).
+pub fn skill_roots(
+    repo: &Path,
+    env: &BTreeMap<String, String>,
+    loaded: &LoadedConfig,
+) -> Vec<SourceRoot> {
     let source_env = SourceEnv::from_vars(&|name| env.get(name).cloned());
     let configured: Vec<ConfiguredRoot> = loaded
         .configured_skill_roots()
@@ -433,14 +457,20 @@ fn discover(repo: &Path, env: &BTreeMap<String, String>, loaded: &LoadedConfig) 
             resolved: root.resolved,
         })
         .collect();
-    let roots = source_roots(RootsInput {
+    source_roots(RootsInput {
         repo,
         env: &source_env,
         config: &loaded.config.skills,
         configured: &configured,
         bundled: &[],
-    });
-    Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills)).build(&roots)
+    })
+}
+
+/// Discovers skills from the roots the config and the injected environment
+/// name.
+fn discover(repo: &Path, env: &BTreeMap<String, String>, loaded: &LoadedConfig) -> SkillRegistry {
+    Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills))
+        .build(&skill_roots(repo, env, loaded))
 }
 
 /// Fails on the first `--skill` id the registry cannot serve.
