@@ -22,7 +22,6 @@ mod registry;
 mod reload;
 mod session;
 mod sources;
-mod suggest;
 mod templates;
 mod toml_front_matter;
 mod turn_options;
@@ -30,6 +29,7 @@ mod walk;
 mod yaml;
 mod yaml_fast;
 
+pub use bcode_text::{closest, edit_distance};
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
@@ -55,7 +55,6 @@ pub use session::{
     parse_command,
 };
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
-pub use suggest::{closest, edit_distance};
 pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,

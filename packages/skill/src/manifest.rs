@@ -9,8 +9,8 @@ use bcode_skill_models::{
 };
 use serde_json::{Map, Value};
 
-use crate::suggest::closest;
 use crate::yaml::kind_name;
+use bcode_text::closest;
 
 /// Every field the validator understands, for unknown-field suggestions.
 pub const KNOWN_FIELDS: &[&str] = &[

@@ -6,8 +6,10 @@
 //! marker says; this crate guarantees the cut never splits a grapheme cluster and
 //! that the result, marker included, stays within the limit.
 
+mod suggest;
 mod truncate;
 mod xml;
 
+pub use suggest::{closest, edit_distance};
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
 pub use xml::{escape_xml, escape_xml_into, neutralize_closing_tag};

@@ -196,48 +196,11 @@ fn shape_of(node: &Json, defs: &serde_json::Map<String, Json>, depth: usize) -> 
     Shape::Leaf { kind, nullable }
 }
 
-/// The candidate closest to `word` by edit distance, when it is close enough
-/// to be a plausible typo (a third of the word, at least two edits).
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .into_iter()
-        .map(|candidate| (levenshtein(word, candidate), candidate))
-        .filter(|(distance, _)| *distance <= limit)
-        // Ties go to the first candidate in sorted order, for determinism.
-        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
-        .map(|(_, candidate)| candidate)
-}
-
-/// Plain Levenshtein distance over chars. Key names are short, so the
-/// quadratic cost is irrelevant and a dependency would not earn its place.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
+pub(crate) use bcode_text::closest;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn levenshtein_counts_edits() {
-        assert_eq!(levenshtein("sumary", "summary"), 1);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-    }
 
     #[test]
     fn closest_needs_a_plausible_typo() {

@@ -2,7 +2,7 @@
 //! `/skill active`, `/skill off <id>`. Pure text in, a command or an error
 //! with a hint out; whether an id exists is the session's business.
 
-use crate::suggest::closest;
+use bcode_text::closest;
 
 /// A parsed skill command.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,8 +17,8 @@ pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_comma
 
 use crate::keywords::{KeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
-use crate::suggest::closest;
 use crate::templates::SkillTemplates;
+use bcode_text::closest;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
 /// one-word keywords, or one keyword of two words or more. One common word
