@@ -72,14 +72,10 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
     out
 }
 
-/// Paths shown to the model use `/` on every platform.
+/// Paths shown to the model use `/` on every platform (one helper for the
+/// whole project, in `bcode-text`).
 pub(crate) fn model_path(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '/' {
-        text.into_owned()
-    } else {
-        text.replace(std::path::MAIN_SEPARATOR, "/")
-    }
+    bcode_text::model_path(path).into_owned()
 }
 
 /// Repository instructions.

@@ -4,7 +4,7 @@
 //! `templates/skills/catalog.j2`.
 
 use bcode_skill_models::{CatalogMode, SkillSummary, SkillsPromptConfig};
-use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into};
+use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into, model_path};
 use minijinja::context;
 
 use crate::templates::{SkillTemplates, TemplateError};
@@ -190,14 +190,3 @@ fn push_element(out: &mut String, name: &str, value: &str) {
 /// A placeholder that cannot occur in rendered text (NUL), marking where the
 /// entries go in the rendered catalog template.
 const ENTRIES_SLOT: &str = "\u{0}entries\u{0}";
-
-/// Paths shown to the model use `/` separators on every platform. Borrowed
-/// (no allocation) for the usual UTF-8 path on a `/` platform.
-pub(crate) fn model_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
-    let text = path.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '/' {
-        text
-    } else {
-        std::borrow::Cow::Owned(text.replace(std::path::MAIN_SEPARATOR, "/"))
-    }
-}

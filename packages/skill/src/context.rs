@@ -6,9 +6,9 @@ use bcode_skill_models::{SkillContextRequest, SkillContextResponse, SkillError, 
 use bcode_text::{Limit, Truncation, bound, neutralize_closing_tag};
 use minijinja::context;
 
-use crate::catalog::model_path;
 use crate::registry::SkillRegistry;
 use crate::templates::{SkillTemplates, TemplateError};
+use bcode_text::model_path;
 
 /// A sentinel that cannot occur in a body (NUL is not valid in our text) used
 /// to split the rendered block into the part before and after the body.

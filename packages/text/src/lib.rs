@@ -6,10 +6,12 @@
 //! marker says; this crate guarantees the cut never splits a grapheme cluster and
 //! that the result, marker included, stays within the limit.
 
+mod path;
 mod suggest;
 mod truncate;
 mod xml;
 
+pub use path::model_path;
 pub use suggest::{closest, edit_distance};
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
 pub use xml::{escape_xml, escape_xml_into, neutralize_closing_tag};

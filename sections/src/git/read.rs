@@ -117,9 +117,9 @@ fn head(repo: &Repository) -> HeadFacts {
 }
 
 fn display(path: &Path) -> String {
-    let text = path.to_string_lossy();
+    let text = bcode_text::model_path(path);
     let text = text.strip_suffix('/').unwrap_or(&text);
-    clean(&text.replace('\\', "/"))
+    clean(text)
 }
 
 fn worktree(repo: &Repository) -> WorktreeFacts {
