@@ -29,6 +29,7 @@ mod walk;
 mod yaml;
 mod yaml_fast;
 
+pub use bcode_skill_models::SourceEnv;
 pub use bcode_text::{closest, edit_distance};
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
@@ -54,7 +55,7 @@ pub use session::{
     SessionError, SessionOptions, SessionReply, SkillListing, SkillSession, SlashCommand,
     parse_command,
 };
-pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceEnv, SourceRoot, source_roots};
+pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
 pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,

@@ -3,55 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
-
-/// The environment variables that locate the user roots, passed in rather
-/// than read from the process so tests and golden files are hermetic.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SourceEnv {
-    pub home: Option<PathBuf>,
-    pub xdg_config_home: Option<PathBuf>,
-    pub xdg_state_home: Option<PathBuf>,
-    pub bcode_state_dir: Option<PathBuf>,
-}
-
-impl SourceEnv {
-    /// Reads `HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `BCODE_STATE_DIR`
-    /// through `var`. Empty or relative values count as unset, as the XDG base
-    /// directory specification requires.
-    pub fn from_vars(var: &dyn Fn(&str) -> Option<String>) -> Self {
-        let path = |name: &str| {
-            var(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
-        SourceEnv {
-            home: path("HOME"),
-            xdg_config_home: path("XDG_CONFIG_HOME"),
-            xdg_state_home: path("XDG_STATE_HOME"),
-            bcode_state_dir: path("BCODE_STATE_DIR"),
-        }
-    }
-
-    /// `$XDG_CONFIG_HOME/bcode`, else `~/.config/bcode`.
-    pub fn user_config_dir(&self) -> Option<PathBuf> {
-        self.xdg_config_home
-            .clone()
-            .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
-            .map(|p| p.join("bcode"))
-    }
-
-    /// `$BCODE_STATE_DIR`, else `$XDG_STATE_HOME/bcode`, else `~/.local/state/bcode`.
-    pub fn state_dir(&self) -> Option<PathBuf> {
-        self.bcode_state_dir.clone().or_else(|| {
-            self.xdg_state_home
-                .clone()
-                .or_else(|| self.home.as_ref().map(|h| h.join(".local").join("state")))
-                .map(|p| p.join("bcode"))
-        })
-    }
-}
+use bcode_skill_models::{SkillSource, SkillsConfig, SourceEnv, SourceKind};
 
 /// One root to search, with the source its skills belong to.
 #[derive(Clone, Debug, PartialEq, Eq)]

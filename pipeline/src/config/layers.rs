@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::error::{ConfigError, ConfigErrorKind};
 use super::loaded::{LoadedConfig, merge};
@@ -81,13 +81,12 @@ pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
 }
 
 /// `$XDG_CONFIG_HOME/bcode/bcode.toml`, else `$HOME/.config/bcode/bcode.toml`;
-/// `None` when neither variable is set, so no user file is read.
+/// `None` when neither is usable, so no user file is read. Resolved by the
+/// same `SourceEnv` as the user skill roots (empty or relative values do
+/// not count, as the XDG specification says), so both always agree.
 fn user_file(env: &BTreeMap<String, String>) -> Option<PathBuf> {
-    let config_home = match non_empty(env, "XDG_CONFIG_HOME") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(non_empty(env, "HOME")?).join(".config"),
-    };
-    Some(config_home.join("bcode").join("bcode.toml"))
+    let env = bcode_skill_models::SourceEnv::from_vars(&|name| env.get(name).cloned());
+    Some(env.user_config_dir()?.join("bcode.toml"))
 }
 
 fn non_empty<'a>(env: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
@@ -151,6 +150,31 @@ const MAX_CONFIG_FILE_BYTES: usize = 4 * 1024 * 1024;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_user_file_follows_the_same_xdg_rules_as_user_skill_roots() {
+        let env = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let file = |pairs: &[(&str, &str)]| user_file(&env(pairs)).map(|p| p.display().to_string());
+        assert_eq!(
+            file(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]).as_deref(),
+            Some("/x/bcode/bcode.toml")
+        );
+        // Relative or empty values do not count (XDG base directory spec).
+        assert_eq!(
+            file(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "rel")]).as_deref(),
+            Some("/h/.config/bcode/bcode.toml")
+        );
+        assert_eq!(
+            file(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "")]).as_deref(),
+            Some("/h/.config/bcode/bcode.toml")
+        );
+        assert_eq!(file(&[("HOME", "relative")]), None);
+    }
 
     #[test]
     fn env_keys_split_only_on_double_underscores() {

@@ -5,6 +5,7 @@
 mod config;
 mod context;
 mod diagnostic;
+mod env;
 mod event;
 mod id;
 mod manifest;
@@ -19,6 +20,7 @@ pub use context::{
     InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest, SkillContextResponse, SkillError,
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
+pub use env::SourceEnv;
 pub use event::SkillEvent;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
 pub use manifest::{SkillActivation, SkillManifest, SkillPermissionHints};
