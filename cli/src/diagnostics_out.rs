@@ -44,12 +44,10 @@ pub fn render(diagnostic: &Diagnostic) -> String {
 }
 
 fn source_line(path: &std::path::Path, line: u32) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    // Only regular, modest files: the diagnostic may be about a FIFO or a huge file.
-    if !meta.is_file() || meta.len() > 4 * 1024 * 1024 {
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
+    // Through bcode-fs like every other read of a skill tree: regular files
+    // only, non-blocking, bounded (the diagnostic may be about a FIFO or a
+    // huge file).
+    let bytes = bcode_fs::read_bounded(path, 4 * 1024 * 1024).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let raw = text.lines().nth(line.checked_sub(1)? as usize)?;
     let shown: String = raw.trim_end_matches('\r').chars().take(200).collect();
