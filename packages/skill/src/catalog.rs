@@ -164,16 +164,30 @@ pub fn format_catalog<'s>(
     });
     catalog.listed = kept;
     catalog.omitted = total - kept;
-    catalog.text = if max >= frame {
-        render(&cut.text)
+    if max >= frame {
+        catalog.text = render(&cut.text);
+        catalog.truncation = truncation;
     } else {
-        // Not even the preamble fits: the generic cut, still marked.
-        let whole = bound(&full, Limit::Bytes(max), &marker);
+        // Not even the preamble and closing tag fit: the catalog becomes just
+        // the marker (when that fits), never a preamble cut mid-sentence or
+        // an unclosed element, and the whole text is reported as cut.
+        let marker = render_marker(total)?;
+        catalog.text = if marker.len() <= max {
+            marker
+        } else {
+            String::new()
+        };
         catalog.listed = 0;
         catalog.omitted = total;
-        whole.text.into_owned()
-    };
-    catalog.truncation = truncation;
+        catalog.truncation = Some(Truncation {
+            limit: Limit::Bytes(max),
+            cut_at_byte: 0,
+            original_bytes: full.len(),
+            original_chars: full.chars().count(),
+            omitted_bytes: full.len(),
+            omitted_chars: full.chars().count(),
+        });
+    }
     Ok(catalog)
 }
 

@@ -245,7 +245,25 @@ fn catalog_modes_hidden_skills_and_bounds() {
             ..SkillsPromptConfig::default()
         },
     );
-    assert!(tiny.text.len() <= 250 && tiny.omitted == 6, "{}", tiny.text);
+    // Only the marker remains: no preamble cut mid-sentence, no unclosed element.
+    assert_eq!(
+        tiny.text,
+        "  <!-- 6 more skills not shown: the catalog is limited to 250 bytes (skills.prompt.max_bytes). Their SKILL.md files are under the skill roots; list them with your filesystem tools. -->\n"
+    );
+    assert_eq!((tiny.listed, tiny.omitted), (0, 6));
+    assert_eq!(
+        tiny.truncation.map(|t| (t.cut_at_byte, t.omitted_bytes)),
+        Some((0, full.text.len()))
+    );
+    // Below even the marker, the catalog is empty rather than over its limit.
+    let none = catalog(
+        &registry,
+        &SkillsPromptConfig {
+            max_bytes: Some(40),
+            ..SkillsPromptConfig::default()
+        },
+    );
+    assert_eq!((none.text.as_str(), none.omitted), ("", 6));
 }
 
 #[test]
