@@ -117,9 +117,13 @@ pub fn gather_with(
     // Start the toolchain commands first: they run on their own threads
     // while git works, so the two waits overlap.
     let toolchain = on("toolchain_context").then(|| {
+        // Never inside the repository: rustup honours a repository's
+        // rust-toolchain.toml (which can name a toolchain by path) and go
+        // honours go.mod's toolchain line, so running there would let the
+        // repository choose what runs. The versions are the machine's defaults.
         toolchain::start(
             &machine.toolchain_commands(),
-            request.repo,
+            toolchain::NEUTRAL_DIR.as_ref(),
             &limits.toolchain,
         )
     });

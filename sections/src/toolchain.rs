@@ -5,6 +5,10 @@
 //!
 //! The commands are data ([`ToolCommand`]), so tests run fake ones; the
 //! stage only renders the gathered [`ToolchainFacts`].
+//!
+//! Commands run from a neutral folder (never the repository, which could
+//! steer rustup or go towards binaries it chooses), so the versions are the
+//! machine's defaults, not a repository's pinned toolchain.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -184,6 +188,9 @@ impl ToolchainRun {
     }
 }
 
+/// Where version commands run: a directory no repository controls.
+pub const NEUTRAL_DIR: &str = "/";
+
 /// Runs the commands and waits for them (see [`start`]).
 pub fn run(commands: &[ToolCommand], dir: &Path, limits: &ToolchainLimits) -> ToolchainFacts {
     start(commands, dir, limits).finish()
@@ -198,6 +205,8 @@ fn run_one(
     let mut child = Command::new(&command.program)
         .args(&command.args)
         .current_dir(dir)
+        // Use the installed Go, never a toolchain a go.mod asks to download.
+        .env("GOTOOLCHAIN", "local")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -822,3 +822,19 @@ fn render_invariants_for_test(
         .unwrap();
     prompt.system
 }
+
+#[test]
+fn version_commands_never_run_inside_the_repository() {
+    // A repository can steer rustup (rust-toolchain.toml) and go (go.mod)
+    // towards binaries it chooses; the commands run from a neutral folder
+    // with GOTOOLCHAIN=local instead.
+    let dir = tempfile::tempdir().unwrap();
+    let mut case = Case::new(dir.path());
+    case.config = only(&["toolchain_context"]);
+    case.machine.commands = vec![sh("where", "echo \"cwd=$(pwd) go=$GOTOOLCHAIN\"")];
+    let prompt = case.assemble();
+    assert_eq!(
+        prompt.request_context,
+        "Toolchain versions (from version commands):\n- where: cwd=/ go=local"
+    );
+}
