@@ -3,23 +3,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
+mod common;
+
 use std::fs;
 use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use common::{Sandbox, write};
 
-fn session(repo: &Path, state: &Path, home: &Path, script: &str, args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", home)
-        .env("BCODE_STATE_DIR", state)
-        .arg("--repo")
-        .arg(repo)
+fn session(sandbox: &Sandbox, script: &str, args: &[&str]) -> (i32, String) {
+    let mut child = sandbox
+        .command()
         .args(args)
         .args(["session", "--id", "e2e"])
         .stdin(Stdio::piped())
@@ -42,10 +36,8 @@ fn session(repo: &Path, state: &Path, home: &Path, script: &str, args: &[&str]) 
 
 #[test]
 fn a_piped_session_records_every_event() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
-    fs::create_dir_all(&home).unwrap();
+    let sandbox = Sandbox::new();
+    let (repo, state) = (&sandbox.repo, &sandbox.state);
     let skills = repo.join(".bcode/skills");
     write(
         &skills.join("rust-debugging/SKILL.md"),
@@ -56,7 +48,7 @@ fn a_piped_session_records_every_event() {
         "---\ndescription: Write docs\nactivation:\n  keywords: [docs]\n---\nDocs body.\n",
     );
     let script = "/skills\nmy rust build fails\n/accept\n/skill active\n/skill docs chapter \"two words\"\n/skill off docs\n/skill nope\n/bogus\n/quit\nignored after quit\n";
-    let (code, transcript) = session(&repo, &state, &home, script, &[]);
+    let (code, transcript) = session(&sandbox, script, &[]);
     assert_eq!(code, 0);
     let log = state.join("sessions/e2e/events.jsonl");
     let root = skills.display();
@@ -131,7 +123,7 @@ error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill
         &skills.join("added/SKILL.md"),
         "---\ndescription: Added later\n---\nNew.\n",
     );
-    let (code, transcript) = session(&repo, &state, &home, "/skill docs\nanother prompt\n", &[]);
+    let (code, transcript) = session(&sandbox, "/skill docs\nanother prompt\n", &[]);
     assert_eq!(code, 0);
     assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
     let outcome = bcode_skill::read_events(&log).unwrap();
@@ -158,10 +150,8 @@ error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill
 #[test]
 fn live_reload_between_turns_in_a_session() {
     use std::io::{BufRead, BufReader};
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
-    fs::create_dir_all(&home).unwrap();
+    let sandbox = Sandbox::new();
+    let (repo, state) = (&sandbox.repo, &sandbox.state);
     let skills = repo.join(".bcode/skills");
     write(
         &skills.join("one/SKILL.md"),
@@ -171,12 +161,8 @@ fn live_reload_between_turns_in_a_session() {
         &skills.join("two/SKILL.md"),
         "---\ndescription: Two\n---\nTwo.\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &home)
-        .env("BCODE_STATE_DIR", &state)
-        .arg("--repo")
-        .arg(&repo)
+    let mut child = sandbox
+        .command()
         .args(["session", "--id", "reload"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -263,18 +249,14 @@ fn live_reload_between_turns_in_a_session() {
 
 #[test]
 fn render_in_a_session_shows_active_blocks_with_their_arguments() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let (repo, state, home) = (base.join("repo"), base.join("state"), base.join("home"));
-    fs::create_dir_all(&home).unwrap();
+    let sandbox = Sandbox::new();
+    let repo = &sandbox.repo;
     write(
         &repo.join(".bcode/skills/docs/SKILL.md"),
         "---\ndescription: Write docs\n---\nDocs body.\n",
     );
     let (code, transcript) = session(
-        &repo,
-        &state,
-        &home,
+        &sandbox,
         "/skill docs chapter \"two words\"\n/render\n",
         &[],
     );

@@ -3,26 +3,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-use std::fs;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use common::{Sandbox, write};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    repo: std::path::PathBuf,
-    home: std::path::PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let repo = base.join("repo");
-    let home = base.join("home");
+/// A repository skill, a broken one, a user copy it shadows and a hidden one.
+fn fixture() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let (repo, home) = (&sandbox.repo, &sandbox.home);
     write(
         &repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
@@ -39,20 +30,12 @@ fn fixture() -> Fixture {
         &home.join(".config/bcode/skills/quiet/SKILL.md"),
         "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
     );
-    Fixture {
-        _tmp: tmp,
-        repo,
-        home,
-    }
+    sandbox
 }
 
-fn run(f: &Fixture, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &f.home)
+fn run(f: &Sandbox, args: &[&str]) -> Output {
+    f.command()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .arg("--repo")
-        .arg(&f.repo)
         .args(args)
         .output()
         .unwrap()
@@ -233,12 +216,9 @@ skills.prompt.max_description_chars = (unset)  # default
 
 #[test]
 fn every_source_in_precedence_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let repo = base.join("repo");
-    let home = base.join("home");
-    let xdg = base.join("xdg-config");
-    let state = base.join("state");
+    let sandbox = Sandbox::new();
+    let (repo, state) = (&sandbox.repo, &sandbox.state);
+    let xdg = sandbox.base.join("xdg-config");
     let skill = |dir: &Path, id: &str| {
         write(
             &dir.join(id).join("SKILL.md"),
@@ -262,13 +242,9 @@ fn every_source_in_precedence_order() {
         &repo.join(".bcode/bcode.toml"),
         "[skills.sources]\npaths = [\"../team-skills\"]\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &home)
+    let out = sandbox
+        .command()
         .env("XDG_CONFIG_HOME", &xdg)
-        .env("BCODE_STATE_DIR", &state)
-        .arg("--repo")
-        .arg(&repo)
         .args(["skills", "list", "--json"])
         .output()
         .unwrap();
@@ -317,13 +293,9 @@ fn every_source_in_precedence_order() {
     shadowed_sorted.sort();
     assert_eq!(shadowed_sorted, expected_shadowed);
     // Switching sources off removes them.
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &home)
+    let out = sandbox
+        .command()
         .env("XDG_CONFIG_HOME", &xdg)
-        .env("BCODE_STATE_DIR", &state)
-        .arg("--repo")
-        .arg(&repo)
         .args([
             "--set",
             "skills.include_user_skills=false",

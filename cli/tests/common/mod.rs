@@ -1,0 +1,52 @@
+//! What the CLI tests share: a sandbox (repository, home and state folders
+//! in a temporary directory) and the binary launched in it with a cleared
+//! environment, so no test sees the real home, state or process variables.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)] // test helpers; each test binary uses a subset
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Writes `text` to `path`, creating its folders.
+pub fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// Canonical `repo/`, `home/` (created) and `state/` folders in a temp dir.
+pub struct Sandbox {
+    _tmp: tempfile::TempDir,
+    pub base: PathBuf,
+    pub repo: PathBuf,
+    pub home: PathBuf,
+    pub state: PathBuf,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let (repo, home, state) = (base.join("repo"), base.join("home"), base.join("state"));
+        fs::create_dir_all(&home).unwrap();
+        Sandbox {
+            _tmp: tmp,
+            base,
+            repo,
+            home,
+            state,
+        }
+    }
+
+    /// `bcode-prompt --repo <repo>` with only `HOME` and `BCODE_STATE_DIR` set.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
+        command
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("BCODE_STATE_DIR", &self.state)
+            .arg("--repo")
+            .arg(&self.repo);
+        command
+    }
+}
