@@ -6,6 +6,16 @@
 //! Files are opened with `O_NONBLOCK` and checked with `fstat` on the open
 //! file before any read, so a special file swapped in after a caller's own
 //! check still cannot block, and reads stop one byte past the limit.
+//!
+//! It also holds the file stamp (size, times, identity) that says a file is
+//! unchanged, and directory handles that take stamps relative to an open
+//! directory, cheaply.
+
+mod dir;
+mod stamp;
+
+pub use dir::DirHandle;
+pub use stamp::FileStamp;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};

@@ -7,17 +7,14 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
 use crate::parse::{Origin, ParseOutcome, parse_skill};
 use crate::read::{ReadError, read_front};
+use crate::snapshot::RACY_WINDOW;
 use crate::walk::{Candidate, FileStamp};
-
-/// Modification times this close to the last check may hide a second write
-/// with the same timestamp.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// Counters of the last build, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +26,9 @@ pub struct DiscoveryStats {
     pub files_parsed: usize,
     /// Candidates answered from the cache without reading.
     pub cache_hits: usize,
+    /// The build did not walk: every stamp the last walk depended on was
+    /// unchanged, so the last registry was the answer.
+    pub confirmed_by_stamps: bool,
 }
 
 struct Entry {
@@ -100,7 +100,7 @@ impl SummaryCache {
                 if entry.stamp == candidate.stamp && entry.origin == candidate.origin_key =>
             {
                 entry.generation = generation;
-                if is_racy(entry.stamp.modified, entry.verified_at) {
+                if entry.stamp.is_racy(entry.verified_at, RACY_WINDOW) {
                     Lookup::Verify(Prior {
                         hash: entry.hash,
                         outcome: Arc::clone(&entry.outcome),
@@ -178,8 +178,8 @@ pub fn load_fresh(
     };
     // Hash only what a later racy check will compare: entries modified
     // within the window now, or re-verified ones.
-    let hash =
-        (prior.is_some() || is_racy(candidate.stamp.modified, now)).then(|| blake3::hash(&bytes));
+    let hash = (prior.is_some() || candidate.stamp.is_racy(now, RACY_WINDOW))
+        .then(|| blake3::hash(&bytes));
     if let Some(prior) = prior
         && prior.hash.is_some()
         && prior.hash == hash
@@ -243,13 +243,6 @@ pub(crate) fn origin_key(origin: &Origin) -> u64 {
         .map(std::path::Path::as_os_str)
         .hash(&mut hasher);
     hasher.finish()
-}
-
-fn is_racy(modified: Option<SystemTime>, checked_at: SystemTime) -> bool {
-    match modified {
-        Some(modified) => modified + RACY_WINDOW >= checked_at,
-        None => true,
-    }
 }
 
 fn too_large(origin: &Origin, len: u64, max: usize) -> ParseOutcome {

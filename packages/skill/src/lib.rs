@@ -21,6 +21,7 @@ mod read;
 mod registry;
 mod reload;
 mod session;
+mod snapshot;
 mod sources;
 mod templates;
 mod toml_front_matter;

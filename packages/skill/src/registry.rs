@@ -18,6 +18,7 @@ use crate::parse::ParseOutcome;
 use crate::precedence;
 use crate::provider::{self, ProviderSet, SkillProvider};
 use crate::read::{ReadError, read_all};
+use crate::snapshot::WalkSnapshot;
 use crate::sources::SourceRoot;
 use crate::walk::{Candidate, WalkOptions, walk_root};
 
@@ -62,6 +63,9 @@ pub struct Discovery {
     /// walk found. When a rebuild finds the same files, unchanged, it is the
     /// answer (same inputs, same registry) and precedence is not redone.
     last: Option<(u64, SkillRegistry)>,
+    /// What the walk behind `last` depended on: when every probe answers
+    /// as before, `last` is the answer without walking at all.
+    snapshot: Option<WalkSnapshot>,
 }
 
 impl Discovery {
@@ -71,6 +75,7 @@ impl Discovery {
             cache: SummaryCache::default(),
             stats: DiscoveryStats::default(),
             last: None,
+            snapshot: None,
         }
     }
 
@@ -93,8 +98,24 @@ impl Discovery {
         roots: &[SourceRoot],
         providers: &[Arc<dyn SkillProvider>],
     ) -> SkillRegistry {
+        if providers.is_empty()
+            && let Some((_, registry)) = &self.last
+            && let Some(snapshot) = &self.snapshot
+            && snapshot.unchanged(roots)
+        {
+            let skills = registry.len();
+            self.stats = DiscoveryStats {
+                candidates: snapshot.candidates(),
+                cache_hits: snapshot.candidates(),
+                confirmed_by_stamps: true,
+                ..DiscoveryStats::default()
+            };
+            debug_assert!(skills <= snapshot.candidates());
+            return registry.clone();
+        }
         let mut stats = DiscoveryStats::default();
         let now = SystemTime::now();
+        let mut snapshots = Vec::with_capacity(roots.len());
         let mut diagnostics = Vec::new();
         let mut reports = Vec::new();
         self.cache.begin_build();
@@ -102,7 +123,8 @@ impl Discovery {
         // Walk every root first; each candidate remembers its root.
         let mut candidates: Vec<(usize, Candidate)> = Vec::new();
         for (index, root) in roots.iter().enumerate() {
-            let walked = walk_root(root, &self.options.walk);
+            let walked = walk_root(root, &self.options.walk, now);
+            snapshots.push(walked.snapshot);
             diagnostics.extend(walked.diagnostics);
             for candidate in walked.candidates {
                 stats.candidates += 1;
@@ -156,7 +178,9 @@ impl Discovery {
         {
             self.cache.end_build();
             self.stats = stats;
-            return registry.clone();
+            let registry = registry.clone();
+            self.snapshot = Some(WalkSnapshot::new(snapshots, stats.candidates));
+            return registry;
         }
         let max_bytes = self.options.max_skill_file_bytes;
         for (slot, loaded) in load_in_parallel(&candidates, jobs, max_bytes, now) {
@@ -200,6 +224,9 @@ impl Discovery {
             providers: provided.providers,
         };
         self.last = providers.is_empty().then(|| (digest, registry.clone()));
+        self.snapshot = providers
+            .is_empty()
+            .then(|| WalkSnapshot::new(snapshots, stats.candidates));
         registry
     }
 }

@@ -9,10 +9,12 @@ use std::fs::{self, FileType, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SourceKind};
 
 use crate::parse::{InstructionKind, Origin};
+use crate::snapshot::RootSnapshot;
 use crate::sources::SourceRoot;
 
 /// Limits and switches of a walk.
@@ -35,47 +37,7 @@ impl Default for WalkOptions {
     }
 }
 
-/// Identity of a file, for the cache and for noticing one file reached twice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileStamp {
-    pub len: u64,
-    pub modified: Option<std::time::SystemTime>,
-    pub changed: (i64, i64),
-    pub dev: u64,
-    pub ino: u64,
-}
-
-impl FileStamp {
-    pub fn of(meta: &Metadata) -> Self {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            FileStamp {
-                len: meta.len(),
-                modified: meta.modified().ok(),
-                changed: (meta.ctime(), meta.ctime_nsec()),
-                dev: meta.dev(),
-                ino: meta.ino(),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            FileStamp {
-                len: meta.len(),
-                modified: meta.modified().ok(),
-                changed: (0, 0),
-                dev: 0,
-                ino: 0,
-            }
-        }
-    }
-
-    /// Device and inode; `(0, 0)` where the platform has none, which turns off
-    /// alias detection rather than merging unrelated files.
-    pub fn identity(&self) -> Option<(u64, u64)> {
-        (self.dev != 0 || self.ino != 0).then_some((self.dev, self.ino))
-    }
-}
+pub use bcode_fs::FileStamp;
 
 /// A file that may be a skill.
 #[derive(Clone, Debug)]
@@ -87,11 +49,13 @@ pub struct Candidate {
 }
 
 /// What walking one root found.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WalkResult {
     pub canonical_root: Option<PathBuf>,
     pub candidates: Vec<Candidate>,
     pub diagnostics: Vec<Diagnostic>,
+    /// What the answer depended on, to confirm it later without a walk.
+    pub(crate) snapshot: RootSnapshot,
 }
 
 struct Dir {
@@ -116,12 +80,18 @@ const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
 ];
 
 /// Walks `root`. Missing default roots are silent; a missing configured root
-/// is a warning.
-pub fn walk_root(root: &SourceRoot, options: &WalkOptions) -> WalkResult {
+/// is a warning. `started` is when the build began (stamps modified shortly
+/// before it are too recent to vouch for an unchanged file).
+pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) -> WalkResult {
     let mut w = Walker {
         root,
         options,
-        result: WalkResult::default(),
+        result: WalkResult {
+            canonical_root: None,
+            candidates: Vec::new(),
+            diagnostics: Vec::new(),
+            snapshot: RootSnapshot::new(root, started),
+        },
         visited: HashSet::new(),
         entries_seen: 0,
         exhausted: false,
@@ -153,6 +123,15 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions) -> WalkResult {
         }
     };
     w.result.canonical_root = Some(canonical.clone());
+    let base = if meta.is_dir() {
+        canonical.as_path()
+    } else {
+        canonical.parent().unwrap_or(&canonical)
+    };
+    w.result.snapshot.set_base(&canonical, base);
+    w.result
+        .snapshot
+        .stamp(&canonical, true, FileStamp::of(&meta));
     if meta.is_file() && is_markdown(canonical.file_name()) {
         // A configured path may name a single flat skill file.
         let directory = canonical
@@ -224,7 +203,7 @@ impl Walker<'_> {
         {
             return Vec::new();
         }
-        let entries = match self.list(&dir.logical) {
+        let entries = match self.list(&dir.logical, dir.depth) {
             Some(entries) => entries,
             None => return Vec::new(),
         };
@@ -273,6 +252,11 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            // Below the root only folders matter; a plain file there is an
+            // inert resource, not worth a `stat`.
+            if !file_type.is_symlink() && (dir.depth > 0 || !is_markdown(Some(OsStr::new(&name)))) {
+                continue;
+            }
             let Some((meta, via_link)) = self.resolve(&path, file_type, None) else {
                 continue;
             };
@@ -308,17 +292,27 @@ impl Walker<'_> {
     /// `Some(false)`/`None` when the folder must be listed.
     fn instruction_by_stat(&mut self, dir: &Dir) -> Option<bool> {
         let path = dir.logical.join("SKILL.md");
+        // A missing SKILL.md needs no probe: the folder is listed next, and
+        // its own stamp moves when one appears.
         let link_meta = match &dir.prefetched {
             Some(prefetched) => prefetched.clone()?,
             None => fs::symlink_metadata(&path).ok()?,
         };
+        self.result
+            .snapshot
+            .stamp(&path, false, FileStamp::of(&link_meta));
         Some(self.accept_instruction(dir, &path, link_meta, InstructionKind::SkillFile))
     }
 
     fn try_instruction(&mut self, dir: &Dir, name: &str, kind: InstructionKind) -> bool {
         let path = dir.logical.join(name);
         match fs::symlink_metadata(&path) {
-            Ok(meta) => self.accept_instruction(dir, &path, meta, kind),
+            Ok(meta) => {
+                self.result
+                    .snapshot
+                    .stamp(&path, false, FileStamp::of(&meta));
+                self.accept_instruction(dir, &path, meta, kind)
+            }
             Err(err) => {
                 self.io_problem(&path, &err);
                 false
@@ -371,7 +365,12 @@ impl Walker<'_> {
                 return Some((meta, false));
             }
             return match fs::symlink_metadata(path) {
-                Ok(meta) => Some((meta, false)),
+                Ok(meta) => {
+                    self.result
+                        .snapshot
+                        .stamp(path, false, FileStamp::of(&meta));
+                    Some((meta, false))
+                }
                 Err(err) => {
                     self.io_problem(path, &err);
                     None
@@ -389,7 +388,12 @@ impl Walker<'_> {
             );
             return None;
         }
-        match fs::metadata(path) {
+        let followed = fs::metadata(path);
+        match &followed {
+            Ok(meta) => self.result.snapshot.stamp(path, true, FileStamp::of(meta)),
+            Err(err) => self.result.snapshot.error(path, true, err),
+        }
+        match followed {
             Ok(meta) => Some((meta, true)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 let target = fs::read_link(path)
@@ -502,7 +506,18 @@ impl Walker<'_> {
 
     /// The entries of a directory: name, type and inode (0 where the
     /// platform has none), sorted by name bytes.
-    fn list(&mut self, path: &Path) -> Option<Vec<(String, FileType, u64)>> {
+    fn list(&mut self, path: &Path, depth: usize) -> Option<Vec<(String, FileType, u64)>> {
+        // The folder's stamp, taken before its entries are read, vouches for
+        // the listing later (the root's was taken by `walk_root`).
+        if depth > 0 {
+            match fs::metadata(path) {
+                Ok(meta) => self.result.snapshot.stamp(path, true, FileStamp::of(&meta)),
+                Err(err) => {
+                    self.io_problem(path, &err);
+                    return None;
+                }
+            }
+        }
         let reader = match fs::read_dir(path) {
             Ok(reader) => reader,
             Err(err) => {
@@ -516,6 +531,7 @@ impl Walker<'_> {
             if self.entries_seen > self.options.max_entries {
                 if !self.exhausted {
                     self.exhausted = true;
+                    self.result.snapshot.distrust();
                     self.warn(
                         DiagnosticCode::ScanLimit,
                         path,
@@ -606,6 +622,7 @@ impl Walker<'_> {
     }
 
     fn io_problem(&mut self, path: &Path, err: &io::Error) {
+        self.result.snapshot.distrust();
         let code = if is_loop_error(err) {
             DiagnosticCode::SymlinkLoop
         } else {

@@ -1,0 +1,113 @@
+//! File stamps: the metadata that says whether a file is the one seen
+//! before, unchanged. One type for every way a stamp is taken (`std`
+//! metadata, a directory-relative `statx`), built from the same raw kernel
+//! fields so that stamps of an unchanged file always compare equal.
+
+use std::fs::Metadata;
+use std::time::{Duration, SystemTime};
+
+/// Size, times and identity of a file, compared whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    pub len: u64,
+    /// Modification time as seconds and nanoseconds since the epoch.
+    pub modified: (i64, i64),
+    /// Status-change time (`ctime`), which also moves on renames and
+    /// permission changes; `(0, 0)` where the platform has none.
+    pub changed: (i64, i64),
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileStamp {
+                len: meta.len(),
+                modified: (meta.mtime(), meta.mtime_nsec()),
+                changed: (meta.ctime(), meta.ctime_nsec()),
+                dev: meta.dev(),
+                ino: meta.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or((0, 0), |d| {
+                    (
+                        i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                        i64::from(d.subsec_nanos()),
+                    )
+                });
+            FileStamp {
+                len: meta.len(),
+                modified,
+                changed: (0, 0),
+                dev: 0,
+                ino: 0,
+            }
+        }
+    }
+
+    /// Device and inode; `None` where the platform has none, which turns off
+    /// alias detection rather than merging unrelated files.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        (self.dev != 0 || self.ino != 0).then_some((self.dev, self.ino))
+    }
+
+    /// The modification time as a `SystemTime` (`None` before the epoch or
+    /// out of range), for racy-timestamp checks.
+    pub fn modified_time(&self) -> Option<SystemTime> {
+        let (secs, nanos) = self.modified;
+        let secs = u64::try_from(secs).ok()?;
+        let nanos = u32::try_from(nanos).ok()?;
+        SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+    }
+
+    /// Whether the file was modified within `window` before `at` (or its
+    /// time is unknown): a change made in the same clock tick as the stamp
+    /// would then not move the stamp, so it cannot be trusted alone.
+    pub fn is_racy(&self, at: SystemTime, window: Duration) -> bool {
+        match self.modified_time() {
+            Some(modified) => modified + window >= at,
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_fresh_file_is_racy_and_an_old_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        std::fs::write(&path, "x").unwrap();
+        let stamp = FileStamp::of(&std::fs::metadata(&path).unwrap());
+        let window = Duration::from_secs(2);
+        assert!(stamp.is_racy(SystemTime::now(), window));
+        let later = SystemTime::now() + Duration::from_secs(60);
+        assert!(!stamp.is_racy(later, window));
+        assert!(stamp.identity().is_some());
+    }
+
+    #[test]
+    fn times_before_the_epoch_have_no_system_time() {
+        let stamp = FileStamp {
+            len: 0,
+            modified: (-5, 0),
+            changed: (0, 0),
+            dev: 1,
+            ino: 1,
+        };
+        assert_eq!(stamp.modified_time(), None);
+        assert!(stamp.is_racy(SystemTime::now(), Duration::from_secs(2)));
+    }
+}

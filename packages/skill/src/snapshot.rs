@@ -1,0 +1,266 @@
+//! What a walk depended on, so that an unchanged tree is confirmed without
+//! walking it again: one stamp per file or folder the walk's answer came
+//! from, checked relative to each root (see [`bcode_fs::DirHandle`]).
+//!
+//! The walk records a probe for every instruction file it accepted or
+//! rejected, every symlink it followed (or found dangling or looping) and
+//! every folder it listed. A folder's stamp moves when an entry is added,
+//! removed or renamed in it, a file's when its content or identity changes;
+//! so when every probe answers as before, the walk would find the same
+//! candidates with the same stamps, and the last registry is the answer
+//! (the technique of git's untracked cache). Anything the probes cannot
+//! vouch for makes the snapshot untrusted and the next build walks: an
+//! I/O error, an exhausted entry budget, or a stamp inside the racy window
+//! (modified so recently that a second change could leave it as it is).
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use bcode_fs::{DirHandle, FileStamp};
+
+use crate::sources::SourceRoot;
+
+/// Stamps modified this close to the walk are not trusted on their own.
+pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// Fewer probes than this are checked on the calling thread.
+const PARALLEL_MIN_PROBES: usize = 512;
+
+/// What one lookup answered during the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Stamp(FileStamp),
+    /// Failed with this OS error (a dangling link, a loop).
+    Error(i32),
+}
+
+#[derive(Debug)]
+struct Probe {
+    /// The path below the root's base folder, as a range of
+    /// [`RootSnapshot::paths`] (one buffer rather than one allocation per
+    /// probe: a walk records one probe per skill).
+    relative: (u32, u32),
+    follow: bool,
+    expect: Expect,
+}
+
+/// The probes of one root, recorded while it is walked.
+#[derive(Debug)]
+pub(crate) struct RootSnapshot {
+    root: SourceRoot,
+    /// `None`: the root did not exist.
+    canonical: Option<PathBuf>,
+    /// The folder probes are relative to: the canonical root, or the folder
+    /// of a root that is a single file.
+    base: Option<PathBuf>,
+    probes: Vec<Probe>,
+    /// The probes' relative paths, one after the other.
+    paths: String,
+    trusted: bool,
+    started: SystemTime,
+}
+
+impl RootSnapshot {
+    pub(crate) fn new(root: &SourceRoot, started: SystemTime) -> Self {
+        RootSnapshot {
+            root: root.clone(),
+            canonical: None,
+            base: None,
+            probes: Vec::new(),
+            paths: String::new(),
+            trusted: true,
+            started,
+        }
+    }
+
+    /// The root resolved to `canonical`; probes are taken below `base`.
+    pub(crate) fn set_base(&mut self, canonical: &Path, base: &Path) {
+        self.canonical = Some(canonical.to_path_buf());
+        self.base = Some(base.to_path_buf());
+    }
+
+    /// The walk saw something a later check could not vouch for.
+    pub(crate) fn distrust(&mut self) {
+        self.trusted = false;
+    }
+
+    /// Records that looking up `path` (following a final symlink or not)
+    /// answered `stamp`.
+    pub(crate) fn stamp(&mut self, path: &Path, follow: bool, stamp: FileStamp) {
+        if stamp.is_racy(self.started, RACY_WINDOW) {
+            self.trusted = false;
+            return;
+        }
+        self.push(path, follow, Expect::Stamp(stamp));
+    }
+
+    /// Records that looking up `path` failed with `err`.
+    pub(crate) fn error(&mut self, path: &Path, follow: bool, err: &io::Error) {
+        match err.raw_os_error() {
+            Some(code) => self.push(path, follow, Expect::Error(code)),
+            None => self.trusted = false,
+        }
+    }
+
+    fn push(&mut self, path: &Path, follow: bool, expect: Expect) {
+        if !self.trusted {
+            return;
+        }
+        let relative = self
+            .base
+            .as_deref()
+            .and_then(|base| below(path, base))
+            .and_then(Path::to_str);
+        let start = u32::try_from(self.paths.len()).ok();
+        let end = relative.and_then(|r| u32::try_from(self.paths.len() + r.len()).ok());
+        match (relative, start, end) {
+            (Some(relative), Some(start), Some(end)) => {
+                self.paths.push_str(relative);
+                self.probes.push(Probe {
+                    relative: (start, end),
+                    follow,
+                    expect,
+                });
+            }
+            // Not below the base, or not UTF-8: walk next time.
+            _ => self.trusted = false,
+        }
+    }
+
+    fn relative(&self, probe: &Probe) -> &Path {
+        let (start, end) = probe.relative;
+        Path::new(
+            self.paths
+                .get(start as usize..end as usize)
+                .unwrap_or_default(),
+        )
+    }
+
+    /// The root resolves as before and its folder can be opened: the handle
+    /// to check its probes with (`Some(None)` for a root that still does
+    /// not exist). `None` when it changed or cannot be trusted.
+    fn reopen(&self, root: &SourceRoot) -> Option<Option<DirHandle>> {
+        if !self.trusted || *root != self.root {
+            return None;
+        }
+        match (std::fs::canonicalize(&root.path), &self.canonical) {
+            (Err(err), None) if err.kind() == io::ErrorKind::NotFound => Some(None),
+            (Ok(now), Some(before)) if now == *before => {
+                DirHandle::open(self.base.as_deref()?).ok().map(Some)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The probes of every root of one build.
+#[derive(Debug)]
+pub(crate) struct WalkSnapshot {
+    roots: Vec<RootSnapshot>,
+    /// Candidates the walk found (for the build's counters).
+    candidates: usize,
+}
+
+impl WalkSnapshot {
+    pub(crate) fn new(roots: Vec<RootSnapshot>, candidates: usize) -> Self {
+        WalkSnapshot { roots, candidates }
+    }
+
+    pub(crate) fn candidates(&self) -> usize {
+        self.candidates
+    }
+
+    /// Whether walking `roots` now would find exactly what the recorded walk
+    /// found, with the same stamps. Never reads a file.
+    pub(crate) fn unchanged(&self, roots: &[SourceRoot]) -> bool {
+        if roots.len() != self.roots.len() {
+            return false;
+        }
+        let mut work: Vec<(&DirHandle, &RootSnapshot, &[Probe])> = Vec::new();
+        let mut handles = Vec::new();
+        for (root, snapshot) in roots.iter().zip(&self.roots) {
+            match snapshot.reopen(root) {
+                Some(Some(handle)) => handles.push((handle, snapshot)),
+                Some(None) => {}
+                None => return false,
+            }
+        }
+        let total: usize = handles.iter().map(|(_, root)| root.probes.len()).sum();
+        let threads = crate::worker_threads();
+        let per_thread = if total < PARALLEL_MIN_PROBES || threads < 2 {
+            total.max(1)
+        } else {
+            total.div_ceil(threads)
+        };
+        for (handle, root) in &handles {
+            for chunk in root.probes.chunks(per_thread) {
+                work.push((handle, root, chunk));
+            }
+        }
+        if work.len() < 2 {
+            return work
+                .iter()
+                .all(|(handle, root, probes)| all_match(handle, root, probes));
+        }
+        std::thread::scope(|scope| {
+            let checks: Vec<_> = work
+                .iter()
+                .map(|(handle, root, probes)| scope.spawn(|| all_match(handle, root, probes)))
+                .collect();
+            checks
+                .into_iter()
+                .all(|check| check.join().unwrap_or(false))
+        })
+    }
+}
+
+/// `path` relative to `base`, which it was joined from. Compares bytes
+/// first: `Path::strip_prefix` parses every component of both paths, and
+/// the walk records one probe per skill.
+fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
+    if let (Some(text), Some(prefix)) = (path.to_str(), base.to_str()) {
+        let rest = text.strip_prefix(prefix)?;
+        let rest = match rest.strip_prefix(std::path::MAIN_SEPARATOR) {
+            Some(rest) => rest,
+            None if rest.is_empty() || prefix.ends_with(std::path::MAIN_SEPARATOR) => rest,
+            None => return None,
+        };
+        return Some(Path::new(rest));
+    }
+    path.strip_prefix(base).ok()
+}
+
+fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool {
+    probes.iter().all(|probe| {
+        let found = match handle.stamp(root.relative(probe), probe.follow) {
+            Ok(stamp) => Expect::Stamp(stamp),
+            Err(err) => match err.raw_os_error() {
+                Some(code) => Expect::Error(code),
+                None => return false,
+            },
+        };
+        found == probe.expect
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_strips_whole_components_only() {
+        let base = Path::new("/r/skills");
+        assert_eq!(
+            below(Path::new("/r/skills/a/SKILL.md"), base),
+            Some(Path::new("a/SKILL.md"))
+        );
+        assert_eq!(below(Path::new("/r/skills"), base), Some(Path::new("")));
+        assert_eq!(below(Path::new("/r/skillset/a"), base), None);
+        assert_eq!(below(Path::new("/other"), base), None);
+        assert_eq!(
+            below(Path::new("/a.md"), Path::new("/")),
+            Some(Path::new("a.md"))
+        );
+    }
+}

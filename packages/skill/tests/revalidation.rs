@@ -1,0 +1,236 @@
+//! An unchanged tree is confirmed by stamps alone (no walk, no read), and
+//! every kind of change a walk would notice makes the next build walk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod support;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
+use bcode_skill_models::{SkillsConfig, SourceKind};
+use support::{report, root, write_tree};
+
+/// Moves the modification time of everything under `path` (itself
+/// included) an hour back, past the racy window, as for any tree not
+/// written in the last seconds. Symlinks themselves are left alone.
+fn age(path: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let meta = fs::symlink_metadata(path).unwrap();
+    if meta.file_type().is_symlink() {
+        return;
+    }
+    if meta.is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+    fs::File::open(path).unwrap().set_modified(old).unwrap();
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    base: std::path::PathBuf,
+    roots: Vec<SourceRoot>,
+    discovery: Discovery,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let skills = base.join("skills");
+        write_tree(
+            &skills,
+            &[
+                ("alpha/SKILL.md", "---\ndescription: Alpha.\n---\nA\n"),
+                ("beta/SKILL.md", "---\ndescription: Beta.\n---\nB\n"),
+                ("group/gamma/SKILL.md", "---\ndescription: Gamma.\n---\nG\n"),
+                ("docs/README.md", "# Just documentation\n"),
+                ("flat.md", "---\ndescription: Flat.\n---\nF\n"),
+            ],
+        );
+        write_tree(
+            &base.join("elsewhere"),
+            &[("linked/SKILL.md", "---\ndescription: Linked.\n---\nL\n")],
+        );
+        symlink(base.join("elsewhere/linked"), skills.join("linked")).unwrap();
+        symlink(base.join("elsewhere/later"), skills.join("later")).unwrap();
+        let roots = vec![
+            root(SourceKind::UserConfig, "user-config:skills", &skills),
+            root(
+                SourceKind::UserConfig,
+                "user-config:missing",
+                &base.join("missing"),
+            ),
+        ];
+        Fixture {
+            _tmp: tmp,
+            base,
+            roots,
+            discovery: Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())),
+        }
+    }
+
+    fn skills(&self) -> std::path::PathBuf {
+        self.base.join("skills")
+    }
+
+    fn build(&mut self) -> SkillRegistry {
+        self.discovery.build(&self.roots)
+    }
+
+    fn confirmed(&self) -> bool {
+        self.discovery.last_stats().confirmed_by_stamps
+    }
+
+    /// Ages the tree and builds twice: the first build walks and records
+    /// trusted stamps, the second is confirmed by them.
+    fn settle(&mut self) -> SkillRegistry {
+        age(&self.base);
+        let walked = self.build();
+        assert!(!self.confirmed(), "a build after a change walks");
+        let confirmed = self.build();
+        assert!(
+            self.confirmed(),
+            "an unchanged, aged tree is confirmed by stamps"
+        );
+        assert_eq!(self.discovery.last_stats().files_read, 0);
+        assert_eq!(report(&walked, &self.base), report(&confirmed, &self.base));
+        confirmed
+    }
+
+    /// After `change`, the next build walks and sees what a fresh discovery sees.
+    fn changed(&mut self, what: &str) -> SkillRegistry {
+        let registry = self.build();
+        assert!(!self.confirmed(), "{what}: the change was not noticed");
+        let fresh = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()))
+            .build(&self.roots);
+        assert_eq!(
+            report(&registry, &self.base),
+            report(&fresh, &self.base),
+            "{what}"
+        );
+        registry
+    }
+}
+
+fn ids(registry: &SkillRegistry) -> Vec<String> {
+    registry
+        .skills()
+        .map(|s| s.manifest.id.to_string())
+        .collect()
+}
+
+#[test]
+fn an_unchanged_tree_is_confirmed_without_a_walk() {
+    let mut f = Fixture::new();
+    let registry = f.settle();
+    assert_eq!(ids(&registry), ["alpha", "beta", "flat", "gamma", "linked"]);
+    // Stays confirmed for as long as nothing changes.
+    f.build();
+    assert!(f.confirmed());
+}
+
+#[test]
+fn a_fresh_tree_is_walked_every_time() {
+    let mut f = Fixture::new();
+    f.build();
+    f.build();
+    // Stamps inside the racy window cannot vouch for the files: they are
+    // walked and re-read, but their content hashes spare the parse.
+    assert!(!f.confirmed());
+    assert_eq!(f.discovery.last_stats().files_parsed, 0);
+}
+
+#[test]
+fn edits_are_noticed_even_with_the_old_mtime_put_back() {
+    let mut f = Fixture::new();
+    f.settle();
+    let file = f.skills().join("alpha/SKILL.md");
+    let old = fs::metadata(&file).unwrap().modified().unwrap();
+    // Same length, same mtime: only the change time moves.
+    fs::write(&file, "---\ndescription: Alfa.\n---\nA\n").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let registry = f.changed("in-place edit");
+    assert_eq!(registry.get("alpha").unwrap().manifest.description, "Alfa.");
+}
+
+#[test]
+fn added_and_removed_skills_are_noticed() {
+    let mut f = Fixture::new();
+    f.settle();
+    write_tree(
+        &f.skills(),
+        &[("delta/SKILL.md", "---\ndescription: D.\n---\n")],
+    );
+    assert!(ids(&f.changed("new folder at the root")).contains(&"delta".to_owned()));
+
+    f.settle();
+    write_tree(
+        &f.skills(),
+        &[("group/SKILL.md", "---\ndescription: Group.\n---\n")],
+    );
+    let registry = f.changed("SKILL.md added to a listed folder");
+    // The group became a skill; its nested folder is now an inert resource.
+    assert!(ids(&registry).contains(&"group".to_owned()));
+    assert!(!ids(&registry).contains(&"gamma".to_owned()));
+
+    f.settle();
+    fs::remove_dir_all(f.skills().join("beta")).unwrap();
+    assert!(!ids(&f.changed("removed folder")).contains(&"beta".to_owned()));
+}
+
+#[test]
+fn links_documentation_and_roots_are_watched_too() {
+    let mut f = Fixture::new();
+    f.settle();
+    fs::write(
+        f.base.join("elsewhere/linked/SKILL.md"),
+        "---\ndescription: Relinked.\n---\n",
+    )
+    .unwrap();
+    let registry = f.changed("edit behind a symlinked folder");
+    assert_eq!(
+        registry.get("linked").unwrap().manifest.description,
+        "Relinked."
+    );
+
+    f.settle();
+    write_tree(
+        &f.base.join("elsewhere"),
+        &[("later/SKILL.md", "---\ndescription: Later.\n---\n")],
+    );
+    assert!(ids(&f.changed("dangling link now resolves")).contains(&"later".to_owned()));
+
+    f.settle();
+    fs::write(
+        f.skills().join("docs/README.md"),
+        "---\ndescription: Now a skill.\n---\n",
+    )
+    .unwrap();
+    assert!(ids(&f.changed("README gained front matter")).contains(&"docs".to_owned()));
+
+    f.settle();
+    write_tree(
+        &f.base.join("missing"),
+        &[("epsilon/SKILL.md", "---\ndescription: E.\n---\n")],
+    );
+    assert!(ids(&f.changed("missing root created")).contains(&"epsilon".to_owned()));
+}
+
+#[test]
+fn other_roots_mean_a_walk() {
+    let mut f = Fixture::new();
+    f.settle();
+    f.roots.pop();
+    f.changed("a root dropped");
+}
