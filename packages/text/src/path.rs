@@ -8,7 +8,11 @@ use std::path::{MAIN_SEPARATOR, Path};
 /// `path` as text for the model. Borrowed (no allocation) for the usual
 /// UTF-8 path on a `/` platform; invalid UTF-8 becomes U+FFFD.
 pub fn model_path(path: &Path) -> Cow<'_, str> {
-    let text = path.to_string_lossy();
+    // `to_str` validates in one fast pass; the lossy form is only for
+    // the rare path that is not UTF-8.
+    let text = path
+        .to_str()
+        .map_or_else(|| path.to_string_lossy(), Cow::Borrowed);
     if MAIN_SEPARATOR == '/' {
         text
     } else {
