@@ -8,7 +8,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::FileStamp;
+use crate::{FileInfo, FileKind, FileStamp, ReadError};
 
 /// An open directory to look entries up under.
 #[derive(Debug)]
@@ -53,6 +53,37 @@ impl DirHandle {
     /// itself), following a final symlink only when `follow` is set, exactly
     /// as `std::fs::metadata` / `symlink_metadata` of the joined path would.
     pub fn stamp(&self, relative: &Path, follow: bool) -> io::Result<FileStamp> {
+        self.info(relative, follow).map(|info| info.stamp)
+    }
+
+    /// `path` relative to this directory when it lies below it (compared as
+    /// text: `Path::strip_prefix` parses every component of both paths).
+    pub fn relative<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        below(path, &self.path)
+    }
+
+    /// [`crate::open_regular`] of `path`, looked up relative to this
+    /// directory when it lies below it.
+    pub fn open_regular(&self, path: &Path) -> Result<(std::fs::File, u64), ReadError> {
+        #[cfg(target_os = "linux")]
+        if let Some(relative) = self.relative(path)
+            && !relative.as_os_str().is_empty()
+        {
+            use rustix::fs::{Mode, OFlags};
+            let fd = rustix::fs::openat(
+                &self.fd,
+                relative,
+                OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|err| ReadError::Io(err.into()))?;
+            return crate::check_regular(std::fs::File::from(fd));
+        }
+        crate::open_regular(path)
+    }
+
+    /// Kind and stamp of `relative`, as [`DirHandle::stamp`].
+    pub fn info(&self, relative: &Path, follow: bool) -> io::Result<FileInfo> {
         #[cfg(target_os = "linux")]
         {
             use rustix::fs::{AtFlags, StatxFlags};
@@ -65,14 +96,23 @@ impl DirHandle {
                 flags |= AtFlags::EMPTY_PATH;
             }
             let stx = rustix::fs::statx(&self.fd, relative, flags, StatxFlags::BASIC_STATS)?;
-            Ok(FileStamp {
+            let kind = match rustix::fs::FileType::from_raw_mode(rustix::fs::RawMode::from(
+                stx.stx_mode,
+            )) {
+                rustix::fs::FileType::RegularFile => FileKind::File,
+                rustix::fs::FileType::Directory => FileKind::Dir,
+                rustix::fs::FileType::Symlink => FileKind::Symlink,
+                _ => FileKind::Special,
+            };
+            let stamp = FileStamp {
                 len: stx.stx_size,
                 modified: (stx.stx_mtime.tv_sec, i64::from(stx.stx_mtime.tv_nsec)),
                 changed: (stx.stx_ctime.tv_sec, i64::from(stx.stx_ctime.tv_nsec)),
                 // As `std` builds `st_dev` from `statx`, so stamps compare equal.
                 dev: libc::makedev(stx.stx_dev_major, stx.stx_dev_minor),
                 ino: stx.stx_ino,
-            })
+            };
+            Ok(FileInfo { kind, stamp })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -82,9 +122,24 @@ impl DirHandle {
             } else {
                 std::fs::symlink_metadata(path)?
             };
-            Ok(FileStamp::of(&meta))
+            Ok(FileInfo::of(&meta))
         }
     }
+}
+
+/// `path` relative to `base`, which it was joined from; `None` when it does
+/// not lie below it.
+pub fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
+    if let (Some(text), Some(prefix)) = (path.to_str(), base.to_str()) {
+        let rest = text.strip_prefix(prefix)?;
+        let rest = match rest.strip_prefix(std::path::MAIN_SEPARATOR) {
+            Some(rest) => rest,
+            None if rest.is_empty() || prefix.ends_with(std::path::MAIN_SEPARATOR) => rest,
+            None => return None,
+        };
+        return Some(Path::new(rest));
+    }
+    path.strip_prefix(base).ok()
 }
 
 #[cfg(test)]
@@ -102,6 +157,19 @@ mod tests {
         std::os::unix::fs::symlink("skill/SKILL.md", root.join("link.md")).unwrap();
         let handle = DirHandle::open(root).unwrap();
         let file = Path::new("skill/SKILL.md");
+        let info = handle.info(file, false).unwrap();
+        assert_eq!(
+            info,
+            FileInfo::of(&std::fs::metadata(root.join(file)).unwrap())
+        );
+        assert!(info.is_file());
+        assert!(handle.info(Path::new("skill"), false).unwrap().is_dir());
+        let (_, len) = handle.open_regular(&root.join(file)).unwrap();
+        assert_eq!(len, 8);
+        assert!(matches!(
+            handle.open_regular(&root.join("skill")),
+            Err(ReadError::NotRegular)
+        ));
         let std_stamp = FileStamp::of(&std::fs::symlink_metadata(root.join(file)).unwrap());
         assert_eq!(handle.stamp(file, false).unwrap(), std_stamp);
         assert_eq!(handle.stamp(file, true).unwrap(), std_stamp);
@@ -112,6 +180,7 @@ mod tests {
             let link = Path::new("link.md");
             let link_stamp = FileStamp::of(&std::fs::symlink_metadata(root.join(link)).unwrap());
             assert_eq!(handle.stamp(link, false).unwrap(), link_stamp);
+            assert!(handle.info(link, false).unwrap().is_symlink());
             assert_eq!(handle.stamp(link, true).unwrap(), std_stamp);
         }
     }
@@ -130,5 +199,21 @@ mod tests {
             assert!(handle.stamp(Path::new("loop"), false).is_ok());
         }
         assert!(DirHandle::open(&dir.path().join("nope")).is_err());
+    }
+
+    #[test]
+    fn below_strips_whole_components_only() {
+        let base = Path::new("/r/skills");
+        assert_eq!(
+            below(Path::new("/r/skills/a/SKILL.md"), base),
+            Some(Path::new("a/SKILL.md"))
+        );
+        assert_eq!(below(Path::new("/r/skills"), base), Some(Path::new("")));
+        assert_eq!(below(Path::new("/r/skillset/a"), base), None);
+        assert_eq!(below(Path::new("/other"), base), None);
+        assert_eq!(
+            below(Path::new("/a.md"), Path::new("/")),
+            Some(Path::new("a.md"))
+        );
     }
 }

@@ -14,8 +14,8 @@
 mod dir;
 mod stamp;
 
-pub use dir::DirHandle;
-pub use stamp::FileStamp;
+pub use dir::{DirHandle, below};
+pub use stamp::{FileInfo, FileKind, FileStamp};
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
@@ -62,6 +62,11 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
         options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path).map_err(ReadError::Io)?;
+    check_regular(file)
+}
+
+/// `file` with its length, when `fstat` on it says it is a regular file.
+fn check_regular(file: File) -> Result<(File, u64), ReadError> {
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular);

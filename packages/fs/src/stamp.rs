@@ -6,6 +6,58 @@
 use std::fs::Metadata;
 use std::time::{Duration, SystemTime};
 
+/// What kind of entry a path names (without or after following a link).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    File,
+    Dir,
+    Symlink,
+    /// A FIFO, socket or device.
+    Special,
+}
+
+impl FileKind {
+    pub fn of(file_type: std::fs::FileType) -> Self {
+        if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_dir() {
+            FileKind::Dir
+        } else if file_type.is_file() {
+            FileKind::File
+        } else {
+            FileKind::Special
+        }
+    }
+}
+
+/// A stamp with the kind of entry it belongs to: what a `stat` answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileInfo {
+    pub kind: FileKind,
+    pub stamp: FileStamp,
+}
+
+impl FileInfo {
+    pub fn of(meta: &Metadata) -> Self {
+        FileInfo {
+            kind: FileKind::of(meta.file_type()),
+            stamp: FileStamp::of(meta),
+        }
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.kind == FileKind::File
+    }
+
+    pub fn is_dir(&self) -> bool {
+        self.kind == FileKind::Dir
+    }
+
+    pub fn is_symlink(&self) -> bool {
+        self.kind == FileKind::Symlink
+    }
+}
+
 /// Size, times and identity of a file, compared whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileStamp {

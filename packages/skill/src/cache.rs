@@ -5,7 +5,6 @@
 //! content hash before a cached parse is reused.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -33,10 +32,6 @@ pub struct DiscoveryStats {
 
 struct Entry {
     stamp: FileStamp,
-    /// A fingerprint of where the file was found (source, layout, paths):
-    /// the same file under another source must be parsed again. A hash
-    /// rather than a copy keeps a 10,000-skill cache megabytes smaller.
-    origin: u64,
     /// Content hash, kept only for entries that were racy when stored: only
     /// they are ever re-verified.
     hash: Option<blake3::Hash>,
@@ -46,12 +41,15 @@ struct Entry {
     generation: u64,
 }
 
-/// The cache. A `HashMap` keyed by the path's bytes (hashing a `PathBuf`
-/// walks its components, which showed up in profiles), because it is only
-/// ever looked up by path and its order is never observed.
+/// The cache, keyed by the candidate's origin key (a hash of its path,
+/// source and layout, computed once per candidate by the walk), because it
+/// is only ever looked up by candidate and its order is never observed.
+/// Hashing or copying the path again per lookup showed in profiles. Two
+/// origins sharing a key cannot share an entry: an entry also matches on
+/// the file's stamp, whose device and inode differ between distinct files.
 #[derive(Default)]
 pub struct SummaryCache {
-    entries: HashMap<OsString, Entry, crate::fxhash::FxBuildHasher>,
+    entries: HashMap<u64, Entry, crate::fxhash::FxBuildHasher>,
     generation: u64,
 }
 
@@ -95,10 +93,8 @@ impl SummaryCache {
     /// Looks `candidate` up without touching the file.
     pub fn lookup(&mut self, candidate: &Candidate) -> Lookup {
         let generation = self.generation;
-        match self.entries.get_mut(candidate.origin.location.as_os_str()) {
-            Some(entry)
-                if entry.stamp == candidate.stamp && entry.origin == candidate.origin_key =>
-            {
+        match self.entries.get_mut(&candidate.origin_key) {
+            Some(entry) if entry.stamp == candidate.stamp => {
                 entry.generation = generation;
                 if entry.stamp.is_racy(entry.verified_at, RACY_WINDOW) {
                     Lookup::Verify(Prior {
@@ -116,16 +112,14 @@ impl SummaryCache {
     /// Records what loading `candidate` produced (or forgets it when it
     /// must not be cached).
     pub fn store(&mut self, candidate: &Candidate, loaded: &Loaded, now: SystemTime) {
-        let path = candidate.origin.location.as_os_str().to_owned();
         if !loaded.cacheable {
-            self.entries.remove(&path);
+            self.entries.remove(&candidate.origin_key);
             return;
         }
         self.entries.insert(
-            path,
+            candidate.origin_key,
             Entry {
                 stamp: candidate.stamp,
-                origin: candidate.origin_key,
                 hash: loaded.hash,
                 outcome: Arc::clone(&loaded.outcome),
                 verified_at: now,
@@ -151,6 +145,7 @@ impl SummaryCache {
 /// Reads and parses one candidate. Touches only that file, so discovery runs
 /// it on several threads at once.
 pub fn load_fresh(
+    root: Option<&bcode_fs::DirHandle>,
     candidate: &Candidate,
     max_bytes: usize,
     now: SystemTime,
@@ -172,7 +167,7 @@ pub fn load_fresh(
             true,
         );
     }
-    let bytes = match read_front(&candidate.origin.location, max_bytes) {
+    let bytes = match read_front(root, &candidate.origin.location, max_bytes) {
         Ok(bytes) => bytes,
         Err(err) => return fresh(read_failure(&candidate.origin, err), true, false, false),
     };

@@ -4,6 +4,7 @@
 //! lexicographically first path wins. Every loser is reported, never dropped
 //! silently, and nothing depends on the order directories were read in.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -41,10 +42,14 @@ pub fn resolve(
             );
             continue;
         }
-        let Some(winner) = winners.get(&id) else {
-            winners.insert(id, skill);
-            continue;
+        let winner = match winners.entry(id) {
+            Entry::Vacant(slot) => {
+                slot.insert(skill);
+                continue;
+            }
+            Entry::Occupied(slot) => slot.into_mut(),
         };
+        let id = &skill.manifest.id;
         let diagnostic = if winner.source.precedence() == skill.source.precedence() {
             Diagnostic::warning(
                 DiagnosticCode::DuplicateId,

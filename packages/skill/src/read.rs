@@ -13,15 +13,19 @@ use crate::front_matter::{self, Split};
 const PREFIX_BYTES: usize = 4 * 1024;
 
 pub use bcode_fs::ReadError;
-use bcode_fs::{open_regular as open, read_rest};
+use bcode_fs::{DirHandle, open_regular, read_rest};
 
 pub use bcode_fs::{read_bounded as read_all, read_head};
 
 /// Enough of the file to hold its whole front matter: a prefix, extended to
 /// the whole file (at most `max` bytes) when the block does not close inside
-/// the prefix.
-pub fn read_front(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let (mut file, len) = open(path)?;
+/// the prefix. `root`, when given, is an open folder `path` may lie below,
+/// to look it up from.
+pub fn read_front(root: Option<&DirHandle>, path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
+    let (mut file, len) = match root {
+        Some(root) => root.open_regular(path)?,
+        None => open_regular(path)?,
+    };
     if len > max as u64 {
         return Err(ReadError::TooLarge { len, max });
     }

@@ -21,6 +21,7 @@ use crate::read::{ReadError, read_all};
 use crate::snapshot::WalkSnapshot;
 use crate::sources::SourceRoot;
 use crate::walk::{Candidate, WalkOptions, walk_root};
+use bcode_fs::DirHandle;
 
 /// Everything discovery needs besides the roots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -428,10 +429,29 @@ fn load_in_parallel(
 ) -> Vec<(usize, Loaded)> {
     const PER_THREAD_MIN: usize = 64;
     let threads = crate::worker_threads().min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
+    // Each root held open, so files are opened relative to it (a shorter
+    // path walk in the kernel than from `/`, per file).
+    let mut roots: HashMap<&std::path::Path, Option<DirHandle>> = HashMap::new();
+    for (slot, _) in &jobs {
+        if let Some(root) = &candidates[*slot].1.origin.source.root {
+            roots
+                .entry(root.as_path())
+                .or_insert_with(|| DirHandle::open(root).ok());
+        }
+    }
     let run = |chunk: Vec<(usize, Option<Prior>)>| -> Vec<(usize, Loaded)> {
         chunk
             .into_iter()
-            .map(|(slot, prior)| (slot, load_fresh(&candidates[slot].1, max_bytes, now, prior)))
+            .map(|(slot, prior)| {
+                let candidate = &candidates[slot].1;
+                let root = candidate
+                    .origin
+                    .source
+                    .root
+                    .as_deref()
+                    .and_then(|root| roots.get(root)?.as_ref());
+                (slot, load_fresh(root, candidate, max_bytes, now, prior))
+            })
             .collect()
     };
     if threads <= 1 {

@@ -17,7 +17,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::{DirHandle, FileStamp};
+use bcode_fs::{DirHandle, FileStamp, below};
 
 use crate::sources::SourceRoot;
 
@@ -215,22 +215,6 @@ impl WalkSnapshot {
     }
 }
 
-/// `path` relative to `base`, which it was joined from. Compares bytes
-/// first: `Path::strip_prefix` parses every component of both paths, and
-/// the walk records one probe per skill.
-fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
-    if let (Some(text), Some(prefix)) = (path.to_str(), base.to_str()) {
-        let rest = text.strip_prefix(prefix)?;
-        let rest = match rest.strip_prefix(std::path::MAIN_SEPARATOR) {
-            Some(rest) => rest,
-            None if rest.is_empty() || prefix.ends_with(std::path::MAIN_SEPARATOR) => rest,
-            None => return None,
-        };
-        return Some(Path::new(rest));
-    }
-    path.strip_prefix(base).ok()
-}
-
 fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool {
     probes.iter().all(|probe| {
         let found = match handle.stamp(root.relative(probe), probe.follow) {
@@ -242,25 +226,4 @@ fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool 
         };
         found == probe.expect
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn below_strips_whole_components_only() {
-        let base = Path::new("/r/skills");
-        assert_eq!(
-            below(Path::new("/r/skills/a/SKILL.md"), base),
-            Some(Path::new("a/SKILL.md"))
-        );
-        assert_eq!(below(Path::new("/r/skills"), base), Some(Path::new("")));
-        assert_eq!(below(Path::new("/r/skillset/a"), base), None);
-        assert_eq!(below(Path::new("/other"), base), None);
-        assert_eq!(
-            below(Path::new("/a.md"), Path::new("/")),
-            Some(Path::new("a.md"))
-        );
-    }
 }

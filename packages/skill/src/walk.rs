@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::fs::{self, FileType, Metadata};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,6 +38,7 @@ impl Default for WalkOptions {
 }
 
 pub use bcode_fs::FileStamp;
+use bcode_fs::{DirHandle, FileInfo, FileKind};
 
 /// A file that may be a skill.
 #[derive(Clone, Debug)]
@@ -67,7 +68,7 @@ struct Dir {
     dev: u64,
     /// The `lstat` of `<this>/SKILL.md`, when the parent fetched it ahead
     /// (in parallel): `Some(None)` means it does not exist.
-    prefetched: Option<Option<Metadata>>,
+    prefetched: Option<Option<FileInfo>>,
     /// Reached through a symlink that leaves the root: only loaded when it is
     /// itself a skill folder, never searched.
     outside: bool,
@@ -116,7 +117,7 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
         }
     };
     let meta = match fs::metadata(&canonical) {
-        Ok(meta) => meta,
+        Ok(meta) => FileInfo::of(&meta),
         Err(err) => {
             w.io_problem(&canonical, &err);
             return w.result;
@@ -129,9 +130,7 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
         canonical.parent().unwrap_or(&canonical)
     };
     w.result.snapshot.set_base(&canonical, base);
-    w.result
-        .snapshot
-        .stamp(&canonical, true, FileStamp::of(&meta));
+    w.result.snapshot.stamp(&canonical, true, meta.stamp);
     if meta.is_file() && is_markdown(canonical.file_name()) {
         // A configured path may name a single flat skill file.
         let directory = canonical
@@ -155,10 +154,10 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
         );
         return w.result;
     }
-    if let Some(identity) = FileStamp::of(&meta).identity() {
+    if let Some(identity) = meta.stamp.identity() {
         w.visited.insert(identity);
     }
-    let dev = FileStamp::of(&meta).dev;
+    let dev = meta.stamp.dev;
     w.run(Dir {
         logical: canonical.clone(),
         canonical,
@@ -235,15 +234,16 @@ impl Walker<'_> {
         // Real entries before symlinks, so that when a folder and a link to it
         // sit side by side the folder is the one searched and the link is the
         // reported alias, whatever their names.
-        let (real, links): (Vec<_>, Vec<_>) =
-            entries.into_iter().partition(|(_, t, _)| !t.is_symlink());
+        let (real, links): (Vec<_>, Vec<_>) = entries
+            .into_iter()
+            .partition(|(_, t, _)| *t != FileKind::Symlink);
         let mut children = Vec::new();
         for (name, file_type, ino) in real.into_iter().chain(links) {
             if name.starts_with('.') || name == "node_modules" {
                 continue;
             }
             let path = dir.logical.join(&name);
-            if file_type.is_dir() {
+            if file_type == FileKind::Dir {
                 // A real folder: `readdir` already said what it is, and its
                 // inode with the parent's device identifies it (no `stat`).
                 let identity = (dir.dev != 0 || ino != 0).then_some((dir.dev, ino));
@@ -254,14 +254,16 @@ impl Walker<'_> {
             }
             // Below the root only folders matter; a plain file there is an
             // inert resource, not worth a `stat`.
-            if !file_type.is_symlink() && (dir.depth > 0 || !is_markdown(Some(OsStr::new(&name)))) {
+            if file_type != FileKind::Symlink
+                && (dir.depth > 0 || !is_markdown(Some(OsStr::new(&name))))
+            {
                 continue;
             }
             let Some((meta, via_link)) = self.resolve(&path, file_type, None) else {
                 continue;
             };
             if meta.is_dir() {
-                let stamp = FileStamp::of(&meta);
+                let stamp = meta.stamp;
                 if let Some(child) =
                     self.child_dir(dir, &name, path, stamp.identity(), stamp.dev, via_link)
                 {
@@ -283,7 +285,7 @@ impl Walker<'_> {
             }
         }
         children.sort_by(|a, b| a.logical.as_os_str().cmp(b.logical.as_os_str()));
-        prefetch_skill_files(&mut children);
+        prefetch_skill_files(&dir.logical, &mut children);
         children
     }
 
@@ -295,12 +297,10 @@ impl Walker<'_> {
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
         let link_meta = match &dir.prefetched {
-            Some(prefetched) => prefetched.clone()?,
-            None => fs::symlink_metadata(&path).ok()?,
+            Some(prefetched) => (*prefetched)?,
+            None => FileInfo::of(&fs::symlink_metadata(&path).ok()?),
         };
-        self.result
-            .snapshot
-            .stamp(&path, false, FileStamp::of(&link_meta));
+        self.result.snapshot.stamp(&path, false, link_meta.stamp);
         Some(self.accept_instruction(dir, &path, link_meta, InstructionKind::SkillFile))
     }
 
@@ -308,9 +308,8 @@ impl Walker<'_> {
         let path = dir.logical.join(name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
-                self.result
-                    .snapshot
-                    .stamp(&path, false, FileStamp::of(&meta));
+                let meta = FileInfo::of(&meta);
+                self.result.snapshot.stamp(&path, false, meta.stamp);
                 self.accept_instruction(dir, &path, meta, kind)
             }
             Err(err) => {
@@ -324,10 +323,10 @@ impl Walker<'_> {
         &mut self,
         dir: &Dir,
         path: &Path,
-        link_meta: Metadata,
+        link_meta: FileInfo,
         kind: InstructionKind,
     ) -> bool {
-        let Some((meta, _)) = self.resolve(path, link_meta.file_type(), Some(link_meta)) else {
+        let Some((meta, _)) = self.resolve(path, link_meta.kind, Some(link_meta)) else {
             return kind == InstructionKind::SkillFile;
         };
         if !meta.is_file() {
@@ -357,18 +356,17 @@ impl Walker<'_> {
     fn resolve(
         &mut self,
         path: &Path,
-        file_type: FileType,
-        known: Option<Metadata>,
-    ) -> Option<(Metadata, bool)> {
-        if !file_type.is_symlink() {
+        file_type: FileKind,
+        known: Option<FileInfo>,
+    ) -> Option<(FileInfo, bool)> {
+        if file_type != FileKind::Symlink {
             if let Some(meta) = known {
                 return Some((meta, false));
             }
             return match fs::symlink_metadata(path) {
                 Ok(meta) => {
-                    self.result
-                        .snapshot
-                        .stamp(path, false, FileStamp::of(&meta));
+                    let meta = FileInfo::of(&meta);
+                    self.result.snapshot.stamp(path, false, meta.stamp);
                     Some((meta, false))
                 }
                 Err(err) => {
@@ -388,9 +386,9 @@ impl Walker<'_> {
             );
             return None;
         }
-        let followed = fs::metadata(path);
+        let followed = fs::metadata(path).map(|meta| FileInfo::of(&meta));
         match &followed {
-            Ok(meta) => self.result.snapshot.stamp(path, true, FileStamp::of(meta)),
+            Ok(meta) => self.result.snapshot.stamp(path, true, meta.stamp),
             Err(err) => self.result.snapshot.error(path, true, err),
         }
         match followed {
@@ -506,7 +504,7 @@ impl Walker<'_> {
 
     /// The entries of a directory: name, type and inode (0 where the
     /// platform has none), sorted by name bytes.
-    fn list(&mut self, path: &Path, depth: usize) -> Option<Vec<(String, FileType, u64)>> {
+    fn list(&mut self, path: &Path, depth: usize) -> Option<Vec<(String, FileKind, u64)>> {
         // The folder's stamp, taken before its entries are read, vouches for
         // the listing later (the root's was taken by `walk_root`).
         if depth > 0 {
@@ -556,7 +554,7 @@ impl Walker<'_> {
                 }
             };
             match entry.file_name().into_string() {
-                Ok(name) => entries.push((name, file_type, inode(&entry))),
+                Ok(name) => entries.push((name, FileKind::of(file_type), inode(&entry))),
                 Err(raw) => self.warn(
                     DiagnosticCode::Unreadable,
                     &path.join(&raw),
@@ -575,7 +573,7 @@ impl Walker<'_> {
         directory: PathBuf,
         layout: SkillLayout,
         kind: InstructionKind,
-        meta: &Metadata,
+        meta: &FileInfo,
     ) {
         let inferred_id = match layout {
             SkillLayout::Flat => path.file_stem(),
@@ -605,7 +603,7 @@ impl Walker<'_> {
         self.result.candidates.push(Candidate {
             origin_key: crate::cache::origin_key(&origin),
             origin,
-            stamp: FileStamp::of(meta),
+            stamp: meta.stamp,
         });
     }
 
@@ -656,19 +654,29 @@ impl Walker<'_> {
 /// the one system call an unchanged rebuild makes per skill, so spreading it
 /// over the cores shortens both cold builds and rebuilds. Small folders are
 /// left to the sequential walk.
-fn prefetch_skill_files(children: &mut [Dir]) {
+fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
     const MIN_CHILDREN: usize = 256;
     let threads = crate::worker_threads();
     if children.len() < MIN_CHILDREN || threads < 2 {
         return;
     }
+    // Looked up relative to the parent, held open: the kernel then walks
+    // two path components per child instead of the whole absolute path.
+    let Ok(handle) = DirHandle::open(parent) else {
+        return;
+    };
     let per_thread = children.len().div_ceil(threads);
     std::thread::scope(|scope| {
         for chunk in children.chunks_mut(per_thread) {
+            let handle = &handle;
             scope.spawn(move || {
                 for child in chunk {
-                    child.prefetched =
-                        Some(fs::symlink_metadata(child.logical.join("SKILL.md")).ok());
+                    let info = match handle.relative(&child.logical) {
+                        Some(relative) => handle.info(&relative.join("SKILL.md"), false),
+                        None => fs::symlink_metadata(child.logical.join("SKILL.md"))
+                            .map(|meta| FileInfo::of(&meta)),
+                    };
+                    child.prefetched = Some(info.ok());
                 }
             });
         }
