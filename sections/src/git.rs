@@ -7,6 +7,7 @@
 //! even carry them.
 
 pub mod read;
+pub mod status;
 
 use bcode_prompt::bounds::line_ends;
 use bcode_prompt::config::BcodeConfig;

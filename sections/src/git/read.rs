@@ -1,7 +1,8 @@
 //! The git probe (edge I/O): opens the repository with git2 and reads
 //! `HEAD`, the worktree kind and the status into [`GitFacts`].
 //!
-//! Status is the one potentially slow step (it scans the working tree), and
+//! Status is the one potentially slow step (it scans the working tree; see
+//! `status.rs` for how a large one is split over threads), and
 //! libgit2 offers no progress callback for it, so it runs on a worker thread
 //! and the probe waits at most [`GitProbeOptions::status_deadline`]. When the
 //! deadline passes the outcome is `TimedOut` and the section says so; the
@@ -13,11 +14,12 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use git2::{ErrorCode, Repository, Status, StatusOptions};
+use git2::{ErrorCode, Repository};
 
+use super::status::{StatusSplit, clean, display, status};
 use super::{
-    CommitId, EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusFacts,
-    StatusOutcome, WorktreeFacts,
+    CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
+    WorktreeFacts,
 };
 
 /// How the probe runs and which parts it reads.
@@ -28,6 +30,8 @@ pub struct GitProbeOptions {
     pub status: bool,
     pub status_deadline: Duration,
     pub max_entries: usize,
+    /// When and how the status scan of a large tree is split over threads.
+    pub split: StatusSplit,
 }
 
 impl Default for GitProbeOptions {
@@ -36,6 +40,7 @@ impl Default for GitProbeOptions {
             status: true,
             status_deadline: Duration::from_millis(1500),
             max_entries: 10_000,
+            split: StatusSplit::default(),
         }
     }
 }
@@ -116,12 +121,6 @@ fn head(repo: &Repository) -> HeadFacts {
     }
 }
 
-fn display(path: &Path) -> String {
-    let text = bcode_text::model_path(path);
-    let text = text.strip_suffix('/').unwrap_or(&text);
-    clean(text)
-}
-
 fn worktree(repo: &Repository) -> WorktreeFacts {
     let Some(workdir) = repo.workdir() else {
         return WorktreeFacts::Bare;
@@ -149,12 +148,13 @@ fn worktree(repo: &Repository) -> WorktreeFacts {
 fn status_with_deadline(repo: Repository, options: &GitProbeOptions) -> StatusOutcome {
     let (tx, rx) = mpsc::channel();
     let max_entries = options.max_entries;
+    let split = options.split;
     // `Repository` is `Send`; the worker owns it from here on.
     let spawned = std::thread::Builder::new()
         .name("bcode-git-status".to_owned())
         .spawn(move || {
             // The receiver may be gone after a timeout; that is expected.
-            let _ = tx.send(status(&repo, max_entries));
+            let _ = tx.send(status(&repo, max_entries, split));
         });
     if let Err(err) = spawned {
         return StatusOutcome::Failed {
@@ -170,110 +170,4 @@ fn status_with_deadline(repo: Repository, options: &GitProbeOptions) -> StatusOu
             deadline_ms: u64::try_from(options.status_deadline.as_millis()).unwrap_or(u64::MAX),
         },
     }
-}
-
-fn status(repo: &Repository, max_entries: usize) -> Result<StatusFacts, git2::Error> {
-    let mut opts = StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(false)
-        .include_ignored(false)
-        .renames_head_to_index(true);
-    let statuses = repo.statuses(Some(&mut opts))?;
-    let mut facts = StatusFacts::default();
-    for entry in statuses.iter() {
-        let flags = entry.status();
-        if flags.is_empty() || flags.contains(Status::IGNORED) {
-            continue;
-        }
-        let state = state_of(flags);
-        facts.total.add(state);
-        if facts.entries.len() >= max_entries {
-            facts.capped = true;
-            continue;
-        }
-        let path = match entry
-            .head_to_index()
-            .filter(|_| state == EntryState::Renamed)
-        {
-            Some(delta) => {
-                let old = delta.old_file().path().map(display).unwrap_or_default();
-                let new = delta.new_file().path().map(display).unwrap_or_default();
-                format!("{old} -> {new}")
-            }
-            None => clean(&String::from_utf8_lossy(entry.path_bytes())),
-        };
-        facts.entries.push(StatusEntry {
-            code: code_of(flags),
-            path,
-            state,
-        });
-    }
-    Ok(facts)
-}
-
-fn state_of(flags: Status) -> EntryState {
-    if flags.contains(Status::CONFLICTED) {
-        EntryState::Conflicted
-    } else if flags.intersects(Status::INDEX_RENAMED | Status::WT_RENAMED) {
-        EntryState::Renamed
-    } else if flags.contains(Status::INDEX_NEW) {
-        EntryState::Added
-    } else if flags.contains(Status::WT_NEW) {
-        EntryState::Untracked
-    } else if flags.intersects(Status::INDEX_DELETED | Status::WT_DELETED) {
-        EntryState::Deleted
-    } else {
-        EntryState::Modified
-    }
-}
-
-/// Git's porcelain `XY` code for `flags`.
-fn code_of(flags: Status) -> String {
-    if flags.contains(Status::CONFLICTED) {
-        return "UU".to_owned();
-    }
-    if flags.contains(Status::WT_NEW) && !flags.intersects(index_flags()) {
-        return "??".to_owned();
-    }
-    let x = if flags.contains(Status::INDEX_NEW) {
-        'A'
-    } else if flags.contains(Status::INDEX_MODIFIED) {
-        'M'
-    } else if flags.contains(Status::INDEX_DELETED) {
-        'D'
-    } else if flags.contains(Status::INDEX_RENAMED) {
-        'R'
-    } else if flags.contains(Status::INDEX_TYPECHANGE) {
-        'T'
-    } else {
-        ' '
-    };
-    let y = if flags.contains(Status::WT_MODIFIED) {
-        'M'
-    } else if flags.contains(Status::WT_DELETED) {
-        'D'
-    } else if flags.contains(Status::WT_RENAMED) {
-        'R'
-    } else if flags.contains(Status::WT_TYPECHANGE) {
-        'T'
-    } else {
-        ' '
-    };
-    format!("{x}{y}")
-}
-
-fn index_flags() -> Status {
-    Status::INDEX_NEW
-        | Status::INDEX_MODIFIED
-        | Status::INDEX_DELETED
-        | Status::INDEX_RENAMED
-        | Status::INDEX_TYPECHANGE
-}
-
-/// Replaces control characters so a path or branch name cannot break the
-/// line structure of a section.
-fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
 }

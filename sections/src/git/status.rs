@@ -1,0 +1,374 @@
+//! The status scan, on several threads when the tree is large.
+//!
+//! libgit2 compares the working tree with the index on one thread, one
+//! `lstat` per file, while `git status` spreads that over the cores. For a
+//! large tree the scan is therefore split: one run compares `HEAD` with the
+//! index over the whole repository (so staged renames are found whatever
+//! folders they cross), and the working tree is cut into groups of folders
+//! and files that together cover every index entry and every entry on
+//! disk, each compared with the index on its own thread (libgit2 prunes
+//! the walk to a literal path list). The results are merged by path and
+//! ordered as libgit2 orders one combined run. Anything unusual (a
+//! submodule, a case-insensitive index, a path that is not UTF-8, a small
+//! tree) takes the single combined run.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use git2::{Repository, Status, StatusOptions, StatusShow};
+
+use super::{EntryState, StatusEntry, StatusFacts};
+
+/// How the scan may be split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusSplit {
+    /// Index entries from which the scan is split (0: always split).
+    pub min_entries: usize,
+    /// Working-tree groups to compare in parallel.
+    pub groups: usize,
+}
+
+impl Default for StatusSplit {
+    fn default() -> Self {
+        StatusSplit {
+            min_entries: 4096,
+            groups: std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .clamp(1, 4),
+        }
+    }
+}
+
+/// The status of `repo`'s working tree, keeping at most `max_entries`.
+pub fn status(
+    repo: &Repository,
+    max_entries: usize,
+    split: StatusSplit,
+) -> Result<StatusFacts, git2::Error> {
+    let merged = match plan(repo, split) {
+        Some(groups) => split_scan(repo, &groups)?,
+        None => combined_scan(repo)?,
+    };
+    let mut facts = StatusFacts::default();
+    for change in merged.into_values() {
+        let state = state_of(change.flags);
+        facts.total.add(state);
+        if facts.entries.len() >= max_entries {
+            facts.capped = true;
+            continue;
+        }
+        facts.entries.push(StatusEntry {
+            code: code_of(change.flags),
+            path: change.display,
+            state,
+        });
+    }
+    Ok(facts)
+}
+
+/// One path's status as merged from the runs, keyed (and so ordered) by
+/// its path in the index, as libgit2 orders a combined run.
+struct Change {
+    flags: Status,
+    display: String,
+}
+
+type Changes = BTreeMap<Vec<u8>, Change>;
+
+fn options(show: StatusShow) -> StatusOptions {
+    let mut opts = StatusOptions::new();
+    opts.show(show)
+        .include_untracked(true)
+        .recurse_untracked_dirs(false)
+        .include_ignored(false)
+        .renames_head_to_index(true);
+    opts
+}
+
+fn combined_scan(repo: &Repository) -> Result<Changes, git2::Error> {
+    let mut changes = Changes::new();
+    collect(
+        repo,
+        &mut options(StatusShow::IndexAndWorkdir),
+        &mut changes,
+    )?;
+    Ok(changes)
+}
+
+fn split_scan(repo: &Repository, groups: &[Vec<String>]) -> Result<Changes, git2::Error> {
+    let git_dir = repo.path().to_path_buf();
+    let run_group = |group: &[String], repo: &Repository| -> Result<Changes, git2::Error> {
+        let mut opts = options(StatusShow::Workdir);
+        opts.disable_pathspec_match(true);
+        for path in group {
+            opts.pathspec(path.as_str());
+        }
+        let mut changes = Changes::new();
+        collect(repo, &mut opts, &mut changes)?;
+        Ok(changes)
+    };
+    let open = |git_dir: &Path| Repository::open(git_dir);
+    let Some((first, rest)) = groups.split_first() else {
+        return combined_scan(repo);
+    };
+    let results: Vec<Result<Changes, git2::Error>> = std::thread::scope(|scope| {
+        let others: Vec<_> = rest
+            .iter()
+            .map(|group| {
+                let git_dir = &git_dir;
+                scope.spawn(move || run_group(group, &open(git_dir)?))
+            })
+            .collect();
+        // The first group and the staged run share this thread and the
+        // repository whose index the plan already loaded (the plan gave
+        // this group less of the tree to make up for it).
+        let mut results = vec![run_group(first, repo), {
+            let mut changes = Changes::new();
+            collect(repo, &mut options(StatusShow::Index), &mut changes).map(|()| changes)
+        }];
+        for handle in others {
+            results.push(
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(git2::Error::from_str("a status thread failed"))),
+            );
+        }
+        results
+    });
+    let mut merged = Changes::new();
+    for result in results {
+        for (key, change) in result? {
+            match merged.get_mut(&key) {
+                Some(existing) => {
+                    existing.flags |= change.flags;
+                    // The staged run names renames as `old -> new`.
+                    if change.flags.contains(Status::INDEX_RENAMED) {
+                        existing.display = change.display;
+                    }
+                }
+                None => {
+                    merged.insert(key, change);
+                }
+            }
+        }
+    }
+    Ok(merged)
+}
+
+/// Runs one status and adds its changes to `changes`.
+fn collect(
+    repo: &Repository,
+    opts: &mut StatusOptions,
+    changes: &mut Changes,
+) -> Result<(), git2::Error> {
+    let statuses = repo.statuses(Some(opts))?;
+    for entry in statuses.iter() {
+        let flags = entry.status();
+        if flags.is_empty() || flags.contains(Status::IGNORED) {
+            continue;
+        }
+        let staged = entry.head_to_index();
+        let unstaged = entry.index_to_workdir();
+        // libgit2's order: the working-tree delta's new path, else the
+        // staged delta's (both are the path in the index).
+        let key = unstaged
+            .as_ref()
+            .or(staged.as_ref())
+            .and_then(|delta| {
+                delta
+                    .new_file()
+                    .path_bytes()
+                    .or(delta.old_file().path_bytes())
+            })
+            .unwrap_or(entry.path_bytes())
+            .to_vec();
+        let display = match staged.filter(|_| state_of(flags) == EntryState::Renamed) {
+            Some(delta) => {
+                let old = delta.old_file().path().map(display).unwrap_or_default();
+                let new = delta.new_file().path().map(display).unwrap_or_default();
+                format!("{old} -> {new}")
+            }
+            None => clean(&String::from_utf8_lossy(entry.path_bytes())),
+        };
+        changes.insert(key, Change { flags, display });
+    }
+    Ok(())
+}
+
+/// Groups of literal paths (folders end in `/`) covering the whole working
+/// tree and index, balanced by index entries; `None` when the scan should
+/// not be split.
+fn plan(repo: &Repository, split: StatusSplit) -> Option<Vec<Vec<String>>> {
+    if split.groups < 2 {
+        return None;
+    }
+    let workdir = repo.workdir()?.to_path_buf();
+    if repo
+        .config()
+        .and_then(|c| c.get_bool("core.ignorecase"))
+        .unwrap_or(false)
+    {
+        return None;
+    }
+    let index = repo.index().ok()?;
+    if index.len() < split.min_entries.max(1) {
+        return None;
+    }
+    let mut paths = Vec::with_capacity(index.len());
+    for entry in index.iter() {
+        // A submodule's folder is another repository: not split.
+        if entry.mode == 0o160_000 {
+            return None;
+        }
+        paths.push(String::from_utf8(entry.path).ok()?);
+    }
+    // `paths` is sorted (the index is). Pieces start as the top level and
+    // the largest folder is opened up until none holds more than a group's
+    // share, a few levels at most.
+    let mut pieces = pieces_under(&paths, &workdir, "")?;
+    let share = paths.len().div_ceil(split.groups);
+    for _ in 0..4 {
+        let Some((largest, count)) = pieces
+            .iter()
+            .filter(|(name, _)| name.ends_with('/'))
+            .max_by_key(|(_, count)| *count)
+            .map(|(name, count)| (name.clone(), *count))
+        else {
+            break;
+        };
+        if count <= share {
+            break;
+        }
+        pieces.remove(&largest);
+        pieces.extend(pieces_under(&paths, &workdir, &largest)?);
+    }
+    // Largest first into the lightest group. A name that is both a folder
+    // and a file (a type change) stays in one group.
+    let mut by_base: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
+    for (name, count) in &pieces {
+        let slot = by_base.entry(name.trim_end_matches('/')).or_default();
+        slot.0 += count;
+        slot.1.push(name);
+    }
+    let mut order: Vec<_> = by_base.into_values().collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut groups: Vec<(usize, Vec<String>)> = vec![(0, Vec::new()); split.groups];
+    // The first group's thread also compares `HEAD` with the index, which
+    // costs about a sixth of scanning the whole tree.
+    groups[0].0 = paths.len() / 6;
+    for (count, names) in order {
+        let lightest = groups.iter_mut().rev().min_by_key(|(load, _)| *load)?;
+        lightest.0 += count.max(1);
+        lightest.1.extend(names.into_iter().map(str::to_owned));
+    }
+    let groups: Vec<Vec<String>> = groups
+        .into_iter()
+        .map(|(_, names)| names)
+        .filter(|names| !names.is_empty())
+        .collect();
+    (groups.len() >= 2).then_some(groups)
+}
+
+/// The entries directly under folder `prefix` (`""` or ending in `/`): from
+/// the index (counted) and from the disk (so untracked ones are covered),
+/// folders with a trailing `/`. `None` when the disk cannot be listed.
+fn pieces_under(paths: &[String], workdir: &Path, prefix: &str) -> Option<BTreeMap<String, usize>> {
+    let mut pieces = BTreeMap::new();
+    let start = paths.partition_point(|p| p.as_str() < prefix);
+    for path in paths[start..].iter().take_while(|p| p.starts_with(prefix)) {
+        let rest = &path[prefix.len()..];
+        let piece = match rest.find('/') {
+            Some(slash) => &rest[..=slash],
+            None => rest,
+        };
+        *pieces.entry(format!("{prefix}{piece}")).or_insert(0) += 1;
+    }
+    for entry in std::fs::read_dir(workdir.join(prefix)).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().into_string().ok()?;
+        if prefix.is_empty() && name == ".git" {
+            continue;
+        }
+        let is_dir = entry.file_type().ok()?.is_dir();
+        let piece = if is_dir {
+            format!("{prefix}{name}/")
+        } else {
+            format!("{prefix}{name}")
+        };
+        pieces.entry(piece).or_insert(0);
+    }
+    Some(pieces)
+}
+
+pub(super) fn display(path: &Path) -> String {
+    let text = bcode_text::model_path(path);
+    let text = text.strip_suffix('/').unwrap_or(&text);
+    clean(text)
+}
+
+fn state_of(flags: Status) -> EntryState {
+    if flags.contains(Status::CONFLICTED) {
+        EntryState::Conflicted
+    } else if flags.intersects(Status::INDEX_RENAMED | Status::WT_RENAMED) {
+        EntryState::Renamed
+    } else if flags.contains(Status::INDEX_NEW) {
+        EntryState::Added
+    } else if flags.contains(Status::WT_NEW) {
+        EntryState::Untracked
+    } else if flags.intersects(Status::INDEX_DELETED | Status::WT_DELETED) {
+        EntryState::Deleted
+    } else {
+        EntryState::Modified
+    }
+}
+
+/// Git's porcelain `XY` code for `flags`.
+fn code_of(flags: Status) -> String {
+    if flags.contains(Status::CONFLICTED) {
+        return "UU".to_owned();
+    }
+    if flags.contains(Status::WT_NEW) && !flags.intersects(index_flags()) {
+        return "??".to_owned();
+    }
+    let x = if flags.contains(Status::INDEX_NEW) {
+        'A'
+    } else if flags.contains(Status::INDEX_MODIFIED) {
+        'M'
+    } else if flags.contains(Status::INDEX_DELETED) {
+        'D'
+    } else if flags.contains(Status::INDEX_RENAMED) {
+        'R'
+    } else if flags.contains(Status::INDEX_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    let y = if flags.contains(Status::WT_MODIFIED) {
+        'M'
+    } else if flags.contains(Status::WT_DELETED) {
+        'D'
+    } else if flags.contains(Status::WT_RENAMED) {
+        'R'
+    } else if flags.contains(Status::WT_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    format!("{x}{y}")
+}
+
+fn index_flags() -> Status {
+    Status::INDEX_NEW
+        | Status::INDEX_MODIFIED
+        | Status::INDEX_DELETED
+        | Status::INDEX_RENAMED
+        | Status::INDEX_TYPECHANGE
+}
+
+/// Replaces control characters so a path or branch name cannot break the
+/// line structure of a section.
+pub(super) fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}

@@ -1,0 +1,156 @@
+//! The status scan split over threads answers exactly what one combined
+//! libgit2 run answers, for every kind of change, including renames across
+//! folders, deleted folders, untracked files at every level and type
+//! changes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+use std::fs;
+use std::path::Path;
+
+use bcode_prompt_sections::git::StatusFacts;
+use bcode_prompt_sections::git::status::{StatusSplit, status};
+use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn commit_all(repo: &Repository) {
+    let mut index = repo.index().unwrap();
+    index
+        .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let sig = Signature::new("T", "t@example.com", &Time::new(0, 0)).unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+        .unwrap();
+}
+
+const ALWAYS: StatusSplit = StatusSplit {
+    min_entries: 0,
+    groups: 2,
+};
+const NEVER: StatusSplit = StatusSplit {
+    min_entries: usize::MAX,
+    groups: 1,
+};
+
+fn both(repo: &Repository, groups: usize) -> (StatusFacts, StatusFacts) {
+    let split = status(repo, 10_000, StatusSplit { groups, ..ALWAYS }).unwrap();
+    let combined = status(repo, 10_000, NEVER).unwrap();
+    (split, combined)
+}
+
+fn lines(facts: &StatusFacts) -> Vec<String> {
+    facts
+        .entries
+        .iter()
+        .map(|e| format!("{} {}", e.code, e.path))
+        .collect()
+}
+
+#[test]
+fn split_and_combined_scans_agree_on_every_kind_of_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut opts = RepositoryInitOptions::new();
+    opts.initial_head("main");
+    let repo = Repository::init_opts(root, &opts).unwrap();
+    for d in ["a", "b", "c/deep/er", "c/other", "gone", "typed"] {
+        for i in 0..6 {
+            write(
+                root,
+                &format!("{d}/f{i}.txt"),
+                &format!("file {d} {i} with enough text for rename detection\n"),
+            );
+        }
+    }
+    write(root, "top.txt", "top\n");
+    write(root, "a-b.txt", "sorts between a and a/\n");
+    write(
+        root,
+        "moved.txt",
+        "a file that will move to another folder entirely\n",
+    );
+    commit_all(&repo);
+
+    write(root, "a/f0.txt", "modified\n");
+    write(root, "c/deep/er/f1.txt", "modified deep\n");
+    fs::remove_file(root.join("b/f2.txt")).unwrap();
+    fs::remove_dir_all(root.join("gone")).unwrap();
+    write(root, "untracked.txt", "new at the top\n");
+    write(root, "a/new.txt", "new in a folder\n");
+    write(root, "fresh/dir/x.txt", "an untracked folder\n");
+    write(root, "c/deep/new/y.txt", "an untracked folder deep down\n");
+    // A folder replaced by a file of the same name.
+    fs::remove_dir_all(root.join("typed")).unwrap();
+    write(root, "typed", "now a file\n");
+    // Staged: an addition, a modification, and a rename across folders
+    // that is then modified again in the working tree.
+    write(root, "b/staged.txt", "staged\n");
+    write(root, "c/other/f3.txt", "staged change\n");
+    fs::create_dir_all(root.join("c/other")).unwrap();
+    fs::rename(root.join("moved.txt"), root.join("c/other/moved.txt")).unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new("b/staged.txt")).unwrap();
+    index.add_path(Path::new("c/other/f3.txt")).unwrap();
+    index.remove_path(Path::new("moved.txt")).unwrap();
+    index.add_path(Path::new("c/other/moved.txt")).unwrap();
+    index.write().unwrap();
+    write(
+        root,
+        "c/other/moved.txt",
+        "a file that will move to another folder entirely, then edited\n",
+    );
+
+    for groups in [2, 3, 4] {
+        let (split, combined) = both(&repo, groups);
+        assert_eq!(lines(&split), lines(&combined), "groups {groups}");
+        assert_eq!(split, combined, "groups {groups}");
+    }
+    let (_, combined) = both(&repo, 2);
+    let listed = lines(&combined);
+    // The cases are all there (the combined run is the reference).
+    for expected in [
+        " M a/f0.txt",
+        "?? a/new.txt",
+        " D b/f2.txt",
+        "A  b/staged.txt",
+        "M  c/other/f3.txt",
+        "RM moved.txt -> c/other/moved.txt",
+        " D gone/f0.txt",
+        "?? fresh/",
+        "?? untracked.txt",
+    ] {
+        assert!(
+            listed.contains(&expected.to_owned()),
+            "{expected} in {listed:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_clean_tree_and_a_small_cap_agree_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    for i in 0..40 {
+        write(root, &format!("d{}/f{i}.txt", i % 7), "x\n");
+    }
+    commit_all(&repo);
+    let (split, combined) = both(&repo, 2);
+    assert_eq!(split, combined);
+    assert!(split.entries.is_empty());
+    for i in 0..40 {
+        write(root, &format!("d{}/f{i}.txt", i % 7), "changed\n");
+    }
+    let split = status(&repo, 5, ALWAYS).unwrap();
+    let combined = status(&repo, 5, NEVER).unwrap();
+    assert_eq!(split, combined);
+    assert!(split.capped);
+    assert_eq!(split.entries.len(), 5);
+}
