@@ -61,7 +61,9 @@ pub struct WalkResult {
 
 struct Dir {
     logical: PathBuf,
-    canonical: PathBuf,
+    /// Where `logical` really is, when a symlink on the way makes it
+    /// differ (`None`: the same path, the common case, with no copy).
+    canonical: Option<PathBuf>,
     depth: usize,
     /// Device of this directory: with a `readdir` inode it identifies a real
     /// child folder without another `stat`.
@@ -72,6 +74,12 @@ struct Dir {
     /// Reached through a symlink that leaves the root: only loaded when it is
     /// itself a skill folder, never searched.
     outside: bool,
+}
+
+impl Dir {
+    fn canonical(&self) -> &Path {
+        self.canonical.as_deref().unwrap_or(&self.logical)
+    }
 }
 
 const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
@@ -159,8 +167,8 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
     }
     let dev = meta.stamp.dev;
     w.run(Dir {
-        logical: canonical.clone(),
-        canonical,
+        logical: canonical,
+        canonical: None,
         depth: 0,
         dev,
         prefetched: None,
@@ -225,7 +233,7 @@ impl Walker<'_> {
                 format!(
                     "`{}` links outside the skill root to `{}`, which is not a skill folder; it was not searched",
                     dir.logical.display(),
-                    dir.canonical.display()
+                    dir.canonical().display()
                 ),
                 Some("link each skill folder individually, or add the target to skills.sources.paths"),
             );
@@ -284,7 +292,14 @@ impl Walker<'_> {
                 }
             }
         }
-        children.sort_by(|a, b| a.logical.as_os_str().cmp(b.logical.as_os_str()));
+        // All children share this folder's path: order by what follows it
+        // (comparing whole paths spent most of the time in the prefix).
+        let skip = dir.logical.as_os_str().len();
+        children.sort_by(|a, b| {
+            let a = a.logical.as_os_str().as_encoded_bytes();
+            let b = b.logical.as_os_str().as_encoded_bytes();
+            a.get(skip..).cmp(&b.get(skip..))
+        });
         prefetch_skill_files(&dir.logical, &mut children);
         children
     }
@@ -451,16 +466,18 @@ impl Walker<'_> {
         }
         let canonical = if via_link {
             match fs::canonicalize(&path) {
-                Ok(c) => c,
+                Ok(c) => Some(c),
                 Err(err) => {
                     self.io_problem(&path, &err);
                     return None;
                 }
             }
         } else {
-            dir.canonical.join(name)
+            dir.canonical.as_ref().map(|c| c.join(name))
         };
-        if via_link && dir.canonical.starts_with(&canonical) {
+        if let Some(canonical) = canonical.as_ref().filter(|_| via_link)
+            && dir.canonical().starts_with(canonical)
+        {
             self.warn(
                 DiagnosticCode::SymlinkLoop,
                 &path,
@@ -486,12 +503,16 @@ impl Walker<'_> {
             );
             return None;
         }
+        // Only a link can lead outside: a real child of a folder inside the
+        // root is inside too.
         let outside = dir.outside
-            || self
-                .result
-                .canonical_root
-                .as_ref()
-                .is_some_and(|root| !canonical.starts_with(root));
+            || (via_link
+                && self
+                    .result
+                    .canonical_root
+                    .as_ref()
+                    .zip(canonical.as_ref())
+                    .is_some_and(|(root, canonical)| !canonical.starts_with(root)));
         Some(Dir {
             logical: path,
             canonical,
@@ -575,14 +596,21 @@ impl Walker<'_> {
         kind: InstructionKind,
         meta: &FileInfo,
     ) {
-        let inferred_id = match layout {
-            SkillLayout::Flat => path.file_stem(),
-            _ => directory.file_name(),
-        }
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-        // One source per root, shared by its candidates.
-        let source = match &self.source {
+        let source = self.source();
+        self.result.candidates.push(make_candidate(
+            source,
+            path.to_path_buf(),
+            directory,
+            layout,
+            kind,
+            meta.stamp,
+        ));
+    }
+
+    /// The root's source with its canonical root filled in: one per root,
+    /// shared by its candidates.
+    fn source(&mut self) -> Arc<SkillSource> {
+        match &self.source {
             Some(source) => Arc::clone(source),
             None => {
                 let mut source = self.root.source.clone();
@@ -591,20 +619,7 @@ impl Walker<'_> {
                 self.source = Some(Arc::clone(&source));
                 source
             }
-        };
-        let origin = Origin {
-            source,
-            layout,
-            kind,
-            location: path.to_path_buf(),
-            directory,
-            inferred_id,
-        };
-        self.result.candidates.push(Candidate {
-            origin_key: crate::cache::origin_key(&origin),
-            origin,
-            stamp: meta.stamp,
-        });
+        }
     }
 
     fn special(&mut self, path: &Path) {
@@ -681,6 +696,36 @@ fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
             });
         }
     });
+}
+
+/// A candidate: where the file was found and what it is.
+fn make_candidate(
+    source: Arc<SkillSource>,
+    location: PathBuf,
+    directory: PathBuf,
+    layout: SkillLayout,
+    kind: InstructionKind,
+    stamp: FileStamp,
+) -> Candidate {
+    let inferred_id = match layout {
+        SkillLayout::Flat => location.file_stem(),
+        _ => directory.file_name(),
+    }
+    .map(|n| n.to_string_lossy().into_owned())
+    .unwrap_or_default();
+    let origin = Origin {
+        source,
+        layout,
+        kind,
+        location,
+        directory,
+        inferred_id,
+    };
+    Candidate {
+        origin_key: crate::cache::origin_key(&origin),
+        origin,
+        stamp,
+    }
 }
 
 #[cfg(unix)]
