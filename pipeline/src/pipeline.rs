@@ -235,36 +235,69 @@ fn is_enabled(stage: &dyn Stage, config: &BcodeConfig) -> bool {
 }
 
 /// Joins `sections` with the separator, appending one report per section.
+///
+/// The largest section's own buffer becomes the joined text (the others
+/// are written before and after it in place): a 10,000-skill catalog is
+/// megabytes, and copying it into a fresh buffer held two copies at once
+/// at the render's peak memory.
 fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
     let total: usize = sections
         .iter()
         .map(|p| p.section.text.len() + SECTION_SEPARATOR.len())
         .sum();
-    let mut text = String::with_capacity(total);
-    for Placed {
-        class,
-        placement,
-        section,
-    } in sections
-    {
-        if !text.is_empty() {
+    let largest = sections
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, p)| (p.section.text.len(), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    let mut sections = sections;
+    let mut text = match largest {
+        Some(i) => std::mem::take(&mut sections[i].section.text),
+        None => String::new(),
+    };
+    // Everything before the largest section, joined, then moved in front of
+    // it with one copy of the tail; everything after is appended.
+    let mut before = String::new();
+    for placed in &sections[..largest.unwrap_or(0)] {
+        before.push_str(&placed.section.text);
+        before.push_str(SECTION_SEPARATOR);
+    }
+    text.reserve(total.saturating_sub(text.len()));
+    text.insert_str(0, &before);
+    let mut start = 0;
+    for (i, placed) in sections.into_iter().enumerate() {
+        let Placed {
+            class,
+            placement,
+            section,
+        } = placed;
+        let bytes = if Some(i) == largest {
+            let len = text.len() - start;
+            (start, len)
+        } else if largest.is_some_and(|l| i < l) {
+            (start, section.text.len())
+        } else {
             text.push_str(SECTION_SEPARATOR);
-        }
-        let start = text.len();
-        text.push_str(&section.text);
+            start = text.len();
+            text.push_str(&section.text);
+            (start, section.text.len())
+        };
+        let (begin, len) = bytes;
+        let chars = text[begin..begin + len].chars().count();
         reports.push(SectionReport {
             id: section.id,
             class,
             placement,
-            bytes: section.text.len(),
-            chars: section.text.chars().count(),
-            range: start..text.len(),
+            bytes: len,
+            chars,
+            range: begin..begin + len,
             truncated: !section.truncations.is_empty(),
             truncations: section.truncations,
             sources: section.sources,
             template: section.template,
             notes: section.notes,
         });
+        start = begin + len + SECTION_SEPARATOR.len();
     }
     text
 }

@@ -531,3 +531,42 @@ fn a_pipeline_and_its_templates_can_be_shared_across_threads() {
     shareable::<Pipeline>();
     shareable::<Templates>();
 }
+
+#[test]
+fn ranges_hold_wherever_the_largest_section_sits() {
+    // The largest section's buffer becomes the joined text; whichever
+    // section that is (first, middle, last), every range must still slice
+    // out exactly that section, and the text must be the plain join.
+    let long: &'static str = "0123456789".repeat(40).leak();
+    for (base, git, skills) in [
+        (long, "M a.rs", vec!["rust"]),
+        ("BASE\n", long, vec!["rust"]),
+        ("BASE\n", "M a.rs", vec!["rust", long]),
+        ("BASE\n", "M a.rs", vec![]),
+    ] {
+        let mut config = config();
+        config.system_prompt.text = base.to_owned();
+        let prompt = assemble_with(
+            stages(),
+            &config,
+            &templates(),
+            &inputs("2025-01-02T03:04:05Z", git, skills.clone()),
+        )
+        .unwrap();
+        let mut expected = vec![base.trim_end().to_owned(), "bcode".into(), "AUTH".into()];
+        expected.push(format!("git: {git}"));
+        expected.extend(skills.iter().map(|id| format!("<skill {id}>")));
+        assert_eq!(prompt.system, expected.join("\n\n"));
+        let system: Vec<_> = prompt
+            .sections
+            .iter()
+            .filter(|s| s.placement == Placement::System)
+            .collect();
+        assert_eq!(system.len(), expected.len());
+        for (report, text) in system.iter().zip(&expected) {
+            assert_eq!(&prompt.system[report.range.clone()], text, "{}", report.id);
+            assert_eq!(report.bytes, text.len());
+            assert_eq!(report.chars, text.chars().count());
+        }
+    }
+}
