@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -175,4 +177,64 @@ fn diff_names_the_section_that_breaks_the_cache() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Moves the modification time of everything under `path` an hour back,
+/// as for any tree not written in the last seconds.
+fn age(path: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
+#[test]
+fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
+    let sandbox = common::Sandbox::new();
+    for id in ["alpha", "beta"] {
+        common::write(
+            &sandbox.repo.join(format!(".bcode/skills/{id}/SKILL.md")),
+            &format!("---\ndescription: The {id} skill.\n---\nBody.\n"),
+        );
+    }
+    age(&sandbox.repo);
+    let render = |extra: &[&str]| {
+        let out = sandbox
+            .command()
+            .args([
+                "render",
+                "--now",
+                "2026-11-29T12:00:00Z",
+                "--timezone",
+                "UTC",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let first = render(&[]);
+    let cache = sandbox.state.join("cache/skills");
+    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
+    assert_eq!(files.len(), 1, "one cache entry for one set of roots");
+    let second = render(&[]);
+    assert_eq!(first, second);
+    assert!(String::from_utf8_lossy(&second).contains("The beta skill."));
+
+    // Switched off, nothing more is written and the bytes are the same.
+    std::fs::remove_dir_all(&cache).unwrap();
+    let off = render(&["--set", "skills.disk_cache=false"]);
+    assert_eq!(first, off);
+    assert!(!cache.exists());
 }

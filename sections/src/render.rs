@@ -29,8 +29,8 @@ use bcode_prompt::templates::{
     Templates, read_overrides,
 };
 use bcode_skill::{
-    ConfiguredRoot, Discovery, DiscoveryOptions, RootsInput, SkillRegistry, SkillTemplates,
-    SourceEnv, SourceRoot, closest, source_roots,
+    ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SkillRegistry,
+    SkillTemplates, SourceEnv, SourceRoot, closest, source_roots,
 };
 use bcode_skill_models::{Diagnostic, SkillError};
 
@@ -468,9 +468,19 @@ pub fn skill_roots(
 
 /// Discovers skills from the roots the config and the injected environment
 /// name.
+///
+/// A one-shot render keeps its discovery in `<state dir>/cache/skills`
+/// (`skills.disk_cache`), so the next one, with nothing changed, checks
+/// stamps instead of reading every skill file.
 fn discover(repo: &Path, env: &BTreeMap<String, String>, loaded: &LoadedConfig) -> SkillRegistry {
-    Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills))
-        .build(&skill_roots(repo, env, loaded))
+    let skills = &loaded.config.skills;
+    let mut discovery = Discovery::new(DiscoveryOptions::from_config(skills));
+    if skills.disk_cache
+        && let Some(state) = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()
+    {
+        discovery = discovery.with_disk_cache(DiskCache::new(state.join("cache").join("skills")));
+    }
+    discovery.build(&skill_roots(repo, env, loaded))
 }
 
 /// Fails on the first `--skill` id the registry cannot serve.

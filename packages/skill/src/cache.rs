@@ -28,6 +28,10 @@ pub struct DiscoveryStats {
     /// The build did not walk: every stamp the last walk depended on was
     /// unchanged, so the last registry was the answer.
     pub confirmed_by_stamps: bool,
+    /// That last registry came from the disk cache (another process).
+    pub from_disk_cache: bool,
+    /// The build was written to the disk cache.
+    pub written_to_disk_cache: bool,
 }
 
 struct Entry {

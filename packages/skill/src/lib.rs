@@ -15,6 +15,7 @@ mod fxhash;
 mod keywords;
 mod manifest;
 mod parse;
+mod persist;
 mod precedence;
 mod provider;
 mod read;
@@ -43,6 +44,7 @@ pub use events::{
 };
 pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
+pub use persist::DiskCache;
 pub use provider::{
     FolderProvider, HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
     PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,

@@ -15,6 +15,7 @@ use bcode_skill_models::{
 use crate::cache::{DiscoveryStats, Loaded, Lookup, Prior, SummaryCache, failed_load, load_fresh};
 use crate::front_matter::{self, Split};
 use crate::parse::ParseOutcome;
+use crate::persist::DiskCache;
 use crate::precedence;
 use crate::provider::{self, ProviderSet, SkillProvider};
 use crate::read::{ReadError, read_all};
@@ -45,7 +46,7 @@ impl DiscoveryOptions {
 }
 
 /// A source root as discovery saw it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RootReport {
     pub label: String,
     pub path: PathBuf,
@@ -67,6 +68,8 @@ pub struct Discovery {
     /// What the walk behind `last` depended on: when every probe answers
     /// as before, `last` is the answer without walking at all.
     snapshot: Option<WalkSnapshot>,
+    /// Where `last` and `snapshot` survive the process, if anywhere.
+    disk: Option<DiskCache>,
 }
 
 impl Discovery {
@@ -77,7 +80,16 @@ impl Discovery {
             stats: DiscoveryStats::default(),
             last: None,
             snapshot: None,
+            disk: None,
         }
+    }
+
+    /// Keeps the last registry and its snapshot in `cache` too, so that a
+    /// later process with the same options and roots is answered from it
+    /// while nothing changed (see [`crate::persist`]).
+    pub fn with_disk_cache(mut self, cache: DiskCache) -> Self {
+        self.disk = Some(cache);
+        self
     }
 
     /// Counters of the last [`Discovery::build`].
@@ -99,6 +111,17 @@ impl Discovery {
         roots: &[SourceRoot],
         providers: &[Arc<dyn SkillProvider>],
     ) -> SkillRegistry {
+        let mut from_disk = false;
+        if providers.is_empty()
+            && self.last.is_none()
+            && let Some(disk) = &self.disk
+            && let Some((registry, snapshot)) = disk.load(&self.options, roots)
+        {
+            // No walk digest: a walk after a change builds afresh.
+            self.last = Some((0, registry));
+            self.snapshot = Some(snapshot);
+            from_disk = true;
+        }
         if providers.is_empty()
             && let Some((_, registry)) = &self.last
             && let Some(snapshot) = &self.snapshot
@@ -109,6 +132,7 @@ impl Discovery {
                 candidates: snapshot.candidates(),
                 cache_hits: snapshot.candidates(),
                 confirmed_by_stamps: true,
+                from_disk_cache: from_disk,
                 ..DiscoveryStats::default()
             };
             debug_assert!(skills <= snapshot.candidates());
@@ -228,6 +252,10 @@ impl Discovery {
         self.snapshot = providers
             .is_empty()
             .then(|| WalkSnapshot::new(snapshots, stats.candidates));
+        if let (Some(disk), Some(snapshot)) = (&self.disk, &self.snapshot) {
+            self.stats.written_to_disk_cache =
+                disk.store(&self.options, roots, &registry, snapshot);
+        }
         registry
     }
 }
@@ -248,6 +276,23 @@ pub struct SkillRegistry {
 }
 
 impl SkillRegistry {
+    /// A registry from what a build produced (for [`crate::persist`]).
+    pub(crate) fn from_parts(
+        skills: BTreeMap<SkillId, Arc<SkillSummary>>,
+        diagnostics: Vec<Diagnostic>,
+        roots: Vec<RootReport>,
+        options: &DiscoveryOptions,
+    ) -> Self {
+        SkillRegistry {
+            skills: Arc::new(skills),
+            diagnostics: Arc::new(diagnostics),
+            roots,
+            max_skill_file_bytes: options.max_skill_file_bytes,
+            disabled_ids: options.disabled_ids.clone(),
+            providers: ProviderSet::default(),
+        }
+    }
+
     /// An empty registry (skills disabled).
     pub fn empty() -> Self {
         SkillRegistry::default()

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use bcode_fs::{DirHandle, FileStamp, below};
+use serde::{Deserialize, Serialize};
 
 use crate::sources::SourceRoot;
 
@@ -226,4 +227,121 @@ fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool 
         };
         found == probe.expect
     })
+}
+
+/// A snapshot as written to disk by [`crate::persist`]: the probes of each
+/// root, without the roots themselves (the file is keyed by them).
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct StoredSnapshot {
+    candidates: usize,
+    roots: Vec<StoredRoot>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredRoot {
+    canonical: Option<PathBuf>,
+    base: Option<PathBuf>,
+    /// `(start, end, follow, stamp)`; a stamp is `[len, mtime s, mtime ns,
+    /// ctime s, ctime ns, dev, ino]`, an error `[errno]`.
+    probes: Vec<(u32, u32, bool, Vec<i128>)>,
+    paths: String,
+}
+
+impl WalkSnapshot {
+    /// The snapshot as stored, when every root is trusted (an untrusted one
+    /// would only make the next process walk anyway).
+    pub(crate) fn to_stored(&self) -> Option<StoredSnapshot> {
+        let roots = self
+            .roots
+            .iter()
+            .map(|root| {
+                root.trusted.then(|| StoredRoot {
+                    canonical: root.canonical.clone(),
+                    base: root.base.clone(),
+                    probes: root
+                        .probes
+                        .iter()
+                        .map(|p| (p.relative.0, p.relative.1, p.follow, encode(p.expect)))
+                        .collect(),
+                    paths: root.paths.clone(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(StoredSnapshot {
+            candidates: self.candidates,
+            roots,
+        })
+    }
+
+    /// The stored snapshot for `roots` (which the file was keyed by).
+    /// `None` when it does not fit them or a value is out of range.
+    pub(crate) fn from_stored(stored: StoredSnapshot, roots: &[SourceRoot]) -> Option<Self> {
+        if stored.roots.len() != roots.len() {
+            return None;
+        }
+        let roots = stored
+            .roots
+            .into_iter()
+            .zip(roots)
+            .map(|(stored, root)| {
+                let probes = stored
+                    .probes
+                    .into_iter()
+                    .map(|(start, end, follow, expect)| {
+                        let in_range = start <= end
+                            && stored.paths.is_char_boundary(start as usize)
+                            && stored.paths.is_char_boundary(end as usize);
+                        in_range.then_some(())?;
+                        Some(Probe {
+                            relative: (start, end),
+                            follow,
+                            expect: decode(&expect)?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(RootSnapshot {
+                    root: root.clone(),
+                    canonical: stored.canonical,
+                    base: stored.base,
+                    probes,
+                    paths: stored.paths,
+                    trusted: true,
+                    started: SystemTime::UNIX_EPOCH,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(WalkSnapshot {
+            roots,
+            candidates: stored.candidates,
+        })
+    }
+}
+
+fn encode(expect: Expect) -> Vec<i128> {
+    match expect {
+        Expect::Stamp(s) => vec![
+            i128::from(s.len),
+            i128::from(s.modified.0),
+            i128::from(s.modified.1),
+            i128::from(s.changed.0),
+            i128::from(s.changed.1),
+            i128::from(s.dev),
+            i128::from(s.ino),
+        ],
+        Expect::Error(code) => vec![i128::from(code)],
+    }
+}
+
+fn decode(values: &[i128]) -> Option<Expect> {
+    match values {
+        [code] => Some(Expect::Error(i32::try_from(*code).ok()?)),
+        [len, ms, mns, cs, cns, dev, ino] => Some(Expect::Stamp(FileStamp {
+            len: u64::try_from(*len).ok()?,
+            modified: (i64::try_from(*ms).ok()?, i64::try_from(*mns).ok()?),
+            changed: (i64::try_from(*cs).ok()?, i64::try_from(*cns).ok()?),
+            dev: u64::try_from(*dev).ok()?,
+            ino: u64::try_from(*ino).ok()?,
+        })),
+        _ => None,
+    }
 }

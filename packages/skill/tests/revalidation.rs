@@ -234,3 +234,85 @@ fn other_roots_mean_a_walk() {
     f.roots.pop();
     f.changed("a root dropped");
 }
+
+// ------------------------------------------------------------ disk cache
+
+fn with_disk(cache: &Path, config: &SkillsConfig) -> Discovery {
+    Discovery::new(DiscoveryOptions::from_config(config))
+        .with_disk_cache(bcode_skill::DiskCache::new(cache))
+}
+
+fn summaries(registry: &SkillRegistry) -> Vec<bcode_skill_models::SkillSummary> {
+    registry.skills().cloned().collect()
+}
+
+#[test]
+fn another_process_is_answered_from_the_disk_cache_while_nothing_changes() {
+    let f = Fixture::new();
+    age(&f.base);
+    let cache = f.base.join("state/cache");
+    let config = SkillsConfig::default();
+    let mut first = with_disk(&cache, &config);
+    let walked = first.build(&f.roots);
+    assert!(first.last_stats().written_to_disk_cache);
+    assert!(!first.last_stats().from_disk_cache);
+
+    // A new Discovery stands for a new process.
+    let mut second = with_disk(&cache, &config);
+    let loaded = second.build(&f.roots);
+    let stats = second.last_stats();
+    assert!(stats.from_disk_cache && stats.confirmed_by_stamps);
+    assert_eq!(stats.files_read, 0);
+    assert_eq!(summaries(&loaded), summaries(&walked));
+    assert_eq!(loaded.diagnostics(), walked.diagnostics());
+    assert_eq!(loaded.roots(), walked.roots());
+    assert_eq!(report(&loaded, &f.base), report(&walked, &f.base));
+
+    // Other options are another entry: no answer from this one.
+    let mut disabled = SkillsConfig::default();
+    disabled.disabled.ids = vec!["alpha".into()];
+    let mut third = with_disk(&cache, &disabled);
+    let registry = third.build(&f.roots);
+    assert!(!third.last_stats().from_disk_cache);
+    assert!(registry.get("alpha").is_none());
+}
+
+#[test]
+fn a_change_or_a_damaged_file_means_a_walk_and_a_fresh_entry() {
+    let f = Fixture::new();
+    age(&f.base);
+    let cache = f.base.join("state/cache");
+    let config = SkillsConfig::default();
+    with_disk(&cache, &config).build(&f.roots);
+
+    fs::write(
+        f.skills().join("beta/SKILL.md"),
+        "---\ndescription: Beta, edited.\n---\n",
+    )
+    .unwrap();
+    let mut after_edit = with_disk(&cache, &config);
+    let registry = after_edit.build(&f.roots);
+    assert!(!after_edit.last_stats().confirmed_by_stamps);
+    assert_eq!(
+        registry.get("beta").unwrap().manifest.description,
+        "Beta, edited."
+    );
+
+    // Damage every cache file: it is ignored, the walk answers, and a
+    // readable entry replaces it.
+    age(&f.base);
+    for entry in fs::read_dir(&cache).unwrap() {
+        fs::write(entry.unwrap().path(), "{not json").unwrap();
+    }
+    let mut damaged = with_disk(&cache, &config);
+    let registry = damaged.build(&f.roots);
+    assert!(!damaged.last_stats().from_disk_cache);
+    assert!(damaged.last_stats().written_to_disk_cache);
+    assert_eq!(
+        registry.get("beta").unwrap().manifest.description,
+        "Beta, edited."
+    );
+    let mut next = with_disk(&cache, &config);
+    next.build(&f.roots);
+    assert!(next.last_stats().from_disk_cache);
+}

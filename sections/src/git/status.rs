@@ -30,11 +30,15 @@ pub struct StatusSplit {
 
 impl Default for StatusSplit {
     fn default() -> Self {
+        // Asked once per process: the answer reads cgroup files each time.
+        static GROUPS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         StatusSplit {
             min_entries: 4096,
-            groups: std::thread::available_parallelism()
-                .map_or(1, usize::from)
-                .clamp(1, 4),
+            groups: *GROUPS.get_or_init(|| {
+                std::thread::available_parallelism()
+                    .map_or(1, usize::from)
+                    .clamp(1, 4)
+            }),
         }
     }
 }

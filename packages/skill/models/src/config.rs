@@ -54,6 +54,10 @@ pub struct SkillsConfig {
     pub preview_max_chars: usize,
     /// Follow symlinks (Nix, Home Manager); `false` skips them with a diagnostic.
     pub follow_symlinks: bool,
+    /// Keep the last discovery in the state directory, so a later one-shot
+    /// render of unchanged skill trees checks file stamps instead of reading
+    /// every skill file again.
+    pub disk_cache: bool,
     /// `[skills.sources]`
     pub sources: SkillsSourcesConfig,
     /// `[skills.disabled]`
@@ -75,6 +79,7 @@ impl Default for SkillsConfig {
             max_skill_file_bytes: 262_144,
             preview_max_chars: 2000,
             follow_symlinks: true,
+            disk_cache: true,
             sources: SkillsSourcesConfig::default(),
             disabled: SkillsDisabledConfig::default(),
             prompt: SkillsPromptConfig::default(),

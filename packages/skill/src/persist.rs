@@ -1,0 +1,256 @@
+//! The discovery cache that survives the process: the last registry built
+//! from a set of roots, with the walk snapshot that vouches for it, in one
+//! file under the state directory. A fresh process (a one-shot `render`)
+//! checks the snapshot's stamps (one `statx` per file, no read) and, when
+//! nothing changed, takes the registry from the file instead of reading
+//! and parsing every skill again.
+//!
+//! The file is only ever a shortcut: it is keyed by everything the build
+//! depends on (format, crate version, options, roots), it is used only when
+//! every stamp answers as recorded, and anything wrong with it (missing,
+//! unreadable, oversized, malformed, another key) means an ordinary walk.
+//! Writes go to a temporary file renamed into place, so a reader never sees
+//! half a file; at most [`MAX_FILES`] files are kept.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use bcode_skill_models::{Diagnostic, SkillSummary};
+use serde::{Deserialize, Serialize};
+
+use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
+use crate::snapshot::{StoredSnapshot, WalkSnapshot};
+use crate::sources::SourceRoot;
+
+/// Bumped whenever what is written changes meaning.
+const FORMAT: u32 = 1;
+
+/// Files larger than this are not read (nor written).
+const MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// Cache files kept in the folder; the least recently written go first.
+const MAX_FILES: usize = 32;
+
+/// Where a discovery keeps its cache file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+/// The file, as read.
+#[derive(Deserialize)]
+struct Stored {
+    format: u32,
+    /// What the build depended on, in full (the file name is its hash).
+    key: String,
+    snapshot: StoredSnapshot,
+    skills: Vec<SkillSummary>,
+    diagnostics: Vec<Diagnostic>,
+    reports: Vec<RootReport>,
+}
+
+/// The file, as written: the same fields, borrowed from the registry
+/// (cloning 10,000 summaries to write them doubled the memory of a render).
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    format: u32,
+    key: &'a str,
+    snapshot: StoredSnapshot,
+    skills: Vec<&'a SkillSummary>,
+    diagnostics: &'a [Diagnostic],
+    reports: &'a [RootReport],
+}
+
+impl DiskCache {
+    /// A cache in `dir` (created on first write; for Bcode,
+    /// `<state dir>/cache/skills`).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        DiskCache { dir: dir.into() }
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("discovery-{name}.json"))
+    }
+
+    /// The registry and snapshot stored for these options and roots, if any.
+    pub(crate) fn load(
+        &self,
+        options: &DiscoveryOptions,
+        roots: &[SourceRoot],
+    ) -> Option<(SkillRegistry, WalkSnapshot)> {
+        let key = key(options, roots);
+        let bytes = bcode_fs::read_bounded(&self.file(&name(&key)), MAX_BYTES).ok()?;
+        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
+        drop(bytes);
+        if stored.format != FORMAT || stored.key != key {
+            return None;
+        }
+        let snapshot = WalkSnapshot::from_stored(stored.snapshot, roots)?;
+        let mut skills = BTreeMap::new();
+        for skill in stored.skills {
+            skills.insert(skill.manifest.id.clone(), Arc::new(skill));
+        }
+        let registry =
+            SkillRegistry::from_parts(skills, stored.diagnostics, stored.reports, options);
+        Some((registry, snapshot))
+    }
+
+    /// Stores `registry` and `snapshot` for these options and roots. Best
+    /// effort: a cache that cannot be written is simply not there next time.
+    pub(crate) fn store(
+        &self,
+        options: &DiscoveryOptions,
+        roots: &[SourceRoot],
+        registry: &SkillRegistry,
+        snapshot: &WalkSnapshot,
+    ) -> bool {
+        let Some(snapshot) = snapshot.to_stored() else {
+            return false;
+        };
+        let key = key(options, roots);
+        let stored = StoredRef {
+            format: FORMAT,
+            key: &key,
+            snapshot,
+            skills: registry.skills().collect(),
+            diagnostics: registry.diagnostics(),
+            reports: registry.roots(),
+        };
+        if create_private_dir(&self.dir).is_err() {
+            return false;
+        }
+        let name = name(&key);
+        let target = self.file(&name);
+        let temporary = self
+            .dir
+            .join(format!(".discovery-{name}.{}.tmp", std::process::id()));
+        // Streamed to the file, never held whole in memory. A path that is
+        // not UTF-8 cannot be written as JSON: then there is no entry.
+        let written = fs::File::create(&temporary).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(256 * 1024, file);
+            serde_json::to_writer(&mut out, &stored).map_err(std::io::Error::other)?;
+            let file = out.into_inner().map_err(|err| err.into_error())?;
+            if file.metadata()?.len() > MAX_BYTES as u64 {
+                return Err(std::io::Error::other("larger than the cache limit"));
+            }
+            fs::rename(&temporary, &target)
+        });
+        if written.is_err() {
+            let _ = fs::remove_file(&temporary);
+            return false;
+        }
+        self.prune();
+        true
+    }
+
+    /// Keeps the [`MAX_FILES`] most recently written cache files, and
+    /// removes temporary files a process left behind (older than an hour).
+    fn prune(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
+                continue;
+            };
+            if name.starts_with("discovery-") && name.ends_with(".json") {
+                files.push((modified, entry.path()));
+            } else if name.starts_with(".discovery-")
+                && name.ends_with(".tmp")
+                && modified < hour_ago
+            {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+        if files.len() <= MAX_FILES {
+            return;
+        }
+        files.sort();
+        for (_, path) in &files[..files.len() - MAX_FILES] {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// Everything a stored build depends on: the format, this crate's version
+/// (summaries may be parsed differently by another), the options and the
+/// roots. Stored whole and compared exactly; only the file name is a hash.
+fn key(options: &DiscoveryOptions, roots: &[SourceRoot]) -> String {
+    format!(
+        "{FORMAT}|{}|{options:?}|{roots:?}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn name(key: &str) -> String {
+    let mut hasher = crate::fxhash::FxHasher::default();
+    key.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn pruning_keeps_the_newest_entries_and_drops_stale_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DiskCache::new(dir.path());
+        let now = SystemTime::now();
+        for i in 0..MAX_FILES + 5 {
+            let path = dir.path().join(format!("discovery-{i:016x}.json"));
+            fs::write(&path, "{}").unwrap();
+            let age = Duration::from_secs(60 * (MAX_FILES + 5 - i) as u64);
+            fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(now - age)
+                .unwrap();
+        }
+        let stale = dir.path().join(".discovery-x.1.tmp");
+        let fresh = dir.path().join(".discovery-y.2.tmp");
+        for path in [&stale, &fresh] {
+            fs::write(path, "").unwrap();
+        }
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(now - Duration::from_secs(7200))
+            .unwrap();
+        cache.prune();
+        let kept: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        assert_eq!(kept.len(), MAX_FILES);
+        // The oldest five went.
+        for i in 0..5 {
+            assert!(!kept.contains(&format!("discovery-{i:016x}.json")));
+        }
+        assert!(!stale.exists());
+        assert!(fresh.exists(), "another process may still be writing it");
+    }
+}
