@@ -138,6 +138,8 @@ fn at_line(line: Option<usize>) -> String {
 /// The template environment with overrides applied.
 pub struct Templates {
     env: Environment<'static>,
+    /// Every embedded template name, sorted.
+    names: Vec<&'static str>,
     /// Override file per overridden template name.
     overridden: BTreeMap<String, String>,
     warnings: Vec<TemplateWarning>,
@@ -180,14 +182,19 @@ impl Templates {
             // the defaults; should it ever fail, minijinja's defaults remain.
             env.set_syntax(syntax);
         }
+        // Embedded templates are compiled when first used, not up front: a
+        // render uses a fraction of them, and compiling all of them was a
+        // tenth of a small render. (`compile_all` checks every one.)
+        let mut embedded: BTreeMap<&'static str, &'static str> = BTreeMap::new();
         for (name, source) in sets.iter().flat_map(|set| set.iter()) {
-            env.add_template(name, source)
-                .map_err(|err| builtin_error(name, TemplatePhase::Parse, &err))?;
+            embedded.insert(name, source);
         }
+        let names: Vec<&'static str> = embedded.keys().copied().collect();
+        env.set_loader(move |name| Ok(embedded.get(name).map(|source| (*source).to_owned())));
         let mut overridden = BTreeMap::new();
         let mut warnings = Vec::new();
         for TemplateOverride { name, file, source } in overrides {
-            if env.get_template(&name).is_err() {
+            if !names.contains(&name.as_str()) {
                 warnings.push(TemplateWarning::UnknownTemplate { name, file });
                 continue;
             }
@@ -197,6 +204,7 @@ impl Templates {
         }
         Ok(Templates {
             env,
+            names,
             overridden,
             warnings,
         })
@@ -204,13 +212,21 @@ impl Templates {
 
     /// Every template name, sorted (for docs and `--explain`).
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .env
-            .templates()
-            .map(|(name, _)| name.to_owned())
-            .collect();
-        names.sort();
-        names
+        self.names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    /// Compiles every template now, so a broken one is an error here rather
+    /// than at its first render (tests, and tools that validate overrides).
+    pub fn compile_all(&self) -> Result<(), TemplateError> {
+        for name in &self.names {
+            if let Err(err) = self.env.get_template(name) {
+                return Err(match self.overridden.get(*name) {
+                    Some(file) => override_error(name, file, TemplatePhase::Parse, &err),
+                    None => builtin_error(name, TemplatePhase::Parse, &err),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Warnings collected while applying overrides.

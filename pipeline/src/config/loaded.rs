@@ -226,11 +226,27 @@ pub(crate) fn merge(
     }
 
     // An optional key no layer set has no figment value; it is a default.
+    // Figment merges every layer again on each lookup, so each top-level
+    // table is looked up once and its keys found inside it.
+    let mut tables: BTreeMap<String, Option<figment::value::Value>> = BTreeMap::new();
     let origins = SHAPE
         .leaf_keys()
         .into_iter()
         .map(|key| {
-            let origin = locate(&key).0;
+            let (head, rest) = key.split_once('.').unwrap_or((key.as_str(), ""));
+            let table = tables
+                .entry(head.to_owned())
+                .or_insert_with(|| figment.find_value(head).ok());
+            let value = match table {
+                Some(table) if rest.is_empty() => Some(&*table),
+                Some(table) => table.find_ref(rest),
+                None => None,
+            };
+            let origin = value
+                .and_then(|value| figment.get_metadata(value.tag()))
+                .and_then(|metadata| by_name.get(metadata.name.as_ref()))
+                .and_then(|index| all.get(*index))
+                .map_or(Origin::Default, |layer| layer.origin.clone());
             (key, origin)
         })
         .collect();
