@@ -67,8 +67,8 @@ impl SkillTemplates {
     pub fn embedded() -> Self {
         match Self::with_overrides(&BTreeMap::new()) {
             Ok(templates) => templates,
-            // The embedded templates are compiled in every test run; an empty
-            // environment is the harmless fallback should one ever break.
+            // Without overrides nothing can fail here; an empty environment
+            // is the harmless fallback should that ever change.
             Err(_) => SkillTemplates { env: base_env() },
         }
     }
@@ -76,17 +76,34 @@ impl SkillTemplates {
     /// The embedded templates with some replaced: `overrides` maps a template
     /// name (e.g. `skills/catalog.j2`) to its source. Names this registry
     /// does not use are ignored (the caller reports them).
+    ///
+    /// Overrides are compiled here (a broken one is an error now); the
+    /// embedded templates on first use, as most renders use few of them.
     pub fn with_overrides(overrides: &BTreeMap<String, String>) -> Result<Self, TemplateError> {
         let mut env = base_env();
-        for (name, source) in EMBEDDED {
-            let source = overrides
-                .get(*name)
-                .cloned()
-                .unwrap_or_else(|| (*source).to_owned());
-            env.add_template_owned(*name, source)
-                .map_err(|err| TemplateError::from_minijinja(name, &err))?;
+        env.set_loader(|name| {
+            Ok(EMBEDDED
+                .iter()
+                .find(|(embedded, _)| *embedded == name)
+                .map(|(_, source)| (*source).to_owned()))
+        });
+        for (name, _) in EMBEDDED {
+            if let Some(source) = overrides.get(*name) {
+                env.add_template_owned(*name, source.clone())
+                    .map_err(|err| TemplateError::from_minijinja(name, &err))?;
+            }
         }
         Ok(SkillTemplates { env })
+    }
+
+    /// Compiles every template now (tests; tools validating overrides).
+    pub fn compile_all(&self) -> Result<(), TemplateError> {
+        for (name, _) in EMBEDDED {
+            self.env
+                .get_template(name)
+                .map_err(|err| TemplateError::from_minijinja(name, &err))?;
+        }
+        Ok(())
     }
 
     /// Renders template `name` with `context`.
@@ -117,4 +134,17 @@ fn base_env() -> Environment<'static> {
         bcode_text::escape_xml(&value).into_owned()
     });
     env
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn every_embedded_template_compiles_and_a_broken_override_is_an_error_at_once() {
+        SkillTemplates::embedded().compile_all().unwrap();
+        let broken = BTreeMap::from([("skills/catalog.j2".to_owned(), "{% if %}".to_owned())]);
+        assert!(SkillTemplates::with_overrides(&broken).is_err());
+    }
 }
