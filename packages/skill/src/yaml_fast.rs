@@ -131,18 +131,7 @@ fn split_key(line: &str) -> Option<(&str, &str)> {
 fn inline_value(text: &str) -> Option<Value> {
     let text = text.trim_end();
     if let Some(inner) = text.strip_prefix('[') {
-        let inner = inner.strip_suffix(']')?;
-        if inner.contains(['[', ']', '{', '}', '"', '\'', '#']) {
-            return None;
-        }
-        if inner.trim().is_empty() {
-            return Some(Value::Array(Vec::new()));
-        }
-        return inner
-            .split(',')
-            .map(|item| plain(item.trim()))
-            .collect::<Option<Vec<_>>>()
-            .map(Value::Array);
+        return flow_list(inner.strip_suffix(']')?).map(Value::Array);
     }
     if let Some(inner) = text.strip_prefix('"') {
         let inner = inner.strip_suffix('"')?;
@@ -157,6 +146,57 @@ fn inline_value(text: &str) -> Option<Value> {
         return Some(Value::String(inner.replace("''", "'")));
     }
     plain(text)
+}
+
+/// The items of a flow list (`[a, "b", 'c']`, without the brackets): plain
+/// or quoted strings separated by commas. Quoted items may hold commas and
+/// brackets; anything nested, escaped or trailing is left to the full parser.
+fn flow_list(inner: &str) -> Option<Vec<Value>> {
+    let mut items = Vec::new();
+    let mut rest = inner.trim();
+    if rest.is_empty() {
+        return Some(items);
+    }
+    loop {
+        let (item, after) = if let Some(quoted) = rest.strip_prefix('"') {
+            let end = quoted.find('"')?;
+            let body = &quoted[..end];
+            if body.contains('\\') {
+                return None;
+            }
+            (Value::String(body.to_owned()), &quoted[end + 1..])
+        } else if let Some(quoted) = rest.strip_prefix('\'') {
+            // The closing quote is the first one not doubled.
+            let bytes = quoted.as_bytes();
+            let mut at = 0;
+            let end = loop {
+                let next = at + quoted[at..].find('\'')?;
+                if bytes.get(next + 1) == Some(&b'\'') {
+                    at = next + 2;
+                } else {
+                    break next;
+                }
+            };
+            let body = quoted[..end].replace("''", "'");
+            (Value::String(body), &quoted[end + 1..])
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let text = rest[..end].trim();
+            if text.contains(['[', ']', '{', '}', '"', '\'', '#']) {
+                return None;
+            }
+            (plain(text)?, &rest[end..])
+        };
+        items.push(item);
+        let after = after.trim_start_matches(' ');
+        if after.is_empty() {
+            return Some(items);
+        }
+        rest = after.strip_prefix(',')?.trim_start_matches(' ');
+        if rest.is_empty() {
+            return None;
+        }
+    }
 }
 
 /// A plain scalar that YAML can only read as a string.
@@ -186,6 +226,18 @@ mod tests {
 
     fn check(raw: &str, expected: Option<Value>) {
         assert_eq!(parse_simple(raw).map(Value::Object), expected, "{raw:?}");
+    }
+
+    #[test]
+    fn reads_flow_lists_of_quoted_strings() {
+        check(
+            "paths: [\"src/p00/**\", 'it''s, here', plain]\nempty: []\n",
+            Some(json!({"paths": ["src/p00/**", "it's, here", "plain"], "empty": []})),
+        );
+        // Escapes, a trailing comma and nesting are the full parser's.
+        check("a: [\"x\\\"y\"]\n", None);
+        check("a: [x, ]\n", None);
+        check("a: [[x]]\n", None);
     }
 
     #[test]
@@ -278,6 +330,15 @@ mod differential {
                 )),
             ("[a-z][a-z_-]{0,8}", proptest::collection::vec(word(), 0..3))
                 .prop_map(|(k, items)| format!("{k}: [{}]\n", items.join(", "))),
+            (
+                "[a-z][a-z_-]{0,8}",
+                proptest::collection::vec(scalar(), 0..4),
+                "[ ]{0,2}"
+            )
+                .prop_map(|(k, items, space)| format!(
+                    "{k}: [{}]\n",
+                    items.join(&format!("{space},{space}"))
+                )),
             ("[a-z][a-z_-]{0,8}", "[a-z][a-z_-]{0,8}", scalar())
                 .prop_map(|(k, n, v)| format!("{k}:\n  {n}: {v}\n")),
         ];
