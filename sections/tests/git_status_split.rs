@@ -154,3 +154,20 @@ fn a_clean_tree_and_a_small_cap_agree_too() {
     assert!(split.capped);
     assert_eq!(split.entries.len(), 5);
 }
+
+#[test]
+fn a_deleted_largest_folder_is_still_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    for i in 0..30 {
+        write(root, &format!("big/d{}/f{i}.txt", i % 5), "x\n");
+    }
+    write(root, "small/a.txt", "a\n");
+    commit_all(&repo);
+    fs::remove_dir_all(root.join("big")).unwrap();
+    write(root, "new.txt", "untracked\n");
+    let (split, combined) = both(&repo, 2);
+    assert_eq!(split, combined);
+    assert_eq!(split.total.deleted, 30);
+}

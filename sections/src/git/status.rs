@@ -49,10 +49,7 @@ pub fn status(
     max_entries: usize,
     split: StatusSplit,
 ) -> Result<StatusFacts, git2::Error> {
-    let merged = match plan(repo, split) {
-        Some(groups) => split_scan(repo, &groups)?,
-        None => combined_scan(repo)?,
-    };
+    let merged = scan(repo, split)?;
     let mut facts = StatusFacts::default();
     for change in merged.into_values() {
         let state = state_of(change.flags);
@@ -68,6 +65,71 @@ pub fn status(
         });
     }
     Ok(facts)
+}
+
+/// Every index entry takes at least this many bytes on disk (62 plus its
+/// path), so an index file smaller than this many bytes per entry of
+/// [`StatusSplit::min_entries`] cannot be split, and the helpers are only
+/// started for a larger one.
+const INDEX_BYTES_PER_ENTRY: u64 = 60;
+
+/// The combined run, or the split one when [`plan`] finds a split. Helper
+/// threads open their own repository and load its index while the plan is
+/// made on this thread (both read the same index; doing it one after the
+/// other was a quarter of the scan), then wait for their group.
+fn scan(repo: &Repository, split: StatusSplit) -> Result<Changes, git2::Error> {
+    let likely = split.groups >= 2
+        && std::fs::metadata(repo.path().join("index")).is_ok_and(|meta| {
+            meta.len() >= (split.min_entries as u64).saturating_mul(INDEX_BYTES_PER_ENTRY)
+        });
+    if !likely {
+        // Every index entry takes more than 60 bytes on disk, so a smaller
+        // index has fewer entries than the plan would split.
+        return combined_scan(repo);
+    }
+    let git_dir = repo.path().to_path_buf();
+    std::thread::scope(|scope| {
+        let mut senders = Vec::new();
+        let mut helpers = Vec::new();
+        for _ in 1..split.groups {
+            let (tx, rx) = std::sync::mpsc::channel::<Vec<String>>();
+            let git_dir = &git_dir;
+            senders.push(tx);
+            helpers.push(
+                scope.spawn(move || -> Result<Option<Changes>, git2::Error> {
+                    let repo = Repository::open(git_dir)?;
+                    repo.index()?;
+                    // A closed channel means no group for this helper.
+                    match rx.recv() {
+                        Ok(group) => run_group(&group, &repo).map(Some),
+                        Err(_) => Ok(None),
+                    }
+                }),
+            );
+        }
+        let Some(groups) = plan(repo, split) else {
+            drop(senders);
+            return combined_scan(repo);
+        };
+        let Some((first, rest)) = groups.split_first() else {
+            drop(senders);
+            return combined_scan(repo);
+        };
+        for (sender, group) in senders.into_iter().zip(rest) {
+            // A helper that died is noticed when joined.
+            let _ = sender.send(group.clone());
+        }
+        let mut results = own_share(repo, first);
+        for helper in helpers {
+            match helper.join() {
+                Ok(Ok(Some(changes))) => results.push(Ok(changes)),
+                Ok(Ok(None)) => {}
+                Ok(Err(err)) => results.push(Err(err)),
+                Err(_) => results.push(Err(git2::Error::from_str("a status thread failed"))),
+            }
+        }
+        merge(results)
+    })
 }
 
 /// One path's status as merged from the runs, keyed (and so ordered) by
@@ -99,46 +161,31 @@ fn combined_scan(repo: &Repository) -> Result<Changes, git2::Error> {
     Ok(changes)
 }
 
-fn split_scan(repo: &Repository, groups: &[Vec<String>]) -> Result<Changes, git2::Error> {
-    let git_dir = repo.path().to_path_buf();
-    let run_group = |group: &[String], repo: &Repository| -> Result<Changes, git2::Error> {
-        let mut opts = options(StatusShow::Workdir);
-        opts.disable_pathspec_match(true);
-        for path in group {
-            opts.pathspec(path.as_str());
-        }
+/// The calling thread's share of a split run: the first group and the
+/// staged run, on the repository whose index the plan already loaded (the
+/// plan gave this group less of the tree to make up for the staged run).
+fn own_share(repo: &Repository, first: &[String]) -> Vec<Result<Changes, git2::Error>> {
+    let staged = {
         let mut changes = Changes::new();
-        collect(repo, &mut opts, &mut changes)?;
-        Ok(changes)
+        collect(repo, &mut options(StatusShow::Index), &mut changes).map(|()| changes)
     };
-    let open = |git_dir: &Path| Repository::open(git_dir);
-    let Some((first, rest)) = groups.split_first() else {
-        return combined_scan(repo);
-    };
-    let results: Vec<Result<Changes, git2::Error>> = std::thread::scope(|scope| {
-        let others: Vec<_> = rest
-            .iter()
-            .map(|group| {
-                let git_dir = &git_dir;
-                scope.spawn(move || run_group(group, &open(git_dir)?))
-            })
-            .collect();
-        // The first group and the staged run share this thread and the
-        // repository whose index the plan already loaded (the plan gave
-        // this group less of the tree to make up for it).
-        let mut results = vec![run_group(first, repo), {
-            let mut changes = Changes::new();
-            collect(repo, &mut options(StatusShow::Index), &mut changes).map(|()| changes)
-        }];
-        for handle in others {
-            results.push(
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(git2::Error::from_str("a status thread failed"))),
-            );
-        }
-        results
-    });
+    vec![run_group(first, repo), staged]
+}
+
+/// Compares one group of literal paths with the index.
+fn run_group(group: &[String], repo: &Repository) -> Result<Changes, git2::Error> {
+    let mut opts = options(StatusShow::Workdir);
+    opts.disable_pathspec_match(true);
+    for path in group {
+        opts.pathspec(path.as_str());
+    }
+    let mut changes = Changes::new();
+    collect(repo, &mut opts, &mut changes)?;
+    Ok(changes)
+}
+
+/// The runs' changes merged by index path.
+fn merge(results: Vec<Result<Changes, git2::Error>>) -> Result<Changes, git2::Error> {
     let mut merged = Changes::new();
     for result in results {
         for (key, change) in result? {
@@ -278,16 +325,34 @@ fn plan(repo: &Repository, split: StatusSplit) -> Option<Vec<Vec<String>>> {
 /// folders with a trailing `/`. `None` when the disk cannot be listed.
 fn pieces_under(paths: &[String], workdir: &Path, prefix: &str) -> Option<BTreeMap<String, usize>> {
     let mut pieces = BTreeMap::new();
+    // Paths under one piece are contiguous in the sorted index: count runs.
     let start = paths.partition_point(|p| p.as_str() < prefix);
+    let mut run: Option<(&str, usize)> = None;
     for path in paths[start..].iter().take_while(|p| p.starts_with(prefix)) {
         let rest = &path[prefix.len()..];
         let piece = match rest.find('/') {
             Some(slash) => &rest[..=slash],
             None => rest,
         };
-        *pieces.entry(format!("{prefix}{piece}")).or_insert(0) += 1;
+        match &mut run {
+            Some((current, count)) if *current == piece => *count += 1,
+            _ => {
+                if let Some((done, count)) = run.replace((piece, 1)) {
+                    *pieces.entry(format!("{prefix}{done}")).or_insert(0) += count;
+                }
+            }
+        }
     }
-    for entry in std::fs::read_dir(workdir.join(prefix)).ok()? {
+    if let Some((done, count)) = run {
+        *pieces.entry(format!("{prefix}{done}")).or_insert(0) += count;
+    }
+    // A folder deleted from the disk still has its index entries above.
+    let listing = match std::fs::read_dir(workdir.join(prefix)) {
+        Ok(listing) => listing,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Some(pieces),
+        Err(_) => return None,
+    };
+    for entry in listing {
         let entry = entry.ok()?;
         let name = entry.file_name().into_string().ok()?;
         if prefix.is_empty() && name == ".git" {
