@@ -241,9 +241,9 @@ pub(crate) struct StoredSnapshot {
 struct StoredRoot {
     canonical: Option<PathBuf>,
     base: Option<PathBuf>,
-    /// `(start, end, follow, stamp)`; a stamp is `[len, mtime s, mtime ns,
-    /// ctime s, ctime ns, dev, ino]`, an error `[errno]`.
-    probes: Vec<(u32, u32, bool, Vec<i128>)>,
+    /// [`PROBE_WORDS`] numbers per probe, flat (a list per probe made
+    /// reading the file several times slower): see [`encode`].
+    probes: Vec<u64>,
     paths: String,
 }
 
@@ -258,11 +258,7 @@ impl WalkSnapshot {
                 root.trusted.then(|| StoredRoot {
                     canonical: root.canonical.clone(),
                     base: root.base.clone(),
-                    probes: root
-                        .probes
-                        .iter()
-                        .map(|p| (p.relative.0, p.relative.1, p.follow, encode(p.expect)))
-                        .collect(),
+                    probes: root.probes.iter().flat_map(encode).collect(),
                     paths: root.paths.clone(),
                 })
             })
@@ -284,19 +280,19 @@ impl WalkSnapshot {
             .into_iter()
             .zip(roots)
             .map(|(stored, root)| {
+                if stored.probes.len() % PROBE_WORDS != 0 {
+                    return None;
+                }
                 let probes = stored
                     .probes
-                    .into_iter()
-                    .map(|(start, end, follow, expect)| {
+                    .chunks_exact(PROBE_WORDS)
+                    .map(|words| {
+                        let probe = decode(words)?;
+                        let (start, end) = probe.relative;
                         let in_range = start <= end
                             && stored.paths.is_char_boundary(start as usize)
                             && stored.paths.is_char_boundary(end as usize);
-                        in_range.then_some(())?;
-                        Some(Probe {
-                            relative: (start, end),
-                            follow,
-                            expect: decode(&expect)?,
-                        })
+                        in_range.then_some(probe)
                     })
                     .collect::<Option<Vec<_>>>()?;
                 Some(RootSnapshot {
@@ -317,31 +313,52 @@ impl WalkSnapshot {
     }
 }
 
-fn encode(expect: Expect) -> Vec<i128> {
-    match expect {
-        Expect::Stamp(s) => vec![
-            i128::from(s.len),
-            i128::from(s.modified.0),
-            i128::from(s.modified.1),
-            i128::from(s.changed.0),
-            i128::from(s.changed.1),
-            i128::from(s.dev),
-            i128::from(s.ino),
+/// Numbers per stored probe: start, end, flags (1: follow, 2: an error),
+/// then length (or the error number), mtime s and ns, ctime s and ns,
+/// device and inode. Signed values are stored by their bits.
+const PROBE_WORDS: usize = 10;
+
+const FOLLOW: u64 = 1;
+const FAILED: u64 = 2;
+
+fn encode(probe: &Probe) -> [u64; PROBE_WORDS] {
+    let follow = if probe.follow { FOLLOW } else { 0 };
+    let (start, end) = (u64::from(probe.relative.0), u64::from(probe.relative.1));
+    match probe.expect {
+        Expect::Stamp(s) => [
+            start,
+            end,
+            follow,
+            s.len,
+            s.modified.0 as u64,
+            s.modified.1 as u64,
+            s.changed.0 as u64,
+            s.changed.1 as u64,
+            s.dev,
+            s.ino,
         ],
-        Expect::Error(code) => vec![i128::from(code)],
+        Expect::Error(code) => [start, end, follow | FAILED, code as u64, 0, 0, 0, 0, 0, 0],
     }
 }
 
-fn decode(values: &[i128]) -> Option<Expect> {
-    match values {
-        [code] => Some(Expect::Error(i32::try_from(*code).ok()?)),
-        [len, ms, mns, cs, cns, dev, ino] => Some(Expect::Stamp(FileStamp {
-            len: u64::try_from(*len).ok()?,
-            modified: (i64::try_from(*ms).ok()?, i64::try_from(*mns).ok()?),
-            changed: (i64::try_from(*cs).ok()?, i64::try_from(*cns).ok()?),
-            dev: u64::try_from(*dev).ok()?,
-            ino: u64::try_from(*ino).ok()?,
-        })),
-        _ => None,
-    }
+fn decode(words: &[u64]) -> Option<Probe> {
+    let &[start, end, flags, len, ms, mns, cs, cns, dev, ino] = words else {
+        return None;
+    };
+    let expect = if flags & FAILED != 0 {
+        Expect::Error(i32::try_from(len as i64).ok()?)
+    } else {
+        Expect::Stamp(FileStamp {
+            len,
+            modified: (ms as i64, mns as i64),
+            changed: (cs as i64, cns as i64),
+            dev,
+            ino,
+        })
+    };
+    Some(Probe {
+        relative: (u32::try_from(start).ok()?, u32::try_from(end).ok()?),
+        follow: flags & FOLLOW != 0,
+        expect,
+    })
 }
