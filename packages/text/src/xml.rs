@@ -49,23 +49,27 @@ pub fn escape_xml_into(out: &mut String, value: &str) {
 /// vector compares (safe Rust, no intrinsics): catalogs escape megabytes of
 /// mostly ordinary text, and the scan was the largest cost of formatting.
 fn first_special(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(BLOCK);
+    if bytes.len() < BLOCK {
+        return bytes.iter().position(|&b| is_special(b));
+    }
     let mut base = 0;
-    for chunk in &mut chunks {
-        if block_has_special(chunk) {
-            return chunk.iter().position(|&b| is_special(b)).map(|i| base + i);
+    while let Some(block) = bytes.get(base..base + BLOCK) {
+        if block_has_special(block) {
+            return block.iter().position(|&b| is_special(b)).map(|i| base + i);
         }
         base += BLOCK;
     }
-    // The tail (most values are shorter than a block) is tested the same
-    // way, padded with NUL, which is not special.
-    let rest = chunks.remainder();
-    let mut padded = [0u8; BLOCK];
-    padded[..rest.len()].copy_from_slice(rest);
-    if !block_has_special(&padded) {
-        return None;
+    // The tail is tested as the last whole block, overlapping bytes already
+    // found ordinary, so the first hit in it lies in the tail (copying the
+    // tail into a padded block cost a `memcpy` call per value).
+    if base < bytes.len() {
+        let start = bytes.len() - BLOCK;
+        let block = &bytes[start..];
+        if block_has_special(block) {
+            return block.iter().position(|&b| is_special(b)).map(|i| start + i);
+        }
     }
-    rest.iter().position(|&b| is_special(b)).map(|i| base + i)
+    None
 }
 
 const BLOCK: usize = 32;
