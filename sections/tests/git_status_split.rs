@@ -5,30 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
 use bcode_prompt_sections::git::StatusFacts;
 use bcode_prompt_sections::git::status::{StatusSplit, status};
-use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-fn commit_all(repo: &Repository) {
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let sig = Signature::new("T", "t@example.com", &Time::new(0, 0)).unwrap();
-    repo.commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
-        .unwrap();
-}
+use common::{commit_all, write};
+use git2::{Repository, RepositoryInitOptions};
 
 const ALWAYS: StatusSplit = StatusSplit {
     min_entries: 0,
@@ -76,7 +61,7 @@ fn split_and_combined_scans_agree_on_every_kind_of_change() {
         "moved.txt",
         "a file that will move to another folder entirely\n",
     );
-    commit_all(&repo);
+    commit_all(&repo, "base");
 
     write(root, "a/f0.txt", "modified\n");
     write(root, "c/deep/er/f1.txt", "modified deep\n");
@@ -141,7 +126,7 @@ fn a_clean_tree_and_a_small_cap_agree_too() {
     for i in 0..40 {
         write(root, &format!("d{}/f{i}.txt", i % 7), "x\n");
     }
-    commit_all(&repo);
+    commit_all(&repo, "base");
     let (split, combined) = both(&repo, 2);
     assert_eq!(split, combined);
     assert!(split.entries.is_empty());
@@ -164,7 +149,7 @@ fn a_deleted_largest_folder_is_still_covered() {
         write(root, &format!("big/d{}/f{i}.txt", i % 5), "x\n");
     }
     write(root, "small/a.txt", "a\n");
-    commit_all(&repo);
+    commit_all(&repo, "base");
     fs::remove_dir_all(root.join("big")).unwrap();
     write(root, "new.txt", "untracked\n");
     let (split, combined) = both(&repo, 2);

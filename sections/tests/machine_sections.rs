@@ -6,6 +6,8 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -24,7 +26,8 @@ use bcode_prompt_sections::probe::{
 use bcode_prompt_sections::toolchain::{
     self, ToolCommand, ToolOmission, ToolVersion, ToolchainFacts, ToolchainLimits,
 };
-use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
+use common::{commit_all, write};
+use git2::{Repository, RepositoryInitOptions};
 
 /// A machine that answers from constants.
 struct FakeMachine {
@@ -360,27 +363,6 @@ fn init(dir: &Path) -> Repository {
     let mut opts = RepositoryInitOptions::new();
     opts.initial_head("main");
     Repository::init_opts(dir, &opts).unwrap()
-}
-
-fn commit_all(repo: &Repository, message: &str) -> git2::Oid {
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    // A planted identity: it must never show up in a section.
-    let sig = Signature::new("Planted Author", "planted@example.com", &Time::new(0, 0)).unwrap();
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
-        .unwrap()
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 const GIT_SECTIONS: &[&str] = &[

@@ -100,21 +100,7 @@ mod tests {
 
     fn skill(id: &str, kind: SourceKind, path: &str) -> Arc<SkillSummary> {
         Arc::new(SkillSummary {
-            manifest: SkillManifest {
-                id: SkillId::parse(id).unwrap_or_else(|_| unreachable!()),
-                name: id.to_owned(),
-                description: String::new(),
-                version: None,
-                activation: Default::default(),
-                permissions: Default::default(),
-                disable_model_invocation: false,
-                thinking_effort: None,
-                model: None,
-                license: None,
-                compatibility: None,
-                metadata: BTreeMap::new(),
-                extra: BTreeMap::new(),
-            },
+            manifest: SkillManifest::new(SkillId::parse(id).unwrap_or_else(|_| unreachable!())),
             source: SkillSource {
                 kind,
                 label: format!("{kind:?}"),

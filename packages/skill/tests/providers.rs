@@ -8,7 +8,6 @@
 mod support;
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,31 +18,23 @@ use bcode_skill::{
     format_catalog, require_permission,
 };
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillActivation,
-    SkillContextRequest, SkillContextResponse, SkillError, SkillId, SkillLayout, SkillManifest,
-    SkillPermissionHints, SkillSource, SkillsConfig, SkillsPromptConfig, SourceKind,
+    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,
+    SkillContextResponse, SkillError, SkillId, SkillLayout, SkillManifest, SkillPermissionHints,
+    SkillSource, SkillsConfig, SkillsPromptConfig, SourceKind,
 };
 use serde_json::json;
 
 fn manifest(id: &str, description: &str) -> SkillManifest {
     SkillManifest {
-        id: SkillId::parse(id).unwrap(),
         name: format!("{id} (plugin)"),
         description: description.into(),
         version: Some("1.0.0".into()),
-        activation: SkillActivation::default(),
         // Advisory: listing the script permission here must grant nothing.
         permissions: SkillPermissionHints {
             tools: vec![SCRIPT_EXECUTE_PERMISSION.into()],
             allowed_tools: vec![],
         },
-        disable_model_invocation: false,
-        thinking_effort: None,
-        model: None,
-        license: None,
-        compatibility: None,
-        metadata: BTreeMap::new(),
-        extra: BTreeMap::new(),
+        ..SkillManifest::new(SkillId::parse(id).unwrap())
     }
 }
 

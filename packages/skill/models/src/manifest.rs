@@ -45,3 +45,25 @@ pub struct SkillManifest {
     /// Fields Bcode does not know, kept so hosts and plugins can read them.
     pub extra: BTreeMap<String, serde_json::Value>,
 }
+
+impl SkillManifest {
+    /// A manifest with only an id (also its name) and every other field
+    /// empty, for providers and tests to fill in with struct update syntax.
+    pub fn new(id: SkillId) -> Self {
+        SkillManifest {
+            name: id.to_string(),
+            id,
+            description: String::new(),
+            version: None,
+            activation: SkillActivation::default(),
+            permissions: SkillPermissionHints::default(),
+            disable_model_invocation: false,
+            thinking_effort: None,
+            model: None,
+            license: None,
+            compatibility: None,
+            metadata: BTreeMap::new(),
+            extra: BTreeMap::new(),
+        }
+    }
+}
