@@ -156,3 +156,31 @@ fn a_deleted_largest_folder_is_still_covered() {
     assert_eq!(split, combined);
     assert_eq!(split.total.deleted, 30);
 }
+
+#[test]
+fn ignored_folders_and_files_stay_ignored_when_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    write(root, ".gitignore", "target/\n*.log\nsrc/gen/\n");
+    for i in 0..12 {
+        write(root, &format!("src/m{}/f{i}.rs", i % 3), "x\n");
+    }
+    commit_all(&repo, "base");
+    write(root, "target/debug/out.bin", "ignored\n");
+    write(root, "build.log", "ignored\n");
+    write(
+        root,
+        "src/gen/a.rs",
+        "ignored folder inside a split piece\n",
+    );
+    write(
+        root,
+        "src/m1/trace.log",
+        "ignored file inside a split piece\n",
+    );
+    write(root, "src/m2/new.rs", "untracked\n");
+    let (split, combined) = both(&repo, 2);
+    assert_eq!(split, combined);
+    assert_eq!(lines(&combined), ["?? src/m2/new.rs"]);
+}
