@@ -139,10 +139,11 @@ fn run_gen_corpus(n: usize, out: &Path) -> bool {
 }
 
 /// Moves the modification time of every regular file under `dir` that is
-/// younger than [`AGE`] an hour back. Symlinks are skipped (their targets
+/// younger than [`AGE`] an hour back, then waits out the racy window. Symlinks are skipped (their targets
 /// are files of the same tree).
 pub fn age_files(dir: &Path) -> io::Result<()> {
     let past = SystemTime::now() - AGE;
+    let mut touched = false;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         for entry in fs::read_dir(&current)? {
@@ -155,8 +156,14 @@ pub fn age_files(dir: &Path) -> io::Result<()> {
                     .write(true)
                     .open(entry.path())?
                     .set_modified(past)?;
+                touched = true;
             }
         }
+    }
+    // Setting an mtime back makes the ctime now, and discovery trusts no
+    // stamp changed within its two-second racy window: wait it out once.
+    if touched {
+        std::thread::sleep(std::time::Duration::from_millis(2100));
     }
     Ok(())
 }

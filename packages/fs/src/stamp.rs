@@ -124,11 +124,22 @@ impl FileStamp {
     /// Whether the file was modified within `window` before `at` (or its
     /// time is unknown): a change made in the same clock tick as the stamp
     /// would then not move the stamp, so it cannot be trusted alone.
+    ///
+    /// The later of the modification and status-change times counts: an
+    /// mtime can be set back (`cp -p`, `rsync -t`, `tar`), the ctime cannot.
     pub fn is_racy(&self, at: SystemTime, window: Duration) -> bool {
-        match self.modified_time() {
-            Some(modified) => modified + window >= at,
-            None => true,
-        }
+        // An unknown modification time is never trusted.
+        let Some(modified) = self.modified_time() else {
+            return true;
+        };
+        let changed = u64::try_from(self.changed.0)
+            .ok()
+            .zip(u32::try_from(self.changed.1).ok())
+            .and_then(|(secs, nanos)| {
+                SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+            });
+        let latest = changed.map_or(modified, |changed| changed.max(modified));
+        latest + window >= at
     }
 }
 
@@ -148,6 +159,15 @@ mod tests {
         let later = SystemTime::now() + Duration::from_secs(60);
         assert!(!stamp.is_racy(later, window));
         assert!(stamp.identity().is_some());
+        // Setting the mtime back does not make a just-written file old.
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        let set_back = FileStamp::of(&std::fs::metadata(&path).unwrap());
+        assert!(set_back.is_racy(SystemTime::now(), window));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
@@ -51,10 +51,16 @@ struct Entry {
 /// Hashing or copying the path again per lookup showed in profiles. Two
 /// origins sharing a key cannot share an entry: an entry also matches on
 /// the file's stamp, whose device and inode differ between distinct files.
-#[derive(Default)]
 pub struct SummaryCache {
     entries: HashMap<u64, Entry, crate::fxhash::FxBuildHasher>,
     generation: u64,
+    racy_window: Duration,
+}
+
+impl Default for SummaryCache {
+    fn default() -> Self {
+        SummaryCache::new(RACY_WINDOW)
+    }
 }
 
 impl std::fmt::Debug for SummaryCache {
@@ -94,13 +100,23 @@ pub struct Loaded {
 }
 
 impl SummaryCache {
+    /// An empty cache that re-verifies entries modified within
+    /// `racy_window` of their last check.
+    pub fn new(racy_window: Duration) -> Self {
+        SummaryCache {
+            entries: HashMap::default(),
+            generation: 0,
+            racy_window,
+        }
+    }
+
     /// Looks `candidate` up without touching the file.
     pub fn lookup(&mut self, candidate: &Candidate) -> Lookup {
         let generation = self.generation;
         match self.entries.get_mut(&candidate.origin_key) {
             Some(entry) if entry.stamp == candidate.stamp => {
                 entry.generation = generation;
-                if entry.stamp.is_racy(entry.verified_at, RACY_WINDOW) {
+                if entry.stamp.is_racy(entry.verified_at, self.racy_window) {
                     Lookup::Verify(Prior {
                         hash: entry.hash,
                         outcome: Arc::clone(&entry.outcome),
@@ -153,6 +169,7 @@ pub fn load_fresh(
     candidate: &Candidate,
     max_bytes: usize,
     now: SystemTime,
+    racy_window: Duration,
     prior: Option<Prior>,
 ) -> Loaded {
     let fresh = |outcome: ParseOutcome, read: bool, parsed: bool, cacheable: bool| Loaded {
@@ -177,7 +194,7 @@ pub fn load_fresh(
     };
     // Hash only what a later racy check will compare: entries modified
     // within the window now, or re-verified ones.
-    let hash = (prior.is_some() || candidate.stamp.is_racy(now, RACY_WINDOW))
+    let hash = (prior.is_some() || candidate.stamp.is_racy(now, racy_window))
         .then(|| blake3::hash(&bytes));
     if let Some(prior) = prior
         && prior.hash.is_some()

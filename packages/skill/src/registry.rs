@@ -75,8 +75,8 @@ pub struct Discovery {
 impl Discovery {
     pub fn new(options: DiscoveryOptions) -> Self {
         Discovery {
+            cache: SummaryCache::new(options.walk.racy_window),
             options,
-            cache: SummaryCache::default(),
             stats: DiscoveryStats::default(),
             last: None,
             snapshot: None,
@@ -208,7 +208,13 @@ impl Discovery {
             return registry;
         }
         let max_bytes = self.options.max_skill_file_bytes;
-        for (slot, loaded) in load_in_parallel(&candidates, jobs, max_bytes, now) {
+        for (slot, loaded) in load_in_parallel(
+            &candidates,
+            jobs,
+            max_bytes,
+            now,
+            self.options.walk.racy_window,
+        ) {
             stats.files_read += usize::from(loaded.read);
             stats.files_parsed += usize::from(loaded.parsed);
             stats.cache_hits += usize::from(loaded.reused);
@@ -471,6 +477,7 @@ fn load_in_parallel(
     jobs: Vec<(usize, Option<Prior>)>,
     max_bytes: usize,
     now: SystemTime,
+    racy_window: std::time::Duration,
 ) -> Vec<(usize, Loaded)> {
     const PER_THREAD_MIN: usize = 64;
     let threads = crate::worker_threads().min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
@@ -495,7 +502,10 @@ fn load_in_parallel(
                     .root
                     .as_deref()
                     .and_then(|root| roots.get(root)?.as_ref());
-                (slot, load_fresh(root, candidate, max_bytes, now, prior))
+                (
+                    slot,
+                    load_fresh(root, candidate, max_bytes, now, racy_window, prior),
+                )
             })
             .collect()
     };

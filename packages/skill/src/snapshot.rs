@@ -60,10 +60,11 @@ pub(crate) struct RootSnapshot {
     paths: String,
     trusted: bool,
     started: SystemTime,
+    racy_window: Duration,
 }
 
 impl RootSnapshot {
-    pub(crate) fn new(root: &SourceRoot, started: SystemTime) -> Self {
+    pub(crate) fn new(root: &SourceRoot, started: SystemTime, racy_window: Duration) -> Self {
         RootSnapshot {
             root: root.clone(),
             canonical: None,
@@ -72,6 +73,7 @@ impl RootSnapshot {
             paths: String::new(),
             trusted: true,
             started,
+            racy_window,
         }
     }
 
@@ -89,7 +91,7 @@ impl RootSnapshot {
     /// Records that looking up `path` (following a final symlink or not)
     /// answered `stamp`.
     pub(crate) fn stamp(&mut self, path: &Path, follow: bool, stamp: FileStamp) {
-        if stamp.is_racy(self.started, RACY_WINDOW) {
+        if stamp.is_racy(self.started, self.racy_window) {
             self.trusted = false;
             return;
         }
@@ -303,6 +305,7 @@ impl WalkSnapshot {
                     paths: stored.paths,
                     trusted: true,
                     started: SystemTime::UNIX_EPOCH,
+                    racy_window: RACY_WINDOW,
                 })
             })
             .collect::<Option<Vec<_>>>()?;

@@ -25,6 +25,10 @@ pub struct WalkOptions {
     pub max_depth: usize,
     /// Directory entries looked at per root before the walk stops.
     pub max_entries: usize,
+    /// Files and folders changed this close to a build are too recent for
+    /// their stamps alone to vouch for them (see `snapshot.rs`); tests that
+    /// build right after writing set it to zero.
+    pub racy_window: std::time::Duration,
 }
 
 impl Default for WalkOptions {
@@ -33,6 +37,7 @@ impl Default for WalkOptions {
             follow_symlinks: true,
             max_depth: 12,
             max_entries: 200_000,
+            racy_window: crate::snapshot::RACY_WINDOW,
         }
     }
 }
@@ -99,7 +104,7 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
             canonical_root: None,
             candidates: Vec::new(),
             diagnostics: Vec::new(),
-            snapshot: RootSnapshot::new(root, started),
+            snapshot: RootSnapshot::new(root, started, options.racy_window),
         },
         visited: HashSet::new(),
         entries_seen: 0,

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_skill::{Discovery, DiscoveryOptions};
 use bcode_skill_models::{SkillsConfig, SourceKind};
-use support::{build, report, root, write_tree};
+use support::{build, past_racy_window, quick_options, report, root, write_tree};
 
 fn discover(dir: &std::path::Path, config: &SkillsConfig) -> String {
     discover_under(dir, dir, config)
@@ -237,8 +237,9 @@ fn unchanged_rebuild_reads_no_skill_file() {
             .set_modified(old)
             .unwrap();
     }
+    past_racy_window();
     let roots = [root(SourceKind::UserConfig, "user-config:skills", base)];
-    let mut discovery = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()));
+    let mut discovery = Discovery::new(quick_options(&SkillsConfig::default()));
     let first = discovery.build(&roots);
     assert_eq!(
         (

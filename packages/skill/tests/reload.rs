@@ -12,7 +12,7 @@ use bcode_skill::{
     DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, SkillTemplates,
 };
 use bcode_skill_models::{SkillsConfig, SourceKind};
-use support::{root, write_tree};
+use support::{past_racy_window, quick_options, root, write_tree};
 
 fn age(path: &std::path::Path) {
     let old = SystemTime::now() - Duration::from_secs(60);
@@ -36,15 +36,13 @@ fn metadata_check_reads_only_changed_files_and_sees_body_edits() {
     );
     age(&tmp.path().join("a/SKILL.md"));
     age(&tmp.path().join("b/SKILL.md"));
+    past_racy_window();
     let roots = vec![root(
         SourceKind::RepoBcode,
         "repo:.bcode/skills",
         tmp.path(),
     )];
-    let (mut live, registry) = LiveRegistry::new(
-        DiscoveryOptions::from_config(&SkillsConfig::default()),
-        roots,
-    );
+    let (mut live, registry) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
     assert_eq!(live.mode(), ReloadMode::MetadataCheck);
     let mut session = SkillSession::new(
         registry,

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
 use bcode_skill_models::{SkillsConfig, SourceKind};
-use support::{report, root, write_tree};
+use support::{past_racy_window, quick_options, report, root, write_tree};
 
 /// Moves the modification time of everything under `path` (itself
 /// included) an hour back, past the racy window, as for any tree not
@@ -71,7 +71,7 @@ impl Fixture {
             _tmp: tmp,
             base,
             roots,
-            discovery: Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())),
+            discovery: Discovery::new(quick_options(&SkillsConfig::default())),
         }
     }
 
@@ -91,6 +91,7 @@ impl Fixture {
     /// trusted stamps, the second is confirmed by them.
     fn settle(&mut self) -> SkillRegistry {
         age(&self.base);
+        past_racy_window();
         let walked = self.build();
         assert!(!self.confirmed(), "a build after a change walks");
         let confirmed = self.build();
@@ -107,8 +108,7 @@ impl Fixture {
     fn changed(&mut self, what: &str) -> SkillRegistry {
         let registry = self.build();
         assert!(!self.confirmed(), "{what}: the change was not noticed");
-        let fresh = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()))
-            .build(&self.roots);
+        let fresh = Discovery::new(quick_options(&SkillsConfig::default())).build(&self.roots);
         assert_eq!(
             report(&registry, &self.base),
             report(&fresh, &self.base),
@@ -138,6 +138,8 @@ fn an_unchanged_tree_is_confirmed_without_a_walk() {
 #[test]
 fn a_fresh_tree_is_walked_every_time() {
     let mut f = Fixture::new();
+    // The real window (two seconds): the tree was written just now.
+    f.discovery = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()));
     f.build();
     f.build();
     // Stamps inside the racy window cannot vouch for the files: they are
@@ -238,8 +240,7 @@ fn other_roots_mean_a_walk() {
 // ------------------------------------------------------------ disk cache
 
 fn with_disk(cache: &Path, config: &SkillsConfig) -> Discovery {
-    Discovery::new(DiscoveryOptions::from_config(config))
-        .with_disk_cache(bcode_skill::DiskCache::new(cache))
+    Discovery::new(quick_options(config)).with_disk_cache(bcode_skill::DiskCache::new(cache))
 }
 
 fn summaries(registry: &SkillRegistry) -> Vec<bcode_skill_models::SkillSummary> {
@@ -250,6 +251,7 @@ fn summaries(registry: &SkillRegistry) -> Vec<bcode_skill_models::SkillSummary> 
 fn another_process_is_answered_from_the_disk_cache_while_nothing_changes() {
     let f = Fixture::new();
     age(&f.base);
+    past_racy_window();
     let cache = f.base.join("state/cache");
     let config = SkillsConfig::default();
     let mut first = with_disk(&cache, &config);
@@ -281,6 +283,7 @@ fn another_process_is_answered_from_the_disk_cache_while_nothing_changes() {
 fn a_change_or_a_damaged_file_means_a_walk_and_a_fresh_entry() {
     let f = Fixture::new();
     age(&f.base);
+    past_racy_window();
     let cache = f.base.join("state/cache");
     let config = SkillsConfig::default();
     with_disk(&cache, &config).build(&f.roots);
@@ -301,6 +304,7 @@ fn a_change_or_a_damaged_file_means_a_walk_and_a_fresh_entry() {
     // Damage every cache file: it is ignored, the walk answers, and a
     // readable entry replaces it.
     age(&f.base);
+    past_racy_window();
     for entry in fs::read_dir(&cache).unwrap() {
         fs::write(entry.unwrap().path(), "{not json").unwrap();
     }

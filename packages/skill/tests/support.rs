@@ -122,3 +122,20 @@ pub fn discover_files(files: &[(&str, &str)]) -> String {
 pub fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap()
 }
+
+/// A short racy window for tests that build right after writing: stamps
+/// older than this are trusted (the default is two seconds).
+pub const TEST_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Discovery options with [`TEST_RACY_WINDOW`].
+pub fn quick_options(config: &SkillsConfig) -> DiscoveryOptions {
+    let mut options = DiscoveryOptions::from_config(config);
+    options.walk.racy_window = TEST_RACY_WINDOW;
+    options
+}
+
+/// Waits until everything written so far is older than [`TEST_RACY_WINDOW`]
+/// (a set-back mtime does not age a file: its ctime is still now).
+pub fn past_racy_window() {
+    std::thread::sleep(TEST_RACY_WINDOW + std::time::Duration::from_millis(50));
+}
