@@ -9,7 +9,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::time::{Duration, SystemTime};
 
-use bcode_skill::{Discovery, DiscoveryOptions};
+use bcode_skill::Discovery;
 use bcode_skill_models::{SkillsConfig, SourceKind};
 use support::{build, past_racy_window, quick_options, report, root, write_tree};
 
