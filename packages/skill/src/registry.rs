@@ -208,6 +208,10 @@ impl Discovery {
             return registry;
         }
         let max_bytes = self.options.max_skill_file_bytes;
+        // A file that could not be read (often transient: EMFILE, EIO) is
+        // not cached, so the next build tries again; the snapshot must not
+        // vouch for this registry either, in memory or on disk.
+        let mut all_cacheable = true;
         for (slot, loaded) in load_in_parallel(
             &candidates,
             jobs,
@@ -215,6 +219,7 @@ impl Discovery {
             now,
             self.options.walk.racy_window,
         ) {
+            all_cacheable &= loaded.cacheable;
             stats.files_read += usize::from(loaded.read);
             stats.files_parsed += usize::from(loaded.parsed);
             stats.cache_hits += usize::from(loaded.reused);
@@ -255,8 +260,7 @@ impl Discovery {
             providers: provided.providers,
         };
         self.last = providers.is_empty().then(|| (digest, registry.clone()));
-        self.snapshot = providers
-            .is_empty()
+        self.snapshot = (providers.is_empty() && all_cacheable)
             .then(|| WalkSnapshot::new(snapshots, stats.candidates));
         if let (Some(disk), Some(snapshot)) = (&self.disk, &self.snapshot) {
             self.stats.written_to_disk_cache =
