@@ -184,3 +184,46 @@ fn ignored_folders_and_files_stay_ignored_when_split() {
     assert_eq!(split, combined);
     assert_eq!(lines(&combined), ["?? src/m2/new.rs"]);
 }
+
+#[test]
+fn names_libgit2_would_read_as_patterns_keep_the_combined_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    for i in 0..12 {
+        write(root, &format!("app/m{}/f{i}.rs", i % 3), "x\n");
+    }
+    commit_all(&repo, "base");
+    for name in [
+        "app/[slug]/page.tsx",
+        "q?/a",
+        "#tmp/a",
+        "!bang/a",
+        "st*r/a",
+        "sp /a",
+    ] {
+        write(root, name, "untracked\n");
+    }
+    let (split, combined) = both(&repo, 2);
+    assert_eq!(lines(&split), lines(&combined));
+    assert_eq!(combined.entries.len(), 6, "{:#?}", lines(&combined));
+}
+
+#[test]
+fn a_case_insensitive_index_keeps_libgit2_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    repo.config()
+        .unwrap()
+        .set_bool("core.ignorecase", true)
+        .unwrap();
+    write(root, "keep.txt", "x\n");
+    commit_all(&repo, "base");
+    for name in ["B.txt", "a.txt", "C.txt"] {
+        write(root, name, "untracked\n");
+    }
+    let (split, combined) = both(&repo, 2);
+    assert_eq!(split, combined);
+    assert_eq!(lines(&combined), ["?? a.txt", "?? B.txt", "?? C.txt"]);
+}

@@ -49,9 +49,9 @@ pub fn status(
     max_entries: usize,
     split: StatusSplit,
 ) -> Result<StatusFacts, git2::Error> {
-    let merged = scan(repo, split)?;
+    let changes = scan(repo, split)?;
     let mut facts = StatusFacts::default();
-    for change in merged.into_values() {
+    for change in changes {
         let state = state_of(change.flags);
         facts.total.add(state);
         if facts.entries.len() >= max_entries {
@@ -77,7 +77,7 @@ const INDEX_BYTES_PER_ENTRY: u64 = 60;
 /// threads open their own repository and load its index while the plan is
 /// made on this thread (both read the same index; doing it one after the
 /// other was a quarter of the scan), then wait for their group.
-fn scan(repo: &Repository, split: StatusSplit) -> Result<Changes, git2::Error> {
+fn scan(repo: &Repository, split: StatusSplit) -> Result<Vec<Change>, git2::Error> {
     let likely = split.groups >= 2
         && std::fs::metadata(repo.path().join("index")).is_ok_and(|meta| {
             meta.len() >= (split.min_entries as u64).saturating_mul(INDEX_BYTES_PER_ENTRY)
@@ -128,7 +128,7 @@ fn scan(repo: &Repository, split: StatusSplit) -> Result<Changes, git2::Error> {
                 Err(_) => results.push(Err(git2::Error::from_str("a status thread failed"))),
             }
         }
-        merge(results)
+        merge(results).map(|merged| merged.into_values().collect())
     })
 }
 
@@ -151,12 +151,16 @@ fn options(show: StatusShow) -> StatusOptions {
     opts
 }
 
-fn combined_scan(repo: &Repository) -> Result<Changes, git2::Error> {
-    let mut changes = Changes::new();
+/// One combined libgit2 run, in libgit2's own order (which is
+/// case-insensitive where the index is).
+fn combined_scan(repo: &Repository) -> Result<Vec<Change>, git2::Error> {
+    let mut changes = Vec::new();
     collect(
         repo,
         &mut options(StatusShow::IndexAndWorkdir),
-        &mut changes,
+        &mut |_, change| {
+            changes.push(change);
+        },
     )?;
     Ok(changes)
 }
@@ -167,7 +171,10 @@ fn combined_scan(repo: &Repository) -> Result<Changes, git2::Error> {
 fn own_share(repo: &Repository, first: &[String]) -> Vec<Result<Changes, git2::Error>> {
     let staged = {
         let mut changes = Changes::new();
-        collect(repo, &mut options(StatusShow::Index), &mut changes).map(|()| changes)
+        collect(repo, &mut options(StatusShow::Index), &mut |key, change| {
+            changes.insert(key, change);
+        })
+        .map(|()| changes)
     };
     vec![run_group(first, repo), staged]
 }
@@ -180,7 +187,9 @@ fn run_group(group: &[String], repo: &Repository) -> Result<Changes, git2::Error
         opts.pathspec(path.as_str());
     }
     let mut changes = Changes::new();
-    collect(repo, &mut opts, &mut changes)?;
+    collect(repo, &mut opts, &mut |key, change| {
+        changes.insert(key, change);
+    })?;
     Ok(changes)
 }
 
@@ -206,11 +215,12 @@ fn merge(results: Vec<Result<Changes, git2::Error>>) -> Result<Changes, git2::Er
     Ok(merged)
 }
 
-/// Runs one status and adds its changes to `changes`.
+/// Runs one status and hands each change, with its path in the index, to
+/// `sink`, in libgit2's order.
 fn collect(
     repo: &Repository,
     opts: &mut StatusOptions,
-    changes: &mut Changes,
+    sink: &mut dyn FnMut(Vec<u8>, Change),
 ) -> Result<(), git2::Error> {
     let statuses = repo.statuses(Some(opts))?;
     for entry in statuses.iter() {
@@ -241,7 +251,7 @@ fn collect(
             }
             None => clean(&String::from_utf8_lossy(entry.path_bytes())),
         };
-        changes.insert(key, Change { flags, display });
+        sink(key, Change { flags, display });
     }
     Ok(())
 }
@@ -292,6 +302,14 @@ fn plan(repo: &Repository, split: StatusSplit) -> Option<Vec<Vec<String>>> {
         }
         pieces.remove(&largest);
         pieces.extend(pieces_under(&paths, &workdir, &largest)?);
+    }
+    // libgit2 still reads each path as a pattern when matching folders: a
+    // wildcard, a backslash or a leading `#`, `!` or `:` would change what
+    // it covers, so such a tree takes the combined run.
+    if pieces.keys().any(|piece| {
+        piece.contains(['[', ']', '*', '?', '\\']) || piece.starts_with(['#', '!', ':'])
+    }) {
+        return None;
     }
     // Largest first into the lightest group. A name that is both a folder
     // and a file (a type change) stays in one group.
