@@ -13,7 +13,15 @@ use serde_json::{Map, Value};
 
 /// The parsed mapping, or `None` when the text is outside the subset.
 pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
-    if raw.contains('\t') {
+    // YAML trims only spaces and tabs and rejects most control characters;
+    // Rust's `trim` knows all of Unicode's spaces. Text with a tab, a
+    // control character or a non-ASCII space is the full parser's.
+    let unusual = |c: char| {
+        c == '\t'
+            || (c.is_control() && c != '\n' && c != '\r')
+            || (c.is_whitespace() && !c.is_ascii())
+    };
+    if raw.chars().any(unusual) {
         return None;
     }
     let lines: Vec<&str> = raw
@@ -238,6 +246,11 @@ mod tests {
         check("a: [\"x\\\"y\"]\n", None);
         check("a: [x, ]\n", None);
         check("a: [[x]]\n", None);
+        // Non-ASCII spaces and control characters, inside or around items.
+        check("a: [\u{a0}\"x\"]\n", None);
+        check("a: [x\u{3000}]\n", None);
+        check("a: [\"x\u{7}\"]\n", None);
+        check("a: x\u{a0}\n", None);
     }
 
     #[test]
@@ -300,7 +313,7 @@ mod differential {
     }
 
     fn word() -> impl Strategy<Value = String> {
-        "[A-Za-zé][A-Za-z0-9 ._/()<>&%@!,:#'-]{0,24}"
+        "[A-Za-zé][A-Za-z0-9 ._/()<>&%@!,:#'\u{a0}\u{3000}\u{7}-]{0,24}"
     }
 
     fn scalar() -> impl Strategy<Value = String> {
