@@ -46,7 +46,12 @@ impl Fixture {
         write_tree(
             &skills,
             &[
-                ("alpha/SKILL.md", "---\ndescription: Alpha.\n---\nA\n"),
+                // A float whose shortest form reads back one unit off
+                // without exact float parsing (the disk cache must not).
+                (
+                    "alpha/SKILL.md",
+                    "---\ndescription: Alpha.\nmetadata:\n  score: 0.9042043054987173\n---\nA\n",
+                ),
                 ("beta/SKILL.md", "---\ndescription: Beta.\n---\nB\n"),
                 ("group/gamma/SKILL.md", "---\ndescription: Gamma.\n---\nG\n"),
                 ("docs/README.md", "# Just documentation\n"),
