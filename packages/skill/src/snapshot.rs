@@ -56,6 +56,11 @@ pub(crate) struct RootSnapshot {
     /// of a root that is a single file.
     base: Option<PathBuf>,
     probes: Vec<Probe>,
+    /// Each folder symlink followed, with where it led: whether such a
+    /// folder is inside the root (or a loop) depends on that canonical
+    /// path, which the target's own stamp does not cover (renaming a
+    /// parent of the target moves it). Few, so checked by path.
+    links: Vec<(PathBuf, PathBuf)>,
     /// The probes' relative paths, one after the other.
     paths: String,
     trusted: bool,
@@ -70,6 +75,7 @@ impl RootSnapshot {
             canonical: None,
             base: None,
             probes: Vec::new(),
+            links: Vec::new(),
             paths: String::new(),
             trusted: true,
             started,
@@ -96,6 +102,14 @@ impl RootSnapshot {
             return;
         }
         self.push(path, follow, Expect::Stamp(stamp));
+    }
+
+    /// Records that the folder symlink at `path` led to `canonical`.
+    pub(crate) fn link(&mut self, path: &Path, canonical: &Path) {
+        if self.trusted {
+            self.links
+                .push((path.to_path_buf(), canonical.to_path_buf()));
+        }
     }
 
     /// Records that looking up `path` failed with `err`.
@@ -145,6 +159,13 @@ impl RootSnapshot {
     /// not exist). `None` when it changed or cannot be trusted.
     fn reopen(&self, root: &SourceRoot) -> Option<Option<DirHandle>> {
         if !self.trusted || *root != self.root {
+            return None;
+        }
+        let links_hold = self
+            .links
+            .iter()
+            .all(|(link, before)| std::fs::canonicalize(link).is_ok_and(|now| now == *before));
+        if !links_hold {
             return None;
         }
         match (std::fs::canonicalize(&root.path), &self.canonical) {
@@ -243,6 +264,7 @@ pub(crate) struct StoredSnapshot {
 struct StoredRoot {
     canonical: Option<PathBuf>,
     base: Option<PathBuf>,
+    links: Vec<(PathBuf, PathBuf)>,
     /// [`PROBE_WORDS`] numbers per probe, flat (a list per probe made
     /// reading the file several times slower): see [`encode`].
     probes: Vec<u64>,
@@ -261,6 +283,7 @@ impl WalkSnapshot {
                     canonical: root.canonical.clone(),
                     base: root.base.clone(),
                     probes: root.probes.iter().flat_map(encode).collect(),
+                    links: root.links.clone(),
                     paths: root.paths.clone(),
                 })
             })
@@ -302,6 +325,7 @@ impl WalkSnapshot {
                     canonical: stored.canonical,
                     base: stored.base,
                     probes,
+                    links: stored.links,
                     paths: stored.paths,
                     trusted: true,
                     started: SystemTime::UNIX_EPOCH,

@@ -471,7 +471,10 @@ impl Walker<'_> {
         }
         let canonical = if via_link {
             match fs::canonicalize(&path) {
-                Ok(c) => Some(c),
+                Ok(c) => {
+                    self.result.snapshot.link(&path, &c);
+                    Some(c)
+                }
                 Err(err) => {
                     self.io_problem(&path, &err);
                     return None;

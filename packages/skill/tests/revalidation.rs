@@ -325,3 +325,36 @@ fn a_change_or_a_damaged_file_means_a_walk_and_a_fresh_entry() {
     next.build(&f.roots);
     assert!(next.last_stats().from_disk_cache);
 }
+
+#[test]
+fn a_linked_folder_moving_inside_the_root_is_noticed() {
+    // skills/L -> base/p/A, base/p -> base/ext: L leads outside the root,
+    // to a folder that is not a skill, so it is not searched.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let skills = base.join("skills");
+    write_tree(
+        &skills,
+        &[("alpha/SKILL.md", "---\ndescription: Alpha.\n---\n")],
+    );
+    fs::create_dir_all(skills.join(".store")).unwrap();
+    write_tree(
+        &base.join("ext"),
+        &[("A/s1/SKILL.md", "---\ndescription: S1.\n---\n")],
+    );
+    symlink(base.join("ext"), base.join("p")).unwrap();
+    symlink(base.join("p/A"), skills.join("L")).unwrap();
+    let roots = [root(SourceKind::UserConfig, "user-config:skills", &skills)];
+    let mut discovery = Discovery::new(quick_options(&SkillsConfig::default()));
+    past_racy_window();
+    assert_eq!(ids(&discovery.build(&roots)), ["alpha"]);
+
+    // Move the target inside the root and point p at it: the folder L
+    // reaches keeps its inode and stamps, but is now inside and searched.
+    fs::rename(base.join("ext"), skills.join(".store/ext")).unwrap();
+    fs::remove_file(base.join("p")).unwrap();
+    symlink(skills.join(".store/ext"), base.join("p")).unwrap();
+    let registry = discovery.build(&roots);
+    assert!(!discovery.last_stats().confirmed_by_stamps);
+    assert_eq!(ids(&registry), ["alpha", "s1"]);
+}
