@@ -6,23 +6,13 @@
 mod support;
 
 use std::fs;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use bcode_skill::{
     DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, SkillTemplates,
 };
 use bcode_skill_models::{SkillsConfig, SourceKind};
-use support::{past_racy_window, quick_options, root, write_tree};
-
-fn age(path: &std::path::Path) {
-    let old = SystemTime::now() - Duration::from_secs(60);
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-}
+use support::{age, past_racy_window, quick_options, root, write_tree};
 
 #[test]
 fn metadata_check_reads_only_changed_files_and_sees_body_edits() {

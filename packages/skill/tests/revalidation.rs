@@ -8,28 +8,10 @@ mod support;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
 
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
 use bcode_skill_models::{SkillsConfig, SourceKind};
-use support::{past_racy_window, quick_options, report, root, write_tree};
-
-/// Moves the modification time of everything under `path` (itself
-/// included) an hour back, past the racy window, as for any tree not
-/// written in the last seconds. Symlinks themselves are left alone.
-fn age(path: &Path) {
-    let old = SystemTime::now() - Duration::from_secs(3600);
-    let meta = fs::symlink_metadata(path).unwrap();
-    if meta.file_type().is_symlink() {
-        return;
-    }
-    if meta.is_dir() {
-        for entry in fs::read_dir(path).unwrap() {
-            age(&entry.unwrap().path());
-        }
-    }
-    fs::File::open(path).unwrap().set_modified(old).unwrap();
-}
+use support::{age, past_racy_window, quick_options, report, root, write_tree};
 
 struct Fixture {
     _tmp: tempfile::TempDir,

@@ -139,3 +139,21 @@ pub fn quick_options(config: &SkillsConfig) -> DiscoveryOptions {
 pub fn past_racy_window() {
     std::thread::sleep(TEST_RACY_WINDOW + std::time::Duration::from_millis(50));
 }
+
+/// Moves the modification time of everything under `path` (itself
+/// included) an hour back, as for a tree not written lately. Symlinks
+/// themselves are left alone. This does not age the status-change time:
+/// wait out the racy window too ([`past_racy_window`]).
+pub fn age(path: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let meta = fs::symlink_metadata(path).unwrap();
+    if meta.file_type().is_symlink() {
+        return;
+    }
+    if meta.is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+    fs::File::open(path).unwrap().set_modified(old).unwrap();
+}
