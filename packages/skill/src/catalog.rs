@@ -85,9 +85,11 @@ pub fn format_catalog<'s>(
     let mut entry_ends = Vec::with_capacity(visible.len());
     for skill in visible {
         let m = &skill.manifest;
-        full.push_str("  <skill>\n");
-        push_element(&mut full, "id", m.id.as_str());
-        push_element(&mut full, "name", &m.name);
+        // Each tag is written as one piece (a catalog of 10,000 skills made
+        // hundreds of thousands of tiny copies when tags were assembled
+        // from `<`, name and `>`).
+        push_element(&mut full, "  <skill>\n    <id>", m.id.as_str(), "</id>\n");
+        push_element(&mut full, "    <name>", &m.name, "</name>\n");
         if summary {
             match prompt.max_description_chars {
                 Some(max) => {
@@ -95,17 +97,28 @@ pub fn format_catalog<'s>(
                     if cut.truncation.is_some() {
                         catalog.descriptions_cut += 1;
                     }
-                    push_element(&mut full, "description", &cut.text);
+                    push_element(&mut full, DESCRIPTION, &cut.text, DESCRIPTION_END);
                 }
-                None => push_element(&mut full, "description", &m.description),
+                None => push_element(&mut full, DESCRIPTION, &m.description, DESCRIPTION_END),
             }
         }
-        push_element(&mut full, "location", &model_path(&skill.location));
+        push_element(
+            &mut full,
+            "    <location>",
+            &model_path(&skill.location),
+            "</location>\n",
+        );
         if summary && prompt.include_sources {
-            push_element(&mut full, "source", &skill.source.label);
+            push_element(
+                &mut full,
+                "    <source>",
+                &skill.source.label,
+                "</source>\n",
+            );
         }
         if summary && prompt.include_keywords && !m.activation.keywords.is_empty() {
-            push_element(&mut full, "keywords", &m.activation.keywords.join(", "));
+            let keywords = m.activation.keywords.join(", ");
+            push_element(&mut full, "    <keywords>", &keywords, "</keywords>\n");
         }
         full.push_str("  </skill>\n");
         entry_ends.push(full.len() - head.len());
@@ -191,15 +204,15 @@ pub fn format_catalog<'s>(
     Ok(catalog)
 }
 
-fn push_element(out: &mut String, name: &str, value: &str) {
-    out.push_str("    <");
-    out.push_str(name);
-    out.push('>');
+/// `open`, `value` escaped, `close`: one catalog element.
+fn push_element(out: &mut String, open: &str, value: &str, close: &str) {
+    out.push_str(open);
     escape_xml_into(out, value);
-    out.push_str("</");
-    out.push_str(name);
-    out.push_str(">\n");
+    out.push_str(close);
 }
+
+const DESCRIPTION: &str = "    <description>";
+const DESCRIPTION_END: &str = "</description>\n";
 
 /// A placeholder that cannot occur in rendered text (NUL), marking where the
 /// entries go in the rendered catalog template.
