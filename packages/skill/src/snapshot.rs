@@ -4,14 +4,16 @@
 //!
 //! The walk records a probe for every instruction file it accepted or
 //! rejected, every symlink it followed (or found dangling or looping) and
-//! every folder it listed. A folder's stamp moves when an entry is added,
+//! every folder it listed, and where each followed folder link led (whether
+//! such a folder is inside the root depends on that path, not on a stamp). A folder's stamp moves when an entry is added,
 //! removed or renamed in it, a file's when its content or identity changes;
 //! so when every probe answers as before, the walk would find the same
 //! candidates with the same stamps, and the last registry is the answer
 //! (the technique of git's untracked cache). Anything the probes cannot
 //! vouch for makes the snapshot untrusted and the next build walks: an
-//! I/O error, an exhausted entry budget, or a stamp inside the racy window
-//! (modified so recently that a second change could leave it as it is).
+//! I/O error, an exhausted entry budget, a file that could not be read, or
+//! a stamp inside the racy window (modified or changed so recently that a
+//! second change could leave it as it is).
 
 use std::io;
 use std::path::{Path, PathBuf};
