@@ -242,13 +242,7 @@ impl<'a> StageContext<'a> {
         limit: Option<Limit>,
         full_text_at: Option<&str>,
     ) -> Result<BoundedText, StageError> {
-        Ok(bounds::bound_text(
-            self.templates,
-            text,
-            limit,
-            &[],
-            full_text_at,
-        )?)
+        self.bound_at(text, limit, &[], full_text_at)
     }
 
     /// Like [`StageContext::bound`], preferring to cut at one of
