@@ -3,6 +3,8 @@
 //! a data format and are written here; every sentence around them comes from
 //! `templates/skills/catalog.j2`.
 
+use std::hint::black_box;
+
 use bcode_skill_models::{CatalogMode, SkillSummary, SkillsPromptConfig};
 use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into, model_path};
 use minijinja::context;
@@ -83,45 +85,48 @@ pub fn format_catalog<'s>(
     full.push_str(head);
     // Entry ends, as offsets into the entry list (not into `full`).
     let mut entry_ends = Vec::with_capacity(visible.len());
-    for skill in visible {
-        let m = &skill.manifest;
-        // Each tag is written as one piece (a catalog of 10,000 skills made
-        // hundreds of thousands of tiny copies when tags were assembled
-        // from `<`, name and `>`).
-        push_element(&mut full, "  <skill>\n    <id>", m.id.as_str(), "</id>\n");
-        push_element(&mut full, "    <name>", &m.name, "</name>\n");
-        if summary {
-            match prompt.max_description_chars {
-                Some(max) => {
-                    let cut = bound(&m.description, Limit::Chars(max), &|_| ellipsis.clone());
-                    if cut.truncation.is_some() {
-                        catalog.descriptions_cut += 1;
+    for chunk in visible.chunks(WARM_CHUNK) {
+        black_box(warm(chunk));
+        for skill in chunk {
+            let m = &skill.manifest;
+            // Each tag is written as one piece (a catalog of 10,000 skills made
+            // hundreds of thousands of tiny copies when tags were assembled
+            // from `<`, name and `>`).
+            push_element(&mut full, "  <skill>\n    <id>", m.id.as_str(), "</id>\n");
+            push_element(&mut full, "    <name>", &m.name, "</name>\n");
+            if summary {
+                match prompt.max_description_chars {
+                    Some(max) => {
+                        let cut = bound(&m.description, Limit::Chars(max), &|_| ellipsis.clone());
+                        if cut.truncation.is_some() {
+                            catalog.descriptions_cut += 1;
+                        }
+                        push_element(&mut full, DESCRIPTION, &cut.text, DESCRIPTION_END);
                     }
-                    push_element(&mut full, DESCRIPTION, &cut.text, DESCRIPTION_END);
+                    None => push_element(&mut full, DESCRIPTION, &m.description, DESCRIPTION_END),
                 }
-                None => push_element(&mut full, DESCRIPTION, &m.description, DESCRIPTION_END),
             }
-        }
-        push_element(
-            &mut full,
-            "    <location>",
-            &model_path(&skill.location),
-            "</location>\n",
-        );
-        if summary && prompt.include_sources {
             push_element(
                 &mut full,
-                "    <source>",
-                &skill.source.label,
-                "</source>\n",
+                "    <location>",
+                &model_path(&skill.location),
+                "</location>\n",
             );
+            if summary && prompt.include_sources {
+                push_element(
+                    &mut full,
+                    "    <source>",
+                    &skill.source.label,
+                    "</source>\n",
+                );
+            }
+            if summary && prompt.include_keywords && !m.activation.keywords.is_empty() {
+                let keywords = m.activation.keywords.join(", ");
+                push_element(&mut full, "    <keywords>", &keywords, "</keywords>\n");
+            }
+            full.push_str("  </skill>\n");
+            entry_ends.push(full.len() - head.len());
         }
-        if summary && prompt.include_keywords && !m.activation.keywords.is_empty() {
-            let keywords = m.activation.keywords.join(", ");
-            push_element(&mut full, "    <keywords>", &keywords, "</keywords>\n");
-        }
-        full.push_str("  </skill>\n");
-        entry_ends.push(full.len() - head.len());
     }
     full.push_str(tail);
     let render = |entries: &str| {
@@ -202,6 +207,34 @@ pub fn format_catalog<'s>(
         });
     }
     Ok(catalog)
+}
+
+/// Entries written per [`warm`] pass: enough independent loads to keep the
+/// memory system busy, few enough that the lines are still in L1/L2 when
+/// the entries are written (16-64 measured alike).
+const WARM_CHUNK: usize = 32;
+
+/// Loads one byte of every cache line of the values a chunk of entries is
+/// about to copy, before any of them is written. The summaries' strings are
+/// scattered over the heap, so each value's first line is a cache miss;
+/// taken one value at a time (scan, then copy) those misses ran one after
+/// the other and were half of formatting. Here the loads are independent, so
+/// the CPU has many in flight at once (n10000: 4.7 -> 2.2 ms). The folded
+/// byte only exists so the loads cannot be optimised away.
+fn warm(chunk: &[&SkillSummary]) -> u8 {
+    let mut acc = 0u8;
+    for s in chunk {
+        for value in [
+            s.manifest.id.as_str().as_bytes(),
+            s.manifest.name.as_bytes(),
+            s.manifest.description.as_bytes(),
+            s.location.as_os_str().as_encoded_bytes(),
+            s.source.label.as_bytes(),
+        ] {
+            acc ^= value.iter().step_by(64).fold(0, |a, &b| a ^ b);
+        }
+    }
+    acc
 }
 
 /// `open`, `value` escaped, `close`: one catalog element.
