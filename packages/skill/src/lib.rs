@@ -13,6 +13,7 @@ mod events;
 mod front_matter;
 mod fxhash;
 mod keywords;
+mod load_pool;
 mod manifest;
 mod parse;
 mod persist;

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillLayout, SkillSummary, SkillsConfig,
-    SourceKind,
+    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillLayout, SkillSource, SkillSummary,
+    SkillsConfig, SourceKind,
 };
 
-use crate::cache::{DiscoveryStats, Loaded, Lookup, Prior, SummaryCache, failed_load, load_fresh};
+use crate::cache::{DiscoveryStats, Lookup, SummaryCache, failed_load};
 use crate::front_matter::{self, Split};
+use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::parse::ParseOutcome;
 use crate::persist::DiskCache;
 use crate::precedence;
@@ -144,59 +145,51 @@ impl Discovery {
         let mut diagnostics = Vec::new();
         let mut reports = Vec::new();
         self.cache.begin_build();
-        let mut seen_files: HashMap<(u64, u64), PathBuf> = HashMap::new();
-        // Walk every root first; each candidate remembers its root.
-        let mut candidates: Vec<(usize, Candidate)> = Vec::new();
-        for (index, root) in roots.iter().enumerate() {
-            let walked = walk_root(root, &self.options.walk, now);
-            snapshots.push(walked.snapshot);
-            diagnostics.extend(walked.diagnostics);
-            for candidate in walked.candidates {
-                stats.candidates += 1;
-                if let Some(identity) = candidate.stamp.identity() {
-                    if let Some(first) = seen_files.get(&identity) {
-                        diagnostics.push(
-                            Diagnostic::info(
-                                DiagnosticCode::DuplicatePath,
-                                format!(
-                                    "`{}` is a second path to `{}`, already loaded",
-                                    candidate.origin.location.display(),
-                                    first.display()
-                                ),
-                            )
-                            .with_path(&candidate.origin.location),
-                        );
-                        continue;
-                    }
-                    seen_files.insert(identity, candidate.origin.location.clone());
-                }
-                candidates.push((index, candidate));
+        let queue = JobQueue::new(LoadSettings {
+            max_bytes: self.options.max_skill_file_bytes,
+            now,
+            racy_window: self.options.walk.racy_window,
+        });
+        let mut intake = Intake {
+            cache: &mut self.cache,
+            stats: &mut stats,
+            seen_files: HashMap::new(),
+            candidates: Vec::new(),
+            outcomes: Vec::new(),
+            duplicates: Vec::new(),
+            root_handle: None,
+        };
+        let walk_options = &self.options.walk;
+        // Walk every root in precedence order; each candidate is looked up
+        // in the cache as it is found and, when it must be read, loaded on
+        // the pool's workers while the walk goes on.
+        let (dispatched, results) = std::thread::scope(|scope| {
+            let mut pool = LoadPool::new(scope, &queue, crate::worker_threads());
+            for (index, root) in roots.iter().enumerate() {
+                let walked = walk_root(root, walk_options, now, &mut |candidate| {
+                    intake.accept(index, candidate, &mut pool);
+                });
+                snapshots.push(walked.snapshot);
+                diagnostics.extend(walked.diagnostics);
+                diagnostics.append(&mut intake.duplicates);
+                reports.push(RootReport {
+                    label: root.source.label.clone(),
+                    path: root.path.clone(),
+                    canonical: walked.canonical_root,
+                    skills_found: 0,
+                });
             }
-            reports.push(RootReport {
-                label: root.source.label.clone(),
-                path: root.path.clone(),
-                canonical: walked.canonical_root,
-                skills_found: 0,
-            });
-        }
-        // Cache hits need no I/O; everything else is read and parsed on
-        // worker threads (each job touches only its own file).
+            (pool.dispatched(), pool.finish())
+        });
+        let Intake {
+            candidates,
+            mut outcomes,
+            ..
+        } = intake;
         let digest = walk_digest(&reports, &candidates, &diagnostics);
-        let mut outcomes: Vec<Option<Arc<ParseOutcome>>> = vec![None; candidates.len()];
-        let mut jobs = Vec::new();
-        for (slot, (_, candidate)) in candidates.iter().enumerate() {
-            match self.cache.lookup(candidate) {
-                Lookup::Hit(outcome) => {
-                    stats.cache_hits += 1;
-                    outcomes[slot] = Some(outcome);
-                }
-                Lookup::Verify(prior) => jobs.push((slot, Some(prior))),
-                Lookup::Miss => jobs.push((slot, None)),
-            }
-        }
         // Nothing to read, the same files as last time, and no provider
         // whose answer could have changed: the last registry is the answer.
-        if jobs.is_empty()
+        if dispatched == 0
             && providers.is_empty()
             && let Some((last_digest, registry)) = &self.last
             && *last_digest == digest
@@ -207,24 +200,25 @@ impl Discovery {
             self.snapshot = Some(WalkSnapshot::new(snapshots, stats.candidates));
             return registry;
         }
-        let max_bytes = self.options.max_skill_file_bytes;
         // A file that could not be read (often transient: EMFILE, EIO) is
         // not cached, so the next build tries again; the snapshot must not
         // vouch for this registry either, in memory or on disk.
         let mut all_cacheable = true;
-        for (slot, loaded) in load_in_parallel(
-            &candidates,
-            jobs,
-            max_bytes,
-            now,
-            self.options.walk.racy_window,
-        ) {
+        for (slot, loaded) in results {
             all_cacheable &= loaded.cacheable;
             stats.files_read += usize::from(loaded.read);
             stats.files_parsed += usize::from(loaded.parsed);
             stats.cache_hits += usize::from(loaded.reused);
             self.cache.store(&candidates[slot].1, &loaded, now);
             outcomes[slot] = Some(loaded.outcome);
+        }
+        // A slot still empty was submitted but its worker died: its file
+        // becomes a diagnostic, like a load that panicked.
+        for (outcome, (_, candidate)) in outcomes.iter_mut().zip(&candidates) {
+            if outcome.is_none() {
+                all_cacheable = false;
+                *outcome = Some(failed_load(candidate).outcome);
+            }
         }
         let mut loaded = Vec::with_capacity(candidates.len());
         for ((root_index, _), outcome) in candidates.iter().zip(outcomes) {
@@ -443,7 +437,7 @@ fn normalize_body(body: &str) -> String {
 /// every file answered by the cache mean an identical registry.
 fn walk_digest(
     reports: &[RootReport],
-    candidates: &[(usize, Candidate)],
+    candidates: &[(usize, Arc<Candidate>)],
     diagnostics: &[Diagnostic],
 ) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -472,74 +466,81 @@ fn walk_digest(
     hasher.finish()
 }
 
-/// Loads `jobs` (candidate slot, prior cached outcome) on up to
-/// `available_parallelism` threads; small batches stay on this thread. A
-/// worker that panics (a parser bug) costs only its own files, which become
-/// `unreadable` diagnostics.
-fn load_in_parallel(
-    candidates: &[(usize, Candidate)],
-    jobs: Vec<(usize, Option<Prior>)>,
-    max_bytes: usize,
-    now: SystemTime,
-    racy_window: std::time::Duration,
-) -> Vec<(usize, Loaded)> {
-    const PER_THREAD_MIN: usize = 64;
-    let threads = crate::worker_threads().min(jobs.len().div_ceil(PER_THREAD_MIN).max(1));
-    // Each root held open, so files are opened relative to it (a shorter
-    // path walk in the kernel than from `/`, per file).
-    let mut roots: HashMap<&std::path::Path, Option<DirHandle>> = HashMap::new();
-    for (slot, _) in &jobs {
-        if let Some(root) = &candidates[*slot].1.origin.source.root {
-            roots
-                .entry(root.as_path())
-                .or_insert_with(|| DirHandle::open(root).ok());
-        }
-    }
-    let run = |chunk: Vec<(usize, Option<Prior>)>| -> Vec<(usize, Loaded)> {
-        chunk
-            .into_iter()
-            .map(|(slot, prior)| {
-                let candidate = &candidates[slot].1;
-                let root = candidate
-                    .origin
-                    .source
-                    .root
-                    .as_deref()
-                    .and_then(|root| roots.get(root)?.as_ref());
-                (
-                    slot,
-                    load_fresh(root, candidate, max_bytes, now, racy_window, prior),
-                )
-            })
-            .collect()
-    };
-    if threads <= 1 {
-        return run(jobs);
-    }
-    // Interleave jobs so each thread gets a similar mix of small and large files.
-    let mut chunks: Vec<Vec<(usize, Option<Prior>)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, job) in jobs.into_iter().enumerate() {
-        chunks[i % threads].push(job);
-    }
-    let mut out = Vec::new();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                let slots: Vec<usize> = chunk.iter().map(|(slot, _)| *slot).collect();
-                (slots, scope.spawn(move || run(chunk)))
-            })
-            .collect();
-        for (slots, handle) in handles {
-            match handle.join() {
-                Ok(loaded) => out.extend(loaded),
-                Err(_) => out.extend(
-                    slots
-                        .into_iter()
-                        .map(|slot| (slot, failed_load(&candidates[slot].1))),
-                ),
+/// What a build does with each candidate the walk finds, in walk order:
+/// drop second paths to a file already seen, answer from the cache, or
+/// submit a load.
+struct Intake<'a> {
+    cache: &'a mut SummaryCache,
+    stats: &'a mut DiscoveryStats,
+    /// File identity to the slot of the first candidate with it.
+    seen_files: HashMap<(u64, u64), usize>,
+    /// Every kept candidate with its root's index, by slot.
+    candidates: Vec<(usize, Arc<Candidate>)>,
+    /// Filled now for cache hits, after loading for the rest.
+    outcomes: Vec<Option<Arc<ParseOutcome>>>,
+    /// `duplicate_path` diagnostics of the root being walked.
+    duplicates: Vec<Diagnostic>,
+    /// The last root's handle, shared by its candidates (they share one
+    /// source), so files are opened relative to it.
+    root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
+}
+
+impl Intake<'_> {
+    fn accept(&mut self, root_index: usize, candidate: Candidate, pool: &mut LoadPool<'_, '_>) {
+        self.stats.candidates += 1;
+        if let Some(identity) = candidate.stamp.identity() {
+            if let Some(&first) = self.seen_files.get(&identity) {
+                self.duplicates.push(
+                    Diagnostic::info(
+                        DiagnosticCode::DuplicatePath,
+                        format!(
+                            "`{}` is a second path to `{}`, already loaded",
+                            candidate.origin.location.display(),
+                            self.candidates[first].1.origin.location.display()
+                        ),
+                    )
+                    .with_path(&candidate.origin.location),
+                );
+                return;
             }
+            self.seen_files.insert(identity, self.candidates.len());
         }
-    });
-    out
+        let slot = self.candidates.len();
+        let prior = match self.cache.lookup(&candidate) {
+            Lookup::Hit(outcome) => {
+                self.stats.cache_hits += 1;
+                self.candidates.push((root_index, Arc::new(candidate)));
+                self.outcomes.push(Some(outcome));
+                return;
+            }
+            Lookup::Verify(prior) => Some(prior),
+            Lookup::Miss => None,
+        };
+        let root = self.root_handle(&candidate.origin.source);
+        let candidate = Arc::new(candidate);
+        self.candidates.push((root_index, Arc::clone(&candidate)));
+        self.outcomes.push(None);
+        pool.submit(Job {
+            slot,
+            candidate,
+            root,
+            prior,
+        });
+    }
+
+    /// The held-open root of `source`, opened on its first load.
+    fn root_handle(&mut self, source: &Arc<SkillSource>) -> Option<Arc<DirHandle>> {
+        if let Some((known, handle)) = &self.root_handle
+            && Arc::ptr_eq(known, source)
+        {
+            return handle.clone();
+        }
+        let handle = source
+            .root
+            .as_deref()
+            .and_then(|root| DirHandle::open(root).ok())
+            .map(Arc::new);
+        self.root_handle = Some((Arc::clone(source), handle.clone()));
+        handle
+    }
 }

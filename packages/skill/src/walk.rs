@@ -54,11 +54,11 @@ pub struct Candidate {
     pub origin_key: u64,
 }
 
-/// What walking one root found.
+/// What walking one root found besides its candidates, which go to the
+/// walk's sink as they are found.
 #[derive(Debug)]
 pub struct WalkResult {
     pub canonical_root: Option<PathBuf>,
-    pub candidates: Vec<Candidate>,
     pub diagnostics: Vec<Diagnostic>,
     /// What the answer depended on, to confirm it later without a walk.
     pub(crate) snapshot: RootSnapshot,
@@ -96,13 +96,21 @@ const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
 /// Walks `root`. Missing default roots are silent; a missing configured root
 /// is a warning. `started` is when the build began (stamps modified shortly
 /// before it are too recent to vouch for an unchanged file).
-pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) -> WalkResult {
+///
+/// Each candidate goes to `sink` the moment it is found, in walk order, so
+/// the caller can start loading it while the walk goes on.
+pub fn walk_root(
+    root: &SourceRoot,
+    options: &WalkOptions,
+    started: SystemTime,
+    sink: &mut dyn FnMut(Candidate),
+) -> WalkResult {
     let mut w = Walker {
         root,
         options,
+        sink,
         result: WalkResult {
             canonical_root: None,
-            candidates: Vec::new(),
             diagnostics: Vec::new(),
             snapshot: RootSnapshot::new(root, started, options.racy_window),
         },
@@ -185,6 +193,7 @@ pub fn walk_root(root: &SourceRoot, options: &WalkOptions, started: SystemTime) 
 struct Walker<'a> {
     root: &'a SourceRoot,
     options: &'a WalkOptions,
+    sink: &'a mut dyn FnMut(Candidate),
     result: WalkResult,
     visited: HashSet<(u64, u64)>,
     entries_seen: usize,
@@ -605,7 +614,7 @@ impl Walker<'_> {
         meta: &FileInfo,
     ) {
         let source = self.source();
-        self.result.candidates.push(make_candidate(
+        (self.sink)(make_candidate(
             source,
             path.to_path_buf(),
             directory,

@@ -21,7 +21,11 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
             || (c.is_control() && c != '\n' && c != '\r')
             || (c.is_whitespace() && !c.is_ascii())
     };
-    if raw.chars().any(unusual) {
+    // Bytes first: pure ASCII without tabs or control characters (nearly
+    // every file) is settled by a branch-free fold the compiler vectorises;
+    // only text with a candidate byte is decoded char by char.
+    let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\r') | (b >= 0x7f);
+    if raw.bytes().fold(false, |hit, b| hit | suspect(b)) && raw.chars().any(unusual) {
         return None;
     }
     let lines: Vec<&str> = raw

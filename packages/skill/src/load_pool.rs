@@ -1,0 +1,200 @@
+//! Reading and parsing candidates on worker threads while the walk is still
+//! finding them.
+//!
+//! A cold build used to walk every root first and load afterwards, so one
+//! core idled while the walk listed folders and built candidates on the
+//! other. Here the walk hands each candidate over as soon as it exists:
+//! workers (one fewer than the cores, started once there is enough to do)
+//! load while the walk goes on, and the building thread joins them when the
+//! walk is done. Results carry their slot, so the registry comes out in the
+//! same order whatever thread loaded what.
+
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::{Duration, SystemTime};
+
+use bcode_fs::DirHandle;
+
+use crate::cache::{Loaded, Prior, failed_load, load_fresh};
+use crate::walk::Candidate;
+
+/// One file to load: its slot among the build's candidates, the candidate,
+/// the root it is opened relative to, and the cached outcome to re-verify.
+pub(crate) struct Job {
+    pub slot: usize,
+    pub candidate: Arc<Candidate>,
+    pub root: Option<Arc<DirHandle>>,
+    pub prior: Option<Prior>,
+}
+
+/// What every load of one build shares.
+pub(crate) struct LoadSettings {
+    pub max_bytes: usize,
+    pub now: SystemTime,
+    pub racy_window: Duration,
+}
+
+/// The queue between the walk and the workers. Jobs are handed over in
+/// batches, so a wake-up costs one system call per batch, not per file.
+pub(crate) struct JobQueue {
+    settings: LoadSettings,
+    state: Mutex<QueueState>,
+    ready: Condvar,
+}
+
+struct QueueState {
+    jobs: VecDeque<Job>,
+    /// No more jobs will come: idle workers leave.
+    closed: bool,
+}
+
+impl JobQueue {
+    pub fn new(settings: LoadSettings) -> Self {
+        JobQueue {
+            settings,
+            state: Mutex::new(QueueState {
+                jobs: VecDeque::new(),
+                closed: false,
+            }),
+            ready: Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, QueueState> {
+        // Nothing panics while holding the lock; a poisoned queue is still
+        // a consistent queue.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push_all(&self, jobs: &mut Vec<Job>) {
+        self.state().jobs.extend(jobs.drain(..));
+        self.ready.notify_all();
+    }
+
+    /// The next job; with `wait`, blocks until one comes or the queue closes.
+    fn next(&self, wait: bool) -> Option<Job> {
+        let mut state = self.state();
+        loop {
+            if let Some(job) = state.jobs.pop_front() {
+                return Some(job);
+            }
+            if state.closed || !wait {
+                return None;
+            }
+            state = self
+                .ready
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn close(&self) {
+        self.state().closed = true;
+        self.ready.notify_all();
+    }
+
+    /// Loads one job. A panic in a parser costs only that file, which
+    /// becomes an `unreadable` diagnostic.
+    fn run(&self, job: Job) -> (usize, Loaded) {
+        let Job {
+            slot,
+            candidate,
+            root,
+            prior,
+        } = job;
+        let settings = &self.settings;
+        let loaded = catch_unwind(AssertUnwindSafe(|| {
+            load_fresh(
+                root.as_deref(),
+                &candidate,
+                settings.max_bytes,
+                settings.now,
+                settings.racy_window,
+                prior,
+            )
+        }))
+        .unwrap_or_else(|_| failed_load(&candidate));
+        (slot, loaded)
+    }
+
+    fn work(&self) -> Vec<(usize, Loaded)> {
+        let mut done = Vec::new();
+        while let Some(job) = self.next(true) {
+            done.push(self.run(job));
+        }
+        done
+    }
+}
+
+/// The building thread's end of the queue: collects jobs, starts workers
+/// when there is enough to share, and finishes the loads.
+pub(crate) struct LoadPool<'scope, 'env> {
+    scope: &'scope Scope<'scope, 'env>,
+    queue: &'env JobQueue,
+    /// Jobs not yet handed over.
+    pending: Vec<Job>,
+    workers: Vec<ScopedJoinHandle<'scope, Vec<(usize, Loaded)>>>,
+    max_workers: usize,
+    dispatched: usize,
+}
+
+/// Jobs collected before they are handed over (and before the first worker
+/// starts: smaller builds load on the building thread alone, as a thread
+/// costs more than a handful of small files).
+const BATCH: usize = 64;
+
+impl<'scope, 'env> LoadPool<'scope, 'env> {
+    /// A pool whose workers, at most `threads - 1` of them, run in `scope`.
+    pub fn new(scope: &'scope Scope<'scope, 'env>, queue: &'env JobQueue, threads: usize) -> Self {
+        LoadPool {
+            scope,
+            queue,
+            pending: Vec::with_capacity(BATCH),
+            workers: Vec::new(),
+            max_workers: threads.saturating_sub(1),
+            dispatched: 0,
+        }
+    }
+
+    /// Queues one job.
+    pub fn submit(&mut self, job: Job) {
+        self.dispatched += 1;
+        self.pending.push(job);
+        if self.pending.len() >= BATCH && self.max_workers > 0 {
+            if self.workers.len() < self.max_workers {
+                let queue = self.queue;
+                self.workers.push(self.scope.spawn(move || queue.work()));
+            }
+            self.queue.push_all(&mut self.pending);
+        }
+    }
+
+    /// How many jobs were submitted.
+    pub fn dispatched(&self) -> usize {
+        self.dispatched
+    }
+
+    /// Loads what is left on this thread beside the workers, then collects
+    /// every result. A worker that died (it cannot panic in a load, but
+    /// anything else) leaves its slots empty; the caller fills those.
+    pub fn finish(mut self) -> Vec<(usize, Loaded)> {
+        let mut done = Vec::with_capacity(self.dispatched);
+        if self.workers.is_empty() {
+            done.extend(self.pending.drain(..).map(|job| self.queue.run(job)));
+        } else {
+            self.queue.push_all(&mut self.pending);
+        }
+        while let Some(job) = self.queue.next(false) {
+            done.push(self.queue.run(job));
+        }
+        self.queue.close();
+        for worker in self.workers {
+            if let Ok(loaded) = worker.join() {
+                done.extend(loaded);
+            }
+        }
+        done
+    }
+}
