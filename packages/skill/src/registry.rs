@@ -204,6 +204,7 @@ impl Discovery {
         // not cached, so the next build tries again; the snapshot must not
         // vouch for this registry either, in memory or on disk.
         let mut all_cacheable = true;
+        self.cache.reserve(results.len());
         for (slot, loaded) in results {
             all_cacheable &= loaded.cacheable;
             stats.files_read += usize::from(loaded.read);
