@@ -10,7 +10,7 @@ use crate::front_matter::{self, Split};
 /// How much of a file discovery reads first: enough for almost any front
 /// matter (a few hundred bytes), so bodies are not read until a skill is
 /// used. The read grows while the block is still open.
-const PREFIX_BYTES: usize = 4 * 1024;
+const PREFIX_BYTES: usize = 2 * 1024;
 
 pub use bcode_fs::ReadError;
 use bcode_fs::{DirHandle, open_regular, read_rest};
