@@ -165,9 +165,19 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
         if self.pending.len() >= BATCH && self.max_workers > 0 {
             if self.workers.len() < self.max_workers {
                 let queue = self.queue;
-                self.workers.push(self.scope.spawn(move || queue.work()));
+                // A thread that cannot be started leaves its share to the
+                // others, or to this thread in `finish`.
+                match std::thread::Builder::new()
+                    .name("bcode-skill-load".into())
+                    .spawn_scoped(self.scope, move || queue.work())
+                {
+                    Ok(worker) => self.workers.push(worker),
+                    Err(_) => self.max_workers = self.workers.len(),
+                }
             }
-            self.queue.push_all(&mut self.pending);
+            if !self.workers.is_empty() {
+                self.queue.push_all(&mut self.pending);
+            }
         }
     }
 

@@ -699,20 +699,33 @@ fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
     };
     let per_thread = children.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        for chunk in children.chunks_mut(per_thread) {
+        let mut chunks = children.chunks_mut(per_thread);
+        let own = chunks.next();
+        for chunk in chunks {
             let handle = &handle;
-            scope.spawn(move || {
-                for child in chunk {
-                    let info = match handle.relative(&child.logical) {
-                        Some(relative) => handle.info(&relative.join("SKILL.md"), false),
-                        None => fs::symlink_metadata(child.logical.join("SKILL.md"))
-                            .map(|meta| FileInfo::of(&meta)),
-                    };
-                    child.prefetched = Some(info.ok());
-                }
-            });
+            // A thread that cannot be started leaves its folders unfetched:
+            // the sequential walk looks them up itself.
+            std::thread::Builder::new()
+                .name("bcode-skill-stat".into())
+                .spawn_scoped(scope, move || prefetch_chunk(handle, chunk))
+                .ok();
+        }
+        if let Some(own) = own {
+            prefetch_chunk(&handle, own);
         }
     });
+}
+
+fn prefetch_chunk(handle: &DirHandle, chunk: &mut [Dir]) {
+    for child in chunk {
+        let info = match handle.relative(&child.logical) {
+            Some(relative) => handle.info(&relative.join("SKILL.md"), false),
+            None => {
+                fs::symlink_metadata(child.logical.join("SKILL.md")).map(|meta| FileInfo::of(&meta))
+            }
+        };
+        child.prefetched = Some(info.ok());
+    }
 }
 
 /// A candidate: where the file was found and what it is.
