@@ -200,11 +200,138 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
             done.push(self.queue.run(job));
         }
         self.queue.close();
-        for worker in self.workers {
+        for worker in std::mem::take(&mut self.workers) {
             if let Ok(loaded) = worker.join() {
                 done.extend(loaded);
             }
         }
         done
+    }
+}
+
+impl Drop for LoadPool<'_, '_> {
+    /// Idle workers wait for jobs until the queue closes. Closing it here as
+    /// well means a panic on the building thread (a bug) unwinds into a
+    /// joined scope instead of waiting forever for workers that wait too.
+    fn drop(&mut self) {
+        self.queue.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+
+    use super::*;
+    use crate::sources::SourceRoot;
+    use crate::walk::{WalkOptions, walk_root};
+    use bcode_skill_models::{SkillSource, SourceKind};
+    use std::sync::mpsc;
+
+    /// `n` skill folders under a temporary root, walked into candidates.
+    fn candidates(n: usize) -> (tempfile::TempDir, Vec<Candidate>) {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..n {
+            let folder = dir.path().join(format!("skill-{i:04}"));
+            std::fs::create_dir(&folder).unwrap();
+            std::fs::write(
+                folder.join("SKILL.md"),
+                format!("---\ndescription: skill number {i}\n---\nbody\n"),
+            )
+            .unwrap();
+        }
+        let root = SourceRoot {
+            source: SkillSource {
+                kind: SourceKind::Config,
+                label: "test".into(),
+                ordinal: 0,
+                root: None,
+            },
+            path: dir.path().to_path_buf(),
+        };
+        let mut found = Vec::new();
+        walk_root(
+            &root,
+            &WalkOptions::default(),
+            SystemTime::now(),
+            &mut |c| found.push(c),
+        );
+        assert_eq!(found.len(), n);
+        (dir, found)
+    }
+
+    fn queue() -> JobQueue {
+        JobQueue::new(LoadSettings {
+            max_bytes: 1 << 20,
+            now: SystemTime::now(),
+            racy_window: Duration::from_millis(100),
+        })
+    }
+
+    fn load_all(found: &[Candidate], threads: usize) -> Vec<(usize, Loaded)> {
+        let queue = queue();
+        std::thread::scope(|scope| {
+            let mut pool = LoadPool::new(scope, &queue, threads);
+            for (slot, candidate) in found.iter().enumerate() {
+                pool.submit(Job {
+                    slot,
+                    candidate: Arc::new(candidate.clone()),
+                    root: None,
+                    prior: None,
+                });
+            }
+            assert_eq!(pool.dispatched(), found.len());
+            pool.finish()
+        })
+    }
+
+    #[test]
+    fn every_job_comes_back_once_with_its_own_file_whatever_the_threads() {
+        // Fewer jobs than a batch (no worker starts) and many batches.
+        for n in [0, 3, BATCH - 1, BATCH, 5 * BATCH + 7] {
+            let (_dir, found) = candidates(n);
+            for threads in [1, 2, 4] {
+                let mut done = load_all(&found, threads);
+                done.sort_by_key(|(slot, _)| *slot);
+                let slots: Vec<usize> = done.iter().map(|(slot, _)| *slot).collect();
+                assert_eq!(
+                    slots,
+                    (0..n).collect::<Vec<_>>(),
+                    "n {n}, threads {threads}"
+                );
+                for (slot, loaded) in &done {
+                    let skill = loaded.outcome.skill.as_ref().unwrap();
+                    assert_eq!(skill.location, found[*slot].origin.location);
+                    let number = skill.manifest.description.rsplit(' ').next().unwrap();
+                    assert_eq!(number.parse::<usize>().unwrap(), *slot);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_while_submitting_unwinds_instead_of_waiting_for_idle_workers() {
+        let (_dir, found) = candidates(2 * BATCH);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let queue = queue();
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                std::thread::scope(|scope| {
+                    let mut pool = LoadPool::new(scope, &queue, 2);
+                    for (slot, candidate) in found.iter().enumerate() {
+                        pool.submit(Job {
+                            slot,
+                            candidate: Arc::new(candidate.clone()),
+                            root: None,
+                            prior: None,
+                        });
+                    }
+                    panic!("a bug in the walk");
+                });
+            }));
+            tx.send(result.is_err()).unwrap();
+        });
+        let unwound = rx.recv_timeout(Duration::from_secs(30));
+        assert_eq!(unwound, Ok(true), "the scope never returned");
     }
 }
