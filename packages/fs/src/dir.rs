@@ -130,16 +130,33 @@ impl DirHandle {
 /// `path` relative to `base`, which it was joined from; `None` when it does
 /// not lie below it.
 pub fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
-    if let (Some(text), Some(prefix)) = (path.to_str(), base.to_str()) {
-        let rest = text.strip_prefix(prefix)?;
-        let rest = match rest.strip_prefix(std::path::MAIN_SEPARATOR) {
+    // Compared as bytes on Unix: validating both paths as UTF-8 first was
+    // a visible share of opening 10,000 files.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let prefix = base.as_os_str().as_bytes();
+        let rest = path.as_os_str().as_bytes().strip_prefix(prefix)?;
+        let rest = match rest.strip_prefix(b"/") {
             Some(rest) => rest,
-            None if rest.is_empty() || prefix.ends_with(std::path::MAIN_SEPARATOR) => rest,
+            None if rest.is_empty() || prefix.ends_with(b"/") => rest,
             None => return None,
         };
-        return Some(Path::new(rest));
+        Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
     }
-    path.strip_prefix(base).ok()
+    #[cfg(not(unix))]
+    {
+        if let (Some(text), Some(prefix)) = (path.to_str(), base.to_str()) {
+            let rest = text.strip_prefix(prefix)?;
+            let rest = match rest.strip_prefix(std::path::MAIN_SEPARATOR) {
+                Some(rest) => rest,
+                None if rest.is_empty() || prefix.ends_with(std::path::MAIN_SEPARATOR) => rest,
+                None => return None,
+            };
+            return Some(Path::new(rest));
+        }
+        path.strip_prefix(base).ok()
+    }
 }
 
 #[cfg(test)]
@@ -215,5 +232,15 @@ mod tests {
             below(Path::new("/a.md"), Path::new("/")),
             Some(Path::new("a.md"))
         );
+        #[cfg(unix)]
+        {
+            use std::ffi::OsStr;
+            use std::os::unix::ffi::OsStrExt;
+            let odd = Path::new(OsStr::from_bytes(b"/r/skills/\xff/SKILL.md"));
+            assert_eq!(
+                below(odd, base),
+                Some(Path::new(OsStr::from_bytes(b"\xff/SKILL.md")))
+            );
+        }
     }
 }
