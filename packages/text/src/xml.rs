@@ -26,6 +26,7 @@ pub fn escape_xml(value: &str) -> Cow<'_, str> {
 
 /// Appends `value` to `out`, escaped as [`escape_xml`] does, without an
 /// intermediate allocation: runs of ordinary bytes are copied at once.
+#[inline]
 pub fn escape_xml_into(out: &mut String, value: &str) {
     let bytes = value.as_bytes();
     let mut start = 0;
@@ -48,13 +49,28 @@ pub fn escape_xml_into(out: &mut String, value: &str) {
 /// bytes per step with a branch-free fold that the compiler turns into
 /// vector compares (safe Rust, no intrinsics): catalogs escape megabytes of
 /// mostly ordinary text, and the scan was the largest cost of formatting.
+#[inline]
 fn first_special(bytes: &[u8]) -> Option<usize> {
-    if bytes.len() < BLOCK {
+    let len = bytes.len();
+    if len < BLOCK {
+        // Short values (ids, names, source labels) are settled by two
+        // overlapping half or quarter blocks; only a value with a special
+        // byte, or under 8 bytes, is searched byte by byte.
+        let clean = if len >= 16 {
+            !has_special::<16>(&bytes[..16]) && !has_special::<16>(&bytes[len - 16..])
+        } else if len >= 8 {
+            !has_special::<8>(&bytes[..8]) && !has_special::<8>(&bytes[len - 8..])
+        } else {
+            false
+        };
+        if clean {
+            return None;
+        }
         return bytes.iter().position(|&b| is_special(b));
     }
     let mut base = 0;
     while let Some(block) = bytes.get(base..base + BLOCK) {
-        if block_has_special(block) {
+        if has_special::<BLOCK>(block) {
             return block.iter().position(|&b| is_special(b)).map(|i| base + i);
         }
         base += BLOCK;
@@ -65,7 +81,7 @@ fn first_special(bytes: &[u8]) -> Option<usize> {
     if base < bytes.len() {
         let start = bytes.len() - BLOCK;
         let block = &bytes[start..];
-        if block_has_special(block) {
+        if has_special::<BLOCK>(block) {
             return block.iter().position(|&b| is_special(b)).map(|i| start + i);
         }
     }
@@ -74,12 +90,13 @@ fn first_special(bytes: &[u8]) -> Option<usize> {
 
 const BLOCK: usize = 32;
 
-/// Whether any byte of a block is special. A fixed trip count and a byte
-/// accumulator are what the vectoriser needs; a `bool` fold stays scalar.
+/// Whether any of the first `N` bytes is special. A fixed trip count and a
+/// byte accumulator are what the vectoriser needs; a `bool` fold stays
+/// scalar.
 #[inline(always)]
-fn block_has_special(block: &[u8]) -> bool {
+fn has_special<const N: usize>(block: &[u8]) -> bool {
     let mut hits = 0u8;
-    for &b in &block[..BLOCK] {
+    for &b in &block[..N] {
         hits |= u8::from(is_special(b));
     }
     hits != 0
