@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
-use crate::parse::{Origin, ParseOutcome, parse_skill};
+use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
 use crate::read::{ReadError, read_front};
 use crate::snapshot::RACY_WINDOW;
 use crate::walk::{Candidate, FileStamp};
@@ -168,8 +168,9 @@ impl SummaryCache {
     }
 }
 
-/// Reads and parses one candidate. Touches only that file, so discovery runs
-/// it on several threads at once.
+/// Reads and parses one candidate. Touches only that file (and `buf`, the
+/// calling thread's read buffer), so discovery runs it on several threads
+/// at once.
 pub fn load_fresh(
     root: Option<&bcode_fs::DirHandle>,
     candidate: &Candidate,
@@ -177,6 +178,7 @@ pub fn load_fresh(
     now: SystemTime,
     racy_window: Duration,
     prior: Option<Prior>,
+    buf: &mut Vec<u8>,
 ) -> Loaded {
     let fresh = |outcome: ParseOutcome, read: bool, parsed: bool, cacheable: bool| Loaded {
         outcome: Arc::new(outcome),
@@ -194,14 +196,15 @@ pub fn load_fresh(
             true,
         );
     }
-    let bytes = match read_front(root, &candidate.origin.location, max_bytes) {
-        Ok(bytes) => bytes,
+    let split = match read_front(root, &candidate.origin.location, max_bytes, buf) {
+        Ok(split) => split,
         Err(err) => return fresh(read_failure(&candidate.origin, err), true, false, false),
     };
+    let bytes = buf.as_slice();
     // Hash only what a later racy check will compare: entries modified
     // within the window now, or re-verified ones.
-    let hash = (prior.is_some() || candidate.stamp.is_racy(now, racy_window))
-        .then(|| blake3::hash(&bytes));
+    let hash =
+        (prior.is_some() || candidate.stamp.is_racy(now, racy_window)).then(|| blake3::hash(bytes));
     if let Some(prior) = prior
         && prior.hash.is_some()
         && prior.hash == hash
@@ -215,7 +218,15 @@ pub fn load_fresh(
             cacheable: true,
         };
     }
-    let mut loaded = fresh(parse_skill(&candidate.origin, &bytes), true, true, true);
+    let mut loaded = fresh(
+        match split {
+            Some(split) => parse_split(&candidate.origin, bytes, split),
+            None => parse_skill(&candidate.origin, bytes),
+        },
+        true,
+        true,
+        true,
+    );
     loaded.hash = hash;
     loaded
 }

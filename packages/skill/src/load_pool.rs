@@ -95,9 +95,9 @@ impl JobQueue {
         self.ready.notify_all();
     }
 
-    /// Loads one job. A panic in a parser costs only that file, which
-    /// becomes an `unreadable` diagnostic.
-    fn run(&self, job: Job) -> (usize, Loaded) {
+    /// Loads one job with the calling thread's read buffer. A panic in a
+    /// parser costs only that file, which becomes an `unreadable` diagnostic.
+    fn run(&self, job: Job, buf: &mut Vec<u8>) -> (usize, Loaded) {
         let Job {
             slot,
             candidate,
@@ -113,16 +113,22 @@ impl JobQueue {
                 settings.now,
                 settings.racy_window,
                 prior,
+                buf,
             )
         }))
         .unwrap_or_else(|_| failed_load(&candidate));
+        // A file with a huge front matter does not keep its buffer.
+        if buf.capacity() > MAX_KEPT_BUFFER {
+            *buf = Vec::new();
+        }
         (slot, loaded)
     }
 
     fn work(&self) -> Vec<(usize, Loaded)> {
         let mut done = Vec::new();
+        let mut buf = Vec::new();
         while let Some(job) = self.next(true) {
-            done.push(self.run(job));
+            done.push(self.run(job, &mut buf));
         }
         done
     }
@@ -139,6 +145,10 @@ pub(crate) struct LoadPool<'scope, 'env> {
     max_workers: usize,
     dispatched: usize,
 }
+
+/// A read buffer larger than this (a front matter of tens of KiB) is freed
+/// after its file instead of being kept for the next one.
+const MAX_KEPT_BUFFER: usize = 64 * 1024;
 
 /// Jobs collected before they are handed over (and before the first worker
 /// starts: smaller builds load on the building thread alone, as a thread
@@ -191,13 +201,16 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
     /// anything else) leaves its slots empty; the caller fills those.
     pub fn finish(mut self) -> Vec<(usize, Loaded)> {
         let mut done = Vec::with_capacity(self.dispatched);
+        let mut buf = Vec::new();
         if self.workers.is_empty() {
-            done.extend(self.pending.drain(..).map(|job| self.queue.run(job)));
+            for job in std::mem::take(&mut self.pending) {
+                done.push(self.queue.run(job, &mut buf));
+            }
         } else {
             self.queue.push_all(&mut self.pending);
         }
         while let Some(job) = self.queue.next(false) {
-            done.push(self.queue.run(job));
+            done.push(self.queue.run(job, &mut buf));
         }
         self.queue.close();
         for worker in std::mem::take(&mut self.workers) {

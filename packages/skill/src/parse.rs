@@ -51,12 +51,18 @@ pub struct ParseOutcome {
 /// Parses one instruction file. `bytes` holds at least the whole front matter
 /// (discovery reads a prefix and extends it when the block is not closed).
 pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
+    parse_split(origin, bytes, front_matter::split(bytes))
+}
+
+/// [`parse_skill`] of bytes already split (discovery splits a prefix to
+/// decide whether to read more, and hands the answer on).
+pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         skill: None,
         not_a_skill: false,
         diagnostics: Vec::new(),
     };
-    let (syntax, raw_range, first_line, body_offset) = match front_matter::split(bytes) {
+    let (syntax, raw_range, first_line, body_offset) = match split {
         Split::Block {
             syntax,
             raw,
