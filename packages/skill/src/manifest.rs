@@ -111,6 +111,19 @@ pub fn validate(
     (Some(manifest), v.diagnostics)
 }
 
+/// `s` without surrounding whitespace, reusing its allocation: nearly every
+/// value is already trimmed, and copying each one was a visible share of
+/// loading 10,000 skills.
+fn trimmed(mut s: String) -> String {
+    let end = s.trim_end().len();
+    s.truncate(end);
+    let start = s.len() - s.trim_start().len();
+    if start > 0 {
+        s.drain(..start);
+    }
+    s
+}
+
 struct Validator<'a> {
     diagnostics: Vec<Diagnostic>,
     line_of: &'a dyn Fn(&str) -> Option<u32>,
@@ -137,7 +150,7 @@ impl Validator<'_> {
     fn id(&mut self, value: Option<Value>, inferred: &str) -> Option<SkillId> {
         let (raw, from_front_matter) = match value {
             None | Some(Value::Null) => (inferred.to_owned(), false),
-            Some(Value::String(s)) => (s.trim().to_owned(), true),
+            Some(Value::String(s)) => (trimmed(s), true),
             Some(other) => {
                 let message = format!("`id` must be a string, found {}", kind_name(&other));
                 self.push(
@@ -151,8 +164,9 @@ impl Validator<'_> {
                 return None;
             }
         };
-        match SkillId::parse(&raw) {
-            Ok(id) => Some(id),
+        match SkillId::check(&raw) {
+            // Checked: the string becomes the id without a copy.
+            Ok(()) => SkillId::try_from(raw).ok(),
             Err(why) => {
                 let origin = if from_front_matter {
                     "the `id` field"
@@ -189,7 +203,7 @@ impl Validator<'_> {
     fn text_field(&mut self, map: &mut Map<String, Value>, field: &str) -> Option<String> {
         match map.remove(field)? {
             Value::Null => None,
-            Value::String(s) => Some(s.trim().to_owned()),
+            Value::String(s) => Some(trimmed(s)),
             Value::Number(n) if field == "version" => Some(n.to_string()),
             other @ (Value::Number(_) | Value::Bool(_)) => {
                 let text = other.to_string();
@@ -222,7 +236,7 @@ impl Validator<'_> {
     fn description(&mut self, value: Option<Value>) -> Option<String> {
         let text = match value {
             None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.trim().to_owned(),
+            Some(Value::String(s)) => trimmed(s),
             Some(other @ (Value::Number(_) | Value::Bool(_))) => {
                 let text = other.to_string();
                 self.invalid(
@@ -314,7 +328,7 @@ impl Validator<'_> {
         };
         items
             .into_iter()
-            .map(|s| s.trim().to_owned())
+            .map(trimmed)
             .filter(|s| !s.is_empty())
             .collect()
     }
@@ -484,4 +498,29 @@ impl Validator<'_> {
 fn dedup_in_order(items: &mut Vec<String>) {
     let mut seen = std::collections::BTreeSet::new();
     items.retain(|item| seen.insert(item.to_lowercase()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trimmed;
+
+    #[test]
+    fn trimmed_keeps_the_allocation_and_matches_str_trim() {
+        for raw in [
+            "",
+            "   ",
+            "a",
+            " a",
+            "a ",
+            "\t a b \r\n",
+            "é ",
+            " \u{3000}x\u{a0}",
+        ] {
+            assert_eq!(trimmed(raw.to_owned()), raw.trim(), "{raw:?}");
+        }
+        let clean = String::from("already clean");
+        let at = clean.as_ptr();
+        let kept = trimmed(clean);
+        assert_eq!(kept.as_ptr(), at);
+    }
 }

@@ -158,7 +158,7 @@ pub fn walk_root(
             .parent()
             .map_or_else(|| canonical.clone(), Path::to_path_buf);
         w.candidate(
-            &canonical,
+            canonical.clone(),
             directory,
             SkillLayout::Flat,
             InstructionKind::Flat,
@@ -205,18 +205,20 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn run(&mut self, root: Dir) {
         let mut stack = vec![root];
-        while let Some(dir) = stack.pop() {
+        while let Some(mut dir) = stack.pop() {
             if self.exhausted {
                 break;
             }
-            let mut children = self.visit(&dir);
+            let mut children = self.visit(&mut dir);
             children.reverse();
             stack.extend(children);
         }
     }
 
     /// Handles one directory; returns the subdirectories to search, in order.
-    fn visit(&mut self, dir: &Dir) -> Vec<Dir> {
+    /// A folder found to be a skill gives its path to the candidate (it is
+    /// not used again).
+    fn visit(&mut self, dir: &mut Dir) -> Vec<Dir> {
         // Fast path: most folders under a root are skill folders with a
         // SKILL.md, found with one stat and no directory listing.
         if let Some(found) = self.instruction_by_stat(dir)
@@ -295,7 +297,7 @@ impl Walker<'_> {
                 if meta.is_file() {
                     let directory = dir.logical.clone();
                     self.candidate(
-                        &path,
+                        path,
                         directory,
                         SkillLayout::Flat,
                         InstructionKind::Flat,
@@ -321,7 +323,7 @@ impl Walker<'_> {
     /// `Some(true)` when `SKILL.md` made the folder a skill (or claimed it:
     /// a special file named SKILL.md is reported and the folder left alone),
     /// `Some(false)`/`None` when the folder must be listed.
-    fn instruction_by_stat(&mut self, dir: &Dir) -> Option<bool> {
+    fn instruction_by_stat(&mut self, dir: &mut Dir) -> Option<bool> {
         let path = dir.logical.join("SKILL.md");
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
@@ -330,16 +332,16 @@ impl Walker<'_> {
             None => FileInfo::of(&fs::symlink_metadata(&path).ok()?),
         };
         self.result.snapshot.stamp(&path, false, link_meta.stamp);
-        Some(self.accept_instruction(dir, &path, link_meta, InstructionKind::SkillFile))
+        Some(self.accept_instruction(dir, path, link_meta, InstructionKind::SkillFile))
     }
 
-    fn try_instruction(&mut self, dir: &Dir, name: &str, kind: InstructionKind) -> bool {
+    fn try_instruction(&mut self, dir: &mut Dir, name: &str, kind: InstructionKind) -> bool {
         let path = dir.logical.join(name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
                 let meta = FileInfo::of(&meta);
                 self.result.snapshot.stamp(&path, false, meta.stamp);
-                self.accept_instruction(dir, &path, meta, kind)
+                self.accept_instruction(dir, path, meta, kind)
             }
             Err(err) => {
                 self.io_problem(&path, &err);
@@ -350,30 +352,32 @@ impl Walker<'_> {
 
     fn accept_instruction(
         &mut self,
-        dir: &Dir,
-        path: &Path,
+        dir: &mut Dir,
+        path: PathBuf,
         link_meta: FileInfo,
         kind: InstructionKind,
     ) -> bool {
-        let Some((meta, _)) = self.resolve(path, link_meta.kind, Some(link_meta)) else {
+        let Some((meta, _)) = self.resolve(&path, link_meta.kind, Some(link_meta)) else {
             return kind == InstructionKind::SkillFile;
         };
         if !meta.is_file() {
             if !meta.is_dir() {
-                self.special(path);
+                self.special(&path);
                 return true;
             }
             return false;
         }
-        if kind == InstructionKind::Readme && !starts_with_front_matter(path) {
+        if kind == InstructionKind::Readme && !starts_with_front_matter(&path) {
             self.info(
                 DiagnosticCode::NotASkill,
-                path,
+                &path,
                 "README.md without front matter is documentation; the folder is searched for skills".into(),
             );
             return false;
         }
-        let directory = dir.logical.clone();
+        // The folder is a skill and is not searched further: its path
+        // moves into the candidate.
+        let directory = std::mem::take(&mut dir.logical);
         self.candidate(path, directory, SkillLayout::Folder, kind, &meta);
         true
     }
@@ -607,7 +611,7 @@ impl Walker<'_> {
 
     fn candidate(
         &mut self,
-        path: &Path,
+        path: PathBuf,
         directory: PathBuf,
         layout: SkillLayout,
         kind: InstructionKind,
@@ -615,12 +619,7 @@ impl Walker<'_> {
     ) {
         let source = self.source();
         (self.sink)(make_candidate(
-            source,
-            path.to_path_buf(),
-            directory,
-            layout,
-            kind,
-            meta.stamp,
+            source, path, directory, layout, kind, meta.stamp,
         ));
     }
 

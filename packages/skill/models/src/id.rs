@@ -33,22 +33,14 @@ pub enum InvalidSkillId {
 impl SkillId {
     /// Validates `raw` as an id.
     pub fn parse(raw: &str) -> Result<Self, InvalidSkillId> {
-        if raw.is_empty() {
-            return Err(InvalidSkillId::Empty);
-        }
-        if let Some(found) = raw
-            .chars()
-            .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-        {
-            return Err(InvalidSkillId::BadCharacter { found });
-        }
-        if raw.len() > MAX_SKILL_ID_LEN {
-            return Err(InvalidSkillId::TooLong { len: raw.len() });
-        }
-        if raw.starts_with('-') || raw.ends_with('-') {
-            return Err(InvalidSkillId::BadEdge);
-        }
+        check(raw)?;
         Ok(SkillId(raw.to_owned()))
+    }
+
+    /// Whether `raw` is a valid id, without making one (`TryFrom<String>`
+    /// then takes the string without copying it).
+    pub fn check(raw: &str) -> Result<(), InvalidSkillId> {
+        check(raw)
     }
 
     /// A valid id close to `raw` (lowercased, runs of other characters turned
@@ -82,11 +74,34 @@ impl fmt::Display for SkillId {
     }
 }
 
+/// Validates an owned id without copying it.
 impl TryFrom<String> for SkillId {
     type Error = InvalidSkillId;
     fn try_from(value: String) -> Result<Self, Self::Error> {
-        SkillId::parse(&value)
+        check(&value)?;
+        Ok(SkillId(value))
     }
+}
+
+/// The id rules: lowercase ASCII letters, digits and inner hyphens, at most
+/// [`MAX_SKILL_ID_LEN`] bytes.
+fn check(raw: &str) -> Result<(), InvalidSkillId> {
+    if raw.is_empty() {
+        return Err(InvalidSkillId::Empty);
+    }
+    if let Some(found) = raw
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        return Err(InvalidSkillId::BadCharacter { found });
+    }
+    if raw.len() > MAX_SKILL_ID_LEN {
+        return Err(InvalidSkillId::TooLong { len: raw.len() });
+    }
+    if raw.starts_with('-') || raw.ends_with('-') {
+        return Err(InvalidSkillId::BadEdge);
+    }
+    Ok(())
 }
 
 impl From<SkillId> for String {
@@ -119,6 +134,12 @@ mod tests {
         ];
         for (raw, expected) in cases {
             assert_eq!(&SkillId::parse(raw).map(|_| ()), expected, "{raw:?}");
+            assert_eq!(&SkillId::check(raw), expected, "{raw:?}");
+            let owned = SkillId::try_from((*raw).to_owned());
+            assert_eq!(&owned.as_ref().map(|_| ()).map_err(Clone::clone), expected);
+            if let Ok(id) = owned {
+                assert_eq!(id.as_str(), *raw);
+            }
         }
         let long = "a".repeat(65);
         assert_eq!(
