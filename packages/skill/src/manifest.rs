@@ -49,29 +49,54 @@ pub fn validate(
         diagnostics: Vec::new(),
         line_of,
     };
-    let mut map = map;
+    // One pass sorts the fields into their slots (sixteen lookups by name
+    // in the map were a visible share of loading 10,000 skills); the
+    // checks then run in a fixed order, so diagnostics come out as before.
+    let mut known = KnownFields::default();
+    let mut unknown = Vec::new();
+    for (key, value) in map {
+        let slot = match key.as_str() {
+            "id" => &mut known.id,
+            "name" => &mut known.name,
+            "description" => &mut known.description,
+            "version" => &mut known.version,
+            "activation" => &mut known.activation,
+            "keywords" => &mut known.keywords,
+            "permissions" => &mut known.permissions,
+            "allowed-tools" => &mut known.allowed_tools,
+            "disable_model_invocation" => &mut known.hidden,
+            "disable-model-invocation" => &mut known.hidden_kebab,
+            "thinking_effort" => &mut known.thinking_effort,
+            "model" => &mut known.model,
+            "license" => &mut known.license,
+            "compatibility" => &mut known.compatibility,
+            "metadata" => &mut known.metadata,
+            _ => {
+                unknown.push((key, value));
+                continue;
+            }
+        };
+        *slot = Some(value);
+    }
 
-    let id = v.id(map.remove("id"), inferred_id);
-    let name = v.text_field(&mut map, "name");
-    let description = v.description(map.remove("description"));
-    let version = v.text_field(&mut map, "version");
-    let mut keywords = v.keywords(map.remove("activation"));
-    keywords.extend(v.string_list(map.remove("keywords"), "keywords"));
+    let id = v.id(known.id, inferred_id);
+    let name = v.text_field(known.name, "name");
+    let description = v.description(known.description);
+    let version = v.text_field(known.version, "version");
+    let mut keywords = v.keywords(known.activation);
+    keywords.extend(v.string_list(known.keywords, "keywords"));
     dedup_in_order(&mut keywords);
-    let tools = v.permissions(map.remove("permissions"));
-    let allowed_tools = v.allowed_tools(map.remove("allowed-tools"));
-    let hidden = v.hidden(
-        map.remove("disable_model_invocation"),
-        map.remove("disable-model-invocation"),
-    );
-    let thinking_effort = v.thinking_effort(map.remove("thinking_effort"));
-    let model = v.text_field(&mut map, "model");
-    let license = v.text_field(&mut map, "license");
-    let compatibility = v.text_field(&mut map, "compatibility");
-    let metadata = v.metadata(map.remove("metadata"));
+    let tools = v.permissions(known.permissions);
+    let allowed_tools = v.allowed_tools(known.allowed_tools);
+    let hidden = v.hidden(known.hidden, known.hidden_kebab);
+    let thinking_effort = v.thinking_effort(known.thinking_effort);
+    let model = v.text_field(known.model, "model");
+    let license = v.text_field(known.license, "license");
+    let compatibility = v.text_field(known.compatibility, "compatibility");
+    let metadata = v.metadata(known.metadata);
 
     let mut extra = BTreeMap::new();
-    for (key, value) in map {
+    for (key, value) in unknown {
         let mut d = Diagnostic::info(
             DiagnosticCode::UnknownField,
             format!("unknown field `{key}` is kept but not used by Bcode"),
@@ -122,6 +147,26 @@ fn trimmed(mut s: String) -> String {
         s.drain(..start);
     }
     s
+}
+
+/// The recognised top-level fields, taken out of the front-matter map.
+#[derive(Default)]
+struct KnownFields {
+    id: Option<Value>,
+    name: Option<Value>,
+    description: Option<Value>,
+    version: Option<Value>,
+    activation: Option<Value>,
+    keywords: Option<Value>,
+    permissions: Option<Value>,
+    allowed_tools: Option<Value>,
+    hidden: Option<Value>,
+    hidden_kebab: Option<Value>,
+    thinking_effort: Option<Value>,
+    model: Option<Value>,
+    license: Option<Value>,
+    compatibility: Option<Value>,
+    metadata: Option<Value>,
 }
 
 struct Validator<'a> {
@@ -200,8 +245,8 @@ impl Validator<'_> {
 
     /// A scalar text field; numbers and booleans are accepted as their text
     /// with a warning (a YAML `version: 1.0` is a number).
-    fn text_field(&mut self, map: &mut Map<String, Value>, field: &str) -> Option<String> {
-        match map.remove(field)? {
+    fn text_field(&mut self, value: Option<Value>, field: &str) -> Option<String> {
+        match value? {
             Value::Null => None,
             Value::String(s) => Some(trimmed(s)),
             Value::Number(n) if field == "version" => Some(n.to_string()),
@@ -502,7 +547,32 @@ fn dedup_in_order(items: &mut Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::trimmed;
+    use super::{KNOWN_FIELDS, trimmed, validate};
+    use bcode_skill_models::DiagnosticCode;
+    use serde_json::{Map, Value};
+
+    #[test]
+    fn every_known_field_has_a_slot() {
+        for field in KNOWN_FIELDS {
+            let mut map = Map::new();
+            map.insert((*field).to_owned(), Value::Null);
+            let (_, diagnostics) = validate(map, "x", &|_| None);
+            assert!(
+                diagnostics
+                    .iter()
+                    .all(|d| d.code != DiagnosticCode::UnknownField),
+                "{field}: {diagnostics:?}"
+            );
+        }
+        let mut map = Map::new();
+        map.insert("colour".to_owned(), Value::Null);
+        let (_, diagnostics) = validate(map, "x", &|_| None);
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.code == DiagnosticCode::UnknownField)
+        );
+    }
 
     #[test]
     fn trimmed_keeps_the_allocation_and_matches_str_trim() {

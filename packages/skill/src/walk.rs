@@ -266,7 +266,7 @@ impl Walker<'_> {
             if name.starts_with('.') || name == "node_modules" {
                 continue;
             }
-            let path = dir.logical.join(&name);
+            let path = joined(&dir.logical, &name);
             if file_type == FileKind::Dir {
                 // A real folder: `readdir` already said what it is, and its
                 // inode with the parent's device identifies it (no `stat`).
@@ -324,7 +324,7 @@ impl Walker<'_> {
     /// a special file named SKILL.md is reported and the folder left alone),
     /// `Some(false)`/`None` when the folder must be listed.
     fn instruction_by_stat(&mut self, dir: &mut Dir) -> Option<bool> {
-        let path = dir.logical.join("SKILL.md");
+        let path = joined(&dir.logical, "SKILL.md");
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
         let link_meta = match &dir.prefetched {
@@ -336,7 +336,7 @@ impl Walker<'_> {
     }
 
     fn try_instruction(&mut self, dir: &mut Dir, name: &str, kind: InstructionKind) -> bool {
-        let path = dir.logical.join(name);
+        let path = joined(&dir.logical, name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
                 let meta = FileInfo::of(&meta);
@@ -718,13 +718,23 @@ fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
 fn prefetch_chunk(handle: &DirHandle, chunk: &mut [Dir]) {
     for child in chunk {
         let info = match handle.relative(&child.logical) {
-            Some(relative) => handle.info(&relative.join("SKILL.md"), false),
+            Some(relative) => handle.info(&joined(relative, "SKILL.md"), false),
             None => {
                 fs::symlink_metadata(child.logical.join("SKILL.md")).map(|meta| FileInfo::of(&meta))
             }
         };
         child.prefetched = Some(info.ok());
     }
+}
+
+/// `base/name` in one allocation: `Path::join` copies `base` and then
+/// grows the copy to append `name`, a reallocation per path, and the walk
+/// makes two paths per skill.
+fn joined(base: &Path, name: &str) -> PathBuf {
+    let mut path = PathBuf::with_capacity(base.as_os_str().len() + 1 + name.len());
+    path.push(base);
+    path.push(name);
+    path
 }
 
 /// A candidate: where the file was found and what it is.

@@ -28,14 +28,17 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
     if raw.bytes().fold(false, |hit, b| hit | suspect(b)) && raw.chars().any(unusual) {
         return None;
     }
-    let lines: Vec<&str> = raw
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.is_empty() || t.starts_with('#'))
-        })
-        .collect();
+    // Sized for a typical front matter at once (a filtered iterator would
+    // start at four and grow).
+    let mut lines: Vec<&str> = Vec::with_capacity(32);
+    lines.extend(
+        raw.split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .filter(|l| {
+                let t = l.trim_start();
+                !(t.is_empty() || t.starts_with('#'))
+            }),
+    );
     let mut pos = 0;
     let map = mapping(&lines, &mut pos, 0, 0)?;
     (pos == lines.len()).then_some(map)
