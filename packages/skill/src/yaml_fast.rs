@@ -160,6 +160,14 @@ fn inline_value(text: &str) -> Option<Value> {
         }
         return Some(Value::String(inner.replace("''", "'")));
     }
+    // The two booleans every YAML reads alike (`disable-model-invocation:
+    // true` is how hidden skills are written); `True`, `yes` and the rest
+    // stay with the full parser.
+    match text {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        _ => {}
+    }
     plain(text)
 }
 
@@ -285,13 +293,19 @@ mod tests {
                 "empty": null,
             })),
         );
+        check(
+            "hidden: true\nshown: false\n",
+            Some(json!({"hidden": true, "shown": false})),
+        );
     }
 
     #[test]
     fn leaves_everything_else_to_the_full_parser() {
         for raw in [
             "version: 0.1.0\n",
-            "hidden: true\n",
+            "hidden: True\n",
+            "hidden: yes\n",
+            "tags: [true]\n",
             "name: null\n",
             "description: Use when: asked\n",
             "description: text # comment\n",
@@ -340,6 +354,9 @@ mod differential {
             word().prop_map(|w| format!("\"{}\"", w.replace('"', ""))),
             word().prop_map(|w| format!("'{}'", w.replace('\'', "''"))),
             Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("True".to_owned()),
+            Just("no".to_owned()),
             Just("0.1.0".to_owned()),
             Just("- x".to_owned()),
         ]
