@@ -153,7 +153,7 @@ impl Discovery {
         let mut intake = Intake {
             cache: &mut self.cache,
             stats: &mut stats,
-            seen_files: HashMap::new(),
+            seen_files: HashMap::default(),
             candidates: Vec::new(),
             outcomes: Vec::new(),
             duplicates: Vec::new(),
@@ -474,7 +474,7 @@ struct Intake<'a> {
     cache: &'a mut SummaryCache,
     stats: &'a mut DiscoveryStats,
     /// File identity to the slot of the first candidate with it.
-    seen_files: HashMap<(u64, u64), usize>,
+    seen_files: HashMap<(u64, u64), usize, crate::fxhash::FxBuildHasher>,
     /// Every kept candidate with its root's index, by slot.
     candidates: Vec<(usize, Arc<Candidate>)>,
     /// Filled now for cache hits, after loading for the rest.

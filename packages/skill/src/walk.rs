@@ -114,7 +114,7 @@ pub fn walk_root(
             diagnostics: Vec::new(),
             snapshot: RootSnapshot::new(root, started, options.racy_window),
         },
-        visited: HashSet::new(),
+        visited: HashSet::default(),
         entries_seen: 0,
         exhausted: false,
         source: None,
@@ -195,7 +195,9 @@ struct Walker<'a> {
     options: &'a WalkOptions,
     sink: &'a mut dyn FnMut(Candidate),
     result: WalkResult,
-    visited: HashSet<(u64, u64)>,
+    /// Folder identities already searched (device, inode): hashed with
+    /// the crate's fast hasher, as they are local and many.
+    visited: HashSet<(u64, u64), crate::fxhash::FxBuildHasher>,
     entries_seen: usize,
     exhausted: bool,
     /// The root's source with its canonical root filled in, made once.
@@ -605,7 +607,9 @@ impl Walker<'_> {
                 ),
             }
         }
-        entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        // Names in one folder are unique, so an unstable sort is as
+        // deterministic and, on readdir's hash order, much cheaper.
+        entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         Some(entries)
     }
 
@@ -730,11 +734,18 @@ fn prefetch_chunk(handle: &DirHandle, chunk: &mut [Dir]) {
 /// `base/name` in one allocation: `Path::join` copies `base` and then
 /// grows the copy to append `name`, a reallocation per path, and the walk
 /// makes two paths per skill.
+/// `name` is one plain component (a directory entry or `SKILL.md`), so the
+/// text is appended as it is, without `PathBuf::push`'s per-call checks.
 fn joined(base: &Path, name: &str) -> PathBuf {
-    let mut path = PathBuf::with_capacity(base.as_os_str().len() + 1 + name.len());
+    let base = base.as_os_str();
+    let mut path = std::ffi::OsString::with_capacity(base.len() + 1 + name.len());
     path.push(base);
+    let sep = std::path::MAIN_SEPARATOR_STR;
+    if !base.is_empty() && !base.as_encoded_bytes().ends_with(sep.as_bytes()) {
+        path.push(sep);
+    }
     path.push(name);
-    path
+    PathBuf::from(path)
 }
 
 /// A candidate: where the file was found and what it is.
@@ -800,4 +811,26 @@ fn starts_with_front_matter(path: &Path) -> bool {
         .strip_prefix(b"\xEF\xBB\xBF".as_slice())
         .unwrap_or(&head);
     head.starts_with(b"---") || head.starts_with(b"+++")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joined_equals_path_join_for_one_component() {
+        for base in ["/a/b", "/a/b/", "/", "", "rel", "rel/x"] {
+            for name in ["SKILL.md", "skill-1", "é.md"] {
+                assert_eq!(
+                    joined(Path::new(base), name),
+                    Path::new(base).join(name),
+                    "{base:?} + {name:?}"
+                );
+                assert_eq!(
+                    joined(Path::new(base), name).as_os_str(),
+                    Path::new(base).join(name).as_os_str()
+                );
+            }
+        }
+    }
 }
