@@ -12,7 +12,7 @@ use std::time::Duration;
 use bcode_benches::{BuildSummary, corpus};
 use bcode_skill::{Discovery, DiscoveryOptions};
 use bcode_skill_models::SkillsConfig;
-use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
@@ -60,14 +60,18 @@ fn discovery(c: &mut Criterion) {
         }
         group.bench_with_input(BenchmarkId::new("cold", n), &roots, |b, roots| {
             // The registry and the discovery that built it are dropped
-            // outside the timed region: freeing 10,000 summaries is not
-            // discovery (a session keeps them), and Pi's loader is timed
-            // without its garbage collection too.
-            b.iter_with_large_drop(|| {
-                let mut discovery = Discovery::new(options());
-                let registry = discovery.build(black_box(roots));
-                (discovery, registry)
-            });
+            // outside the timed region, after each build (so the next one
+            // reuses the memory, as a long-lived process does): freeing
+            // 10,000 summaries is not discovery (a session keeps them), and
+            // Pi's loader is timed without its garbage collection too.
+            b.iter_batched(
+                || Discovery::new(options()),
+                |mut discovery| {
+                    let registry = discovery.build(black_box(roots));
+                    (discovery, registry)
+                },
+                BatchSize::PerIteration,
+            );
         });
         group.bench_with_input(
             BenchmarkId::new("unchanged_rebuild", n),
