@@ -92,7 +92,7 @@ pub fn format_context(
     let preview = preview(&body, request.preview_max_chars, templates)?;
     Ok(SkillContextResponse {
         id: m.id.clone(),
-        source: skill.source.clone(),
+        source: (*skill.source).clone(),
         location: Some(skill.location.clone()),
         bytes: text.len(),
         truncated: truncation.is_some(),

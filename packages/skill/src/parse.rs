@@ -182,7 +182,7 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
     outcome.skill = manifest.map(|manifest| {
         Arc::new(SkillSummary {
             manifest,
-            source: (*origin.source).clone(),
+            source: Arc::clone(&origin.source),
             layout: origin.layout,
             location: origin.location.clone(),
             directory: origin.directory.clone(),

@@ -101,12 +101,12 @@ mod tests {
     fn skill(id: &str, kind: SourceKind, path: &str) -> Arc<SkillSummary> {
         Arc::new(SkillSummary {
             manifest: SkillManifest::new(SkillId::parse(id).unwrap_or_else(|_| unreachable!())),
-            source: SkillSource {
+            source: Arc::new(SkillSource {
                 kind,
                 label: format!("{kind:?}"),
                 ordinal: 0,
                 root: None,
-            },
+            }),
             layout: SkillLayout::Folder,
             location: path.into(),
             directory: path.into(),

@@ -396,7 +396,7 @@ fn check_entry(
     }
     Some(SkillSummary {
         manifest,
-        source: source.clone(),
+        source: Arc::new(source.clone()),
         layout: SkillLayout::Provided,
         location: location.clone(),
         directory: location.clone(),

@@ -260,7 +260,7 @@ fn plugin_skills_share_registry_precedence_and_catalog() {
     );
     let plugin = registry.get("plugin-only").unwrap();
     assert_eq!(
-        (plugin.layout, &plugin.source),
+        (plugin.layout, &*plugin.source),
         (
             SkillLayout::Provided,
             &SkillSource {
@@ -328,7 +328,7 @@ fn context_is_routed_to_the_provider_and_framed_by_the_host() {
             .unwrap(),
         SkillContextResponse {
             id: SkillId::parse("plugin-only").unwrap(),
-            source: registry.get("plugin-only").unwrap().source.clone(),
+            source: (*registry.get("plugin-only").unwrap().source).clone(),
             location: Some("bcode-provider://acme/plugin-only".into()),
             text: text.into(),
             bytes: text.len(),

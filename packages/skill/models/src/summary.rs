@@ -1,6 +1,7 @@
 //! The compact, indexed description of a skill; no body.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +25,9 @@ pub enum SkillLayout {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkillSummary {
     pub manifest: SkillManifest,
-    pub source: SkillSource,
+    /// Shared by every skill of one source root: one allocation per root,
+    /// not a label and a path per skill (serialized as the source itself).
+    pub source: Arc<SkillSource>,
     pub layout: SkillLayout,
     /// Absolute path of the instruction file (inside the canonical root).
     pub location: PathBuf,
