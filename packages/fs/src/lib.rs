@@ -12,9 +12,11 @@
 //! directory, cheaply.
 
 mod dir;
+mod list;
 mod stamp;
 
 pub use dir::{DirHandle, below};
+pub use list::{ListedEntry, for_each_entry};
 pub use stamp::{FileInfo, FileKind, FileStamp};
 
 use std::fs::{File, OpenOptions};

@@ -43,7 +43,7 @@ impl Default for WalkOptions {
 }
 
 pub use bcode_fs::FileStamp;
-use bcode_fs::{DirHandle, FileInfo, FileKind};
+use bcode_fs::{DirHandle, FileInfo, FileKind, ListedEntry};
 
 /// A file that may be a skill.
 #[derive(Clone, Debug)]
@@ -560,15 +560,8 @@ impl Walker<'_> {
                 }
             }
         }
-        let reader = match fs::read_dir(path) {
-            Ok(reader) => reader,
-            Err(err) => {
-                self.io_problem(path, &err);
-                return None;
-            }
-        };
         let mut entries = Vec::new();
-        for entry in reader {
+        let listed = bcode_fs::for_each_entry(path, &mut |entry| {
             self.entries_seen += 1;
             if self.entries_seen > self.options.max_entries {
                 if !self.exhausted {
@@ -581,31 +574,27 @@ impl Walker<'_> {
                         Some("keep skill roots small; point skills.sources.paths at skill folders, not at large trees"),
                     );
                 }
-                break;
+                return false;
             }
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(err) => {
-                    self.io_problem(path, &err);
-                    continue;
-                }
-            };
-            let file_type = match entry.file_type() {
-                Ok(t) => t,
-                Err(err) => {
-                    self.io_problem(&entry.path(), &err);
-                    continue;
-                }
-            };
-            match entry.file_name().into_string() {
-                Ok(name) => entries.push((name, FileKind::of(file_type), inode(&entry))),
-                Err(raw) => self.warn(
+            match entry {
+                Ok(ListedEntry {
+                    name: Ok(name),
+                    kind,
+                    ino,
+                }) => entries.push((name, kind, ino)),
+                Ok(ListedEntry { name: Err(raw), .. }) => self.warn(
                     DiagnosticCode::Unreadable,
                     &path.join(&raw),
                     format!("file name {raw:?} is not valid UTF-8 and was skipped"),
                     Some("rename it"),
                 ),
+                Err(err) => self.io_problem(path, &err),
             }
+            true
+        });
+        if let Err(err) = listed {
+            self.io_problem(path, &err);
+            return None;
         }
         // Names in one folder are unique, so an unstable sort is as
         // deterministic and, on readdir's hash order, much cheaper.
@@ -776,17 +765,6 @@ fn make_candidate(
         origin,
         stamp,
     }
-}
-
-#[cfg(unix)]
-fn inode(entry: &fs::DirEntry) -> u64 {
-    use std::os::unix::fs::DirEntryExt;
-    entry.ino()
-}
-
-#[cfg(not(unix))]
-fn inode(_entry: &fs::DirEntry) -> u64 {
-    0
 }
 
 fn is_markdown(name: Option<&OsStr>) -> bool {
