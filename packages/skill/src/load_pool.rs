@@ -281,18 +281,23 @@ mod tests {
         })
     }
 
+    /// Submits `found` in order, each as the job of its index.
+    fn submit_all(pool: &mut LoadPool<'_, '_>, found: &[Candidate]) {
+        for (slot, candidate) in found.iter().enumerate() {
+            pool.submit(Job {
+                slot,
+                candidate: Arc::new(candidate.clone()),
+                root: None,
+                prior: None,
+            });
+        }
+    }
+
     fn load_all(found: &[Candidate], threads: usize) -> Vec<(usize, Loaded)> {
         let queue = queue();
         std::thread::scope(|scope| {
             let mut pool = LoadPool::new(scope, &queue, threads);
-            for (slot, candidate) in found.iter().enumerate() {
-                pool.submit(Job {
-                    slot,
-                    candidate: Arc::new(candidate.clone()),
-                    root: None,
-                    prior: None,
-                });
-            }
+            submit_all(&mut pool, found);
             assert_eq!(pool.dispatched(), found.len());
             pool.finish()
         })
@@ -331,14 +336,7 @@ mod tests {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 std::thread::scope(|scope| {
                     let mut pool = LoadPool::new(scope, &queue, 2);
-                    for (slot, candidate) in found.iter().enumerate() {
-                        pool.submit(Job {
-                            slot,
-                            candidate: Arc::new(candidate.clone()),
-                            root: None,
-                            prior: None,
-                        });
-                    }
+                    submit_all(&mut pool, &found);
                     panic!("a bug in the walk");
                 });
             }));
