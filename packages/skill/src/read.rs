@@ -38,24 +38,26 @@ pub fn read_front(
     if len > max as u64 {
         return Err(ReadError::TooLarge { len, max });
     }
-    let len = usize::try_from(len).unwrap_or(max);
     let mut want = PREFIX_BYTES.min(max);
     loop {
-        // Never past the length `fstat` gave: a file shorter than the
-        // prefix is read in one call, without a second one to meet its end
-        // (one that grows meanwhile changes its stamp, so the next build
-        // reads it again).
         let before = buf.len();
         (&mut file)
-            .take(want.min(len).saturating_sub(before) as u64)
+            .take((want - before) as u64)
             .read_to_end(buf)
             .map_err(ReadError::Io)?;
         if buf.len() < want {
+            // The whole file: the parser splits it.
             return Ok(None);
         }
-        let split = front_matter::split(buf);
-        if !matches!(split, Split::Unterminated { .. }) {
-            return Ok(Some(split));
+        // The file goes on past what was read: only whole lines count, or a
+        // line cut at the end (`---x: 1` cut after its `---`) would read as
+        // a delimiter.
+        let whole = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole > 0 {
+            let split = front_matter::split(&buf[..whole]);
+            if !matches!(split, Split::Unterminated { .. }) {
+                return Ok(Some(split));
+            }
         }
         if want >= max {
             // Still open at the size limit: one more byte tells whether the
@@ -63,5 +65,68 @@ pub fn read_front(
             return read_rest(&mut file, buf, max).map(|()| None);
         }
         want = (want * 4).min(max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// What discovery decides about a file's front matter from its prefix.
+    fn split_as_discovery_reads(path: &Path) -> Split {
+        let mut buf = Vec::new();
+        let split = read_front(None, path, 1 << 20, &mut buf).unwrap();
+        split.unwrap_or_else(|| front_matter::split(&buf))
+    }
+
+    #[test]
+    fn a_line_cut_at_the_end_of_the_prefix_is_not_a_delimiter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        // A line starting with `---` placed across (and right after) the end
+        // of the first read and of the grown one.
+        for boundary in [PREFIX_BYTES, PREFIX_BYTES * 4] {
+            for start in boundary - 6..=boundary + 1 {
+                let mut text = String::from("---\ndescription: d\n");
+                while text.len() < start {
+                    let room = start - text.len();
+                    text.push_str(&format!("{}\n", "k".repeat(room.clamp(1, 60) - 1)));
+                }
+                text.truncate(start);
+                if !text.ends_with('\n') {
+                    text.pop();
+                    text.push('\n');
+                }
+                text.push_str("---x: 1\ny: 2\n---\nbody\n");
+                std::fs::write(&path, &text).unwrap();
+                assert_eq!(
+                    split_as_discovery_reads(&path),
+                    front_matter::split(text.as_bytes()),
+                    "line at {} (boundary {boundary})",
+                    text.find("---x").unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_empty_and_unterminated_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        for text in ["", "---\n", "---\ndescription: d\n---", "no front matter"] {
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(
+                split_as_discovery_reads(&path),
+                front_matter::split(text.as_bytes()),
+                "{text:?}"
+            );
+        }
+        let long = format!("---\n{}", "k: v\n".repeat(3000));
+        std::fs::write(&path, &long).unwrap();
+        assert!(matches!(
+            split_as_discovery_reads(&path),
+            Split::Unterminated { .. }
+        ));
     }
 }
