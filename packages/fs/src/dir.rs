@@ -86,7 +86,8 @@ impl DirHandle {
     pub fn info(&self, relative: &Path, follow: bool) -> io::Result<FileInfo> {
         #[cfg(target_os = "linux")]
         {
-            use rustix::fs::{AtFlags, StatxFlags};
+            use rustix::fd::AsFd;
+            use rustix::fs::AtFlags;
             let mut flags = if follow {
                 AtFlags::empty()
             } else {
@@ -95,24 +96,7 @@ impl DirHandle {
             if relative.as_os_str().is_empty() {
                 flags |= AtFlags::EMPTY_PATH;
             }
-            let stx = rustix::fs::statx(&self.fd, relative, flags, StatxFlags::BASIC_STATS)?;
-            let kind = match rustix::fs::FileType::from_raw_mode(rustix::fs::RawMode::from(
-                stx.stx_mode,
-            )) {
-                rustix::fs::FileType::RegularFile => FileKind::File,
-                rustix::fs::FileType::Directory => FileKind::Dir,
-                rustix::fs::FileType::Symlink => FileKind::Symlink,
-                _ => FileKind::Special,
-            };
-            let stamp = FileStamp {
-                len: stx.stx_size,
-                modified: (stx.stx_mtime.tv_sec, i64::from(stx.stx_mtime.tv_nsec)),
-                changed: (stx.stx_ctime.tv_sec, i64::from(stx.stx_ctime.tv_nsec)),
-                // As `std` builds `st_dev` from `statx`, so stamps compare equal.
-                dev: libc::makedev(stx.stx_dev_major, stx.stx_dev_minor),
-                ino: stx.stx_ino,
-            };
-            Ok(FileInfo { kind, stamp })
+            info_at(self.fd.as_fd(), relative, flags)
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -124,6 +108,69 @@ impl DirHandle {
             };
             Ok(FileInfo::of(&meta))
         }
+    }
+}
+
+/// Kind and stamp of `path` under `dir` with one `statx`, or with
+/// `fstatat` where `statx` is missing (kernels before 4.11) or refused
+/// (some seccomp profiles), as `std` falls back too. Both give the same
+/// stamp `std` would.
+#[cfg(target_os = "linux")]
+pub(crate) fn info_at(
+    dir: rustix::fd::BorrowedFd<'_>,
+    path: &Path,
+    flags: rustix::fs::AtFlags,
+) -> io::Result<FileInfo> {
+    use rustix::io::Errno;
+    match rustix::fs::statx(dir, path, flags, rustix::fs::StatxFlags::BASIC_STATS) {
+        Ok(stx) => Ok(FileInfo {
+            kind: kind_of_mode(stx.stx_mode.into()),
+            stamp: FileStamp {
+                len: stx.stx_size,
+                modified: (stx.stx_mtime.tv_sec, i64::from(stx.stx_mtime.tv_nsec)),
+                changed: (stx.stx_ctime.tv_sec, i64::from(stx.stx_ctime.tv_nsec)),
+                // As `std` builds `st_dev` from `statx`, so stamps compare equal.
+                dev: libc::makedev(stx.stx_dev_major, stx.stx_dev_minor),
+                ino: stx.stx_ino,
+            },
+        }),
+        Err(err) if err == Errno::NOSYS || err == Errno::PERM => info_by_stat(dir, path, flags),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// [`info_at`] with `fstatat`, for where `statx` is unavailable.
+#[cfg(target_os = "linux")]
+// `struct stat`'s field types differ by architecture; the conversions are
+// no-ops on some of them.
+#[allow(clippy::useless_conversion)]
+fn info_by_stat(
+    dir: rustix::fd::BorrowedFd<'_>,
+    path: &Path,
+    flags: rustix::fs::AtFlags,
+) -> io::Result<FileInfo> {
+    let st = rustix::fs::statat(dir, path, flags)?;
+    let int = |v: i128| i64::try_from(v).unwrap_or(0);
+    Ok(FileInfo {
+        kind: kind_of_mode(st.st_mode.into()),
+        stamp: FileStamp {
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            modified: (int(st.st_mtime.into()), int(st.st_mtime_nsec.into())),
+            changed: (int(st.st_ctime.into()), int(st.st_ctime_nsec.into())),
+            dev: st.st_dev.into(),
+            ino: st.st_ino.into(),
+        },
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn kind_of_mode(mode: u32) -> FileKind {
+    use rustix::fs::FileType;
+    match FileType::from_raw_mode(rustix::fs::RawMode::from(mode)) {
+        FileType::RegularFile => FileKind::File,
+        FileType::Directory => FileKind::Dir,
+        FileType::Symlink => FileKind::Symlink,
+        _ => FileKind::Special,
     }
 }
 
@@ -216,6 +263,30 @@ mod tests {
             assert!(handle.stamp(Path::new("loop"), false).is_ok());
         }
         assert!(DirHandle::open(&dir.path().join("nope")).is_err());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_fstatat_fallback_gives_the_same_info_as_statx() {
+        use rustix::fd::AsFd;
+        use rustix::fs::AtFlags;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("skill")).unwrap();
+        std::fs::write(root.join("skill/SKILL.md"), "---\n---\n").unwrap();
+        std::os::unix::fs::symlink("skill/SKILL.md", root.join("link.md")).unwrap();
+        let handle = DirHandle::open(root).unwrap();
+        for (name, flags) in [
+            ("skill", AtFlags::SYMLINK_NOFOLLOW),
+            ("skill/SKILL.md", AtFlags::SYMLINK_NOFOLLOW),
+            ("link.md", AtFlags::SYMLINK_NOFOLLOW),
+            ("link.md", AtFlags::empty()),
+        ] {
+            let path = Path::new(name);
+            let by_statx = info_at(handle.fd.as_fd(), path, flags).unwrap();
+            let by_stat = info_by_stat(handle.fd.as_fd(), path, flags).unwrap();
+            assert_eq!(by_statx, by_stat, "{name}");
+        }
     }
 
     #[test]
