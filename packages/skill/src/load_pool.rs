@@ -225,8 +225,13 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
 impl Drop for LoadPool<'_, '_> {
     /// Idle workers wait for jobs until the queue closes. Closing it here as
     /// well means a panic on the building thread (a bug) unwinds into a
-    /// joined scope instead of waiting forever for workers that wait too.
+    /// joined scope instead of waiting forever for workers that wait too,
+    /// and without loading what was still queued. (`finish` has emptied
+    /// the queue by the time it drops the pool.)
     fn drop(&mut self) {
+        // Jobs still queued then are dropped unloaded: nobody will read
+        // their results.
+        self.queue.state().jobs.clear();
         self.queue.close();
     }
 }

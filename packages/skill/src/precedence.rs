@@ -44,14 +44,20 @@ pub fn resolve(
     enabled.sort_by(|a, b| a.manifest.id.cmp(&b.manifest.id));
     let mut winners = Vec::with_capacity(enabled.len());
     for group in enabled.chunk_by(|a, b| a.manifest.id == b.manifest.id) {
-        let Some(winner) = group
-            .iter()
-            .reduce(|best, skill| if outranks(skill, best) { skill } else { best })
-        else {
+        let Some(best) = (0..group.len()).reduce(|best, i| {
+            if outranks(&group[i], &group[best]) {
+                i
+            } else {
+                best
+            }
+        }) else {
             continue;
         };
-        for skill in group.iter().filter(|s| !Arc::ptr_eq(s, winner)) {
-            diagnostics.push(loser(skill, winner));
+        let winner = &group[best];
+        for (i, skill) in group.iter().enumerate() {
+            if i != best {
+                diagnostics.push(loser(skill, winner));
+            }
         }
         winners.push((winner.manifest.id.clone(), Arc::clone(winner)));
     }

@@ -228,6 +228,9 @@ impl Walker<'_> {
         {
             return Vec::new();
         }
+        // Only a folder found to be a skill gives its path away, and it is
+        // not listed.
+        debug_assert!(!dir.logical.as_os_str().is_empty());
         let entries = match self.list(&dir.logical, dir.depth) {
             Some(entries) => entries,
             None => return Vec::new(),
@@ -331,7 +334,16 @@ impl Walker<'_> {
         // its own stamp moves when one appears.
         let link_meta = match &dir.prefetched {
             Some(prefetched) => (*prefetched)?,
-            None => FileInfo::of(&fs::symlink_metadata(&path).ok()?),
+            None => match fs::symlink_metadata(&path) {
+                Ok(meta) => FileInfo::of(&meta),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+                // Anything else (no permission, I/O) is reported, never
+                // taken for "no SKILL.md" in silence; the folder is listed.
+                Err(err) => {
+                    self.io_problem(&path, &err);
+                    return None;
+                }
+            },
         };
         self.result.snapshot.stamp(&path, false, link_meta.stamp);
         Some(self.accept_instruction(dir, path, link_meta, InstructionKind::SkillFile))
@@ -716,7 +728,12 @@ fn prefetch_chunk(handle: &DirHandle, chunk: &mut [Dir]) {
                 fs::symlink_metadata(child.logical.join("SKILL.md")).map(|meta| FileInfo::of(&meta))
             }
         };
-        child.prefetched = Some(info.ok());
+        child.prefetched = match info {
+            Ok(info) => Some(Some(info)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Some(None),
+            // Not fetched: the walk looks it up again and reports the error.
+            Err(_) => None,
+        };
     }
 }
 
@@ -729,9 +746,12 @@ fn joined(base: &Path, name: &str) -> PathBuf {
     let base = base.as_os_str();
     let mut path = std::ffi::OsString::with_capacity(base.len() + 1 + name.len());
     path.push(base);
-    let sep = std::path::MAIN_SEPARATOR_STR;
-    if !base.is_empty() && !base.as_encoded_bytes().ends_with(sep.as_bytes()) {
-        path.push(sep);
+    let ends_with_separator = base
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|&b| std::path::is_separator(char::from(b)));
+    if !base.is_empty() && !ends_with_separator {
+        path.push(std::path::MAIN_SEPARATOR_STR);
     }
     path.push(name);
     PathBuf::from(path)
