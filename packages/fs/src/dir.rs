@@ -165,8 +165,17 @@ fn info_by_stat(
 
 #[cfg(target_os = "linux")]
 fn kind_of_mode(mode: u32) -> FileKind {
+    kind_of(rustix::fs::FileType::from_raw_mode(
+        rustix::fs::RawMode::from(mode),
+    ))
+}
+
+/// The kind a file type stands for (anything but a regular file, a folder
+/// or a symlink is special).
+#[cfg(target_os = "linux")]
+pub(crate) fn kind_of(file_type: rustix::fs::FileType) -> FileKind {
     use rustix::fs::FileType;
-    match FileType::from_raw_mode(rustix::fs::RawMode::from(mode)) {
+    match file_type {
         FileType::RegularFile => FileKind::File,
         FileType::Directory => FileKind::Dir,
         FileType::Symlink => FileKind::Symlink,

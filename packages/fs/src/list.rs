@@ -51,7 +51,6 @@ mod linux {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
 
     use super::ListedEntry;
-    use crate::FileKind;
 
     /// `getdents64` buffer: a few hundred entries per system call.
     const BUFFER: usize = 32 * 1024;
@@ -83,9 +82,6 @@ mod linux {
                 continue;
             }
             let kind = match entry.file_type() {
-                FileType::RegularFile => FileKind::File,
-                FileType::Directory => FileKind::Dir,
-                FileType::Symlink => FileKind::Symlink,
                 // The filesystem did not say (DT_UNKNOWN): ask it.
                 FileType::Unknown => {
                     let path = Path::new(OsStr::from_bytes(name));
@@ -102,7 +98,7 @@ mod linux {
                         }
                     }
                 }
-                _ => FileKind::Special,
+                known => crate::dir::kind_of(known),
             };
             let name = match std::str::from_utf8(name) {
                 Ok(text) => Ok(text.to_owned()),
