@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use bcode_prompt::config::{ConfigInputs, LoadedConfig, load};
+use bcode_prompt::SessionOptions;
+use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
 use bcode_skill::{SourceEnv, SourceRoot};
 
 /// Why a command could not run, with its exit code.
@@ -71,6 +72,7 @@ impl CliContext {
             env: env.clone(),
             config_files: config_files.clone(),
             set: set.clone(),
+            host_sections: Vec::new(),
         })
         .map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
@@ -91,8 +93,23 @@ impl CliContext {
     }
 
     /// The skill roots of this repository, highest precedence first (the
-    /// render glue's computation, so commands and renders agree).
+    /// session's computation, so commands and renders agree).
     pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt_sections::render::skill_roots(&self.repo, &self.env, &self.loaded)
+        bcode_prompt::skill_roots(&self.repo, &self.env, &self.loaded)
+    }
+
+    /// Session options for this invocation: the repository, the working
+    /// directory, the environment snapshot and every config layer flag.
+    pub fn session_options(&self) -> SessionOptions {
+        let mut options = SessionOptions::new(&self.repo)
+            .cwd(&self.cwd)
+            .env(self.env.clone());
+        for file in &self.config_files {
+            options = options.config_file(file);
+        }
+        for assignment in &self.set {
+            options = options.set(assignment);
+        }
+        options
     }
 }

@@ -4,8 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, SkillTemplates, closest,
-    format_catalog,
+    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, format_catalog,
 };
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
@@ -162,9 +161,14 @@ pub fn run(
 fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary, CliError> {
     registry.lookup(id).map_err(|err| {
         let mut message = err.to_string();
-        if let (SkillError::NotFound { .. }, Some(near)) = (&err, closest(id, registry.ids())) {
-            message.push_str(&format!("; did you mean `{near}`?"));
-        } else if SkillId::parse(id).is_err() {
+        if matches!(
+            err,
+            SkillError::NotFound {
+                suggestion: None,
+                ..
+            }
+        ) && SkillId::parse(id).is_err()
+        {
             message.push_str("; ids use lowercase letters, digits and hyphens");
         }
         message.push_str("; `bcode-prompt skills list` shows every skill");
@@ -172,13 +176,12 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
     })
 }
 
-/// The skill templates a render would use (embedded, with any `skills/*.j2`
-/// override from `system_prompt.templates_dir`); warnings go to stderr.
-pub(crate) fn skill_templates(context: &CliContext) -> Result<SkillTemplates, CliError> {
-    let (templates, warnings) =
-        bcode_prompt_sections::render::skill_templates_from_config(&context.loaded)
-            .map_err(|err| CliError::Config(err.to_string()))?;
-    for warning in warnings {
+/// The templates a render would use (embedded, with the overrides of
+/// `system_prompt.templates_dir`); warnings go to stderr.
+pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliError> {
+    let templates = bcode_prompt::templates(&context.loaded, &[])
+        .map_err(|err| CliError::Config(err.to_string()))?;
+    for warning in templates.warnings() {
         eprintln!("bcode-prompt: warning: {warning}");
     }
     Ok(templates)

@@ -7,7 +7,7 @@ use bcode_text::{Limit, Truncation, bound, neutralize_closing_tag};
 use minijinja::context;
 
 use crate::registry::SkillRegistry;
-use crate::templates::{SkillTemplates, TemplateError};
+use bcode_templates::{TemplateError, Templates};
 use bcode_text::model_path;
 
 /// A sentinel that cannot occur in a body (NUL is not valid in our text) used
@@ -19,7 +19,7 @@ impl SkillRegistry {
     pub fn context(
         &self,
         request: &SkillContextRequest,
-        templates: &SkillTemplates,
+        templates: &Templates,
     ) -> Result<SkillContextResponse, SkillError> {
         let skill = self.lookup(request.id.as_str())?;
         let body = self.body(skill)?;
@@ -35,7 +35,7 @@ pub fn format_context(
     skill: &SkillSummary,
     body: &str,
     request: &SkillContextRequest,
-    templates: &SkillTemplates,
+    templates: &Templates,
 ) -> Result<SkillContextResponse, TemplateError> {
     let m = &skill.manifest;
     let location = model_path(&skill.location);
@@ -106,7 +106,7 @@ pub fn format_context(
 pub fn preview(
     body: &str,
     max_chars: usize,
-    templates: &SkillTemplates,
+    templates: &Templates,
 ) -> Result<String, TemplateError> {
     templates.render(
         "skills/preview_truncated.j2",

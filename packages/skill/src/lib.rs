@@ -25,7 +25,7 @@ mod reload;
 mod session;
 mod snapshot;
 mod sources;
-mod templates;
+
 mod toml_front_matter;
 mod turn_options;
 mod walk;
@@ -33,6 +33,7 @@ mod yaml;
 mod yaml_fast;
 
 pub use bcode_skill_models::SourceEnv;
+pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
@@ -60,7 +61,6 @@ pub use session::{
     parse_command,
 };
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
-pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,

@@ -303,6 +303,13 @@ impl SkillRegistry {
         SkillRegistry::default()
     }
 
+    /// Whether `other` is this very registry (a clone of it, or what an
+    /// unchanged rebuild returned): then nothing about it needs redoing.
+    pub fn same_as(&self, other: &SkillRegistry) -> bool {
+        Arc::ptr_eq(&self.skills, &other.skills)
+            && Arc::ptr_eq(&self.diagnostics, &other.diagnostics)
+    }
+
     /// Every available skill, by id (hidden ones included).
     pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
         self.skills.values().map(|s| &**s)
@@ -329,7 +336,10 @@ impl SkillRegistry {
         if self.disabled_ids.contains(id) {
             return Err(SkillError::Disabled { id: id.to_owned() });
         }
-        Err(SkillError::NotFound { id: id.to_owned() })
+        Err(SkillError::NotFound {
+            id: id.to_owned(),
+            suggestion: bcode_text::closest(id, self.ids()).map(str::to_owned),
+        })
     }
 
     pub fn diagnostics(&self) -> &[Diagnostic] {

@@ -17,7 +17,7 @@ pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_comma
 
 use crate::keywords::{KeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
-use crate::templates::SkillTemplates;
+use bcode_templates::Templates;
 use bcode_text::closest;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
@@ -189,17 +189,13 @@ pub struct ReloadOutcome {
 pub struct SkillSession {
     registry: SkillRegistry,
     index: KeywordIndex,
-    templates: SkillTemplates,
+    templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
 }
 
 impl SkillSession {
-    pub fn new(
-        registry: SkillRegistry,
-        options: SessionOptions,
-        templates: SkillTemplates,
-    ) -> Self {
+    pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
         let index = KeywordIndex::build(registry.skills());
         SkillSession {
             registry,
