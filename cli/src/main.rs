@@ -16,6 +16,7 @@ mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
+mod terminal;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
