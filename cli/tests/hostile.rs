@@ -126,6 +126,57 @@ fn show_json_in_a_non_utf8_repository() {
     assert_eq!(doc["diagnostics"], json!([]));
 }
 
+/// A skill name holding the body placeholder the block used to be split on
+/// (`\0body\0`, a valid YAML escape): the body moved into the `name`
+/// attribute. Now the block is composed without in-band sentinels.
+#[test]
+fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\nname: \"a\\0body\\0b\"\ndescription: First skill\n---\nThe body.\n",
+    );
+    let out = run(&sandbox, &["skills", "context", "alpha"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let root = sandbox.repo.join(".bcode/skills").display().to_string();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "<skill id=\"alpha\" name=\"a\0body\0b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nThe body.\n</skill>\n"
+        )
+    );
+}
+
+/// `skills.max_context_bytes` below the block's frame used to give an
+/// empty block with no marker. The marker now wins over the content: open
+/// tag, marker, close tag.
+#[test]
+fn a_context_limit_below_the_frame_still_gives_a_marked_block() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nThe body.\n",
+    );
+    let out = run(
+        &sandbox,
+        &[
+            "--set",
+            "skills.max_context_bytes=20",
+            "skills",
+            "context",
+            "alpha",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let location = sandbox.repo.join(".bcode/skills/alpha/SKILL.md");
+    let location = location.display();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "<skill id=\"alpha\" name=\"alpha\" location=\"{location}\">\n[… skill body truncated: 9 more bytes not shown (skills.max_context_bytes = 20). Read the full file at {location}]\n</skill>\n"
+        )
+    );
+}
 
 /// A skill whose name and description carry terminal escape sequences:
 /// OSC 0 (window title), OSC 52 (clipboard write), `ESC [2J` (clear).
