@@ -126,6 +126,69 @@ fn show_json_in_a_non_utf8_repository() {
     assert_eq!(doc["diagnostics"], json!([]));
 }
 
+/// Runs `session --id <id>` with `script` on stdin; returns the exit code
+/// and stderr.
+fn session(sandbox: &Sandbox, id: &str, script: &[u8]) -> (Option<i32>, String) {
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), text(&out.stderr))
+}
+
+/// A `/skill` with more than a megabyte of arguments: the record of its
+/// activation was over the sink's `MAX_RECORD_BYTES` and was lost. The event
+/// now keeps a bounded preview and says how much was given.
+#[test]
+fn an_activation_with_huge_arguments_is_still_logged() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nBody.\n",
+    );
+    let argument = "x".repeat(1024 * 1024 + 100);
+    let (code, stderr) = session(
+        &sandbox,
+        "big",
+        format!("/skill alpha {argument}\n/quit\n").as_bytes(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    let log = bcode_skill::read_events(&sandbox.state.join("sessions/big/events.jsonl")).unwrap();
+    assert_eq!(log.problems, []);
+    let events: Vec<Value> = log
+        .events
+        .iter()
+        .map(|r| serde_json::to_value(&r.event).unwrap())
+        .collect();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["SkillActivated", "SkillContextLoaded"]);
+    // The default `skills.preview_max_chars` (2000) less one for the
+    // argument itself, the marker included.
+    let kept = 1972;
+    assert_eq!(
+        events[0],
+        json!({
+            "event": "SkillActivated",
+            "id": "alpha",
+            "source": "repo:.bcode/skills",
+            "arguments": [format!("{}… [{} more characters]", &argument[..kept], argument.len() - kept)],
+            "arguments_truncated": true,
+            "arguments_bytes": argument.len(),
+            "reason": "explicit",
+        })
+    );
+}
+
 /// A skill name holding the body placeholder the block used to be split on
 /// (`\0body\0`, a valid YAML escape): the body moved into the `name`
 /// attribute. Now the block is composed without in-band sentinels.

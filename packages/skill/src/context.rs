@@ -149,6 +149,54 @@ fn marker_block(skill: &SkillSummary, location: &str, marker: &str) -> String {
     )
 }
 
+/// The most characters of invocation arguments an event keeps, whatever
+/// `skills.preview_max_chars` says: at six bytes per character at worst (a
+/// JSON `\u` escape), an event stays far below the event log's record limit.
+pub const ARGUMENTS_PREVIEW_MAX_CHARS: usize = 16 * 1024;
+
+/// Invocation arguments as an event records them: bounded and marked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentsPreview {
+    /// The arguments in order while they fit; the one that does not fit is
+    /// cut with the preview marker and the rest are left out.
+    pub arguments: Vec<String>,
+    pub truncated: bool,
+    /// The total UTF-8 bytes of the arguments as given.
+    pub original_bytes: usize,
+}
+
+/// Bounds `arguments` to `max_chars` characters in total (and at most
+/// [`ARGUMENTS_PREVIEW_MAX_CHARS`]). Each argument also costs one character,
+/// so a flood of empty arguments is bounded too.
+pub fn preview_arguments(
+    arguments: &[String],
+    max_chars: usize,
+    templates: &SkillTemplates,
+) -> Result<ArgumentsPreview, TemplateError> {
+    let mut left = max_chars.min(ARGUMENTS_PREVIEW_MAX_CHARS);
+    let mut kept = Vec::new();
+    let mut truncated = false;
+    for argument in arguments {
+        let cost = argument.chars().count() + 1;
+        if cost <= left {
+            kept.push(argument.clone());
+            left -= cost;
+            continue;
+        }
+        truncated = true;
+        let cut = preview(argument, left.saturating_sub(1), templates)?;
+        if !cut.is_empty() {
+            kept.push(cut);
+        }
+        break;
+    }
+    Ok(ArgumentsPreview {
+        arguments: kept,
+        truncated,
+        original_bytes: arguments.iter().map(String::len).sum(),
+    })
+}
+
 /// A bounded preview of a body for transcripts and events.
 pub fn preview(
     body: &str,

@@ -1,6 +1,6 @@
 //! The trust line (issue 12) at the library's edge: an edit between turns,
-//! a hostile name or a tiny context limit never make a `/skill` show a
-//! mismatched or malformed block.
+//! a hostile name, a tiny context limit and a flood of arguments never make
+//! a `/skill` show a mismatched, malformed or unlogged block.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
@@ -8,8 +8,11 @@ mod support;
 
 use std::fs;
 
-use bcode_skill::{SessionOptions, SkillSession, SkillTemplates, SlashCommand};
-use bcode_skill_models::{SkillContextRequest, SkillId, SkillsConfig, SourceKind};
+use bcode_skill::{
+    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, SkillTemplates,
+    SlashCommand, preview_arguments,
+};
+use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
 use support::{build, canonical, root, write_tree};
 
 /// A registry of the skills in `files`, under a user root.
@@ -166,4 +169,71 @@ fn every_context_limit_gives_a_well_formed_marked_block() {
             );
         }
     }
+}
+
+/// Arguments are bounded like previews: characters in total, each argument
+/// costing one more, the cut one ending with the preview marker.
+#[test]
+fn arguments_are_previewed_within_a_bound() {
+    let templates = SkillTemplates::embedded();
+    let check = |arguments: &[&str], max: usize, expected: ArgumentsPreview| {
+        let arguments: Vec<String> = arguments.iter().map(|a| (*a).to_owned()).collect();
+        assert_eq!(
+            preview_arguments(&arguments, max, &templates).unwrap(),
+            expected,
+            "{arguments:?} within {max}"
+        );
+    };
+    let kept = |arguments: &[&str], truncated: bool, original_bytes: usize| ArgumentsPreview {
+        arguments: arguments.iter().map(|a| (*a).to_owned()).collect(),
+        truncated,
+        original_bytes,
+    };
+    check(&[], 10, kept(&[], false, 0));
+    // Each argument costs its characters and one more.
+    check(&["ab", "cd"], 6, kept(&["ab", "cd"], false, 4));
+    check(&["ab", "cd"], 5, kept(&["ab"], true, 4));
+    let long = "y".repeat(100);
+    check(
+        &["fix", &long, "more"],
+        40,
+        kept(&["fix", "yyyyyyyyyyyy… [88 more characters]"], true, 107),
+    );
+    // A flood of empty arguments is bounded too.
+    let empty = vec![""; 100_000];
+    check(&empty, 10, kept(&[""; 10], true, 0));
+    // `preview_max_chars` itself is capped.
+    let huge = "z".repeat(ARGUMENTS_PREVIEW_MAX_CHARS * 2);
+    let preview = preview_arguments(&[huge], usize::MAX, &templates).unwrap();
+    assert!(preview.truncated);
+    assert_eq!(
+        preview.arguments[0].chars().count(),
+        ARGUMENTS_PREVIEW_MAX_CHARS - 1
+    );
+}
+
+/// A mistyped id of a megabyte: the failure event quoted it whole and was
+/// too large for the log.
+#[test]
+fn a_huge_unknown_id_is_bounded_in_its_failure_event() {
+    let (_tmp, registry, _base) =
+        registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
+    let options = SessionOptions::from_config(&SkillsConfig::default());
+    let mut session = SkillSession::new(registry, options, SkillTemplates::embedded());
+    let id = "q".repeat(1024 * 1024);
+    let outcome = session.run(&SlashCommand::Activate {
+        id: id.clone(),
+        arguments: Vec::new(),
+    });
+    let [SkillEvent::SkillInvocationFailed { id: logged, error }] = outcome.events.as_slice()
+    else {
+        panic!("{:?}", outcome.events.len());
+    };
+    assert_eq!(logged.chars().count(), ARGUMENTS_PREVIEW_MAX_CHARS);
+    assert!(
+        logged.ends_with(" more characters]"),
+        "{}",
+        &logged[logged.len() - 40..]
+    );
+    assert!(error.chars().count() <= ARGUMENTS_PREVIEW_MAX_CHARS);
 }
