@@ -189,6 +189,45 @@ fn an_activation_with_huge_arguments_is_still_logged() {
     );
 }
 
+/// Two sessions with one id used to write interleaved records with the
+/// same sequence numbers. The second now stops at once, exit 2, naming the
+/// log and the likely cause.
+#[test]
+fn a_second_session_with_the_same_id_is_refused() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(&sandbox.repo).unwrap();
+    let mut first = sandbox
+        .command()
+        .args(["session", "--id", "twice"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The banner is printed after the event log is open (and locked).
+    let mut banner = String::new();
+    BufReader::new(first.stdout.take().unwrap())
+        .read_line(&mut banner)
+        .unwrap();
+    assert!(banner.starts_with("Skill session twice"), "{banner}");
+    let (code, stderr) = session(&sandbox, "twice", b"/skills\n");
+    let log = sandbox.state.join("sessions/twice/events.jsonl");
+    let log = log.display();
+    assert_eq!(
+        (code, stderr),
+        (
+            Some(2),
+            format!(
+                "bcode-prompt: cannot open the event log `{log}`: event log `{log}` is in use by another writer (is a session with the same id still running?)\n"
+            )
+        )
+    );
+    drop(first.stdin.take());
+    assert_eq!(first.wait().unwrap().code(), Some(0));
+    // Once the first has ended, the id is free again.
+    assert_eq!(session(&sandbox, "twice", b"/quit\n").0, Some(0));
+}
+
 /// A skill name holding the body placeholder the block used to be split on
 /// (`\0body\0`, a valid YAML escape): the body moved into the `name`
 /// attribute. Now the block is composed without in-band sentinels.
