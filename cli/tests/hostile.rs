@@ -365,3 +365,33 @@ fn json_output_keeps_skill_text_exact() {
     );
     assert_no_control_bytes(&out.stdout);
 }
+
+/// `diff A /dev/zero` read without limit until memory ran out. Inputs are
+/// now read up to 64 MiB, with an exit 2 naming the file. The address-space
+/// cap keeps a regression from taking the machine down with it.
+#[test]
+fn diff_refuses_an_endless_input() {
+    let sandbox = Sandbox::new();
+    let saved = sandbox.base.join("a.json");
+    std::fs::write(
+        &saved,
+        r#"{"system": "", "request_context": "", "cache_boundary": 0, "sections": []}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000 && exec \"$0\" diff \"$1\" /dev/zero")
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg(&saved)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(2),
+            String::new(),
+            "bcode-prompt: cannot read `/dev/zero`: it is larger than 64 MiB, far more than any saved `render --json` result\n".to_owned()
+        )
+    );
+}
