@@ -37,7 +37,9 @@ pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
 pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
-pub use context::{format_context, preview};
+pub use context::{
+    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,
+};
 pub use document::{Document, DocumentError, parse_document};
 pub use events::{
     Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,

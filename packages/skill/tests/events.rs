@@ -39,6 +39,8 @@ fn activated(id: &str) -> SkillEvent {
         id: id.into(),
         source: "repo:.bcode/skills".into(),
         arguments: vec!["diagnose".into(), "line\nbreak".into()],
+        arguments_truncated: false,
+        arguments_bytes: None,
         reason: "explicit".into(),
     }
 }

@@ -117,6 +117,8 @@ fn explicit_activation_events_and_errors() {
                 id: "rust-debugging".into(),
                 source: "repo:.bcode/skills".into(),
                 arguments: vec!["diagnose".into(), "cargo test".into()],
+                arguments_truncated: false,
+                arguments_bytes: None,
                 reason: "explicit".into(),
             },
             SkillEvent::SkillContextLoaded {
