@@ -9,8 +9,8 @@ mod support;
 use std::fs;
 
 use bcode_skill::{
-    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, Templates,
-    SlashCommand, preview_arguments,
+    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, SlashCommand,
+    Templates, preview_arguments,
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
 use support::{build, canonical, root, write_tree};
