@@ -481,9 +481,11 @@ impl Skills {
     }
 }
 
-/// The cached value, re-read when one of `paths` changed. Returns whether
-/// it was re-read after an earlier read (a change the host is told about).
-fn cached<T>(
+/// The cached value, re-read when one of `paths` may have changed. Returns
+/// whether the value differs from an earlier read (a change the host is
+/// told about); an equal re-read keeps the earlier value, so everything
+/// built from it stays valid.
+fn cached<T: PartialEq>(
     slot: &mut Option<Cached<T>>,
     paths: Vec<PathBuf>,
     read: impl FnOnce() -> T,
@@ -493,15 +495,19 @@ fn cached<T>(
     {
         return (Arc::clone(&cached.value), false);
     }
-    let had = slot.is_some();
     // Stamped before reading: a write in between shows up next turn.
     let stamps = Stamps::of(paths);
-    let value = Arc::new(read());
+    let fresh = read();
+    let (value, changed) = match slot.take() {
+        Some(old) if *old.value == fresh => (old.value, false),
+        Some(_) => (Arc::new(fresh), true),
+        None => (Arc::new(fresh), false),
+    };
     *slot = Some(Cached {
         stamps,
         value: Arc::clone(&value),
     });
-    (value, had)
+    (value, changed)
 }
 
 fn instruction_paths(repo: &Path) -> Vec<PathBuf> {

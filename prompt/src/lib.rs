@@ -80,7 +80,7 @@ pub use error::PromptError;
 pub use options::SessionOptions;
 pub use session::PromptSession;
 pub use setup::{skill_roots, templates};
-pub use turn::{Activation, CommandReply, Turn, TurnChanges, TurnInput};
+pub use turn::{Activation, CommandReply, SectionFailure, Turn, TurnChanges, TurnInput};
 
 pub use bcode_prompt_pipeline::assembled::{
     AssembledPrompt, OmitReason, OmittedSection, SectionReport,
@@ -93,6 +93,7 @@ pub use bcode_prompt_pipeline::section::{
 pub use bcode_prompt_pipeline::stage::{Section, Stage, StageContext, StageError};
 pub use bcode_prompt_sections::gathered::Gathered;
 pub use bcode_prompt_sections::probe::{Machine, RealMachine, RuntimeMode};
+pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
 pub use bcode_prompt_sections::relevant::{
     DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
 };
@@ -102,6 +103,11 @@ pub use bcode_skill::{
 };
 pub use bcode_skill_models::{Diagnostic, SkillError, SkillEvent};
 pub use bcode_templates::{TemplateError, Templates};
+
+/// The template engine, for host sections that render their own templates
+/// (`context!` builds their values).
+pub use minijinja;
+pub use minijinja::context;
 
 /// Re-exported so a host needs no direct dependency to pin a turn's clock.
 pub use chrono;

@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use bcode_prompt_pipeline::assembled::OmitReason;
 use bcode_prompt_pipeline::config::{InvariantsConfig, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::StageInfo;
 use bcode_prompt_sections::invariants::InvariantCatalog;
@@ -27,7 +28,7 @@ use bcode_templates::Templates;
 use crate::core::{Core, Prepared, Settings};
 use crate::error::PromptError;
 use crate::options::SessionOptions;
-use crate::turn::{Turn, TurnInput};
+use crate::turn::{SectionFailure, Turn, TurnInput};
 
 /// One agent session on one repository. See the crate docs for a loop.
 pub struct PromptSession {
@@ -178,6 +179,17 @@ impl PromptSession {
         if saved.is_some() {
             self.focus.saved = saved;
         }
+        let section_failures = prompt
+            .omitted
+            .iter()
+            .filter_map(|omitted| match &omitted.reason {
+                OmitReason::Failed { message } => Some(SectionFailure {
+                    id: omitted.id.clone(),
+                    message: message.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
         Ok(Turn {
             prompt,
             events: prepared.events,
@@ -188,6 +200,7 @@ impl PromptSession {
             template_warnings: prepared.template_warnings,
             changes: prepared.changes,
             event_log_problems: prepared.event_log_problems,
+            section_failures,
         })
     }
 

@@ -174,6 +174,20 @@ pub struct Turn {
     pub changes: TurnChanges,
     /// Events the session's sink refused (they are still in `events`).
     pub event_log_problems: Vec<String>,
+    /// Sections whose stage failed this turn and were left out (a host
+    /// section that failed or panicked, a probe that could not answer),
+    /// with why; the same sections are in the report's omitted list.
+    pub section_failures: Vec<SectionFailure>,
+}
+
+/// A section left out of a turn because its stage failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SectionFailure {
+    /// The section id.
+    pub id: String,
+    /// What the stage said.
+    pub message: String,
 }
 
 impl Turn {
