@@ -5,18 +5,19 @@
 //! keywords. Every skill event goes to `events.jsonl` in the session folder
 //! under the state directory.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use bcode_prompt::{
-    CommandReply, PromptError, PromptSession, RuntimeMode, SessionReply, SkillEvent, Suggestion,
-    Turn, TurnInput,
+    CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, Suggestion, Turn, TurnInput,
 };
 use bcode_skill::{ActivationReason, JsonlSink, SystemClock};
 
 use crate::cli_context::{CliContext, CliError};
+use crate::input_lines::LineError;
+use crate::terminal::{printable, printable_line};
 
 const HELP: &str = "commands:
   /skills                  list available skills
@@ -90,20 +91,27 @@ pub fn run(
 
     let mut pending: Vec<Suggestion> = Vec::new();
     let mut first_turn = true;
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut lines = crate::input_lines::stdin_lines();
     loop {
         if interactive {
             eprint!("bcode> ");
         }
         let Some(line) = lines.next() else { break };
-        let line = line.map_err(io)?;
+        let line = match line {
+            Ok(line) => line,
+            // An over-long or non-UTF-8 line costs only itself.
+            Err(err @ (LineError::TooLong { .. } | LineError::NotUtf8 { .. })) => {
+                writeln!(out, "error: {err}").map_err(io)?;
+                continue;
+            }
+            Err(LineError::Io(err)) => return Err(CliError::Io(err)),
+        };
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
         }
         if !interactive {
-            writeln!(out, "> {trimmed}").map_err(io)?;
+            writeln!(out, "> {}", printable_line(trimmed)).map_err(io)?;
         }
         let word = trimmed.split_whitespace().next().unwrap_or_default();
         let input = match word {
@@ -151,12 +159,8 @@ pub fn run(
         let is_prompt = !trimmed.starts_with('/');
         let turn = match session.next_turn_blocking(input) {
             Ok(turn) => turn,
-            Err(PromptError::Skill(err)) => {
-                writeln!(out, "error: {err}").map_err(io)?;
-                continue;
-            }
             Err(err) => {
-                writeln!(out, "error: {err}").map_err(io)?;
+                writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
                 continue;
             }
         };
@@ -168,12 +172,18 @@ pub fn run(
             _ if is_prompt => {
                 for event in &turn.events {
                     if let SkillEvent::SkillActivated { id, reason, .. } = event {
-                        writeln!(out, "Activated skill `{id}` ({reason}).").map_err(io)?;
+                        writeln!(
+                            out,
+                            "Activated skill `{}` ({}).",
+                            printable_line(id),
+                            printable_line(reason)
+                        )
+                        .map_err(io)?;
                     }
                 }
                 pending = turn.suggestions.clone();
                 for s in &pending {
-                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, s.matched_keywords.join(", "), s.id)
+                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&s.matched_keywords.join(", ")), s.id)
                         .map_err(io)?;
                 }
                 writeln!(
@@ -185,7 +195,9 @@ pub fn run(
             _ => match turn.command {
                 Some(CommandReply::Done(reply)) => show_listing(out, Ok(reply))?,
                 Some(CommandReply::Failed(err)) => show_listing(out, Err(err))?,
-                Some(CommandReply::Invalid(err)) => writeln!(out, "error: {err}").map_err(io)?,
+                Some(CommandReply::Invalid(err)) => {
+                    writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
+                }
                 Some(_) | None => {}
             },
         }
@@ -196,13 +208,22 @@ pub fn run(
 /// What changed since the last turn, and problems of the event log.
 fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(), CliError> {
     if !turn.changes.skills.is_empty() {
-        writeln!(out, "Skills changed: {}", turn.changes.skills).map_err(CliError::Io)?;
+        writeln!(
+            out,
+            "Skills changed: {}",
+            printable_line(&turn.changes.skills.to_string())
+        )
+        .map_err(CliError::Io)?;
     }
     // The first turn's diagnostics are the registry's own (`skills doctor`
     // shows them); later ones are new since the last turn.
     if !first_turn {
         for d in &turn.diagnostics {
-            eprintln!("bcode-prompt: {}: {}", d.severity, d.message);
+            eprintln!(
+                "bcode-prompt: {}: {}",
+                d.severity,
+                printable_line(&d.message)
+            );
         }
     }
     for problem in &turn.event_log_problems {
@@ -244,9 +265,9 @@ fn show_render(turn: &Turn, out: &mut dyn Write) -> Result<(), CliError> {
     write!(
         out,
         "{}\n\n{}\n\n{}\n",
-        turn.system(),
+        printable(turn.system()),
         crate::render_cmd::DIVIDER,
-        turn.request_context()
+        printable(turn.request_context())
     )
     .map_err(CliError::Io)
 }
@@ -308,15 +329,17 @@ fn show_listing(
                 } else {
                     format!(" ({})", marks.join(", "))
                 };
+                let description = s
+                    .description
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 writeln!(
                     out,
                     "  {} [{}]{marks}: {}",
                     s.id,
-                    s.source,
-                    s.description
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    printable_line(&s.source),
+                    printable_line(&description)
                 )
                 .map_err(io)?;
             }
@@ -346,13 +369,14 @@ fn show_reply(
             };
             writeln!(
                 out,
-                "Loaded skill `{id}` from {source} ({bytes} bytes{cut})."
+                "Loaded skill `{id}` from {} ({bytes} bytes{cut}).",
+                printable_line(&source)
             )
             .map_err(io)?;
             // The transcript preview item: what was injected, bounded.
             writeln!(out, "┌ skill context: {id}").map_err(io)?;
             for line in preview.lines() {
-                writeln!(out, "│ {line}").map_err(io)?;
+                writeln!(out, "│ {}", printable_line(line)).map_err(io)?;
             }
             writeln!(out, "└").map_err(io)
         }
@@ -373,7 +397,13 @@ fn show_reply(
                 } else {
                     format!(" args: {}", arguments.join(" "))
                 };
-                writeln!(out, "  {id} ({how}){args}").map_err(io)?;
+                writeln!(
+                    out,
+                    "  {id} ({}){}",
+                    printable_line(&how),
+                    printable_line(&args)
+                )
+                .map_err(io)?;
             }
             Ok(())
         }
@@ -381,6 +411,6 @@ fn show_reply(
             writeln!(out, "Deactivated skill `{id}`.").map_err(io)
         }
         Ok(_) => Ok(()),
-        Err(err) => writeln!(out, "error: {err}").map_err(io),
+        Err(err) => writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io),
     }
 }

@@ -152,7 +152,9 @@ fn an_activation_with_huge_arguments_is_still_logged() {
         &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\ndescription: First skill\n---\nBody.\n",
     );
-    let argument = "x".repeat(1024 * 1024 + 100);
+    // Under the session's line bound (1 MiB), yet over the log's record
+    // bound once JSON writes each control character as six bytes.
+    let argument = "\u{1}".repeat(200_000);
     let (code, stderr) = session(
         &sandbox,
         "big",
@@ -174,7 +176,7 @@ fn an_activation_with_huge_arguments_is_still_logged() {
     assert_eq!(names, ["SkillActivated", "SkillContextLoaded"]);
     // The default `skills.preview_max_chars` (2000) less one for the
     // argument itself, the marker included.
-    let kept = 1972;
+    let kept = 1973;
     assert_eq!(
         events[0],
         json!({
@@ -394,4 +396,85 @@ fn diff_refuses_an_endless_input() {
             "bcode-prompt: cannot read `/dev/zero`: it is larger than 64 MiB, far more than any saved `render --json` result\n".to_owned()
         )
     );
+}
+
+/// `session` printed skill text raw (listing, previews, suggestions,
+/// `/render`); every such character is now shown as an escape.
+#[test]
+fn a_session_shows_escape_sequences_instead_of_obeying_them() {
+    let sandbox = escape_fixture();
+    write(
+        &sandbox.repo.join(".bcode/skills/noisy/SKILL.md"),
+        "---\ndescription: \"Noisy \\e[2J\"\nactivation:\n  keywords: [noisy]\n---\nBody \u{1b}]52;c;eA==\u{7} here.\n",
+    );
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", "escapes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"/skills\nnoisy things\n/skill noisy \x1b[2J\n/render\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_no_control_bytes(&out.stdout);
+    assert_no_control_bytes(&out.stderr);
+    let transcript = text(&out.stdout);
+    assert!(
+        transcript.contains("  noisy [repo:.bcode/skills]: Noisy \\u{1b}[2J\n"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("│ Body \\u{1b}]52;c;eA==\\u{7} here.\n"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("> /skill noisy \\u{1b}[2J\n"),
+        "{transcript}"
+    );
+}
+
+/// One non-UTF-8 line on stdin ended a piped session with a wrong message,
+/// and lines had no length bound; each is now an error for that line only.
+#[test]
+fn a_bad_input_line_costs_only_itself() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs body.\n",
+    );
+    let mut script = b"/skill \xff\xfe docs\n".to_vec();
+    script.extend(std::iter::repeat_n(b'a', 2 * 1024 * 1024));
+    script.extend_from_slice(b"\n/skill docs\n");
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", "lines"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&script));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let transcript = text(&out.stdout);
+    let lines: Vec<&str> = transcript.lines().skip(1).collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "error: input line 1 is not UTF-8 (invalid byte after 7 bytes); it was skipped",
+            "error: input line 2 is 2097152 bytes, over the 1048576-byte limit; it was skipped",
+            "> /skill docs",
+        ],
+        "{transcript}"
+    );
+    assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
 }
