@@ -439,7 +439,8 @@ mod differential {
 
     /// Every front matter of the real-world corpus, and of any directory
     /// named by `BCODE_DIFF_CORPUS` (for example a generated 10,000-skill
-    /// corpus), parses the same on both paths.
+    /// corpus), parses the same on both paths, and recovery leaves every
+    /// one the full parser accepts as it reads it.
     #[test]
     fn real_front_matter() {
         let mut roots = vec![
@@ -471,7 +472,13 @@ mod differential {
                         ..
                     } = crate::front_matter::split(text.as_bytes())
                     {
-                        assert_eq!(agrees(&text[raw]), Ok(()), "{}", path.display());
+                        assert_eq!(agrees(&text[raw.clone()]), Ok(()), "{}", path.display());
+                        assert_eq!(
+                            crate::yaml::recovery_agrees(&text[raw]),
+                            Ok(()),
+                            "{}",
+                            path.display()
+                        );
                         checked += 1;
                     }
                 }
