@@ -205,7 +205,8 @@ fn repair_warning(repair: &Repair, first_line: u32) -> Diagnostic {
         ),
         RepairKind::IndicatorStart { indicator } => (
             format!(
-                "the value of `{key}` starts with `{indicator}`, which YAML reads as {}, and is invalid YAML as written; it was read as plain text",
+                "the value of `{key}` starts with {}, which YAML reads as {}, and is invalid YAML as written; it was read as plain text",
+                code_span(*indicator),
                 indicator_meaning(*indicator)
             ),
             format!("quote the value: {key}: {}", repair.quoted),
@@ -215,6 +216,15 @@ fn repair_warning(repair: &Repair, first_line: u32) -> Diagnostic {
         .with_position(first_line + repair.line - 1, Some(repair.column))
         .with_field(key)
         .with_hint(hint)
+}
+
+/// `c` as a markdown code span (a backtick needs a double-backtick span).
+fn code_span(c: char) -> String {
+    if c == '`' {
+        "`` ` ``".to_owned()
+    } else {
+        format!("`{c}`")
+    }
 }
 
 /// What an indicator character at the start of a value means to YAML.
