@@ -1,7 +1,8 @@
 //! YAML front matter: parsed with tight budgets (a billion-laughs file or
 //! thousands of nested brackets is rejected in well under a millisecond), and
-//! the most common real-world mistake, an unquoted `: ` in a value, repaired
-//! where the intent is unambiguous.
+//! the common real-world mistakes (text after a block-scalar header, a string
+//! value starting with an indicator, an unquoted `: `) repaired, only in a
+//! file both parsers rejected and only where the intent is unambiguous.
 
 use serde_json::{Map, Value};
 

@@ -137,7 +137,7 @@ impl Rng {
         words[0] = "Use";
         words[1] = "when";
         let mut s = words.join(" ");
-        if self.next() % 3 == 0 {
+        if self.next().is_multiple_of(3) {
             s.push_str(", and ");
             s.push_str(self.word());
         }
