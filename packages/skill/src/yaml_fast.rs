@@ -42,11 +42,25 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
     if flags & 2 == 0 {
         lines.extend(raw.split('\n').filter(content));
     } else {
-        // YAML breaks lines at LF, CRLF and a lone CR alike. Splitting at
-        // either byte turns a CRLF into a line and an empty one, and empty
-        // lines carry no meaning in this subset, so all three read as YAML
-        // reads them. Files without a CR keep the faster one-byte split.
-        lines.extend(raw.split(['\n', '\r']).filter(content));
+        // YAML breaks lines at LF, CRLF and a lone CR alike. CRLF files
+        // split at LF and drop the CR; a CR left inside a line is a lone one.
+        let mut lone_cr = false;
+        lines.extend(
+            raw.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .filter(|l| {
+                    lone_cr |= l.contains('\r');
+                    content(l)
+                }),
+        );
+        if lone_cr {
+            // Splitting at either byte turns a CRLF into a line and an
+            // empty one, and empty lines carry no meaning in this subset,
+            // so all three read as YAML reads them. Only the rare file with
+            // a lone CR pays for the two-byte split.
+            lines.clear();
+            lines.extend(raw.split(['\n', '\r']).filter(content));
+        }
     }
     let mut pos = 0;
     let map = mapping(&lines, &mut pos, 0, 0)?;
