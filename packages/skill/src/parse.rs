@@ -200,7 +200,7 @@ fn repair_warning(repair: &Repair, first_line: u32) -> Diagnostic {
                 "the value of `{key}` has text after the block-scalar indicator `{header}` on the same line, which is invalid YAML; the text and the indented lines below it were read as the value"
             ),
             format!(
-                "leave `{key}: {header}` alone on its line and move the text to the next line, indented like the lines below it"
+                "put `{key}: {header}` alone on its line and the text on the lines below it, indented"
             ),
         ),
         RepairKind::IndicatorStart { indicator } => (
