@@ -10,9 +10,13 @@ mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+// Not used yet: the lead wires it into session_cmd.rs (issue 12).
+#[allow(dead_code)]
+mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
+mod terminal;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

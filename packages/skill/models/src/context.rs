@@ -56,8 +56,13 @@ pub struct InvokeSkillResponse {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum SkillError {
-    #[error("no skill with id `{id}`")]
-    NotFound { id: String },
+    /// No skill has this id; `suggestion` is the closest id there is.
+    #[error("no skill with id `{id}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    NotFound {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<String>,
+    },
     #[error("skill `{id}` is disabled by skills.disabled.ids")]
     Disabled { id: String },
     #[error("skills are disabled (skills.enabled = false)")]

@@ -15,9 +15,10 @@ use bcode_skill_models::{
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
 
+use crate::context::preview_arguments;
 use crate::keywords::{KeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
-use crate::templates::SkillTemplates;
+use bcode_templates::Templates;
 use bcode_text::closest;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
@@ -189,17 +190,13 @@ pub struct ReloadOutcome {
 pub struct SkillSession {
     registry: SkillRegistry,
     index: KeywordIndex,
-    templates: SkillTemplates,
+    templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
 }
 
 impl SkillSession {
-    pub fn new(
-        registry: SkillRegistry,
-        options: SessionOptions,
-        templates: SkillTemplates,
-    ) -> Self {
+    pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
         let index = KeywordIndex::build(registry.skills());
         SkillSession {
             registry,
@@ -273,9 +270,12 @@ impl SkillSession {
         let mut events = Vec::new();
         let reply = self.try_activate(id, arguments, reason, &mut events);
         if let Err(err) = &reply {
+            // The id is whatever was typed (a megabyte, perhaps) and the
+            // error quotes it: both are bounded like previews so the failure
+            // is still logged.
             events.push(SkillEvent::SkillInvocationFailed {
-                id: id.to_owned(),
-                error: err.to_string(),
+                id: self.bounded(id),
+                error: self.bounded(&err.to_string()),
             });
         }
         CommandOutcome { reply, events }
@@ -301,10 +301,20 @@ impl SkillSession {
         let skill_id = skill.manifest.id.clone();
         let source = skill.source.label.clone();
         let context = self.load_context(&skill_id, arguments)?;
+        // Arguments are the operator's text, of any size: the event keeps a
+        // bounded preview of them, or the sink would refuse the record
+        // (`MAX_RECORD_BYTES`) and the activation would go unlogged.
+        let shown = preview_arguments(arguments, self.options.preview_max_chars, &self.templates)
+            .map_err(|err| SessionError::Load {
+            id: skill_id.to_string(),
+            reason: err.to_string(),
+        })?;
         events.push(SkillEvent::SkillActivated {
             id: skill_id.to_string(),
             source: source.clone(),
-            arguments: arguments.to_vec(),
+            arguments_truncated: shown.truncated,
+            arguments_bytes: shown.truncated.then_some(shown.original_bytes),
+            arguments: shown.arguments,
             reason: reason.describe(),
         });
         events.push(loaded_event(&context));
@@ -327,6 +337,19 @@ impl SkillSession {
             None => self.active.push(active),
         }
         Ok(reply)
+    }
+
+    /// `text` bounded to [`ARGUMENTS_PREVIEW_MAX_CHARS`], for event fields
+    /// that quote what the operator typed (a wrong id); far above any real
+    /// id or message, so only a flood is cut. Falls back to a plain cut when
+    /// the marker template fails, so an event is never lost for want of a
+    /// marker.
+    ///
+    /// [`ARGUMENTS_PREVIEW_MAX_CHARS`]: crate::ARGUMENTS_PREVIEW_MAX_CHARS
+    fn bounded(&self, text: &str) -> String {
+        let max = crate::context::ARGUMENTS_PREVIEW_MAX_CHARS;
+        crate::context::preview(text, max, &self.templates)
+            .unwrap_or_else(|_| text.chars().take(max).collect())
     }
 
     fn load_context(
