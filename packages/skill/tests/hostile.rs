@@ -78,7 +78,7 @@ fn a_skill_broken_or_renamed_since_discovery_is_a_load_error() {
         registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
     let templates = Templates::builtin();
     let file = tmp.path().join("alpha/SKILL.md");
-    fs::write(&file, "---\ndescription: [unclosed\n---\nBody.\n").unwrap();
+    fs::write(&file, "---\ndescription: \"unclosed\n---\nBody.\n").unwrap();
     assert_eq!(
         registry
             .context(&request("alpha", None), &templates)
