@@ -22,7 +22,7 @@ use bcode_prompt_sections::invariants::{INVARIANTS_DIR, InvariantCatalog};
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
-    Catalog, CatalogOptions, EventSink, LiveRegistry, SessionError,
+    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError,
     SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
     format_catalog, parse_command,
 };
@@ -31,6 +31,7 @@ use bcode_templates::Templates;
 
 use crate::error::PromptError;
 use crate::setup;
+use crate::shared::{Pool, PoolKey, SharedSkills};
 use crate::stamps::Stamps;
 use crate::turn::{CommandReply, TurnChanges, TurnInput};
 
@@ -49,6 +50,7 @@ pub(crate) struct Settings {
     pub(crate) host_templates: Vec<(String, String)>,
     pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
     pub(crate) watch: Option<std::time::Duration>,
+    pub(crate) shared: SharedSkills,
 }
 
 impl Settings {
@@ -113,12 +115,15 @@ struct Cached<T> {
     value: Arc<T>,
 }
 
-/// The skills side: the live registry (between turns) and the skill session
-/// (active skills, suggestions), or nothing when `skills.enabled = false`.
+/// The skills side: the pool this session's registry comes from (shared
+/// with other sessions on the same roots, or private) and the skill session
+/// (active skills, suggestions); no pool when `skills.enabled = false`.
 struct Skills {
-    live: Option<LiveRegistry>,
+    pool: Option<Arc<Pool>>,
+    /// The pool generation the session last took.
+    generation: u64,
     session: SkillSession,
-    /// The catalog of the current registry and config, formatted once.
+    /// The catalog of the current registry and config.
     catalog: Option<Arc<Catalog>>,
 }
 
@@ -276,7 +281,8 @@ impl Core {
                         .skills
                         .session
                         .replace_registry(registry, &BTreeSet::new());
-                    self.skills.live = fresh.live;
+                    self.skills.pool = fresh.pool;
+                    self.skills.generation = fresh.generation;
                     prepared.changes.skills = reload.diff;
                     prepared.diagnostics = reload.diagnostics;
                     prepared.events.extend(reload.events);
@@ -286,15 +292,21 @@ impl Core {
                 self.configured.stamps = fresh.stamps;
             }
         }
-        if let Some(live) = &mut self.skills.live
-            && let Some(refresh) = live.begin_turn()
-            && (!refresh.registry.same_as(self.skills.session.registry())
-                || !refresh.changed_files.is_empty())
+        if let Some(pool) = &self.skills.pool
+            && let snapshot = pool.refresh(self.skills.generation)
+            && snapshot.generation != self.skills.generation
         {
-            let reload = self
-                .skills
-                .session
-                .replace_registry(refresh.registry, &refresh.changed_files);
+            self.skills.generation = snapshot.generation;
+            // A pool that no longer remembers what changed since this
+            // session's last turn: every id counts as changed.
+            let changed = snapshot
+                .changed
+                .unwrap_or_else(|| snapshot.registry.ids().map(str::to_owned).collect());
+            let reload = self.skills.session.replace_registry_with_index(
+                snapshot.registry,
+                snapshot.index,
+                &changed,
+            );
             self.skills.catalog = None;
             if !reload.diff.is_empty() {
                 prepared.changes.skills = reload.diff;
@@ -410,18 +422,26 @@ impl Core {
         }
 
         if config.skills.enabled {
-            let catalog = match &self.skills.catalog {
-                Some(catalog) => Arc::clone(catalog),
-                None => {
+            let catalog = match (&self.skills.catalog, &self.skills.pool) {
+                (Some(catalog), _) => Arc::clone(catalog),
+                (None, pool) => {
                     let options = CatalogOptions {
                         prompt: &config.skills.prompt,
                         user_skills_enabled: config.skills.include_user_skills,
                     };
-                    let catalog = Arc::new(format_catalog(
-                        self.skills.session.registry().skills(),
-                        options,
-                        &self.configured.templates,
-                    )?);
+                    let templates = &self.configured.templates;
+                    let registry = self.skills.session.registry();
+                    let format = || format_catalog(registry.skills(), options, templates);
+                    let catalog = match pool {
+                        // Sessions on one snapshot with the same catalog
+                        // settings and templates share one formatted catalog.
+                        Some(pool) => pool.catalog(
+                            self.skills.generation,
+                            &catalog_key(&self.configured),
+                            format,
+                        )?,
+                        None => Arc::new(format()?),
+                    };
                     self.skills.catalog = Some(Arc::clone(&catalog));
                     catalog
                 }
@@ -460,25 +480,59 @@ impl Skills {
         let templates = (*configured.templates).clone();
         if !config.enabled {
             return Ok(Skills {
-                live: None,
+                pool: None,
+                generation: 0,
                 session: SkillSession::new(SkillRegistry::empty(), options, templates),
                 catalog: None,
             });
         }
         let roots = setup::skill_roots(&settings.repo_path(), &settings.env, &configured.loaded);
-        let discovery = setup::discovery(&configured.loaded, &settings.env);
-        let (mut live, registry) =
-            LiveRegistry::with_discovery(discovery, roots, settings.providers.clone());
-        if let Some(debounce) = settings.watch {
-            // Without a watcher, every turn start checks stamps instead.
-            let _ = live.watch(debounce);
-        }
+        let key = PoolKey {
+            roots,
+            options: DiscoveryOptions::from_config(config),
+            disk_cache: setup::disk_cache_dir(&configured.loaded, &settings.env),
+            providers: settings
+                .providers
+                .iter()
+                .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
+                .collect(),
+        };
+        let pool = settings.shared.pool(key);
+        let snapshot = pool.open(
+            || setup::discovery(&configured.loaded, &settings.env),
+            &settings.providers,
+            settings.watch,
+        );
         Ok(Skills {
-            live: Some(live),
-            session: SkillSession::new(registry, options, templates),
+            pool: Some(pool),
+            generation: snapshot.generation,
+            session: SkillSession::with_index(
+                snapshot.registry,
+                snapshot.index,
+                options,
+                templates,
+            ),
             catalog: None,
         })
     }
+}
+
+/// What a formatted catalog depends on besides the registry: the catalog
+/// settings and which files override the catalog's templates.
+fn catalog_key(configured: &Configured) -> String {
+    let config = &configured.loaded.config.skills;
+    let overrides: Vec<Option<String>> = [
+        "skills/catalog.j2",
+        "skills/catalog_truncated.j2",
+        "skills/description_truncated.j2",
+    ]
+    .iter()
+    .map(|name| configured.templates.usage(name).file)
+    .collect();
+    format!(
+        "{:?}|{}|{overrides:?}",
+        config.prompt, config.include_user_skills
+    )
 }
 
 /// The cached value, re-read when one of `paths` may have changed. Returns

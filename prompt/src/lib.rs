@@ -73,6 +73,7 @@ mod error;
 mod options;
 mod session;
 mod setup;
+mod shared;
 mod stamps;
 mod turn;
 
@@ -80,6 +81,7 @@ pub use error::PromptError;
 pub use options::SessionOptions;
 pub use session::PromptSession;
 pub use setup::{skill_roots, templates};
+pub use shared::SharedSkills;
 pub use turn::{Activation, CommandReply, SectionFailure, Turn, TurnChanges, TurnInput};
 
 pub use bcode_prompt_pipeline::assembled::{

@@ -14,6 +14,8 @@ use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMod
 use bcode_prompt_sections::relevant::{DeterministicSelector, InvariantSelector};
 use bcode_skill::{EventSink, SkillProvider};
 
+use crate::shared::SharedSkills;
+
 /// Everything [`crate::PromptSession::open`] needs. Build it with
 /// [`SessionOptions::new`] and the chained setters; nothing is read until
 /// the session opens.
@@ -34,6 +36,7 @@ pub struct SessionOptions {
     pub(crate) focus_dir: Option<PathBuf>,
     pub(crate) watch: Option<Duration>,
     pub(crate) probe_limits: ProbeLimits,
+    pub(crate) shared: SharedSkills,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -75,6 +78,7 @@ impl SessionOptions {
             focus_dir: None,
             watch: None,
             probe_limits: ProbeLimits::default(),
+            shared: SharedSkills::new(),
         }
     }
 
@@ -206,6 +210,14 @@ impl SessionOptions {
     /// checking their stamps at every turn start (interactive hosts).
     pub fn watch_skills(mut self, debounce: Duration) -> SessionOptions {
         self.watch = Some(debounce);
+        self
+    }
+
+    /// Skill registries shared with the other sessions opened with a clone
+    /// of `shared` (see [`SharedSkills`]): sessions on the same skill roots
+    /// then share one registry, keyword index and catalog.
+    pub fn shared_skills(mut self, shared: SharedSkills) -> SessionOptions {
+        self.shared = shared;
         self
     }
 

@@ -93,6 +93,7 @@ impl PromptSession {
             focus_dir,
             watch,
             probe_limits,
+            shared,
         } = options;
         let settings = Settings {
             repo,
@@ -108,6 +109,7 @@ impl PromptSession {
             host_templates,
             providers,
             watch,
+            shared,
         };
         let (core, focus) = blocking(move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

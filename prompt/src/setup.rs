@@ -85,12 +85,22 @@ pub fn skill_roots(
 /// registry in `<state dir>/cache/skills`, so a new process with unchanged
 /// skill trees checks stamps instead of reading every skill file.
 pub(crate) fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
-    let skills = &loaded.config.skills;
-    let discovery = Discovery::new(DiscoveryOptions::from_config(skills));
-    match SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir() {
-        Some(state) if skills.disk_cache => {
-            discovery.with_disk_cache(DiskCache::new(state.join("cache").join("skills")))
-        }
-        _ => discovery,
+    let discovery = Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills));
+    match disk_cache_dir(loaded, env) {
+        Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
+        None => discovery,
     }
+}
+
+/// `<state dir>/cache/skills` when `skills.disk_cache` is on.
+pub(crate) fn disk_cache_dir(
+    loaded: &LoadedConfig,
+    env: &BTreeMap<String, String>,
+) -> Option<std::path::PathBuf> {
+    let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
+    loaded
+        .config
+        .skills
+        .disk_cache
+        .then(|| state.join("cache").join("skills"))
 }

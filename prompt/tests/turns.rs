@@ -213,3 +213,34 @@ fn bad_setup_is_a_typed_error_never_a_panic() {
         Err(PromptError::Template(_))
     ));
 }
+
+#[test]
+fn sessions_on_one_shared_pool_share_the_registry_and_each_sees_changes() {
+    let repo = Repo::new();
+    let shared = bcode_prompt::SharedSkills::new();
+    let open =
+        || PromptSession::open_blocking(repo.options().shared_skills(shared.clone())).unwrap();
+    let (mut a, mut b) = (open(), open());
+    assert!(a.registry().same_as(&b.registry()));
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let (first_a, first_b) = (
+        a.next_turn_blocking(input()).unwrap(),
+        b.next_turn_blocking(input()).unwrap(),
+    );
+    assert_eq!(first_a.prompt, first_b.prompt);
+
+    write(
+        &repo.root.join("skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs.\n",
+    );
+    // One session notices the change; the other is told too.
+    let second_a = a.next_turn_blocking(input()).unwrap();
+    let second_b = b.next_turn_blocking(input()).unwrap();
+    assert_eq!(second_a.changes.skills.added, ["docs"]);
+    assert_eq!(second_b.changes.skills.added, ["docs"]);
+    // (A file written within the racy window is read again at the next
+    // check, so the two may hold equal rather than identical snapshots.)
+    let ids = |s: &PromptSession| s.registry().ids().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    assert_eq!(second_a.prompt, second_b.prompt);
+}

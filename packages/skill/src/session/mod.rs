@@ -7,6 +7,7 @@
 mod commands;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use bcode_skill_models::{
     AutoActivate, Diagnostic, DiagnosticCode, SkillContextRequest, SkillContextResponse,
@@ -189,7 +190,8 @@ pub struct ReloadOutcome {
 #[derive(Debug)]
 pub struct SkillSession {
     registry: SkillRegistry,
-    index: KeywordIndex,
+    /// Shared: sessions on one registry snapshot share its index.
+    index: Arc<KeywordIndex>,
     templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
@@ -197,7 +199,18 @@ pub struct SkillSession {
 
 impl SkillSession {
     pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
-        let index = KeywordIndex::build(registry.skills());
+        let index = Arc::new(KeywordIndex::build(registry.skills()));
+        Self::with_index(registry, index, options, templates)
+    }
+
+    /// [`SkillSession::new`] with the keyword index of `registry` already
+    /// built (many sessions on one registry share one index).
+    pub fn with_index(
+        registry: SkillRegistry,
+        index: Arc<KeywordIndex>,
+        options: SessionOptions,
+        templates: Templates,
+    ) -> Self {
         SkillSession {
             registry,
             index,
@@ -447,6 +460,18 @@ impl SkillSession {
         registry: SkillRegistry,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
+        let index = Arc::new(KeywordIndex::build(registry.skills()));
+        self.replace_registry_with_index(registry, index, changed_files)
+    }
+
+    /// [`SkillSession::replace_registry`] with the new registry's keyword
+    /// index already built.
+    pub fn replace_registry_with_index(
+        &mut self,
+        registry: SkillRegistry,
+        index: Arc<KeywordIndex>,
+        changed_files: &BTreeSet<String>,
+    ) -> ReloadOutcome {
         let old: BTreeSet<String> = self.registry.ids().map(str::to_owned).collect();
         let new: BTreeSet<String> = registry.ids().map(str::to_owned).collect();
         let mut diff = RegistryDiff {
@@ -460,7 +485,7 @@ impl SkillSession {
             }
         }
         self.registry = registry;
-        self.index = KeywordIndex::build(self.registry.skills());
+        self.index = index;
         let mut outcome = ReloadOutcome::default();
         for slot in 0..self.active.len() {
             let id = self.active[slot].id.to_string();
