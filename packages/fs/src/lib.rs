@@ -9,15 +9,18 @@
 //!
 //! It also holds the file stamp (size, times, identity) that says a file is
 //! unchanged, and directory handles that take stamps relative to an open
-//! directory, cheaply.
+//! directory, cheaply, and the one answer to how many worker threads an
+//! edge may use.
 
 mod dir;
 mod list;
 mod stamp;
+mod threads;
 
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use stamp::{FileInfo, FileKind, FileStamp};
+pub use threads::worker_threads;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};

@@ -52,7 +52,7 @@ struct Entry {
 /// origins sharing a key cannot share an entry: an entry also matches on
 /// the file's stamp, whose device and inode differ between distinct files.
 pub struct SummaryCache {
-    entries: HashMap<u64, Entry, crate::fxhash::FxBuildHasher>,
+    entries: HashMap<u64, Entry, rustc_hash::FxBuildHasher>,
     generation: u64,
     racy_window: Duration,
 }
@@ -260,7 +260,7 @@ pub fn failed_load(candidate: &Candidate) -> Loaded {
 /// walks components, which showed up in profiles).
 pub(crate) fn origin_key(origin: &Origin) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut hasher = crate::fxhash::FxHasher::default();
+    let mut hasher = rustc_hash::FxHasher::default();
     origin.location.as_os_str().hash(&mut hasher);
     origin.directory.as_os_str().hash(&mut hasher);
     origin.kind.hash(&mut hasher);

@@ -11,7 +11,6 @@ mod context;
 mod document;
 mod events;
 mod front_matter;
-mod fxhash;
 mod keywords;
 mod load_pool;
 mod manifest;
@@ -66,15 +65,3 @@ pub use turn_options::{
     skill_turn_options,
 };
 pub use walk::WalkOptions;
-
-/// How many worker threads discovery uses: the available cores, at most 8.
-/// Asked once per process, because on Linux the answer comes from reading
-/// cgroup files, which showed up in per-render profiles.
-pub(crate) fn worker_threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .clamp(1, 8)
-    })
-}

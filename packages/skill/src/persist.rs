@@ -191,7 +191,7 @@ fn key(options: &DiscoveryOptions, roots: &[SourceRoot]) -> String {
 }
 
 fn name(key: &str) -> String {
-    let mut hasher = crate::fxhash::FxHasher::default();
+    let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     format!("{:016x}", hasher.finish())
 }

@@ -164,7 +164,7 @@ impl Discovery {
         // in the cache as it is found and, when it must be read, loaded on
         // the pool's workers while the walk goes on.
         let (dispatched, results) = std::thread::scope(|scope| {
-            let mut pool = LoadPool::new(scope, &queue, crate::worker_threads());
+            let mut pool = LoadPool::new(scope, &queue, bcode_fs::worker_threads());
             for (index, root) in roots.iter().enumerate() {
                 let walked = walk_root(root, walk_options, now, &mut |candidate| {
                     intake.accept(index, candidate, &mut pool);
@@ -442,7 +442,7 @@ fn walk_digest(
     diagnostics: &[Diagnostic],
 ) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut hasher = crate::fxhash::FxHasher::default();
+    let mut hasher = rustc_hash::FxHasher::default();
     for report in reports {
         report.label.hash(&mut hasher);
         report
@@ -474,7 +474,7 @@ struct Intake<'a> {
     cache: &'a mut SummaryCache,
     stats: &'a mut DiscoveryStats,
     /// File identity to the slot of the first candidate with it.
-    seen_files: HashMap<(u64, u64), usize, crate::fxhash::FxBuildHasher>,
+    seen_files: HashMap<(u64, u64), usize, rustc_hash::FxBuildHasher>,
     /// Every kept candidate with its root's index, by slot.
     candidates: Vec<(usize, Arc<Candidate>)>,
     /// Filled now for cache hits, after loading for the rest.

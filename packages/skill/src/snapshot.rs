@@ -213,7 +213,7 @@ impl WalkSnapshot {
             }
         }
         let total: usize = handles.iter().map(|(_, root)| root.probes.len()).sum();
-        let threads = crate::worker_threads();
+        let threads = bcode_fs::worker_threads();
         let per_thread = if total < PARALLEL_MIN_PROBES || threads < 2 {
             total.max(1)
         } else {

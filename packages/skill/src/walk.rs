@@ -197,7 +197,7 @@ struct Walker<'a> {
     result: WalkResult,
     /// Folder identities already searched (device, inode): hashed with
     /// the crate's fast hasher, as they are local and many.
-    visited: HashSet<(u64, u64), crate::fxhash::FxBuildHasher>,
+    visited: HashSet<(u64, u64), rustc_hash::FxBuildHasher>,
     entries_seen: usize,
     exhausted: bool,
     /// The root's source with its canonical root filled in, made once.
@@ -692,7 +692,7 @@ impl Walker<'_> {
 /// left to the sequential walk.
 fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
     const MIN_CHILDREN: usize = 256;
-    let threads = crate::worker_threads();
+    let threads = bcode_fs::worker_threads();
     if children.len() < MIN_CHILDREN || threads < 2 {
         return;
     }
