@@ -80,6 +80,7 @@ pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
                     label: format!("config:{name}"),
                     ordinal,
                     root: None,
+                    provider: None,
                 },
                 path: path.clone(),
             }

@@ -6,10 +6,14 @@
 //! `discover` is the edge that walks directories and reads files.
 
 mod cache;
+mod candidate;
 mod catalog;
 mod context;
+mod discovery;
 mod document;
 mod events;
+mod folder_provider;
+mod freshness;
 mod front_matter;
 mod keywords;
 mod load_pool;
@@ -24,6 +28,7 @@ mod reload;
 mod session;
 mod snapshot;
 mod sources;
+mod stat_prefetch;
 mod templates;
 mod toml_front_matter;
 mod turn_options;
@@ -33,7 +38,8 @@ mod yaml_fast;
 
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_text::{closest, edit_distance};
-pub use cache::DiscoveryStats;
+pub use discovery::{Discovery, DiscoveryStats};
+pub use folder_provider::FolderProvider;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
 pub use document::{Document, DocumentError, parse_document};
@@ -46,11 +52,11 @@ pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use persist::DiskCache;
 pub use provider::{
-    FolderProvider, HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
+    HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
     PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
     SkillProvider, require_permission,
 };
-pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
+pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use session::{
     AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill,

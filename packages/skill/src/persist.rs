@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 use bcode_skill_models::{Diagnostic, SkillSummary};
 use serde::{Deserialize, Serialize};
 
+use crate::provider::ProviderSet;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::{StoredSnapshot, WalkSnapshot};
 use crate::sources::SourceRoot;
@@ -94,8 +95,13 @@ impl DiskCache {
         for skill in stored.skills {
             skills.insert(skill.manifest.id.clone(), Arc::new(skill));
         }
-        let registry =
-            SkillRegistry::from_parts(skills, stored.diagnostics, stored.reports, options);
+        let registry = SkillRegistry::new(
+            skills,
+            stored.diagnostics,
+            stored.reports,
+            options,
+            ProviderSet::default(),
+        );
         Some((registry, snapshot))
     }
 
