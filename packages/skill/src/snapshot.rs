@@ -187,6 +187,14 @@ impl WalkSnapshot {
         self.candidates
     }
 
+    /// The canonical path of the root at `index` and the folder its probes
+    /// are below (the root, or the folder of a root that is one file);
+    /// `None` for a root that did not exist. A re-check confirms both.
+    pub(crate) fn root_bounds(&self, index: usize) -> Option<(&Path, &Path)> {
+        let root = self.roots.get(index)?;
+        Some((root.canonical.as_deref()?, root.base.as_deref()?))
+    }
+
     /// Whether walking `roots` now would find exactly what the recorded walk
     /// found, with the same stamps. Never reads a file.
     pub(crate) fn unchanged(&self, roots: &[SourceRoot]) -> bool {

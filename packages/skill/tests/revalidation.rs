@@ -340,3 +340,71 @@ fn a_linked_folder_moving_inside_the_root_is_noticed() {
     assert!(!discovery.last_stats().confirmed_by_stamps);
     assert_eq!(ids(&registry), ["alpha", "s1"]);
 }
+
+/// Rewrites every skill entry of every cache file with `tamper`.
+fn tamper_disk_cache(cache: &Path, tamper: &dyn Fn(&mut serde_json::Value)) {
+    for entry in fs::read_dir(cache).unwrap() {
+        let path = entry.unwrap().path();
+        let mut stored: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        for skill in stored["skills"].as_array_mut().unwrap() {
+            tamper(skill);
+        }
+        fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn a_disk_cache_entry_pointing_outside_its_root_is_not_trusted() {
+    let f = Fixture::new();
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let outside = f.base.join("elsewhere/secret.md");
+    fs::write(&outside, "not a skill\n").unwrap();
+    let escapes = [
+        // Plainly elsewhere, and a path that only looks inside the root.
+        outside.clone(),
+        f.skills().join("../elsewhere/secret.md"),
+    ];
+    for (i, location) in escapes.iter().enumerate() {
+        let cache = f.base.join(format!("state/cache-{i}"));
+        let walked = with_disk(&cache, &config).build(&f.roots);
+        let location = location.display().to_string();
+        tamper_disk_cache(&cache, &|skill| {
+            if skill["manifest"]["id"] == "alpha" {
+                skill["location"] = location.clone().into();
+            }
+        });
+        let mut tampered = with_disk(&cache, &config);
+        let registry = tampered.build(&f.roots);
+        assert!(
+            !tampered.last_stats().from_disk_cache,
+            "{location}: a summary outside its root was trusted"
+        );
+        assert_eq!(summaries(&registry), summaries(&walked), "{location}");
+    }
+}
+
+#[test]
+fn a_disk_cache_entry_claiming_another_root_is_not_trusted() {
+    let f = Fixture::new();
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let cache = f.base.join("state/cache");
+    let walked = with_disk(&cache, &config).build(&f.roots);
+    let elsewhere = f.base.join("elsewhere").display().to_string();
+    tamper_disk_cache(&cache, &|skill| {
+        if skill["manifest"]["id"] == "beta" {
+            // The location is under the root it now claims, but that is not
+            // a root this build walked.
+            skill["source"]["root"] = elsewhere.clone().into();
+            skill["location"] = format!("{elsewhere}/linked/SKILL.md").into();
+        }
+    });
+    let mut tampered = with_disk(&cache, &config);
+    let registry = tampered.build(&f.roots);
+    assert!(!tampered.last_stats().from_disk_cache);
+    assert_eq!(summaries(&registry), summaries(&walked));
+}
