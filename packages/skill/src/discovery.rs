@@ -312,7 +312,8 @@ impl Discovery {
     ) {
         let snapshot = WalkSnapshot::new(snapshots, self.stats.candidates);
         if let Some(disk) = &self.disk {
-            self.stats.written_to_disk_cache = disk.store(&self.options, roots, registry, &snapshot);
+            self.stats.written_to_disk_cache =
+                disk.store(&self.options, roots, registry, &snapshot);
         }
         self.confirmed = Some(Confirmed {
             registry: registry.clone(),

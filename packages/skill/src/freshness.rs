@@ -129,7 +129,9 @@ pub(crate) fn still_resolves(path: &Path, canonical: &Path) -> bool {
 /// The stamp of the file at `path` now, following links (live reload's
 /// check of each skill's instruction file between turns).
 pub(crate) fn stamp_of(path: &Path) -> Option<FileStamp> {
-    std::fs::metadata(path).ok().map(|meta| FileStamp::of(&meta))
+    std::fs::metadata(path)
+        .ok()
+        .map(|meta| FileStamp::of(&meta))
 }
 
 #[cfg(test)]
@@ -191,9 +193,6 @@ mod tests {
         std::fs::write(dir.path().join("a"), "longer").unwrap();
         assert!(!still_observed(&handle, Path::new("a"), false, seen));
         assert!(still_observed(&handle, Path::new("b"), false, missing));
-        assert_eq!(
-            stamp_of(&dir.path().join("a")).map(|s| s.len),
-            Some(6)
-        );
+        assert_eq!(stamp_of(&dir.path().join("a")).map(|s| s.len), Some(6));
     }
 }

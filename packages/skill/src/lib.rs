@@ -38,23 +38,23 @@ mod yaml_fast;
 
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_text::{closest, edit_distance};
-pub use discovery::{Discovery, DiscoveryStats};
-pub use folder_provider::FolderProvider;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{format_context, preview};
+pub use discovery::{Discovery, DiscoveryStats};
 pub use document::{Document, DocumentError, parse_document};
 pub use events::{
     Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
     MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
     read_events, read_events_from,
 };
+pub use folder_provider::FolderProvider;
 pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use persist::DiskCache;
 pub use provider::{
-    HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
-    PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
-    SkillProvider, require_permission,
+    HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy, PermissionRequest,
+    ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost, SkillProvider,
+    require_permission,
 };
 pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};

@@ -201,11 +201,15 @@ impl DiskCache {
 /// resolved them (the reports are shown to users as the roots searched).
 fn reports_fit(reports: &[RootReport], roots: &[SourceRoot], snapshot: &WalkSnapshot) -> bool {
     reports.len() == roots.len()
-        && reports.iter().zip(roots).enumerate().all(|(i, (report, root))| {
-            report.label == root.source.label
-                && report.path == root.path
-                && report.canonical.as_deref() == snapshot.root_bounds(i).map(|(c, _)| c)
-        })
+        && reports
+            .iter()
+            .zip(roots)
+            .enumerate()
+            .all(|(i, (report, root))| {
+                report.label == root.source.label
+                    && report.path == root.path
+                    && report.canonical.as_deref() == snapshot.root_bounds(i).map(|(c, _)| c)
+            })
 }
 
 /// Whether a stored summary is one the walk of `roots` could have produced:

@@ -45,8 +45,8 @@ use std::sync::Arc;
 
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, LoadCause,
-    SkillContextRequest, SkillError, SkillId, SkillLayout,
-    SkillManifest, SkillSource, SkillSummary, SourceKind,
+    SkillContextRequest, SkillError, SkillId, SkillLayout, SkillManifest, SkillSource,
+    SkillSummary, SourceKind,
 };
 
 use crate::manifest::THINKING_EFFORTS;
@@ -484,4 +484,3 @@ pub(crate) fn provided_body(
     }
     Ok(body)
 }
-

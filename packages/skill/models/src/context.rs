@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{SkillId, SkillSource};
+use crate::id::SkillId;
+use crate::source::SkillSource;
 
 /// Ask for the context block of one skill.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
