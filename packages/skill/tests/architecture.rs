@@ -32,8 +32,8 @@ const LIBRARY_CRATES: [&str; 6] = [
 /// the order this test reports them. Delete an entry when its loop is gone
 /// (the test fails on an entry that no longer matches, so none is stale).
 const KNOWN_LOOPS: &[(&str, &[&str])] = &[
-    // `bounds` wraps bcode-text for stages and `stage` uses it; the
-    // pipeline's owner is splitting them.
+    // `bounds` takes `stage::SectionTruncation` and `stage` calls `bounds`;
+    // the pipeline's owner is removing the loop.
     ("pipeline", &["bounds", "stage"]),
 ];
 
