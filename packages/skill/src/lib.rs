@@ -28,7 +28,6 @@ mod reload;
 mod session;
 mod snapshot;
 mod sources;
-mod stat_prefetch;
 mod templates;
 mod toml_front_matter;
 mod turn_options;

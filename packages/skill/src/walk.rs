@@ -19,7 +19,6 @@ use crate::candidate::Candidate;
 use crate::parse::InstructionKind;
 use crate::snapshot::RootSnapshot;
 use crate::sources::SourceRoot;
-use crate::stat_prefetch::{Prefetched, prefetch_skill_file_stamps};
 
 /// Limits and switches of a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,9 +66,6 @@ struct Dir {
     /// Device of this directory: with a `readdir` inode it identifies a real
     /// child folder without another `stat`.
     dev: u64,
-    /// The `lstat` of `<this>/SKILL.md`, when the parent fetched it ahead
-    /// (in parallel): `Some(None)` means it does not exist.
-    prefetched: Prefetched,
     /// Reached through a symlink that leaves the root: only loaded when it is
     /// itself a skill folder, never searched.
     outside: bool,
@@ -178,7 +174,6 @@ pub fn walk_root(
         canonical: None,
         depth: 0,
         dev,
-        prefetched: None,
         outside: false,
     });
     w.result
@@ -315,12 +310,6 @@ impl Walker<'_> {
             let b = b.logical.as_os_str().as_encoded_bytes();
             a.get(skip..).cmp(&b.get(skip..))
         });
-        prefetch_skill_file_stamps(
-            &dir.logical,
-            &mut children,
-            |child| &child.logical,
-            |child, fetched| child.prefetched = fetched,
-        );
         children
     }
 
@@ -331,18 +320,15 @@ impl Walker<'_> {
         let path = dir.logical.join("SKILL.md");
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
-        let link_meta = match &dir.prefetched {
-            Some(prefetched) => (*prefetched)?,
-            None => match fs::symlink_metadata(&path) {
-                Ok(meta) => FileInfo::of(&meta),
-                Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
-                // Anything else (no permission, I/O) is reported, never
-                // taken for "no SKILL.md" in silence; the folder is listed.
-                Err(err) => {
-                    self.io_problem(&path, &err);
-                    return None;
-                }
-            },
+        let link_meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => FileInfo::of(&meta),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+            // Anything else (no permission, I/O) is reported, never taken
+            // for "no SKILL.md" in silence; the folder is listed.
+            Err(err) => {
+                self.io_problem(&path, &err);
+                return None;
+            }
         };
         self.result.snapshot.stamp(&path, false, link_meta.stamp);
         Some(self.accept_instruction(dir, path, link_meta, InstructionKind::SkillFile))
@@ -552,8 +538,7 @@ impl Walker<'_> {
             canonical,
             depth: dir.depth + 1,
             dev,
-            prefetched: None,
-            outside,
+                outside,
         })
     }
 

@@ -39,7 +39,7 @@ const KNOWN_LOOPS: &[(&str, &[&str])] = &[
 
 /// Modules of `bcode-skill` that may touch the filesystem (ARCHITECTURE.md,
 /// "Architecture invariants"); every other module takes data.
-const SKILL_FS_EDGES: [&str; 11] = [
+const SKILL_FS_EDGES: [&str; 10] = [
     "cache",
     "discovery",
     "events",
@@ -49,7 +49,6 @@ const SKILL_FS_EDGES: [&str; 11] = [
     "read",
     "reload",
     "snapshot",
-    "stat_prefetch",
     "walk",
 ];
 
