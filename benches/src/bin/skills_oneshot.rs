@@ -162,7 +162,10 @@ fn main() {
                 if timed {
                     disk.push(ms(t));
                 }
-                assert!(fresh.last_stats().from_disk_cache, "the disk cache did not answer");
+                assert!(
+                    fresh.last_stats().from_disk_cache,
+                    "the disk cache did not answer"
+                );
             }
             if run("format") {
                 let t = Instant::now();

@@ -538,7 +538,7 @@ impl Walker<'_> {
             canonical,
             depth: dir.depth + 1,
             dev,
-                outside,
+            outside,
         })
     }
 
