@@ -1,5 +1,5 @@
 //! Golden-file tests of whole prompt assembly: every `cases/*/case.toml` is
-//! rendered through `bcode_prompt_sections::render` with a fixed clock, zone
+//! rendered through a `bcode_prompt::PromptSession` with a fixed clock, zone
 //! and environment, and the result (system text, divider, request context,
 //! section table, warnings, or the error) is one insta snapshot. See
 //! `cases/README.md` for the case format and how to update snapshots.
@@ -11,11 +11,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use bcode_prompt::assembled::{AssembledPrompt, OmitReason};
-use bcode_prompt::stage::Placement;
+use std::sync::Arc;
+
+use bcode_prompt::{
+    AssembledPrompt, Machine, OmitReason, Placement, PromptSession, RuntimeMode, SessionOptions,
+    TurnInput,
+};
 use bcode_prompt_sections::environment::OsFacts;
-use bcode_prompt_sections::probe::Machine;
-use bcode_prompt_sections::render::{RenderRequest, render_with};
 use bcode_prompt_sections::toolchain::ToolCommand;
 use serde::Deserialize;
 
@@ -152,17 +154,15 @@ fn run_case(dir: &Path, case: &Case) -> String {
     env.entry("HOME".into())
         .or_insert_with(|| format!("{root_text}/home"));
 
-    let request = RenderRequest {
+    let request = Request {
         repo: repo.clone(),
         cwd: root.clone(),
         env,
-        config_files: Vec::new(),
         set: case.set.clone(),
         now: parse_now(&case.now),
         timezone: case.timezone.as_deref().map(|z| z.parse().unwrap()),
         skills: case.skills.clone(),
         prompt: case.prompt.clone(),
-        session_dir: None,
     };
 
     let mut out = describe(&request, case.show_base);
@@ -195,9 +195,43 @@ fn parse_now(text: &str) -> chrono::DateTime<chrono::Utc> {
         .with_timezone(&chrono::Utc)
 }
 
+/// What one render of a case asks for.
+#[derive(Clone, Debug)]
+struct Request {
+    repo: PathBuf,
+    cwd: PathBuf,
+    env: BTreeMap<String, String>,
+    set: Vec<String>,
+    now: chrono::DateTime<chrono::Utc>,
+    timezone: Option<chrono_tz::Tz>,
+    skills: Vec<String>,
+    prompt: Option<String>,
+}
+
+/// One render (a session's first turn, as `bcode-prompt render` does it).
+fn render(request: &Request) -> Result<bcode_prompt::Turn, bcode_prompt::PromptError> {
+    let mut options = SessionOptions::new(&request.repo)
+        .cwd(&request.cwd)
+        .env(request.env.clone())
+        .machine(Arc::new(FakeMachine))
+        .runtime_mode(RuntimeMode::Render);
+    for assignment in &request.set {
+        options = options.set(assignment);
+    }
+    let mut session = PromptSession::open_blocking(options)?;
+    let mut input = TurnInput::new(request.prompt.clone().unwrap_or_default()).now(request.now);
+    if let Some(zone) = request.timezone {
+        input = input.timezone(zone);
+    }
+    for id in &request.skills {
+        input = input.activate(id.clone());
+    }
+    session.next_turn_blocking(input)
+}
+
 /// One render as snapshot text.
-fn describe(request: &RenderRequest, show_base: bool) -> String {
-    let rendered = match render_with(request, &FakeMachine) {
+fn describe(request: &Request, show_base: bool) -> String {
+    let rendered = match render(request) {
         Ok(rendered) => rendered,
         Err(err) => return format!("== error ==\n{err}\n"),
     };
@@ -226,7 +260,7 @@ fn describe(request: &RenderRequest, show_base: bool) -> String {
             if s.truncated { " truncated" } else { "" }
         );
         for note in &s.notes {
-            let _ = write!(out, " | {note}");
+            let _ = write!(out, " | {}", redact_timings(note));
         }
         out.push('\n');
     }
@@ -245,7 +279,7 @@ fn describe(request: &RenderRequest, show_base: bool) -> String {
     for w in &rendered.template_warnings {
         let _ = writeln!(out, "template warning: {w}");
     }
-    for d in &rendered.skill_diagnostics {
+    for d in &rendered.diagnostics {
         let path = d.path.as_ref().map(|p| p.display().to_string());
         let _ = writeln!(
             out,
@@ -259,6 +293,28 @@ fn describe(request: &RenderRequest, show_base: bool) -> String {
             d.message
         );
     }
+    out
+}
+
+/// Selector timings (`waited 3 ms; selector answered in 1 ms`) depend on
+/// the machine's speed; they read as 0 ms in snapshots.
+fn redact_timings(note: &str) -> String {
+    let mut out = String::with_capacity(note.len());
+    let mut rest = note;
+    while let Some(at) = ["waited ", "answered in "]
+        .iter()
+        .filter_map(|word| rest.find(word).map(|i| i + word.len()))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(" ms") {
+            out.push('0');
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
     out
 }
 

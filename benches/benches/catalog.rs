@@ -9,14 +9,14 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_benches::corpus;
-use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, SkillTemplates, format_catalog};
+use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, Templates, format_catalog};
 use bcode_skill_models::{SkillContextRequest, SkillsConfig, SkillsPromptConfig};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
 fn catalog(c: &mut Criterion) {
-    let templates = SkillTemplates::embedded();
+    let templates = Templates::builtin();
     let prompt = SkillsPromptConfig::default();
     let options = CatalogOptions {
         prompt: &prompt,

@@ -11,20 +11,23 @@ use std::fs;
 use std::hint::black_box;
 use std::time::Duration;
 
-use bcode_prompt::base::BaseStage;
-use bcode_prompt::config::{BcodeConfig, ConfigInputs, load};
-use bcode_prompt::pipeline::Pipeline;
-use bcode_prompt::stage::{
-    Inputs, Placement, Section, SectionClass, Stage, StageContext, StageError,
+use bcode_prompt_pipeline::base::BaseStage;
+use bcode_prompt_pipeline::config::{BcodeConfig, ConfigInputs, load};
+use bcode_prompt_pipeline::pipeline::Pipeline;
+use bcode_prompt_pipeline::section::Position;
+use bcode_prompt_pipeline::stage::{
+    Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, Templates};
+use bcode_prompt_pipeline::templates::Templates;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// Inputs a probe would have gathered.
-struct Clock(String);
-struct ActiveSkills(Vec<String>);
+struct Inputs {
+    clock: String,
+    skills: Vec<String>,
+}
 
-type Run = fn(&StageContext<'_>) -> Result<Vec<Section>, StageError>;
+type Run = fn(&StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError>;
 
 /// A stage whose behaviour is a plain function.
 struct Trivial {
@@ -35,23 +38,16 @@ struct Trivial {
     run: Run,
 }
 
-impl Stage for Trivial {
-    fn id(&self) -> &'static str {
-        self.id
+impl Stage<Inputs> for Trivial {
+    fn spec(&self) -> StageSpec {
+        let kind = SectionKind::from_name(self.id).expect("a canonical id");
+        let spec = StageSpec::host(self.id, self.class, self.placement, Position::At(kind));
+        match self.toggle {
+            Some(toggle) => spec.with_toggle(toggle),
+            None => spec.without_toggle(),
+        }
     }
-    fn toggle(&self) -> Option<&'static str> {
-        self.toggle
-    }
-    fn class(&self) -> SectionClass {
-        self.class
-    }
-    fn placement(&self) -> Placement {
-        self.placement
-    }
-    fn template(&self) -> Option<&'static str> {
-        None
-    }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError> {
         (self.run)(cx)
     }
 }
@@ -61,7 +57,7 @@ fn trivial(
     class: SectionClass,
     placement: Placement,
     run: Run,
-) -> Box<dyn Stage> {
+) -> Box<dyn Stage<Inputs>> {
     Box::new(Trivial {
         id,
         toggle: Some(id),
@@ -72,7 +68,7 @@ fn trivial(
 }
 
 /// Registered out of canonical order on purpose: the pipeline sorts them.
-fn stages() -> Vec<Box<dyn Stage>> {
+fn stages() -> Vec<Box<dyn Stage<Inputs>>> {
     use Placement::*;
     use SectionClass::*;
     vec![
@@ -82,9 +78,9 @@ fn stages() -> Vec<Box<dyn Stage>> {
             class: Turn,
             placement: System,
             run: |cx| {
-                let skills = cx.require::<ActiveSkills>()?;
-                Ok(skills
-                    .0
+                Ok(cx
+                    .inputs
+                    .skills
                     .iter()
                     .map(|id| {
                         Section::new(&format!("active_skill:{id}"), format!("<skill {id}>\n"))
@@ -99,10 +95,9 @@ fn stages() -> Vec<Box<dyn Stage>> {
             )])
         }),
         trivial("current_datetime", Turn, RequestContext, |cx| {
-            let clock = cx.require::<Clock>()?;
             Ok(vec![Section::new(
                 "current_datetime",
-                format!("now: {}", clock.0),
+                format!("now: {}", cx.inputs.clock),
             )])
         }),
         trivial("locale", Session, RequestContext, |_| {
@@ -165,6 +160,7 @@ fn config_load(c: &mut Criterion) {
             "skills.prompt.max_bytes=512".to_owned(),
             "skills.disabled.ids=[\"c\"]".to_owned(),
         ],
+        host_sections: Vec::new(),
     };
     let loaded = load(&inputs).expect("the fixture config loads");
     eprintln!(
@@ -178,26 +174,27 @@ fn config_load(c: &mut Criterion) {
 }
 
 fn assembly(c: &mut Criterion) {
-    let templates = Templates::embedded(&[PIPELINE_TEMPLATES]).expect("embedded templates");
+    let templates = Templates::builtin();
     let config = BcodeConfig::default();
-    let mut inputs = Inputs::new();
-    inputs.insert(Clock("2025-01-02T03:04:05Z".to_owned()));
-    inputs.insert(ActiveSkills(vec!["rust".to_owned(), "go".to_owned()]));
+    let inputs = Inputs {
+        clock: "2025-01-02T03:04:05Z".to_owned(),
+        skills: vec!["rust".to_owned(), "go".to_owned()],
+    };
     let pipeline = Pipeline::new(stages()).expect("a valid stage set");
     let cx = StageContext::new(&config, &templates, &inputs);
-    let prompt = pipeline.assemble(&cx).expect("assembles");
+    let prompt = pipeline.assemble(&cx, false).expect("assembles");
     eprintln!(
         "assembly fixture: {} sections, system prompt {} bytes",
         prompt.sections.len(),
         prompt.system.len()
     );
     c.bench_function("pipeline/assemble_trivial_stages", |b| {
-        b.iter(|| black_box(pipeline.assemble(black_box(&cx))));
+        b.iter(|| black_box(pipeline.assemble(black_box(&cx), false)));
     });
     c.bench_function("pipeline/new_and_assemble", |b| {
         b.iter(|| {
             let pipeline = Pipeline::new(stages()).expect("a valid stage set");
-            black_box(pipeline.assemble(black_box(&cx)))
+            black_box(pipeline.assemble(black_box(&cx), false))
         });
     });
 }

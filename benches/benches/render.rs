@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use bcode_benches::{RenderRepo, render_repo};
-use bcode_prompt_sections::render::{RenderRequest, render};
+use bcode_prompt::{PromptError, PromptSession, RuntimeMode, SessionOptions, Turn, TurnInput};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// The tree and corpus sizes the issue names.
@@ -27,8 +27,16 @@ const GIT_OFF: [&str; 3] = [
     "system_prompt.sections.dynamic_repository_context=false",
 ];
 
-/// The request the CLI would build for `bcode-prompt --repo REPO render`,
-/// with a private empty `HOME` and a fixed clock.
+/// What the CLI would ask for with `bcode-prompt --repo REPO render`, with
+/// a private empty `HOME` and a fixed clock.
+#[derive(Clone, Debug)]
+struct RenderRequest {
+    repo: std::path::PathBuf,
+    env: BTreeMap<String, String>,
+    set: Vec<String>,
+    now: chrono::DateTime<chrono::Utc>,
+}
+
 fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
     let env = BTreeMap::from([
         ("HOME".to_owned(), repo.home.display().to_string()),
@@ -38,18 +46,30 @@ fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
     ]);
     RenderRequest {
         repo: repo.root.clone(),
-        cwd: repo.root.clone(),
         env,
-        config_files: Vec::new(),
         set: set.iter().map(|s| (*s).to_owned()).collect(),
         now: chrono::DateTime::parse_from_rfc3339("2026-11-29T19:30:00Z")
             .expect("a fixed timestamp")
             .with_timezone(&chrono::Utc),
-        timezone: None,
-        skills: Vec::new(),
-        prompt: Some("fix the failing test".to_owned()),
-        session_dir: None,
     }
+}
+
+/// One whole render, as `bcode-prompt render` does it: a session opened
+/// for the repository and its first, settled turn.
+fn render(request: &RenderRequest) -> Result<Turn, PromptError> {
+    let mut options = SessionOptions::new(&request.repo)
+        .cwd(&request.repo)
+        .env(request.env.clone())
+        .runtime_mode(RuntimeMode::Render);
+    for assignment in &request.set {
+        options = options.set(assignment);
+    }
+    let mut session = PromptSession::open_blocking(options)?;
+    session.next_turn_blocking(
+        TurnInput::new("fix the failing test")
+            .now(request.now)
+            .settle(),
+    )
 }
 
 /// Prints what one render produced, so a reader can see the work measured
@@ -61,7 +81,7 @@ fn describe(label: &str, request: &RenderRequest) {
         "{label}: system {} bytes, request context {} bytes, {} skill diagnostics",
         prompt.system.len(),
         prompt.request_context.len(),
-        rendered.skill_diagnostics.len()
+        rendered.diagnostics.len()
     );
     for s in &prompt.sections {
         let notes = if s.notes.is_empty() {

@@ -6,6 +6,8 @@
 //! `/tmp/bcode-bench-corpora`, and are reused between runs: generating the
 //! 10,000-skill corpus takes seconds and writes 130 MB.
 
+pub mod sessions;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;

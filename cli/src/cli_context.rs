@@ -2,9 +2,12 @@
 //! environment, and the loaded configuration (exit 2 when it is invalid).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use bcode_prompt::config::{ConfigInputs, LoadedConfig, load};
+use bcode_prompt::SessionOptions;
+use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
+use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
 use bcode_skill::{SourceEnv, SourceRoot};
 
 /// Why a command could not run, with its exit code.
@@ -64,13 +67,20 @@ impl CliContext {
                 repo.display()
             )));
         }
-        let env: BTreeMap<String, String> = std::env::vars().collect();
+        // `vars_os`, never `vars`: `std::env::vars` panics on the first value
+        // that is not UTF-8, and `cd` into a checkout with a Latin-1 name is
+        // enough to put one in `PWD`.
+        let (env, warnings) = env_snapshot(std::env::vars_os());
+        for warning in &warnings {
+            eprintln!("bcode-prompt: warning: {warning}");
+        }
         let loaded = load(&ConfigInputs {
             repo: repo.clone(),
             cwd: cwd.clone(),
             env: env.clone(),
             config_files: config_files.clone(),
             set: set.clone(),
+            host_sections: Vec::new(),
         })
         .map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
@@ -91,8 +101,110 @@ impl CliContext {
     }
 
     /// The skill roots of this repository, highest precedence first (the
-    /// render glue's computation, so commands and renders agree).
+    /// session's computation, so commands and renders agree).
     pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt_sections::render::skill_roots(&self.repo, &self.env, &self.loaded)
+        bcode_prompt::skill_roots(&self.repo, &self.env, &self.loaded)
+    }
+
+    /// Session options for this invocation: the repository, the working
+    /// directory, the environment snapshot and every config layer flag.
+    pub fn session_options(&self) -> SessionOptions {
+        let mut options = SessionOptions::new(&self.repo)
+            .cwd(&self.cwd)
+            .env(self.env.clone());
+        for file in &self.config_files {
+            options = options.config_file(file);
+        }
+        for assignment in &self.set {
+            options = options.set(assignment);
+        }
+        options
+    }
+}
+
+/// Variables whose *value* the prompt or the configuration reads: a value
+/// that is not UTF-8 is dropped with a warning, because the operator would
+/// otherwise wonder why their setting had no effect.
+fn value_is_read(name: &str) -> bool {
+    const READ: [&str; 6] = ["HOME", "TZ", "SHELL", "LANG", "LC_ALL", "LC_MESSAGES"];
+    name.starts_with("BCODE_") || name.starts_with("XDG_") || READ.contains(&name)
+}
+
+/// Variables of which only the presence is read (CI, container and SSH
+/// signals): their value never reaches the prompt, so a lossy copy keeps
+/// the signal without a warning.
+fn presence_is_read(name: &str) -> bool {
+    [CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES]
+        .iter()
+        .any(|set| set.contains(&name))
+}
+
+/// The UTF-8 snapshot of the environment that the rest of the program sees,
+/// and a warning for each variable it needs whose value had to be dropped.
+/// Other variables that are not UTF-8 (`PWD` in a Latin-1 named checkout,
+/// for example) are skipped silently: nothing reads them.
+pub fn env_snapshot(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut env = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for (name, value) in vars {
+        // A name that is not UTF-8 cannot be one we look up.
+        let Ok(name) = name.into_string() else {
+            continue;
+        };
+        match value.into_string() {
+            Ok(value) => {
+                env.insert(name, value);
+            }
+            Err(value) if presence_is_read(&name) => {
+                env.insert(name, value.to_string_lossy().into_owned());
+            }
+            Err(value) if value_is_read(&name) => warnings.push(format!(
+                "environment variable {name} is not UTF-8 ({}); it is ignored",
+                value.to_string_lossy().escape_debug()
+            )),
+            Err(_) => {}
+        }
+    }
+    (env, warnings)
+}
+
+// The bytes of a non-UTF-8 variable can only be written this way on Unix.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn var(name: &[u8], value: &[u8]) -> (OsString, OsString) {
+        (
+            OsString::from_vec(name.to_vec()),
+            OsString::from_vec(value.to_vec()),
+        )
+    }
+
+    #[test]
+    fn non_utf8_variables_are_skipped_and_needed_ones_reported() {
+        let (env, warnings) = env_snapshot(
+            [
+                var(b"PWD", b"/src/caf\xe9"),
+                var(b"HOME", b"/home/j\xf6rg"),
+                var(b"SSH_TTY", b"/dev/pts/\xff"),
+                var(b"N\xe4ME", b"value"),
+                var(b"LANG", b"C.UTF-8"),
+            ]
+            .into_iter(),
+        );
+        let expected: BTreeMap<String, String> = [
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+            ("SSH_TTY".to_owned(), "/dev/pts/\u{fffd}".to_owned()),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(env, expected);
+        assert_eq!(
+            warnings,
+            ["environment variable HOME is not UTF-8 (/home/j\u{fffd}rg); it is ignored"]
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use bcode_prompt::config::{LoadedConfig, json_schema};
+use bcode_prompt_pipeline::config::{LoadedConfig, json_schema};
 
 /// A `config` subcommand.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ fn write_json(out: &mut dyn Write, value: &serde_json::Value) -> io::Result<()> 
 mod tests {
     use std::collections::BTreeMap;
 
-    use bcode_prompt::config::{ConfigInputs, load};
+    use bcode_prompt_pipeline::config::{ConfigInputs, load};
 
     use super::*;
 
@@ -93,6 +93,7 @@ mod tests {
             env: BTreeMap::new(),
             config_files: Vec::new(),
             set: set.iter().map(|arg| (*arg).to_owned()).collect(),
+            host_sections: Vec::new(),
         };
         load(&inputs).unwrap()
     }
@@ -145,10 +146,11 @@ mod tests {
     fn show_round_trips_in_both_formats() {
         let loaded = loaded(&["invariants.mode=relevant"]);
         let text = output(&ConfigCommand::Show { json: false }, &loaded);
-        let from_toml: bcode_prompt::config::BcodeConfig = toml::from_str(&text).unwrap();
+        let from_toml: bcode_prompt_pipeline::config::BcodeConfig = toml::from_str(&text).unwrap();
         assert_eq!(from_toml, loaded.config);
         let json = output(&ConfigCommand::Show { json: true }, &loaded);
-        let from_json: bcode_prompt::config::BcodeConfig = serde_json::from_str(&json).unwrap();
+        let from_json: bcode_prompt_pipeline::config::BcodeConfig =
+            serde_json::from_str(&json).unwrap();
         assert_eq!(from_json, loaded.config);
     }
 

@@ -2,17 +2,25 @@
 //! position with a source excerpt and a caret, and the hint, the way compilers
 //! and minijinja print errors. JSON output uses the diagnostic structs as they
 //! are.
+//!
+//! Messages, hints, paths and source excerpts quote text from skill files,
+//! so everything is shown through [`crate::terminal`]: an escape sequence in
+//! a skill is displayed, never obeyed by the terminal.
 
 use std::fmt::Write as _;
 
 use bcode_skill_models::{Diagnostic, Severity};
+
+use crate::terminal::{printable, printable_line};
 
 /// Renders `diagnostic` for a terminal. Reads the one line it points at (the
 /// CLI is the edge; the library never flattens diagnostics to text).
 pub fn render(diagnostic: &Diagnostic) -> String {
     let mut out = format!(
         "{}[{}]: {}\n",
-        diagnostic.severity, diagnostic.code, diagnostic.message
+        diagnostic.severity,
+        diagnostic.code,
+        printable(&diagnostic.message)
     );
     if let Some(path) = &diagnostic.path {
         let position = match (diagnostic.line, diagnostic.column) {
@@ -20,17 +28,28 @@ pub fn render(diagnostic: &Diagnostic) -> String {
             (Some(line), None) => format!(":{line}"),
             _ => String::new(),
         };
-        let _ = writeln!(out, "  --> {}{position}", path.display());
+        let _ = writeln!(
+            out,
+            "  --> {}{position}",
+            printable_line(&path.display().to_string())
+        );
         if let Some(line_no) = diagnostic.line
             && let Some(text) = source_line(path, line_no)
         {
             let gutter = line_no.to_string().len();
             let _ = writeln!(out, "{:gutter$} |", "");
-            let _ = writeln!(out, "{line_no} | {text}");
+            // One line (no `\n` in it): `printable` keeps its tabs, which the
+            // caret line below repeats so the caret stays aligned.
+            let _ = writeln!(out, "{line_no} | {}", printable(&text));
             if let Some(column) = diagnostic.column {
-                let pad = text
+                // The caret goes under the column's character as shown: a
+                // control character before it takes the width of its escape.
+                let before: String = text
                     .chars()
                     .take(column.saturating_sub(1) as usize)
+                    .collect();
+                let pad = printable(&before)
+                    .chars()
                     .map(|c| if c == '\t' { '\t' } else { ' ' })
                     .collect::<String>();
                 let _ = writeln!(out, "{:gutter$} | {pad}^", "");
@@ -38,7 +57,7 @@ pub fn render(diagnostic: &Diagnostic) -> String {
         }
     }
     if let Some(hint) = &diagnostic.hint {
-        let _ = writeln!(out, "  = hint: {hint}");
+        let _ = writeln!(out, "  = hint: {}", printable(hint));
     }
     out
 }

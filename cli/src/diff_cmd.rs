@@ -22,9 +22,29 @@ struct Saved {
     sections: Vec<(String, String, usize, usize)>,
 }
 
+/// The largest saved render read. Real ones are a few hundred KiB; the bound
+/// only stops `diff a.json /dev/zero` (or a wrong, huge file) from filling
+/// memory.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
 fn load(path: &Path) -> Result<Saved, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| CliError::Usage(format!("cannot read `{}`: {err}", path.display())))?;
+    let bytes = bcode_fs::read_named_bounded(path, MAX_INPUT_BYTES).map_err(|err| {
+        let reason = match err {
+            bcode_fs::ReadError::TooLarge { .. } => format!(
+                "it is larger than {} MiB, far more than any saved `render --json` result",
+                MAX_INPUT_BYTES / (1024 * 1024)
+            ),
+            bcode_fs::ReadError::NotRegular => "it is a directory".to_owned(),
+            bcode_fs::ReadError::Io(err) => err.to_string(),
+        };
+        CliError::Usage(format!("cannot read `{}`: {reason}", path.display()))
+    })?;
+    let text = String::from_utf8(bytes).map_err(|err| {
+        CliError::Usage(format!(
+            "`{}` is not a `render --json` result: not UTF-8 ({err})",
+            path.display()
+        ))
+    })?;
     let doc: Value = serde_json::from_str(&text)
         .map_err(|err| CliError::Usage(format!("`{}` is not JSON: {err}", path.display())))?;
     let bad = |what: &str| {

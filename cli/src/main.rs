@@ -10,9 +10,11 @@ mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
+mod terminal;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -7,9 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use bcode_prompt::assembled::AssembledPrompt;
-use bcode_prompt_sections::probe::RealMachine;
-use bcode_prompt_sections::render::{RenderRequest, Rendered, render_from_loaded};
+use bcode_prompt::{AssembledPrompt, PromptError, PromptSession, RuntimeMode, Turn, TurnInput};
 
 use crate::cli_context::{CliContext, CliError};
 
@@ -46,22 +44,24 @@ pub fn run(
         })?),
         None => None,
     };
-    let request = RenderRequest {
-        repo: context.repo.clone(),
-        cwd: context.repo.clone(),
-        env: context.env.clone(),
-        config_files: context.config_files.clone(),
-        set: context.set.clone(),
-        now,
-        timezone,
-        skills: options.skills.clone(),
-        prompt: options.prompt.clone(),
-        session_dir: options.session.clone(),
-    };
-    // The configuration is already loaded (and its warnings printed) by the
-    // CLI context; render from it rather than loading it a second time.
-    let rendered = render_from_loaded(&request, &context.loaded, &RealMachine)
-        .map_err(|err| CliError::Usage(err.to_string()))?;
+    // One session, one settled turn: the façade does all the wiring.
+    let mut session_options = context.session_options().runtime_mode(RuntimeMode::Render);
+    if let Some(dir) = &options.session {
+        // Relative to the working directory, like every path on the command line.
+        session_options = session_options.focus_dir(dir);
+    }
+    let mut session =
+        PromptSession::open_blocking(session_options).map_err(|err| prompt_error(&err))?;
+    let mut input = TurnInput::new(options.prompt.clone().unwrap_or_default()).now(now);
+    if let Some(zone) = timezone {
+        input = input.timezone(zone);
+    }
+    for id in &options.skills {
+        input = input.activate(id.clone());
+    }
+    let rendered = session
+        .next_turn_blocking(input.settle())
+        .map_err(|err| prompt_error(&err))?;
     report_warnings(&rendered);
     let prompt = &rendered.prompt;
     let io = CliError::Io;
@@ -85,12 +85,25 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn report_warnings(rendered: &Rendered) {
+/// A library error as the CLI says it: the library names no flags, so the
+/// hints about `--skill` and `skills list` are added here.
+pub fn prompt_error(err: &PromptError) -> CliError {
+    match err {
+        PromptError::Config(err) => CliError::Config(format!("invalid configuration: {err}")),
+        PromptError::Skill(err) => CliError::Usage(format!(
+            "{err} (asked for with --skill; `bcode-prompt skills list` shows every id)"
+        )),
+        other => CliError::Usage(other.to_string()),
+    }
+}
+
+fn report_warnings(rendered: &Turn) {
+    // Config warnings were printed when the CLI loaded the config.
     for warning in &rendered.template_warnings {
         eprintln!("bcode-prompt: warning: {warning}");
     }
     let errors = rendered
-        .skill_diagnostics
+        .diagnostics
         .iter()
         .filter(|d| d.severity == bcode_skill_models::Severity::Error)
         .count();
@@ -112,7 +125,7 @@ pub fn explain(prompt: &AssembledPrompt) -> String {
     );
     for s in &prompt.sections {
         let part = match s.placement {
-            bcode_prompt::stage::Placement::System => "system",
+            bcode_prompt::Placement::System => "system",
             _ => "request",
         };
         let class = serde_json::to_value(s.class)

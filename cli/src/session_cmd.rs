@@ -5,24 +5,19 @@
 //! keywords. Every skill event goes to `events.jsonl` in the session folder
 //! under the state directory.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bcode_prompt_sections::probe::{RealMachine, RuntimeMode};
-use bcode_prompt_sections::render::{RenderRequest, SessionSkills, render_for_session};
-use bcode_skill::{
-    ActivationReason, DiscoveryOptions, EventSink, JsonlSink, LiveRegistry, SessionOptions,
-    SessionReply, SkillSession, SlashCommand, Suggestion, SystemClock, parse_command,
+use bcode_prompt::{
+    CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, Suggestion, Turn, TurnInput,
 };
-use bcode_skill_models::SkillEvent;
+use bcode_skill::{ActivationReason, JsonlSink, SystemClock};
 
 use crate::cli_context::{CliContext, CliError};
-use crate::skills_cmd::skill_templates;
-
-/// Commands the session handles itself (skill commands are parsed by the library).
-const SESSION_COMMANDS: [&str; 6] = ["/render", "/accept", "/dismiss", "/help", "/quit", "/exit"];
+use crate::input_lines::LineError;
+use crate::terminal::{printable, printable_line};
 
 const HELP: &str = "commands:
   /skills                  list available skills
@@ -42,6 +37,8 @@ pub struct SessionCmdOptions {
     pub id: Option<String>,
 }
 
+/// Runs the session: every line is one turn of a [`PromptSession`] (the
+/// library does the wiring; this is only its terminal front end).
 pub fn run(
     options: &SessionCmdOptions,
     context: &CliContext,
@@ -50,34 +47,28 @@ pub fn run(
     let config = &context.loaded.config.skills;
     let folder = session_folder(context, options)?;
     let log_path = folder.join("events.jsonl");
-    let mut sink = JsonlSink::open(&log_path, Box::new(SystemClock)).map_err(|err| {
+    let sink = JsonlSink::open(&log_path, Box::new(SystemClock)).map_err(|err| {
         CliError::Usage(format!(
             "cannot open the event log `{}`: {err}",
             log_path.display()
         ))
     })?;
     let interactive = std::io::stdin().is_terminal();
-
-    let roots = if config.enabled {
-        context.skill_roots()
-    } else {
-        Vec::new()
-    };
-    let (mut live, registry) = LiveRegistry::new(DiscoveryOptions::from_config(config), roots);
+    let mut session_options = context
+        .session_options()
+        .events(Box::new(sink))
+        .runtime_mode(if interactive {
+            RuntimeMode::Interactive
+        } else {
+            RuntimeMode::Scripted
+        });
     if interactive {
         // Interactive sessions watch the roots so a quiet tree costs nothing;
-        // piped sessions check metadata at each turn, which is deterministic.
-        if let Err(err) = live.watch(Duration::from_millis(200)) {
-            eprintln!(
-                "bcode-prompt: not watching skill roots ({err}); checking them at each turn instead"
-            );
-        }
+        // piped sessions check stamps at each turn, which is deterministic.
+        session_options = session_options.watch_skills(Duration::from_millis(200));
     }
-    let mut session = SkillSession::new(
-        registry,
-        SessionOptions::from_config(config),
-        skill_templates(context)?,
-    );
+    let mut session = PromptSession::open_blocking(session_options)
+        .map_err(|err| crate::render_cmd::prompt_error(&err))?;
     let io = CliError::Io;
     writeln!(
         out,
@@ -99,29 +90,40 @@ pub fn run(
     }
 
     let mut pending: Vec<Suggestion> = Vec::new();
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut first_turn = true;
+    let mut lines = crate::input_lines::stdin_lines();
     loop {
         if interactive {
             eprint!("bcode> ");
         }
         let Some(line) = lines.next() else { break };
-        let line = line.map_err(io)?;
+        let line = match line {
+            Ok(line) => line,
+            // An over-long or non-UTF-8 line costs only itself.
+            Err(err @ (LineError::TooLong { .. } | LineError::NotUtf8 { .. })) => {
+                writeln!(out, "error: {err}").map_err(io)?;
+                continue;
+            }
+            Err(LineError::Io(err)) => return Err(CliError::Io(err)),
+        };
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
         }
         if !interactive {
-            writeln!(out, "> {trimmed}").map_err(io)?;
+            writeln!(out, "> {}", printable_line(trimmed)).map_err(io)?;
         }
         let word = trimmed.split_whitespace().next().unwrap_or_default();
-        match word {
+        let input = match word {
             "/quit" | "/exit" => break,
-            "/help" => writeln!(out, "{HELP}").map_err(io)?,
-            "/render" => render_next_turn(context, &session, interactive, out)?,
+            "/help" => {
+                writeln!(out, "{HELP}").map_err(io)?;
+                continue;
+            }
             "/dismiss" => {
                 writeln!(out, "Dismissed {} suggestion(s).", pending.len()).map_err(io)?;
                 pending.clear();
+                continue;
             }
             "/accept" => {
                 let wanted = trimmed.split_whitespace().nth(1);
@@ -137,59 +139,137 @@ pub fn run(
                         wanted.map(|w| format!(" `{w}`")).unwrap_or_default()
                     )
                     .map_err(io)?;
+                    continue;
                 }
-                for suggestion in chosen {
-                    let reason = ActivationReason::Auto {
-                        matched_keywords: suggestion.matched_keywords.clone(),
-                    };
-                    let outcome = session.activate(suggestion.id.as_str(), &[], reason);
-                    emit_all(&mut sink, &outcome.events);
-                    show_reply(out, outcome.reply)?;
-                    pending.retain(|p| p.id != suggestion.id);
-                }
+                pending.retain(|p| !chosen.iter().any(|c| c.id == p.id));
+                chosen.iter().fold(TurnInput::new(""), |input, s| {
+                    input.activate_because(
+                        s.id.as_str(),
+                        Vec::new(),
+                        ActivationReason::Auto {
+                            matched_keywords: s.matched_keywords.clone(),
+                        },
+                    )
+                })
             }
-            _ => match parse_command(trimmed, &SESSION_COMMANDS) {
-                Ok(Some(command)) => {
-                    let outcome = session.run(&command);
-                    emit_all(&mut sink, &outcome.events);
-                    if matches!(command, SlashCommand::List) {
-                        show_listing(out, outcome.reply)?;
-                    } else {
-                        show_reply(out, outcome.reply)?;
+            // `/render` shows what the next turn sends: a turn with no text.
+            "/render" => TurnInput::new(""),
+            _ => TurnInput::new(trimmed),
+        };
+        let is_prompt = !trimmed.starts_with('/');
+        let turn = match session.next_turn_blocking(input) {
+            Ok(turn) => turn,
+            Err(err) => {
+                writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
+                continue;
+            }
+        };
+        report_turn(&turn, first_turn, out)?;
+        first_turn = false;
+        match word {
+            "/render" => show_render(&turn, out)?,
+            "/accept" => show_loaded(&turn.events, out)?,
+            _ if is_prompt => {
+                for event in &turn.events {
+                    if let SkillEvent::SkillActivated { id, reason, .. } = event {
+                        writeln!(
+                            out,
+                            "Activated skill `{}` ({}).",
+                            printable_line(id),
+                            printable_line(reason)
+                        )
+                        .map_err(io)?;
                     }
                 }
-                Ok(None) => {
-                    // A prompt starts a turn: registry changes land now, never mid-turn.
-                    if let Some(refresh) = live.begin_turn() {
-                        let reload =
-                            session.replace_registry(refresh.registry, &refresh.changed_files);
-                        emit_all(&mut sink, &reload.events);
-                        if !reload.diff.is_empty() {
-                            writeln!(out, "Skills changed: {}", reload.diff).map_err(io)?;
-                        }
-                        for d in &reload.diagnostics {
-                            eprintln!("bcode-prompt: {}: {}", d.severity, d.message);
-                        }
-                    }
-                    let outcome = session.on_prompt(trimmed);
-                    emit_all(&mut sink, &outcome.events);
-                    for event in &outcome.events {
-                        if let SkillEvent::SkillActivated { id, reason, .. } = event {
-                            writeln!(out, "Activated skill `{id}` ({reason}).").map_err(io)?;
-                        }
-                    }
-                    pending = outcome.suggestions;
-                    for s in &pending {
-                        writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, s.matched_keywords.join(", "), s.id)
-                            .map_err(io)?;
-                    }
-                    writeln!(out, "(prompt noted; this CLI has no model: /render shows what the turn would send)").map_err(io)?;
+                pending = turn.suggestions.clone();
+                for s in &pending {
+                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&s.matched_keywords.join(", ")), s.id)
+                        .map_err(io)?;
                 }
-                Err(err) => writeln!(out, "error: {err}").map_err(io)?,
+                writeln!(
+                    out,
+                    "(prompt noted; this CLI has no model: /render shows what the turn would send)"
+                )
+                .map_err(io)?;
+            }
+            _ => match turn.command {
+                Some(CommandReply::Done(reply)) => show_listing(out, Ok(reply))?,
+                Some(CommandReply::Failed(err)) => show_listing(out, Err(err))?,
+                Some(CommandReply::Invalid(err)) => {
+                    writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
+                }
+                Some(_) | None => {}
             },
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What changed since the last turn, and problems of the event log.
+fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    if !turn.changes.skills.is_empty() {
+        writeln!(
+            out,
+            "Skills changed: {}",
+            printable_line(&turn.changes.skills.to_string())
+        )
+        .map_err(CliError::Io)?;
+    }
+    // The first turn's diagnostics are the registry's own (`skills doctor`
+    // shows them); later ones are new since the last turn.
+    if !first_turn {
+        for d in &turn.diagnostics {
+            eprintln!(
+                "bcode-prompt: {}: {}",
+                d.severity,
+                printable_line(&d.message)
+            );
+        }
+    }
+    for problem in &turn.event_log_problems {
+        eprintln!("bcode-prompt: could not record an event: {problem}");
+    }
+    Ok(())
+}
+
+/// The "loaded" transcript item of each skill whose context a turn loaded.
+fn show_loaded(events: &[SkillEvent], out: &mut dyn Write) -> Result<(), CliError> {
+    for event in events {
+        if let SkillEvent::SkillContextLoaded {
+            id,
+            source,
+            bytes,
+            truncated,
+            preview,
+        } = event
+        {
+            let Ok(id) = bcode_skill_models::SkillId::parse(id) else {
+                continue;
+            };
+            show_reply(
+                out,
+                Ok(SessionReply::Activated {
+                    id,
+                    source: source.clone(),
+                    bytes: *bytes,
+                    truncated: *truncated,
+                    preview: preview.clone(),
+                }),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn show_render(turn: &Turn, out: &mut dyn Write) -> Result<(), CliError> {
+    write!(
+        out,
+        "{}\n\n{}\n\n{}\n",
+        printable(turn.system()),
+        crate::render_cmd::DIVIDER,
+        printable(turn.request_context())
+    )
+    .map_err(CliError::Io)
 }
 
 /// `<state dir>/sessions/<id>/`, created.
@@ -226,17 +306,9 @@ fn session_folder(context: &CliContext, options: &SessionCmdOptions) -> Result<P
     Ok(folder)
 }
 
-fn emit_all(sink: &mut JsonlSink, events: &[SkillEvent]) {
-    for event in events {
-        if let Err(err) = sink.emit(event) {
-            eprintln!("bcode-prompt: could not record an event: {err}");
-        }
-    }
-}
-
 fn show_listing(
     out: &mut dyn Write,
-    reply: Result<SessionReply, bcode_skill::SessionError>,
+    reply: Result<SessionReply, bcode_prompt::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
     match reply {
@@ -257,15 +329,17 @@ fn show_listing(
                 } else {
                     format!(" ({})", marks.join(", "))
                 };
+                let description = s
+                    .description
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 writeln!(
                     out,
                     "  {} [{}]{marks}: {}",
                     s.id,
-                    s.source,
-                    s.description
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    printable_line(&s.source),
+                    printable_line(&description)
                 )
                 .map_err(io)?;
             }
@@ -277,7 +351,7 @@ fn show_listing(
 
 fn show_reply(
     out: &mut dyn Write,
-    reply: Result<SessionReply, bcode_skill::SessionError>,
+    reply: Result<SessionReply, bcode_prompt::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
     match reply {
@@ -295,13 +369,14 @@ fn show_reply(
             };
             writeln!(
                 out,
-                "Loaded skill `{id}` from {source} ({bytes} bytes{cut})."
+                "Loaded skill `{id}` from {} ({bytes} bytes{cut}).",
+                printable_line(&source)
             )
             .map_err(io)?;
             // The transcript preview item: what was injected, bounded.
             writeln!(out, "┌ skill context: {id}").map_err(io)?;
             for line in preview.lines() {
-                writeln!(out, "│ {line}").map_err(io)?;
+                writeln!(out, "│ {}", printable_line(line)).map_err(io)?;
             }
             writeln!(out, "└").map_err(io)
         }
@@ -322,7 +397,13 @@ fn show_reply(
                 } else {
                     format!(" args: {}", arguments.join(" "))
                 };
-                writeln!(out, "  {id} ({how}){args}").map_err(io)?;
+                writeln!(
+                    out,
+                    "  {id} ({}){}",
+                    printable_line(&how),
+                    printable_line(&args)
+                )
+                .map_err(io)?;
             }
             Ok(())
         }
@@ -330,51 +411,6 @@ fn show_reply(
             writeln!(out, "Deactivated skill `{id}`.").map_err(io)
         }
         Ok(_) => Ok(()),
-        Err(err) => writeln!(out, "error: {err}").map_err(io),
-    }
-}
-
-/// What the next turn would send: the render pipeline with this session's
-/// registry and the blocks it loaded for its active skills.
-fn render_next_turn(
-    context: &CliContext,
-    session: &SkillSession,
-    interactive: bool,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    let request = RenderRequest {
-        repo: context.repo.clone(),
-        cwd: context.cwd.clone(),
-        env: context.env.clone(),
-        config_files: context.config_files.clone(),
-        set: context.set.clone(),
-        now: chrono::Utc::now(),
-        timezone: None,
-        skills: Vec::new(),
-        prompt: None,
-        session_dir: None,
-    };
-    let skills = SessionSkills {
-        registry: session.registry().clone(),
-        active: session.active().iter().map(|a| a.context.clone()).collect(),
-        runtime_mode: if interactive {
-            RuntimeMode::Interactive
-        } else {
-            RuntimeMode::Scripted
-        },
-    };
-    match render_for_session(&request, &context.loaded, &RealMachine, &skills) {
-        Ok(rendered) => {
-            let p = &rendered.prompt;
-            write!(
-                out,
-                "{}\n\n{}\n\n{}\n",
-                p.system,
-                crate::render_cmd::DIVIDER,
-                p.request_context
-            )
-            .map_err(CliError::Io)
-        }
-        Err(err) => writeln!(out, "error: {err}").map_err(CliError::Io),
+        Err(err) => writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io),
     }
 }

@@ -1,11 +1,11 @@
 //! `bcode-prompt skills list|show|doctor|catalog|context`.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, SkillTemplates, closest,
-    format_catalog,
+    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, format_catalog,
 };
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::cli_context::{CliContext, CliError};
 use crate::diagnostics_out;
+use crate::terminal::printable_line;
 
 /// A `skills` subcommand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +44,7 @@ pub fn run(
             let skills: Vec<Value> = registry.skills().map(skill_json).collect();
             write_json(
                 out,
-                &json!({ "skills": skills, "diagnostics": registry.diagnostics() }),
+                &json!({ "skills": skills, "diagnostics": diagnostics_json(registry.diagnostics()) }),
             )?;
         }
         SkillsCmd::List { json: false } => {
@@ -58,8 +59,8 @@ pub fn run(
                     out,
                     "{}  [{}]{hidden}\n    {}",
                     m.id,
-                    skill.source.label,
-                    one_line(&m.description)
+                    printable_line(&skill.source.label),
+                    printable_line(&one_line(&m.description))
                 )
                 .map_err(io)?;
             }
@@ -71,7 +72,7 @@ pub fn run(
             if *json {
                 write_json(
                     out,
-                    &json!({ "skill": skill_json(skill), "diagnostics": diagnostics }),
+                    &json!({ "skill": skill_json(skill), "diagnostics": diagnostics_json(diagnostics) }),
                 )?;
             } else {
                 write_show(out, skill).map_err(io)?;
@@ -85,7 +86,10 @@ pub fn run(
             diagnostics.extend(registry.check_bodies());
             diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             if *json {
-                write_json(out, &json!({ "diagnostics": diagnostics }))?;
+                write_json(
+                    out,
+                    &json!({ "diagnostics": diagnostics_json(&diagnostics) }),
+                )?;
             } else {
                 for d in &diagnostics {
                     write!(out, "{}", diagnostics_out::render(d)).map_err(io)?;
@@ -145,7 +149,7 @@ pub fn run(
             eprintln!(
                 "bcode-prompt: loaded skill `{}` from {}: {} bytes{}",
                 response.id,
-                response.source.label,
+                printable_line(&response.source.label),
                 response.bytes,
                 if response.truncated {
                     " (truncated by skills.max_context_bytes)"
@@ -162,9 +166,14 @@ pub fn run(
 fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary, CliError> {
     registry.lookup(id).map_err(|err| {
         let mut message = err.to_string();
-        if let (SkillError::NotFound { .. }, Some(near)) = (&err, closest(id, registry.ids())) {
-            message.push_str(&format!("; did you mean `{near}`?"));
-        } else if SkillId::parse(id).is_err() {
+        if matches!(
+            err,
+            SkillError::NotFound {
+                suggestion: None,
+                ..
+            }
+        ) && SkillId::parse(id).is_err()
+        {
             message.push_str("; ids use lowercase letters, digits and hyphens");
         }
         message.push_str("; `bcode-prompt skills list` shows every skill");
@@ -172,13 +181,12 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
     })
 }
 
-/// The skill templates a render would use (embedded, with any `skills/*.j2`
-/// override from `system_prompt.templates_dir`); warnings go to stderr.
-pub(crate) fn skill_templates(context: &CliContext) -> Result<SkillTemplates, CliError> {
-    let (templates, warnings) =
-        bcode_prompt_sections::render::skill_templates_from_config(&context.loaded)
-            .map_err(|err| CliError::Config(err.to_string()))?;
-    for warning in warnings {
+/// The templates a render would use (embedded, with the overrides of
+/// `system_prompt.templates_dir`); warnings go to stderr.
+pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliError> {
+    let templates = bcode_prompt::templates(&context.loaded, &[])
+        .map_err(|err| CliError::Config(err.to_string()))?;
+    for warning in templates.warnings() {
         eprintln!("bcode-prompt: warning: {warning}");
     }
     Ok(templates)
@@ -186,18 +194,19 @@ pub(crate) fn skill_templates(context: &CliContext) -> Result<SkillTemplates, Cl
 
 /// The flat JSON shape of DESIGN.md: `id`, `name`, `description`, `version`,
 /// `source`, `location`, `model_visible`, `keywords`, and the rest of the
-/// validated metadata.
+/// validated metadata. Paths are strings; one that is not UTF-8 is given
+/// lossily with its exact bytes beside it (see [`insert_path`]).
 fn skill_json(skill: &SkillSummary) -> Value {
     let m = &skill.manifest;
-    json!({
+    let mut value = json!({
         "id": m.id,
         "name": m.name,
         "description": m.description,
         "version": m.version,
         "source": skill.source.label,
         "source_kind": skill.source.kind,
-        "location": skill.location,
-        "directory": skill.directory,
+        "location": null,
+        "directory": null,
         "layout": skill.layout,
         "model_visible": skill.model_visible(),
         "keywords": m.activation.keywords,
@@ -208,26 +217,90 @@ fn skill_json(skill: &SkillSummary) -> Value {
         "compatibility": m.compatibility,
         "metadata": m.metadata,
         "extra": m.extra,
-    })
+    });
+    if let Some(object) = value.as_object_mut() {
+        insert_path(object, "location", &skill.location);
+        insert_path(object, "directory", &skill.directory);
+    }
+    value
+}
+
+/// Sets `key` to `path` as a string. A path that is not UTF-8 (a folder
+/// with a Latin-1 name) cannot be a JSON string exactly: `key` then holds
+/// the lossy text (U+FFFD for each bad sequence) and `<key>_bytes` the
+/// path's exact bytes as an array of numbers, so nothing is lost. The
+/// `_bytes` field is absent for every UTF-8 path.
+fn insert_path(object: &mut serde_json::Map<String, Value>, key: &str, path: &Path) {
+    let lossy = path.to_string_lossy();
+    if path.to_str().is_none() {
+        // On Unix these are the path's bytes as the kernel holds them.
+        let bytes = path.as_os_str().as_encoded_bytes();
+        object.insert(format!("{key}_bytes"), json!(bytes));
+    }
+    object.insert(key.to_owned(), Value::String(lossy.into_owned()));
+}
+
+/// Diagnostics as JSON, each exactly as its struct serializes, except that a
+/// non-UTF-8 `path` is given as [`insert_path`] gives it (serde refuses such
+/// a path, which used to end the command).
+fn diagnostics_json<'d>(diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> Vec<Value> {
+    diagnostics
+        .into_iter()
+        .map(|d| {
+            let exact = d.path.as_deref().is_none_or(|p| p.to_str().is_some());
+            let lossless = if exact {
+                serde_json::to_value(d)
+            } else {
+                let mut lossy = d.clone();
+                lossy.path = d
+                    .path
+                    .as_deref()
+                    .map(|p| PathBuf::from(p.to_string_lossy().into_owned()));
+                serde_json::to_value(&lossy)
+            };
+            let mut value = lossless.unwrap_or(Value::Null);
+            if let (Some(path), Some(object)) = (&d.path, value.as_object_mut())
+                && !exact
+            {
+                insert_path(object, "path", path);
+            }
+            value
+        })
+        .collect()
 }
 
 fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> {
+    // Every value below comes from the skill's file or its path: shown
+    // through `printable_line` so an escape sequence in it is displayed, not
+    // obeyed by the terminal.
     let m = &skill.manifest;
-    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    let opt = |v: &Option<String>| {
+        v.as_deref()
+            .map_or_else(|| "-".to_owned(), |v| printable_line(v).into_owned())
+    };
     let list = |v: &[String]| {
         if v.is_empty() {
             "-".into()
         } else {
-            v.join(", ")
+            printable_line(&v.join(", ")).into_owned()
         }
     };
+    let path = |p: &Path| printable_line(&p.display().to_string()).into_owned();
     writeln!(out, "id:             {}", m.id)?;
-    writeln!(out, "name:           {}", m.name)?;
-    writeln!(out, "description:    {}", one_line(&m.description))?;
+    writeln!(out, "name:           {}", printable_line(&m.name))?;
+    writeln!(
+        out,
+        "description:    {}",
+        printable_line(&one_line(&m.description))
+    )?;
     writeln!(out, "version:        {}", opt(&m.version))?;
-    writeln!(out, "source:         {}", skill.source.label)?;
-    writeln!(out, "location:       {}", skill.location.display())?;
-    writeln!(out, "directory:      {}", skill.directory.display())?;
+    writeln!(
+        out,
+        "source:         {}",
+        printable_line(&skill.source.label)
+    )?;
+    writeln!(out, "location:       {}", path(&skill.location))?;
+    writeln!(out, "directory:      {}", path(&skill.directory))?;
     writeln!(out, "model visible:  {}", skill.model_visible())?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
     writeln!(out, "tools (advisory): {}", list(&m.permissions.tools))?;
@@ -240,11 +313,13 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "model:          {}", opt(&m.model))?;
     writeln!(out, "license:        {}", opt(&m.license))?;
     writeln!(out, "compatibility:  {}", opt(&m.compatibility))?;
+    // JSON's own display escapes control characters inside the values; the
+    // keys are raw strings.
     for (key, value) in &m.metadata {
-        writeln!(out, "metadata.{key}: {value}")?;
+        writeln!(out, "metadata.{}: {value}", printable_line(key))?;
     }
     for (key, value) in &m.extra {
-        writeln!(out, "unknown field {key}: {value}")?;
+        writeln!(out, "unknown field {}: {value}", printable_line(key))?;
     }
     Ok(())
 }

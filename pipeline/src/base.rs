@@ -6,7 +6,7 @@
 use minijinja::context;
 
 use crate::config::PromptMode;
-use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use crate::stage::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 /// The base template's name.
 pub const BASE_TEMPLATE: &str = "base.j2";
@@ -15,34 +15,18 @@ pub const BASE_TEMPLATE: &str = "base.j2";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BaseStage;
 
-impl Stage for BaseStage {
-    fn id(&self) -> &'static str {
-        "base"
-    }
-
+impl<I> Stage<I> for BaseStage {
     /// The base cannot be switched off; `replace` mode changes its text.
-    fn toggle(&self) -> Option<&'static str> {
-        None
+    fn spec(&self) -> StageSpec {
+        SectionKind::Base.spec()
     }
 
-    fn class(&self) -> SectionClass {
-        SectionClass::Static
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(BASE_TEMPLATE)
-    }
-
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, I>) -> Result<Vec<Section>, StageError> {
         let prompt = &cx.config.system_prompt;
         let section = match prompt.mode {
             PromptMode::Default => {
                 let (text, template) = cx.render(BASE_TEMPLATE, context! {})?;
-                Section::new(self.id(), text).with_template(template)
+                Section::new(SectionKind::Base.name(), text).with_template(template)
             }
             // Replacement text is the operator's own prompt, used verbatim:
             // it is not a template, so `{{` in it stays literal. An empty
@@ -54,9 +38,8 @@ impl Stage for BaseStage {
                     message: "mode = \"replace\" needs a non-empty replacement prompt".to_owned(),
                 });
             }
-            PromptMode::Replace => {
-                Section::new(self.id(), prompt.text.clone()).with_source("system_prompt.text")
-            }
+            PromptMode::Replace => Section::new(SectionKind::Base.name(), prompt.text.clone())
+                .with_source("system_prompt.text"),
         };
         Ok(vec![section])
     }

@@ -10,8 +10,20 @@ use std::cell::RefCell;
 use bcode_text::{Limit, Truncation};
 use minijinja::context;
 
-use crate::stage::SectionTruncation;
+use serde::Serialize;
+
 use crate::templates::{TemplateError, Templates};
+
+/// A cut made by the bounds helper, with where the full text can be found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SectionTruncation {
+    /// Offsets in this truncation refer to the text that was bounded (the
+    /// stage's input), not to the section or the prompt.
+    #[serde(flatten)]
+    pub truncation: bcode_text::Truncation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_text_at: Option<String>,
+}
 
 /// The marker template's name.
 pub const MARKER_TEMPLATE: &str = "truncation_marker.j2";
@@ -100,10 +112,9 @@ fn render_marker(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::templates::PIPELINE_TEMPLATES;
 
     fn check(text: &str, limit: Option<Limit>, hint: Option<&str>, expected: &str) {
-        let templates = Templates::embedded(&[PIPELINE_TEMPLATES]).unwrap();
+        let templates = Templates::builtin();
         let out = bound_text(&templates, text, limit, &line_ends(text), hint).unwrap();
         assert_eq!(out.text, expected);
         if let Some(limit) = limit {

@@ -7,7 +7,7 @@ pub mod base;
 pub mod bounds;
 pub mod config;
 pub mod fallback;
-pub mod order;
 pub mod pipeline;
+pub mod section;
 pub mod stage;
 pub mod templates;

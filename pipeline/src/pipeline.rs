@@ -22,20 +22,21 @@ use serde::Serialize;
 
 use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
 use crate::config::{BcodeConfig, SectionToggles};
-use crate::order;
+use crate::section::{self, Position, SectionKind, StageSpec};
 use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
 
 /// What goes between two sections of the same part: one blank line.
 pub const SECTION_SEPARATOR: &str = "\n\n";
 
-/// A set of stages that is known to be valid, kept in canonical order.
-pub struct Pipeline {
-    stages: Vec<Box<dyn Stage>>,
+/// A set of stages that is known to be valid, kept in canonical order, each
+/// with its spec (asked once, when the pipeline is built).
+pub struct Pipeline<I> {
+    stages: Vec<(StageSpec, Box<dyn Stage<I>>)>,
 }
 
-impl fmt::Debug for Pipeline {
+impl<I> fmt::Debug for Pipeline<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids: Vec<&str> = self.stages.iter().map(|s| s.id()).collect();
+        let ids: Vec<&str> = self.stages.iter().map(|(spec, _)| &*spec.id).collect();
         f.debug_struct("Pipeline").field("stages", &ids).finish()
     }
 }
@@ -51,6 +52,10 @@ pub enum PipelineError {
     UnknownToggle { stage: String, toggle: String },
     #[error("stage `{id}` was registered twice")]
     DuplicateStage { id: String },
+    #[error(
+        "host section id `{id}` is not usable: use lower-case letters, digits and `_`, start with a letter, and do not reuse a canonical section name"
+    )]
+    InvalidHostId { id: String },
 }
 
 /// Why assembly stopped.
@@ -75,6 +80,8 @@ pub enum AssembleError {
 #[non_exhaustive]
 pub struct StageInfo {
     pub id: String,
+    /// Whether a host defined this section (not one of the canonical ones).
+    pub host: bool,
     pub toggle: Option<String>,
     pub enabled: bool,
     pub class: SectionClass,
@@ -90,75 +97,119 @@ struct Placed {
     section: Section,
 }
 
-impl Pipeline {
-    /// Validates `stages` and sorts them into canonical order, so the order
-    /// in which a caller registered them never matters.
-    pub fn new(stages: Vec<Box<dyn Stage>>) -> Result<Pipeline, PipelineError> {
+impl<I> Pipeline<I> {
+    /// Validates `stages` and sorts them into order (canonical rank, host
+    /// sections before or after their anchor in registration order), so the
+    /// order in which a caller registered them never matters otherwise.
+    pub fn new(stages: Vec<Box<dyn Stage<I>>>) -> Result<Pipeline<I>, PipelineError> {
         let toggles = SectionToggles::default();
         let mut seen = BTreeSet::new();
         let mut ranked = Vec::with_capacity(stages.len());
         for stage in stages {
-            let id = stage.id();
-            let Some(rank) = order::rank(id).filter(|_| order::stage_of(id) == id) else {
-                return Err(PipelineError::UnknownStage { id: id.to_owned() });
-            };
-            if let Some(toggle) = stage.toggle()
-                && toggles.get(toggle).is_none()
-            {
-                return Err(PipelineError::UnknownToggle {
-                    stage: id.to_owned(),
-                    toggle: toggle.to_owned(),
-                });
+            let spec = stage.spec();
+            let id = spec.id.to_string();
+            match spec.position {
+                Position::At(kind) if kind.name() != id => {
+                    return Err(PipelineError::UnknownStage { id });
+                }
+                Position::At(_) => {
+                    if let Some(toggle) = &spec.toggle
+                        && toggles.get(toggle).is_none()
+                    {
+                        return Err(PipelineError::UnknownToggle {
+                            stage: id,
+                            toggle: toggle.to_string(),
+                        });
+                    }
+                }
+                Position::Before(_) | Position::After(_) => {
+                    if !section::is_valid_host_id(&id) {
+                        return Err(PipelineError::InvalidHostId { id });
+                    }
+                }
             }
-            if !seen.insert(id) {
-                return Err(PipelineError::DuplicateStage { id: id.to_owned() });
+            if !seen.insert(id.clone()) {
+                return Err(PipelineError::DuplicateStage { id });
             }
-            ranked.push((rank, stage));
+            ranked.push((spec.position.key(), spec, stage));
         }
-        ranked.sort_by_key(|(rank, _)| *rank);
+        ranked.sort_by_key(|(key, _, _)| *key);
         Ok(Pipeline {
-            stages: ranked.into_iter().map(|(_, stage)| stage).collect(),
+            stages: ranked
+                .into_iter()
+                .map(|(_, spec, stage)| (spec, stage))
+                .collect(),
         })
     }
 
-    /// Each stage as configured by `config`, in canonical order.
+    /// Each stage as configured by `config`, in order.
     pub fn describe(&self, config: &BcodeConfig) -> Vec<StageInfo> {
         self.stages
             .iter()
-            .map(|stage| StageInfo {
-                id: stage.id().to_owned(),
-                toggle: stage.toggle().map(str::to_owned),
-                enabled: is_enabled(stage.as_ref(), config),
-                class: stage.class(),
-                placement: stage.placement(),
-                template: stage.template().map(str::to_owned),
+            .map(|(spec, stage)| StageInfo {
+                id: spec.id.to_string(),
+                host: !spec.is_canonical(),
+                toggle: spec.toggle.as_deref().map(str::to_owned),
+                enabled: is_enabled(spec, config),
+                class: spec.class,
+                placement: spec.placement,
+                template: spec.template.as_deref().map(str::to_owned),
                 limit: stage.limit(config),
             })
             .collect()
     }
 
+    /// The canonical kinds this pipeline holds.
+    pub fn kinds(&self) -> impl Iterator<Item = SectionKind> + '_ {
+        self.stages
+            .iter()
+            .filter_map(|(spec, _)| match spec.position {
+                Position::At(kind) => Some(kind),
+                _ => None,
+            })
+    }
+
     /// Runs every enabled stage and assembles the prompt. Deterministic: the
     /// same config, templates and inputs give the same bytes.
-    pub fn assemble(&self, cx: &StageContext<'_>) -> Result<AssembledPrompt, AssembleError> {
+    ///
+    /// A host-defined stage that fails, even fatally, or panics is omitted
+    /// with its reason (a host's section must not take the prompt down);
+    /// with `strict` its error is returned instead.
+    pub fn assemble(
+        &self,
+        cx: &StageContext<'_, I>,
+        strict: bool,
+    ) -> Result<AssembledPrompt, AssembleError> {
         let mut placed = Vec::new();
         let mut omitted = Vec::new();
         let mut ids = BTreeSet::new();
-        for stage in &self.stages {
-            let (id, class, placement) = (stage.id(), stage.class(), stage.placement());
+        for (spec, stage) in &self.stages {
+            let (id, class, placement) = (&*spec.id, spec.class, spec.placement);
             let omit = |id: &str, reason| OmittedSection {
                 id: id.to_owned(),
                 class,
                 placement,
                 reason,
             };
-            if !is_enabled(stage.as_ref(), cx.config) {
-                let toggle = stage.toggle().unwrap_or(id).to_owned();
+            if !is_enabled(spec, cx.config) {
+                let toggle = spec.toggle.as_deref().unwrap_or(id).to_owned();
                 omitted.push(omit(id, OmitReason::Disabled { toggle }));
                 continue;
             }
-            let sections = match stage.render(cx) {
+            let host = !spec.is_canonical();
+            let result = if host {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage.render(cx)))
+                    .unwrap_or_else(|_| {
+                        Err(StageError::Degraded {
+                            message: "the host stage panicked".to_owned(),
+                        })
+                    })
+            } else {
+                stage.render(cx)
+            };
+            let sections = match result {
                 Ok(sections) => sections,
-                Err(error) if error.is_fatal() => {
+                Err(error) if (host && strict) || (!host && error.is_fatal()) => {
                     return Err(AssembleError::Stage {
                         section: id.to_owned(),
                         error,
@@ -174,7 +225,7 @@ impl Pipeline {
                 omitted.push(omit(id, OmitReason::Empty));
             }
             for mut section in sections {
-                if order::stage_of(&section.id) != id {
+                if section::stage_of(&section.id) != id {
                     return Err(AssembleError::ForeignSectionId {
                         stage: id.to_owned(),
                         section: section.id,
@@ -227,10 +278,11 @@ impl Pipeline {
     }
 }
 
-fn is_enabled(stage: &dyn Stage, config: &BcodeConfig) -> bool {
-    // `Pipeline::new` rejected unknown toggles, so `None` cannot happen here.
-    stage
-        .toggle()
+fn is_enabled(spec: &StageSpec, config: &BcodeConfig) -> bool {
+    // A canonical toggle always has a value; a host section's is on unless
+    // the config sets it to `false`.
+    spec.toggle
+        .as_deref()
         .is_none_or(|toggle| config.system_prompt.sections.get(toggle) != Some(false))
 }
 

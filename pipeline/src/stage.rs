@@ -2,8 +2,10 @@
 //! pipeline needs to know to place, order, bound and report what it yields.
 //!
 //! A stage never reads files, runs commands or looks at the clock (STYLE 1):
-//! probes gather those facts at the edge and put them into [`Inputs`]; the
-//! stage only turns them into text through templates.
+//! probes gather those facts at the edge into one typed struct `I` (the
+//! sections crate's `Gathered`); the stage is a pure function of it, the
+//! config and the templates, so an input a stage needs but nobody gathers is
+//! a compile error, not a runtime one.
 //!
 //! Error policy. A stage returns [`StageError`]; [`StageError::is_fatal`]
 //! decides what happens:
@@ -11,66 +13,19 @@
 //!   naming the section: a broken template override, an invalid config (for
 //!   example `mode = "replace"` with no text). An operator who broke their
 //!   setup must see it, not get a prompt quietly missing a part;
-//! - `Degraded` and `MissingInput` omit that section only: the prompt is
+//! - `Degraded` omits that section only: the prompt is
 //!   still assembled and the failure is listed in
 //!   [`crate::assembled::AssembledPrompt::omitted`] with its message, so
 //!   `render --explain` shows it. A git probe that timed out must not stop the
 //!   agent from answering.
 
-use std::any::{Any, TypeId};
-use std::collections::BTreeMap;
-use std::fmt;
-
 use bcode_text::Limit;
-use serde::Serialize;
 
+pub use crate::bounds::SectionTruncation;
 use crate::bounds::{self, BoundedText};
 use crate::config::BcodeConfig;
+pub use crate::section::{Placement, SectionClass, SectionKind, StageSpec};
 use crate::templates::{TemplateError, TemplateUse, Templates};
-
-/// How often a section's text can change, which decides whether it may sit
-/// inside the cacheable prefix of the system text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SectionClass {
-    /// The same for every request made with this config (base, user authority).
-    Static,
-    /// Fixed for a session (repository instructions, invariants, catalog).
-    Session,
-    /// Changes per request (datetime, git status, active skill blocks).
-    Turn,
-}
-
-impl SectionClass {
-    /// Whether the section may be part of the cacheable prefix.
-    pub fn is_stable(self) -> bool {
-        matches!(self, SectionClass::Static | SectionClass::Session)
-    }
-}
-
-/// Which part of the assembled prompt a section goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Placement {
-    /// The cacheable system text.
-    System,
-    /// The request-only model context (the spec's wording for datetime,
-    /// environment, git revision and similar facts).
-    RequestContext,
-}
-
-/// A cut made by the bounds helper, with where the full text can be found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SectionTruncation {
-    /// Offsets in this truncation refer to the text that was bounded (the
-    /// stage's input), not to the section or the prompt.
-    #[serde(flatten)]
-    pub truncation: bcode_text::Truncation,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub full_text_at: Option<String>,
-}
 
 /// One section a stage yields. Build it with [`Section::new`] and the
 /// `with_*` methods; the pipeline adds class, placement and offsets.
@@ -136,10 +91,6 @@ pub enum StageError {
     /// The configuration cannot produce this section. Fatal.
     #[error("invalid configuration `{key}`: {message}")]
     Config { key: String, message: String },
-    /// A gathered input the stage needs is absent (its probe was not run or
-    /// failed). The section is omitted and reported.
-    #[error("missing input {type_name}")]
-    MissingInput { type_name: &'static str },
     /// The stage could not produce useful text this time (a probe's data was
     /// unusable). The section is omitted and reported.
     #[error("{message}")]
@@ -151,76 +102,35 @@ impl StageError {
     pub fn is_fatal(&self) -> bool {
         match self {
             StageError::Template(_) | StageError::Config { .. } => true,
-            StageError::MissingInput { .. } | StageError::Degraded { .. } => false,
+            StageError::Degraded { .. } => false,
         }
     }
 }
 
-/// A typed bag of already-gathered inputs (the clock reading, environment
-/// facts, git status, discovered skills ...), keyed by type so that the
-/// pipeline crate does not need to know the types the sections crate defines.
-///
-/// This is the one deliberate generic API across a crate boundary (STYLE 8):
-/// the alternative, a struct naming every probe's output, would make this
-/// crate depend on the sections crate it is meant to sit beneath.
-#[derive(Default)]
-pub struct Inputs {
-    values: BTreeMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
-}
-
-impl fmt::Debug for Inputs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names: Vec<&str> = self.values.values().map(|(name, _)| *name).collect();
-        names.sort_unstable();
-        f.debug_struct("Inputs").field("types", &names).finish()
-    }
-}
-
-impl Inputs {
-    pub fn new() -> Inputs {
-        Inputs::default()
-    }
-
-    /// Stores `value`, replacing any earlier value of the same type.
-    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) {
-        self.values.insert(
-            TypeId::of::<T>(),
-            (std::any::type_name::<T>(), Box::new(value)),
-        );
-    }
-
-    /// The value of type `T`, if one was gathered.
-    pub fn get<T: Any>(&self) -> Option<&T> {
-        self.values
-            .get(&TypeId::of::<T>())
-            .and_then(|(_, value)| value.downcast_ref::<T>())
-    }
-}
-
 /// Everything a stage may look at: the resolved config, the templates and
-/// the gathered inputs. Cheap to build per request.
-#[derive(Clone, Copy, Debug)]
-pub struct StageContext<'a> {
+/// the gathered inputs of this turn. Cheap to build per request.
+#[derive(Debug)]
+pub struct StageContext<'a, I> {
     pub config: &'a BcodeConfig,
     pub templates: &'a Templates,
-    pub inputs: &'a Inputs,
+    pub inputs: &'a I,
 }
 
-impl<'a> StageContext<'a> {
-    pub fn new(config: &'a BcodeConfig, templates: &'a Templates, inputs: &'a Inputs) -> Self {
+impl<I> Clone for StageContext<'_, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I> Copy for StageContext<'_, I> {}
+
+impl<'a, I> StageContext<'a, I> {
+    pub fn new(config: &'a BcodeConfig, templates: &'a Templates, inputs: &'a I) -> Self {
         StageContext {
             config,
             templates,
             inputs,
         }
-    }
-
-    /// The gathered input of type `T`, or the non-fatal error that omits the
-    /// section and says which input was missing.
-    pub fn require<T: Any>(&self) -> Result<&'a T, StageError> {
-        self.inputs.get::<T>().ok_or(StageError::MissingInput {
-            type_name: std::any::type_name::<T>(),
-        })
     }
 
     /// Renders `template` and returns the section text together with the
@@ -264,7 +174,8 @@ impl<'a> StageContext<'a> {
     }
 }
 
-/// A producer of zero, one or several prompt sections.
+/// A producer of zero, one or several prompt sections from the gathered
+/// inputs `I` of a turn.
 ///
 /// The pipeline calls [`Stage::render`] only when the stage's toggle is on
 /// (stages without a toggle always run); a stage that has nothing to say
@@ -274,23 +185,11 @@ impl<'a> StageContext<'a> {
 ///
 /// `Send + Sync` so that one [`crate::pipeline::Pipeline`] can be built once
 /// and shared by every request of a multi-threaded host; stages hold no
-/// per-request state (that comes through [`Inputs`]).
-pub trait Stage: Send + Sync {
-    /// The section id: the `[system_prompt.sections]` toggle name, `base`, or
-    /// `active_skill`. Must appear in [`crate::order::SECTION_ORDER`].
-    fn id(&self) -> &'static str;
-
-    /// The `[system_prompt.sections]` toggle that enables this stage, if any.
-    fn toggle(&self) -> Option<&'static str> {
-        Some(self.id())
-    }
-
-    fn class(&self) -> SectionClass;
-
-    fn placement(&self) -> Placement;
-
-    /// The main template this stage renders (for `--explain`).
-    fn template(&self) -> Option<&'static str>;
+/// per-request state (that comes through the inputs).
+pub trait Stage<I>: Send + Sync {
+    /// Id, toggle, class, placement, template and position; canonical
+    /// stages return [`SectionKind::spec`] (possibly with another class).
+    fn spec(&self) -> StageSpec;
 
     /// The bound this stage applies to its variable text under `config`;
     /// `None` means untruncated (for `--explain`).
@@ -300,5 +199,22 @@ pub trait Stage: Send + Sync {
     }
 
     /// Produces this stage's sections from the gathered inputs.
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError>;
+    fn render(&self, cx: &StageContext<'_, I>) -> Result<Vec<Section>, StageError>;
+}
+
+/// A shared stage is a stage: a host keeps its stages in `Arc`s so a
+/// session can rebuild its pipeline (after a config change) without asking
+/// for them again.
+impl<I, S: Stage<I> + ?Sized> Stage<I> for std::sync::Arc<S> {
+    fn spec(&self) -> StageSpec {
+        (**self).spec()
+    }
+
+    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
+        (**self).limit(config)
+    }
+
+    fn render(&self, cx: &StageContext<'_, I>) -> Result<Vec<Section>, StageError> {
+        (**self).render(cx)
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bcode_prompt::config::{
+use bcode_prompt_pipeline::config::{
     BcodeConfig, CatalogMode, ConfigInputs, ConfiguredSkillRoot, LoadedConfig, Origin, load,
 };
 
@@ -83,6 +83,7 @@ impl Fixture {
             env: self.env.clone(),
             config_files: self.config_files.clone(),
             set: self.set.clone(),
+            host_sections: Vec::new(),
         }
     }
 

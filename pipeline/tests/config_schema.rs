@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use bcode_prompt::config::{ConfigInputs, Origin, json_schema, load};
+use bcode_prompt_pipeline::config::{ConfigInputs, Origin, json_schema, load};
 
 fn schema_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../config-schema")
@@ -50,6 +50,7 @@ fn example_sets_every_key_and_loads_without_warnings() {
         env: BTreeMap::new(),
         config_files: vec![example.clone()],
         set: Vec::new(),
+        host_sections: Vec::new(),
     };
     let loaded = match load(&inputs) {
         Ok(loaded) => loaded,

@@ -5,22 +5,39 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt::assembled::AssembledPrompt;
-use bcode_prompt::base::BaseStage;
-use bcode_prompt::config::{BcodeConfig, PromptMode};
-use bcode_prompt::pipeline::{AssembleError, Pipeline, PipelineError};
-use bcode_prompt::stage::{
-    Inputs, Placement, Section, SectionClass, Stage, StageContext, StageError,
+use bcode_prompt_pipeline::assembled::AssembledPrompt;
+use bcode_prompt_pipeline::base::BaseStage;
+use bcode_prompt_pipeline::config::{BcodeConfig, PromptMode};
+use bcode_prompt_pipeline::pipeline::{AssembleError, Pipeline, PipelineError};
+use bcode_prompt_pipeline::section::Position;
+use bcode_prompt_pipeline::stage::{
+    Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, TemplateOverride, Templates};
+use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;
 
-// Turn inputs, as probes would gather them.
-struct Clock(&'static str);
-struct GitStatus(&'static str);
-struct ActiveSkills(Vec<&'static str>);
+/// Turn inputs, as probes would gather them.
+#[derive(Default)]
+struct Inputs {
+    clock: Option<&'static str>,
+    git: Option<&'static str>,
+    skills: Option<Vec<&'static str>>,
+}
 
-type Run = fn(&StageContext<'_>) -> Result<Vec<Section>, StageError>;
+impl Inputs {
+    fn new() -> Inputs {
+        Inputs::default()
+    }
+}
+
+/// The gathered value, or the error that omits the section.
+fn need<'a, T>(value: &'a Option<T>, what: &str) -> Result<&'a T, StageError> {
+    value.as_ref().ok_or_else(|| StageError::Degraded {
+        message: format!("{what} was not gathered"),
+    })
+}
+
+type Run = fn(&StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError>;
 
 /// A stage whose behaviour is a plain function, standing in for the
 /// sections crate.
@@ -32,28 +49,29 @@ struct TestStage {
     run: Run,
 }
 
-impl Stage for TestStage {
-    fn id(&self) -> &'static str {
-        self.id
+impl Stage<Inputs> for TestStage {
+    fn spec(&self) -> StageSpec {
+        // A canonical place, as the sections crate's stages have; an id
+        // that names no section keeps a place too, so the pipeline's check
+        // of the id is what the tests see.
+        let kind = SectionKind::from_name(self.id).unwrap_or(SectionKind::Locale);
+        let spec = StageSpec::host(self.id, self.class, self.placement, Position::At(kind));
+        match self.toggle {
+            Some(toggle) => spec.with_toggle(toggle),
+            None => spec.without_toggle(),
+        }
     }
-    fn toggle(&self) -> Option<&'static str> {
-        self.toggle
-    }
-    fn class(&self) -> SectionClass {
-        self.class
-    }
-    fn placement(&self) -> Placement {
-        self.placement
-    }
-    fn template(&self) -> Option<&'static str> {
-        None
-    }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError> {
         (self.run)(cx)
     }
 }
 
-fn stage(id: &'static str, class: SectionClass, placement: Placement, run: Run) -> Box<dyn Stage> {
+fn stage(
+    id: &'static str,
+    class: SectionClass,
+    placement: Placement,
+    run: Run,
+) -> Box<dyn Stage<Inputs>> {
     Box::new(TestStage {
         id,
         toggle: Some(id),
@@ -64,7 +82,7 @@ fn stage(id: &'static str, class: SectionClass, placement: Placement, run: Run) 
 }
 
 /// The stage set used by most tests, deliberately registered out of order.
-fn stages() -> Vec<Box<dyn Stage>> {
+fn stages() -> Vec<Box<dyn Stage<Inputs>>> {
     use Placement::*;
     use SectionClass::*;
     vec![
@@ -74,9 +92,8 @@ fn stages() -> Vec<Box<dyn Stage>> {
             class: Turn,
             placement: System,
             run: |cx| {
-                let skills = cx.require::<ActiveSkills>()?;
+                let skills = need(&cx.inputs.skills, "active skills")?;
                 Ok(skills
-                    .0
                     .iter()
                     .map(|id| Section::new(&format!("active_skill:{id}"), format!("<skill {id}>")))
                     .collect())
@@ -86,17 +103,17 @@ fn stages() -> Vec<Box<dyn Stage>> {
             Ok(vec![Section::new("user_authority", "AUTH\n\n".into())])
         }),
         stage("dynamic_repository_context", Turn, System, |cx| {
-            let git = cx.require::<GitStatus>()?;
+            let git = need(&cx.inputs.git, "git status")?;
             Ok(vec![
-                Section::new("dynamic_repository_context", format!("git: {}", git.0))
+                Section::new("dynamic_repository_context", format!("git: {git}"))
                     .with_source("git status --porcelain"),
             ])
         }),
         stage("current_datetime", Turn, RequestContext, |cx| {
-            let clock = cx.require::<Clock>()?;
+            let clock = need(&cx.inputs.clock, "the clock")?;
             Ok(vec![Section::new(
                 "current_datetime",
-                format!("now: {}", clock.0),
+                format!("now: {clock}"),
             )])
         }),
         stage("execution_environment", Session, RequestContext, |_| {
@@ -130,25 +147,25 @@ fn config() -> BcodeConfig {
 }
 
 fn inputs(clock: &'static str, git: &'static str, skills: Vec<&'static str>) -> Inputs {
-    let mut inputs = Inputs::new();
-    inputs.insert(Clock(clock));
-    inputs.insert(GitStatus(git));
-    inputs.insert(ActiveSkills(skills));
-    inputs
+    Inputs {
+        clock: Some(clock),
+        git: Some(git),
+        skills: Some(skills),
+    }
 }
 
 fn templates() -> Templates {
-    Templates::embedded(&[PIPELINE_TEMPLATES]).unwrap()
+    Templates::embedded(&[EMBEDDED]).unwrap()
 }
 
 fn assemble_with(
-    stages: Vec<Box<dyn Stage>>,
+    stages: Vec<Box<dyn Stage<Inputs>>>,
     config: &BcodeConfig,
     templates: &Templates,
     inputs: &Inputs,
 ) -> Result<AssembledPrompt, AssembleError> {
     let pipeline = Pipeline::new(stages).unwrap();
-    pipeline.assemble(&StageContext::new(config, templates, inputs))
+    pipeline.assemble(&StageContext::new(config, templates, inputs), false)
 }
 
 fn assemble(inputs: &Inputs) -> AssembledPrompt {
@@ -292,9 +309,11 @@ fn same_inputs_give_the_same_bytes_whatever_the_registration_order() {
 
 #[test]
 fn a_missing_input_omits_only_that_section() {
-    let mut partial = Inputs::new();
-    partial.insert(Clock("now"));
-    partial.insert(ActiveSkills(vec![]));
+    let partial = Inputs {
+        clock: Some("now"),
+        skills: Some(vec![]),
+        ..Inputs::new()
+    };
     let prompt = assemble(&partial);
     assert_eq!(prompt.system, "BASE\n\nbcode\n\nAUTH");
     let failures: Vec<(&str, String)> = prompt
@@ -312,7 +331,7 @@ fn a_missing_input_omits_only_that_section() {
             ("execution_environment", "\"os probe failed\"".to_owned()),
             (
                 "dynamic_repository_context",
-                "\"missing input pipeline_assembly::GitStatus\"".to_owned()
+                "\"git status was not gathered\"".to_owned()
             ),
         ]
     );
@@ -342,7 +361,7 @@ fn default_mode_uses_the_built_in_base_template() {
 #[test]
 fn base_template_override_is_used_and_reported() {
     let templates = Templates::new(
-        &[PIPELINE_TEMPLATES],
+        &[EMBEDDED],
         vec![TemplateOverride {
             name: "base.j2".into(),
             file: "/ops/base.j2".into(),
@@ -367,7 +386,7 @@ fn base_template_override_is_used_and_reported() {
 #[test]
 fn a_broken_base_override_aborts_assembly_naming_file_and_line() {
     let templates = Templates::new(
-        &[PIPELINE_TEMPLATES],
+        &[EMBEDDED],
         vec![TemplateOverride {
             name: "base.j2".into(),
             file: "/ops/base.j2".into(),
@@ -424,7 +443,7 @@ fn replace_mode_without_text_is_an_error() {
 
 #[test]
 fn stage_bugs_are_errors_not_panics() {
-    let check_new = |stages: Vec<Box<dyn Stage>>, expected: PipelineError| {
+    let check_new = |stages: Vec<Box<dyn Stage<Inputs>>>, expected: PipelineError| {
         assert_eq!(Pipeline::new(stages).unwrap_err(), expected);
     };
     let ok: Run = |_| Ok(vec![]);
@@ -528,7 +547,7 @@ fn describe_lists_stages_in_canonical_order_with_their_settings() {
 #[test]
 fn a_pipeline_and_its_templates_can_be_shared_across_threads() {
     fn shareable<T: Send + Sync>() {}
-    shareable::<Pipeline>();
+    shareable::<Pipeline<Inputs>>();
     shareable::<Templates>();
 }
 

@@ -5,13 +5,13 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt::bounds::{BoundedText, bound_text};
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::pipeline::Pipeline;
-use bcode_prompt::stage::{
-    Inputs, Placement, Section, SectionClass, Stage, StageContext, StageError,
+use bcode_prompt_pipeline::bounds::{BoundedText, bound_text};
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::pipeline::Pipeline;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, Templates};
+use bcode_prompt_pipeline::templates::{EMBEDDED, Templates};
 use bcode_text::Limit;
 use proptest::prelude::*;
 use serde_json::json;
@@ -24,27 +24,18 @@ struct GitStatusStage;
 
 struct GitStatus(String);
 
-impl Stage for GitStatusStage {
-    fn id(&self) -> &'static str {
-        "dynamic_repository_context"
-    }
-    fn class(&self) -> SectionClass {
-        SectionClass::Turn
-    }
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-    fn template(&self) -> Option<&'static str> {
-        None
+impl Stage<GitStatus> for GitStatusStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::DynamicRepositoryContext.spec()
     }
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
         Some(Limit::Chars(config.system_prompt.git_status_max_chars))
     }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let status = cx.require::<GitStatus>()?;
+    fn render(&self, cx: &StageContext<'_, GitStatus>) -> Result<Vec<Section>, StageError> {
+        let status = cx.inputs;
         let bounded = cx.bound(&status.0, self.limit(cx.config), Some("git status"))?;
         Ok(vec![
-            Section::new(self.id(), bounded.text.clone())
+            Section::new("dynamic_repository_context", bounded.text.clone())
                 .with_bounded(&bounded)
                 .with_source("git status --porcelain"),
         ])
@@ -52,7 +43,7 @@ impl Stage for GitStatusStage {
 }
 
 fn templates() -> Templates {
-    Templates::embedded(&[PIPELINE_TEMPLATES]).unwrap()
+    Templates::embedded(&[EMBEDDED]).unwrap()
 }
 
 fn check(text: &str, limit: Limit, expected: &str) {
@@ -93,12 +84,11 @@ fn emoji_and_combining_sequences_are_never_split() {
 fn a_stage_records_its_cut_in_the_report() {
     let mut config = BcodeConfig::default();
     config.system_prompt.git_status_max_chars = 76;
-    let mut inputs = Inputs::new();
-    inputs.insert(GitStatus(format!(" M {}\n", FAMILY.repeat(20))));
+    let inputs = GitStatus(format!(" M {}\n", FAMILY.repeat(20)));
     let templates = templates();
     let pipeline = Pipeline::new(vec![Box::new(GitStatusStage)]).unwrap();
     let prompt = pipeline
-        .assemble(&StageContext::new(&config, &templates, &inputs))
+        .assemble(&StageContext::new(&config, &templates, &inputs), false)
         .unwrap();
     // The marker takes 66 chars, leaving 10: " M " and one 7-char family.
     let expected_text =
@@ -133,8 +123,8 @@ fn a_stage_records_its_cut_in_the_report() {
 #[test]
 fn a_broken_marker_override_is_an_error_not_a_silent_cut() {
     let templates = Templates::new(
-        &[PIPELINE_TEMPLATES],
-        vec![bcode_prompt::templates::TemplateOverride {
+        &[EMBEDDED],
+        vec![bcode_prompt_pipeline::templates::TemplateOverride {
             name: "truncation_marker.j2".into(),
             file: "/ops/truncation_marker.j2".into(),
             source: "[cut {{ omitted_lines }}]".into(),

@@ -4,13 +4,13 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt::config::ToolOutputConfig;
-use bcode_prompt::fallback::format_tool_call;
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, TemplateOverride, Templates};
+use bcode_prompt_pipeline::config::ToolOutputConfig;
+use bcode_prompt_pipeline::fallback::format_tool_call;
+use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;
 
 fn check(chars: usize, arguments: &serde_json::Value, expected: &str) {
-    let templates = Templates::embedded(&[PIPELINE_TEMPLATES]).unwrap();
+    let templates = Templates::embedded(&[EMBEDDED]).unwrap();
     let config = ToolOutputConfig {
         fallback_argument_chars: chars,
     };
@@ -48,7 +48,7 @@ fn large_arguments_are_bounded_by_chars_with_the_marker() {
 #[test]
 fn the_prose_comes_from_an_overridable_template() {
     let templates = Templates::new(
-        &[PIPELINE_TEMPLATES],
+        &[EMBEDDED],
         vec![TemplateOverride {
             name: "tool_call_fallback.j2".into(),
             file: "/ops/tool_call_fallback.j2".into(),

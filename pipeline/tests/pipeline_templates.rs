@@ -5,8 +5,8 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt::templates::{
-    PIPELINE_TEMPLATES, TemplateError, TemplatePhase, TemplateWarning, Templates, read_overrides,
+use bcode_prompt_pipeline::templates::{
+    EMBEDDED, TemplateError, TemplatePhase, TemplateWarning, Templates, read_overrides,
 };
 
 #[test]
@@ -19,7 +19,7 @@ fn a_directory_overrides_by_name_and_warns_about_strangers() {
     let names: Vec<&str> = overrides.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["base.j2", "bsae.j2"]);
 
-    let templates = Templates::new(&[PIPELINE_TEMPLATES], overrides).unwrap();
+    let templates = Templates::new(&[EMBEDDED], overrides).unwrap();
     assert_eq!(
         templates.render("base.j2", minijinja::context! {}).unwrap(),
         "Operator base."
@@ -32,10 +32,8 @@ fn a_directory_overrides_by_name_and_warns_about_strangers() {
             file
         }]
     );
-    assert_eq!(
-        templates.names(),
-        ["base.j2", "tool_call_fallback.j2", "truncation_marker.j2"]
-    );
+    let names: Vec<&str> = EMBEDDED.iter().map(|(name, _)| *name).collect();
+    assert_eq!(templates.names(), names);
 }
 
 #[test]
@@ -43,8 +41,7 @@ fn a_directory_override_that_does_not_parse_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("truncation_marker.j2");
     std::fs::write(&path, "[cut\n{{ omitted }\n]").unwrap();
-    let err =
-        Templates::new(&[PIPELINE_TEMPLATES], read_overrides(dir.path()).unwrap()).unwrap_err();
+    let err = Templates::new(&[EMBEDDED], read_overrides(dir.path()).unwrap()).unwrap_err();
     let file = path.display().to_string();
     assert_eq!(
         err,
@@ -82,7 +79,7 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
     std::fs::write(dir.path().join("sub/base.j2"), "nested").unwrap();
     // A link back to the top would recurse forever if followed.
     std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
-    let found = bcode_prompt::templates::read_overrides(dir.path()).unwrap();
+    let found = bcode_prompt_pipeline::templates::read_overrides(dir.path()).unwrap();
     let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["sub/base.j2"]);
 
@@ -95,7 +92,7 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
             .unwrap()
             .success()
     );
-    let err = bcode_prompt::templates::read_overrides(dir.path()).unwrap_err();
+    let err = bcode_prompt_pipeline::templates::read_overrides(dir.path()).unwrap_err();
     assert!(err.to_string().contains("stall.j2"), "{err}");
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }

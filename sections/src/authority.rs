@@ -5,7 +5,11 @@
 
 use minijinja::context;
 
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
+
+use crate::gathered::Gathered;
 
 /// The policy's template name.
 pub const AUTHORITY_TEMPLATE: &str = "sections/user_authority.j2";
@@ -14,25 +18,15 @@ pub const AUTHORITY_TEMPLATE: &str = "sections/user_authority.j2";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UserAuthorityStage;
 
-impl Stage for UserAuthorityStage {
-    fn id(&self) -> &'static str {
-        "user_authority"
+impl Stage<Gathered> for UserAuthorityStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::UserAuthority.spec()
     }
 
-    fn class(&self) -> SectionClass {
-        SectionClass::Static
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(AUTHORITY_TEMPLATE)
-    }
-
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
         let (text, template) = cx.render(AUTHORITY_TEMPLATE, context! {})?;
-        Ok(vec![Section::new(self.id(), text).with_template(template)])
+        Ok(vec![
+            Section::new(SectionKind::UserAuthority.name(), text).with_template(template),
+        ])
     }
 }

@@ -6,9 +6,12 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use minijinja::context;
 
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
 
 use crate::environment::small_section;
+use crate::gathered::{Gathered, need};
 
 /// The template this stage renders.
 pub const DATETIME_TEMPLATE: &str = "sections/datetime.j2";
@@ -71,25 +74,13 @@ pub fn resolve_timezone(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DateTimeStage;
 
-impl Stage for DateTimeStage {
-    fn id(&self) -> &'static str {
-        "current_datetime"
+impl Stage<Gathered> for DateTimeStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::CurrentDatetime.spec()
     }
 
-    fn class(&self) -> SectionClass {
-        SectionClass::Turn
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(DATETIME_TEMPLATE)
-    }
-
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let input = cx.require::<DateTimeInput>()?;
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let input = need(&cx.inputs.datetime, "the clock reading")?;
         let local = input.now.with_timezone(&input.zone);
         let ctx = context! {
             date => local.format("%Y-%m-%d").to_string(),
@@ -99,7 +90,7 @@ impl Stage for DateTimeStage {
             offset => local.format("%:z").to_string(),
             zone => input.zone.name(),
         };
-        let section = small_section(cx, self.id(), DATETIME_TEMPLATE, ctx)?
+        let section = small_section(cx, SectionKind::CurrentDatetime, DATETIME_TEMPLATE, ctx)?
             .with_note(input.zone_source.describe());
         Ok(vec![section])
     }

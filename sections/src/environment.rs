@@ -15,8 +15,12 @@ use std::path::Path;
 use bcode_text::Limit;
 use minijinja::{Value, context};
 
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
+
+use crate::gathered::{Gathered, need};
 
 /// The bound on each of these small sections. Their templates produce far
 /// less; the bound only matters for odd operator overrides or OS strings.
@@ -25,14 +29,14 @@ pub const SMALL_SECTION_LIMIT: Limit = Limit::Chars(600);
 /// Renders `template`, bounds the result with the shared helper and wraps it
 /// in a section with its template and any cut recorded.
 pub(crate) fn small_section(
-    cx: &StageContext<'_>,
-    id: &str,
+    cx: &StageContext<'_, Gathered>,
+    kind: SectionKind,
     template: &str,
     ctx: Value,
 ) -> Result<Section, StageError> {
     let (text, usage) = cx.render(template, ctx)?;
     let bounded = cx.bound(&text, Some(SMALL_SECTION_LIMIT), None)?;
-    Ok(Section::new(id, bounded.text.clone())
+    Ok(Section::new(kind.name(), bounded.text.clone())
         .with_template(usage)
         .with_bounded(&bounded))
 }
@@ -203,33 +207,20 @@ pub fn locale(
 
 /// Declares a unit stage struct with the common request-only shape.
 macro_rules! request_stage {
-    ($(#[$doc:meta])* $name:ident, $id:literal, $class:expr, $template:expr) => {
+    ($(#[$doc:meta])* $name:ident, $kind:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
 
-        impl $name {
-            const TEMPLATE: &'static str = $template;
-        }
-
-        impl Stage for $name {
-            fn id(&self) -> &'static str {
-                $id
-            }
-            fn class(&self) -> SectionClass {
-                $class
-            }
-            fn placement(&self) -> Placement {
-                Placement::RequestContext
-            }
-            fn template(&self) -> Option<&'static str> {
-                Some(Self::TEMPLATE)
+        impl Stage<Gathered> for $name {
+            fn spec(&self) -> StageSpec {
+                $kind.spec()
             }
             fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
                 Some(SMALL_SECTION_LIMIT)
             }
-            fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-                Ok(vec![small_section(cx, self.id(), Self::TEMPLATE, self.context(cx)?)?])
+            fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+                Ok(vec![small_section(cx, $kind, $kind.template(), self.context(cx)?)?])
             }
         }
     };
@@ -238,14 +229,12 @@ macro_rules! request_stage {
 request_stage!(
     /// `execution_environment`: OS family and version, architecture, shell name.
     ExecutionEnvironmentStage,
-    "execution_environment",
-    SectionClass::Session,
-    "sections/execution_environment.j2"
+    SectionKind::ExecutionEnvironment
 );
 
 impl ExecutionEnvironmentStage {
-    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
-        let facts = cx.require::<ExecutionFacts>()?;
+    fn context(&self, cx: &StageContext<'_, Gathered>) -> Result<Value, StageError> {
+        let facts = need(&cx.inputs.execution, "the execution environment")?;
         Ok(context! {
             os_family => &facts.os.family,
             os_version => &facts.os.version,
@@ -258,14 +247,12 @@ impl ExecutionEnvironmentStage {
 request_stage!(
     /// `hosting_environment`: CI, container and SSH presence signals.
     HostingEnvironmentStage,
-    "hosting_environment",
-    SectionClass::Session,
-    "sections/hosting_environment.j2"
+    SectionKind::HostingEnvironment
 );
 
 impl HostingEnvironmentStage {
-    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
-        let signals = cx.require::<HostingSignals>()?;
+    fn context(&self, cx: &StageContext<'_, Gathered>) -> Result<Value, StageError> {
+        let signals = need(&cx.inputs.hosting, "the hosting signals")?;
         Ok(context! { ci => signals.ci, container => signals.container, ssh => signals.ssh })
     }
 }
@@ -273,14 +260,12 @@ impl HostingEnvironmentStage {
 request_stage!(
     /// `locale`: the locale the user's tools run with.
     LocaleStage,
-    "locale",
-    SectionClass::Session,
-    "sections/locale.j2"
+    SectionKind::Locale
 );
 
 impl LocaleStage {
-    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
-        let facts = cx.require::<LocaleFacts>()?;
+    fn context(&self, cx: &StageContext<'_, Gathered>) -> Result<Value, StageError> {
+        let facts = need(&cx.inputs.locale, "the locale")?;
         Ok(context! { locale => facts.locale.as_ref().map(|(v, _)| v.clone()) })
     }
 }
@@ -288,14 +273,12 @@ impl LocaleStage {
 request_stage!(
     /// `runtime_mode`: interactive session, scripted session or one-shot render.
     RuntimeModeStage,
-    "runtime_mode",
-    SectionClass::Session,
-    "sections/runtime_mode.j2"
+    SectionKind::RuntimeMode
 );
 
 impl RuntimeModeStage {
-    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
-        let mode = cx.require::<RuntimeMode>()?;
+    fn context(&self, cx: &StageContext<'_, Gathered>) -> Result<Value, StageError> {
+        let mode = need(&cx.inputs.runtime_mode, "the runtime mode")?;
         Ok(context! { mode => mode.key() })
     }
 }
@@ -303,14 +286,12 @@ impl RuntimeModeStage {
 request_stage!(
     /// `config_profile`: the active profile, or that none is active.
     ConfigProfileStage,
-    "config_profile",
-    SectionClass::Session,
-    "sections/config_profile.j2"
+    SectionKind::ConfigProfile
 );
 
 impl ConfigProfileStage {
-    fn context(&self, cx: &StageContext<'_>) -> Result<Value, StageError> {
-        let ConfigProfile(profile) = cx.require::<ConfigProfile>()?;
+    fn context(&self, cx: &StageContext<'_, Gathered>) -> Result<Value, StageError> {
+        let ConfigProfile(profile) = need(&cx.inputs.config_profile, "the config profile")?;
         Ok(context! { profile => profile })
     }
 }

@@ -9,15 +9,18 @@
 pub mod read;
 pub mod status;
 
-use bcode_prompt::bounds::line_ends;
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::bounds::line_ends;
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
 use bcode_text::Limit;
 use minijinja::value::Serde;
 use minijinja::{Value, context};
 use serde::Serialize;
 
 use crate::environment::small_section;
+use crate::gathered::{Gathered, need};
 
 /// Templates rendered by the git stages.
 pub const REVISION_TEMPLATE: &str = "sections/git_revision.j2";
@@ -193,25 +196,27 @@ pub struct RepoFacts {
 
 /// The git stage ids in canonical order; the first enabled one carries the
 /// single "no git information" line so it is not repeated three times.
-const GIT_STAGES: [&str; 3] = [
-    "worktree_context",
-    "git_revision",
-    "dynamic_repository_context",
+const GIT_STAGES: [SectionKind; 3] = [
+    SectionKind::WorktreeContext,
+    SectionKind::GitRevision,
+    SectionKind::DynamicRepositoryContext,
 ];
 
-fn first_enabled_git_stage(config: &BcodeConfig) -> Option<&'static str> {
-    GIT_STAGES
-        .into_iter()
-        .find(|id| config.system_prompt.sections.get(id) == Some(true))
+fn first_enabled_git_stage(config: &BcodeConfig) -> Option<SectionKind> {
+    GIT_STAGES.into_iter().find(|kind| {
+        kind.toggle()
+            .and_then(|t| config.system_prompt.sections.get(t))
+            == Some(true)
+    })
 }
 
 /// Renders the sections for a missing or unusable repository, or hands the
 /// repository facts on.
 fn with_repo<'a>(
-    cx: &StageContext<'a>,
-    id: &str,
+    cx: &StageContext<'a, Gathered>,
+    kind: SectionKind,
 ) -> Result<Result<&'a RepoFacts, Vec<Section>>, StageError> {
-    let facts = cx.require::<GitFacts>()?;
+    let facts = need(&cx.inputs.git, "git")?;
     let (reason, note) = match facts {
         GitFacts::Repository(repo) => return Ok(Ok(repo)),
         GitFacts::NoRepository => ("no_repository", None),
@@ -223,10 +228,10 @@ fn with_repo<'a>(
             ("unreadable", Some(format!("git error: {detail}")))
         }
     };
-    if first_enabled_git_stage(cx.config) != Some(id) {
+    if first_enabled_git_stage(cx.config) != Some(kind) {
         return Ok(Err(Vec::new()));
     }
-    let mut section = small_section(cx, id, NO_GIT_TEMPLATE, context! { reason })?;
+    let mut section = small_section(cx, kind, NO_GIT_TEMPLATE, context! { reason })?;
     if let Some(note) = note {
         section = section.with_note(&note);
     }
@@ -237,25 +242,15 @@ fn with_repo<'a>(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WorktreeStage;
 
-impl Stage for WorktreeStage {
-    fn id(&self) -> &'static str {
-        "worktree_context"
-    }
-    fn class(&self) -> SectionClass {
-        // The checkout a session works in does not change during it.
-        SectionClass::Session
-    }
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-    fn template(&self) -> Option<&'static str> {
-        Some(WORKTREE_TEMPLATE)
+impl Stage<Gathered> for WorktreeStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::WorktreeContext.spec()
     }
     fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
         Some(crate::environment::SMALL_SECTION_LIMIT)
     }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let repo = match with_repo(cx, self.id())? {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, SectionKind::WorktreeContext)? {
             Ok(repo) => repo,
             Err(sections) => return Ok(sections),
         };
@@ -268,7 +263,12 @@ impl Stage for WorktreeStage {
             } => context! { kind => "linked", root, name, main_root },
             WorktreeFacts::Bare => context! { kind => "bare" },
         };
-        Ok(vec![small_section(cx, self.id(), WORKTREE_TEMPLATE, ctx)?])
+        Ok(vec![small_section(
+            cx,
+            SectionKind::WorktreeContext,
+            WORKTREE_TEMPLATE,
+            ctx,
+        )?])
     }
 }
 
@@ -276,25 +276,15 @@ impl Stage for WorktreeStage {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GitRevisionStage;
 
-impl Stage for GitRevisionStage {
-    fn id(&self) -> &'static str {
-        "git_revision"
-    }
-    fn class(&self) -> SectionClass {
-        // Branch, commit and dirty flag change with every commit or edit.
-        SectionClass::Turn
-    }
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-    fn template(&self) -> Option<&'static str> {
-        Some(REVISION_TEMPLATE)
+impl Stage<Gathered> for GitRevisionStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::GitRevision.spec()
     }
     fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
         Some(crate::environment::SMALL_SECTION_LIMIT)
     }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let repo = match with_repo(cx, self.id())? {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, SectionKind::GitRevision)? {
             Ok(repo) => repo,
             Err(sections) => return Ok(sections),
         };
@@ -319,7 +309,7 @@ impl Stage for GitRevisionStage {
                 context! { head => "unknown", dirty, bare }
             }
         };
-        let mut section = small_section(cx, self.id(), REVISION_TEMPLATE, ctx)?;
+        let mut section = small_section(cx, SectionKind::GitRevision, REVISION_TEMPLATE, ctx)?;
         if let Some(note) = note {
             section = section.with_note(&note);
         }
@@ -333,40 +323,33 @@ impl Stage for GitRevisionStage {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GitStatusStage;
 
-impl Stage for GitStatusStage {
-    fn id(&self) -> &'static str {
-        "dynamic_repository_context"
-    }
-    fn class(&self) -> SectionClass {
-        SectionClass::Turn
-    }
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-    fn template(&self) -> Option<&'static str> {
-        Some(STATUS_TEMPLATE)
+impl Stage<Gathered> for GitStatusStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::DynamicRepositoryContext.spec()
     }
     /// The limit applies to the whole section: the listing, its marker and
     /// the left-out summary.
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
         Some(Limit::Chars(config.system_prompt.git_status_max_chars))
     }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let repo = match with_repo(cx, self.id())? {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let repo = match with_repo(cx, SectionKind::DynamicRepositoryContext)? {
             Ok(repo) => repo,
             Err(sections) => return Ok(sections),
         };
         let section = |ctx: Value| -> Result<Section, StageError> {
             let (text, usage) = cx.render(STATUS_TEMPLATE, ctx)?;
-            Ok(Section::new(self.id(), text)
-                .with_template(usage)
-                .with_source(STATUS_FULL_TEXT_AT))
+            Ok(
+                Section::new(SectionKind::DynamicRepositoryContext.name(), text)
+                    .with_template(usage)
+                    .with_source(STATUS_FULL_TEXT_AT),
+            )
         };
         let status = match &repo.status {
             StatusOutcome::Done(status) => status,
             StatusOutcome::NotGathered => {
-                return Err(StageError::MissingInput {
-                    type_name: "git status",
+                return Err(StageError::Degraded {
+                    message: "git status was not gathered".to_owned(),
                 });
             }
             StatusOutcome::TimedOut { deadline_ms } => {

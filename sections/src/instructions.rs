@@ -12,8 +12,12 @@ use std::path::Path;
 use bcode_text::Limit;
 use minijinja::context;
 
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
+
+use crate::gathered::{Gathered, need};
 
 /// The instruction files, in the order they are placed.
 pub const INSTRUCTION_FILES: &[&str] = &["BCODE.md", "AGENTS.md"];
@@ -82,21 +86,9 @@ pub(crate) fn model_path(path: &Path) -> String {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RepositoryContextStage;
 
-impl Stage for RepositoryContextStage {
-    fn id(&self) -> &'static str {
-        "repository_context"
-    }
-
-    fn class(&self) -> SectionClass {
-        SectionClass::Session
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(INSTRUCTIONS_TEMPLATE)
+impl Stage<Gathered> for RepositoryContextStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::RepositoryContext.spec()
     }
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
@@ -106,8 +98,8 @@ impl Stage for RepositoryContextStage {
             .map(Limit::Chars)
     }
 
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let gathered = cx.require::<RepositoryInstructions>()?;
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let gathered = need(&cx.inputs.instructions, "the repository instructions")?;
         let limit = self.limit(cx.config);
         let mut sections = Vec::with_capacity(gathered.files.len());
         for file in &gathered.files {
@@ -119,10 +111,13 @@ impl Stage for RepositoryContextStage {
                 INSTRUCTIONS_TEMPLATE,
                 context! { name => &file.name, path => &file.path, text => text.trim_end() },
             )?;
-            let mut section = Section::new(&format!("{}:{}", self.id(), file.name), rendered)
-                .with_source(&file.path)
-                .with_template(template)
-                .with_bounded(&bounded);
+            let mut section = Section::new(
+                &format!("{}:{}", SectionKind::RepositoryContext.name(), file.name),
+                rendered,
+            )
+            .with_source(&file.path)
+            .with_template(template)
+            .with_bounded(&bounded);
             if bounded.truncation.is_some() {
                 section =
                     section.with_note("cut by system_prompt.repository_instructions_max_chars");

@@ -28,10 +28,14 @@ use bcode_text::Limit;
 use minijinja::context;
 use serde_json::Value;
 
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
 
-use crate::relevant::{Decision, Guidance, Selection};
+use crate::gathered::{Gathered, need};
+
+use crate::relevant::{Guidance, Selection};
 
 /// The catalog template.
 pub const INVARIANTS_TEMPLATE: &str = "sections/repo_invariants.j2";
@@ -39,8 +43,6 @@ pub const INVARIANTS_TEMPLATE: &str = "sections/repo_invariants.j2";
 pub const INVARIANT_ENTRY_TEMPLATE: &str = "sections/repo_invariant_entry.j2";
 /// The relevant-mode (focused guidance) template.
 pub const FOCUSED_TEMPLATE: &str = "sections/relevant_invariants.j2";
-/// The stage and section id.
-const REPOSITORY_INVARIANTS: &str = "repository_invariants";
 /// Where invariants live, relative to the repository root.
 pub const INVARIANTS_DIR: &str = ".bcode/invariants";
 
@@ -212,21 +214,9 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RepositoryInvariantsStage;
 
-impl Stage for RepositoryInvariantsStage {
-    fn id(&self) -> &'static str {
-        REPOSITORY_INVARIANTS
-    }
-
-    fn class(&self) -> SectionClass {
-        SectionClass::Session
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(INVARIANTS_TEMPLATE)
+impl Stage<Gathered> for RepositoryInvariantsStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::RepositoryInvariants.spec()
     }
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
@@ -236,12 +226,12 @@ impl Stage for RepositoryInvariantsStage {
             .map(Limit::Chars)
     }
 
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
         if !cx.config.invariants.enabled {
             return Ok(Vec::new());
         }
-        let catalog = cx.require::<InvariantCatalog>()?;
-        let selected: Vec<&Invariant> = match cx.inputs.get::<InvariantSelection>() {
+        let catalog = need(&cx.inputs.invariants, "the invariant catalog")?;
+        let selected: Vec<&Invariant> = match &cx.inputs.invariant_selection {
             Some(InvariantSelection::Selected(ids)) => catalog
                 .invariants
                 .iter()
@@ -268,11 +258,11 @@ impl Stage for RepositoryInvariantsStage {
 /// (preferring cuts between whole invariants; the marker names the
 /// directory with the full texts).
 fn entries(
-    cx: &StageContext<'_>,
+    cx: &StageContext<'_, Gathered>,
     catalog: &InvariantCatalog,
     selected: &[&Invariant],
     limit: Option<Limit>,
-) -> Result<bcode_prompt::bounds::BoundedText, StageError> {
+) -> Result<bcode_prompt_pipeline::bounds::BoundedText, StageError> {
     let mut entries = String::new();
     let mut entry_ends = Vec::with_capacity(selected.len());
     for inv in selected {
@@ -304,7 +294,7 @@ fn entries(
 /// The complete-catalog section (full mode, and the relevant-mode `full`
 /// fallback).
 fn catalog_section(
-    cx: &StageContext<'_>,
+    cx: &StageContext<'_, Gathered>,
     catalog: &InvariantCatalog,
     selected: &[&Invariant],
     limit: Option<Limit>,
@@ -318,7 +308,7 @@ fn catalog_section(
             directory => INVARIANTS_DIR,
         },
     )?;
-    let mut section = Section::new(REPOSITORY_INVARIANTS, text)
+    let mut section = Section::new(SectionKind::RepositoryInvariants.name(), text)
         .with_template(template)
         .with_bounded(&bounded)
         .with_note(&format!("{} invariants placed", selected.len()));
@@ -347,37 +337,25 @@ fn catalog_section(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FocusedInvariantsStage;
 
-impl Stage for FocusedInvariantsStage {
-    fn id(&self) -> &'static str {
-        REPOSITORY_INVARIANTS
-    }
-
-    fn toggle(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn class(&self) -> SectionClass {
-        SectionClass::Turn
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(FOCUSED_TEMPLATE)
+impl Stage<Gathered> for FocusedInvariantsStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::RepositoryInvariants
+            .spec()
+            .with_class(SectionClass::Turn)
+            .with_template(FOCUSED_TEMPLATE)
+            .without_toggle()
     }
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
         RepositoryInvariantsStage.limit(config)
     }
 
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
         if !cx.config.invariants.enabled {
             return Ok(Vec::new());
         }
-        let catalog = cx.require::<InvariantCatalog>()?;
-        let decision = cx.require::<Decision>()?;
+        let catalog = need(&cx.inputs.invariants, "the invariant catalog")?;
+        let decision = need(&cx.inputs.relevant, "the relevant-mode decision")?;
         if catalog.invariants.is_empty() {
             return RepositoryInvariantsStage.render(cx);
         }
@@ -408,7 +386,7 @@ impl Stage for FocusedInvariantsStage {
 /// The focused-guidance section: the selected invariants in full, in
 /// catalog order, and the task summary when `include_task_summary`.
 fn focused_section(
-    cx: &StageContext<'_>,
+    cx: &StageContext<'_, Gathered>,
     catalog: &InvariantCatalog,
     selection: &Selection,
     limit: Option<Limit>,
@@ -433,7 +411,7 @@ fn focused_section(
             task_summary => task_summary,
         },
     )?;
-    let mut section = Section::new(REPOSITORY_INVARIANTS, text)
+    let mut section = Section::new(SectionKind::RepositoryInvariants.name(), text)
         .with_template(template)
         .with_bounded(&bounded)
         .with_note(&format!(

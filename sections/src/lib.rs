@@ -1,7 +1,9 @@
 //! One module per prompt stage, each with its own template, bounds and
 //! toggle, plus the probes that gather their inputs at the edge (clock,
 //! environment, git, toolchain, repository files). Stages take gathered
-//! data; only `probe`-style functions touch the machine.
+//! data (one typed [`gathered::Gathered`] per turn); only `probe`-style
+//! functions and the `gather` functions of the repository sections touch the
+//! machine.
 
 pub mod datetime;
 pub mod environment;
@@ -10,9 +12,10 @@ pub mod probe;
 pub mod toolchain;
 
 pub mod authority;
+pub mod gathered;
 pub mod instructions;
 pub mod invariants;
 pub mod relevant;
-pub mod render;
 pub mod skills;
+pub mod stages;
 pub mod suffix;

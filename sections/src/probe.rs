@@ -1,5 +1,5 @@
 //! The edge of the machine-facing sections: [`gather`] reads the clock
-//! reading, environment snapshot, OS, git and toolchain into [`Inputs`] for
+//! reading, environment snapshot, OS, git and toolchain into [`Gathered`] for
 //! the stages of [`stages`], skipping every probe whose sections are off.
 //!
 //! Only the [`Machine`] implementation and the git and toolchain probes touch
@@ -10,9 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Inputs, Stage};
-use bcode_prompt::templates::EmbeddedTemplate;
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::Stage;
 
 use crate::datetime::{DateTimeInput, DateTimeStage, resolve_timezone};
 use crate::environment::{
@@ -20,6 +19,7 @@ use crate::environment::{
     HostingEnvironmentStage, LocaleStage, OsFacts, RuntimeModeStage, hosting_signals, locale,
     shell_name,
 };
+use crate::gathered::Gathered;
 use crate::git::read::GitProbeOptions;
 use crate::git::{GitRevisionStage, GitStatusStage, WorktreeStage};
 use crate::toolchain::{self, ToolCommand, ToolchainLimits, ToolchainStage};
@@ -100,23 +100,39 @@ pub struct ProbeLimits {
 }
 
 /// Gathers every input the stages of [`stages`] need, from the real machine.
-pub fn gather(request: &ProbeRequest<'_>, inputs: &mut Inputs) {
+pub fn gather(request: &ProbeRequest<'_>, inputs: &mut Gathered) {
     gather_with(request, &RealMachine, &ProbeLimits::default(), inputs);
 }
 
-/// [`gather`] with an explicit machine and limits.
+/// [`gather`] with an explicit machine and limits: the session facts, then
+/// the turn facts, with the toolchain commands running while git works.
 pub fn gather_with(
     request: &ProbeRequest<'_>,
     machine: &dyn Machine,
     limits: &ProbeLimits,
-    inputs: &mut Inputs,
+    inputs: &mut Gathered,
 ) {
-    let on = |id: &str| request.config.system_prompt.sections.get(id) == Some(true);
-    let env = request.env;
+    let toolchain = start_toolchain(request, machine, limits);
+    gather_session_facts(request, machine, inputs);
+    gather_turn_facts(request, machine, limits, inputs);
+    if let Some(run) = toolchain {
+        inputs.toolchain = Some(run.finish());
+    }
+}
 
-    // Start the toolchain commands first: they run on their own threads
-    // while git works, so the two waits overlap.
-    let toolchain = on("toolchain_context").then(|| {
+/// Whether the section `id` is on.
+fn on(request: &ProbeRequest<'_>, id: &str) -> bool {
+    request.config.system_prompt.sections.get(id) == Some(true)
+}
+
+/// Starts the toolchain commands, when that section is on: they run on their
+/// own threads until [`toolchain::ToolchainRun::finish`].
+pub fn start_toolchain(
+    request: &ProbeRequest<'_>,
+    machine: &dyn Machine,
+    limits: &ProbeLimits,
+) -> Option<toolchain::ToolchainRun> {
+    on(request, "toolchain_context").then(|| {
         // Never inside the repository: rustup honours a repository's
         // rust-toolchain.toml (which can name a toolchain by path) and go
         // honours go.mod's toolchain line, so running there would let the
@@ -126,54 +142,70 @@ pub fn gather_with(
             toolchain::NEUTRAL_DIR.as_ref(),
             &limits.toolchain,
         )
-    });
+    })
+}
 
-    if on("current_datetime") {
-        let (zone, zone_source) =
-            resolve_timezone(request.timezone, env.get("TZ").map(String::as_str), || {
-                machine.system_timezone()
-            });
-        inputs.insert(DateTimeInput {
+/// The facts that do not change during a session (the environment snapshot
+/// is fixed when it opens): OS and shell, hosting signals, locale, runtime
+/// mode and config profile. A session gathers them once.
+pub fn gather_session_facts(
+    request: &ProbeRequest<'_>,
+    machine: &dyn Machine,
+    inputs: &mut Gathered,
+) {
+    let env = request.env;
+    if on(request, "execution_environment") {
+        inputs.execution = Some(ExecutionFacts {
+            os: machine.os(),
+            shell: shell_name(env),
+        });
+    }
+    if on(request, "hosting_environment") {
+        inputs.hosting = Some(hosting_signals(env, machine.container_marker()));
+    }
+    if on(request, "locale") {
+        inputs.locale = Some(locale(env, || machine.system_locale()));
+    }
+    if on(request, "runtime_mode") {
+        inputs.runtime_mode = Some(request.runtime_mode);
+    }
+    if on(request, "config_profile") {
+        inputs.config_profile = Some(ConfigProfile(request.profile.clone()));
+    }
+}
+
+/// The facts of one turn: the clock reading in its zone, and git (revision,
+/// worktree and status are read from one open of the repository).
+pub fn gather_turn_facts(
+    request: &ProbeRequest<'_>,
+    machine: &dyn Machine,
+    limits: &ProbeLimits,
+    inputs: &mut Gathered,
+) {
+    if on(request, "current_datetime") {
+        let (zone, zone_source) = resolve_timezone(
+            request.timezone,
+            request.env.get("TZ").map(String::as_str),
+            || machine.system_timezone(),
+        );
+        inputs.datetime = Some(DateTimeInput {
             now: request.now,
             zone,
             zone_source,
         });
     }
-    if on("execution_environment") {
-        inputs.insert(ExecutionFacts {
-            os: machine.os(),
-            shell: shell_name(env),
-        });
-    }
-    if on("hosting_environment") {
-        inputs.insert(hosting_signals(env, machine.container_marker()));
-    }
-    if on("locale") {
-        inputs.insert(locale(env, || machine.system_locale()));
-    }
-    if on("runtime_mode") {
-        inputs.insert(request.runtime_mode);
-    }
-    if on("config_profile") {
-        inputs.insert(ConfigProfile(request.profile.clone()));
-    }
-
-    let wants_status = on("git_revision") || on("dynamic_repository_context");
-    if wants_status || on("worktree_context") {
+    let wants_status = on(request, "git_revision") || on(request, "dynamic_repository_context");
+    if wants_status || on(request, "worktree_context") {
         let options = GitProbeOptions {
             status: wants_status,
             ..limits.git
         };
-        inputs.insert(crate::git::read::read(request.repo, &options));
-    }
-
-    if let Some(run) = toolchain {
-        inputs.insert(run.finish());
+        inputs.git = Some(crate::git::read::read(request.repo, &options));
     }
 }
 
 /// The machine-facing stages, in canonical order.
-pub fn stages() -> Vec<Box<dyn Stage>> {
+pub fn stages() -> Vec<Box<dyn Stage<Gathered>>> {
     vec![
         Box::new(DateTimeStage),
         Box::new(ExecutionEnvironmentStage),
@@ -187,51 +219,3 @@ pub fn stages() -> Vec<Box<dyn Stage>> {
         Box::new(GitStatusStage),
     ]
 }
-
-/// The templates of these stages, embedded.
-pub const TEMPLATES: &[EmbeddedTemplate] = &[
-    (
-        "sections/datetime.j2",
-        include_str!("../../templates/sections/datetime.j2"),
-    ),
-    (
-        "sections/execution_environment.j2",
-        include_str!("../../templates/sections/execution_environment.j2"),
-    ),
-    (
-        "sections/hosting_environment.j2",
-        include_str!("../../templates/sections/hosting_environment.j2"),
-    ),
-    (
-        "sections/locale.j2",
-        include_str!("../../templates/sections/locale.j2"),
-    ),
-    (
-        "sections/runtime_mode.j2",
-        include_str!("../../templates/sections/runtime_mode.j2"),
-    ),
-    (
-        "sections/config_profile.j2",
-        include_str!("../../templates/sections/config_profile.j2"),
-    ),
-    (
-        "sections/no_git.j2",
-        include_str!("../../templates/sections/no_git.j2"),
-    ),
-    (
-        "sections/worktree_context.j2",
-        include_str!("../../templates/sections/worktree_context.j2"),
-    ),
-    (
-        "sections/git_revision.j2",
-        include_str!("../../templates/sections/git_revision.j2"),
-    ),
-    (
-        "sections/git_status.j2",
-        include_str!("../../templates/sections/git_status.j2"),
-    ),
-    (
-        "sections/toolchain.j2",
-        include_str!("../../templates/sections/toolchain.j2"),
-    ),
-];

@@ -3,7 +3,11 @@
 
 use minijinja::context;
 
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
+
+use crate::gathered::Gathered;
 
 /// The suffix's template name.
 pub const SUFFIX_TEMPLATE: &str = "sections/agent_suffix.j2";
@@ -12,25 +16,15 @@ pub const SUFFIX_TEMPLATE: &str = "sections/agent_suffix.j2";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AgentSuffixStage;
 
-impl Stage for AgentSuffixStage {
-    fn id(&self) -> &'static str {
-        "agent_suffix"
+impl Stage<Gathered> for AgentSuffixStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::AgentSuffix.spec()
     }
 
-    fn class(&self) -> SectionClass {
-        SectionClass::Static
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::System
-    }
-
-    fn template(&self) -> Option<&'static str> {
-        Some(SUFFIX_TEMPLATE)
-    }
-
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
         let (text, template) = cx.render(SUFFIX_TEMPLATE, context! {})?;
-        Ok(vec![Section::new(self.id(), text).with_template(template)])
+        Ok(vec![
+            Section::new(SectionKind::AgentSuffix.name(), text).with_template(template),
+        ])
     }
 }

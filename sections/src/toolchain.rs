@@ -17,8 +17,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::stage::{
+    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
+};
+
+use crate::gathered::{Gathered, need};
 use bcode_text::Limit;
 use minijinja::value::Serde;
 use minijinja::{Value, context};
@@ -260,26 +264,17 @@ fn run_one(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ToolchainStage;
 
-impl Stage for ToolchainStage {
-    fn id(&self) -> &'static str {
-        "toolchain_context"
+impl Stage<Gathered> for ToolchainStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::ToolchainContext.spec()
     }
-    fn class(&self) -> SectionClass {
-        // Installed tool versions do not change during a session.
-        SectionClass::Session
-    }
-    fn placement(&self) -> Placement {
-        Placement::RequestContext
-    }
-    fn template(&self) -> Option<&'static str> {
-        Some(TOOLCHAIN_TEMPLATE)
-    }
+
     /// Applies to each version line.
     fn limit(&self, _config: &BcodeConfig) -> Option<Limit> {
         Some(VERSION_LINE_LIMIT)
     }
-    fn render(&self, cx: &StageContext<'_>) -> Result<Vec<Section>, StageError> {
-        let facts = cx.require::<ToolchainFacts>()?;
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let facts = need(&cx.inputs.toolchain, "the toolchain versions")?;
         if facts.versions.is_empty() {
             return Ok(Vec::new());
         }
@@ -297,7 +292,8 @@ impl Stage for ToolchainStage {
             TOOLCHAIN_TEMPLATE,
             context! { tools => Value::from(Serde(tools)) },
         )?;
-        let mut section = Section::new(self.id(), text).with_template(usage);
+        let mut section =
+            Section::new(SectionKind::ToolchainContext.name(), text).with_template(usage);
         for (tool, bounded) in facts.versions.iter().zip(&cuts) {
             let args = TOOLCHAIN_COMMANDS
                 .iter()

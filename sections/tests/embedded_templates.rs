@@ -4,13 +4,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, TemplateError, Templates};
-use bcode_prompt_sections::{probe, render};
+use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateError, Templates};
 
 #[test]
 fn every_embedded_template_compiles() {
-    let templates =
-        Templates::embedded(&[PIPELINE_TEMPLATES, probe::TEMPLATES, render::TEMPLATES]).unwrap();
+    let templates = Templates::builtin();
     templates.compile_all().unwrap();
     assert!(templates.names().len() >= 20);
 }
@@ -18,7 +16,7 @@ fn every_embedded_template_compiles() {
 #[test]
 fn a_broken_embedded_template_is_named_by_compile_all() {
     const BROKEN: &[(&str, &str)] = &[("sections/broken.j2", "{% if %}")];
-    let templates = Templates::embedded(&[PIPELINE_TEMPLATES, BROKEN]).unwrap();
+    let templates = Templates::embedded(&[EMBEDDED, BROKEN]).unwrap();
     let err = templates.compile_all().unwrap_err();
     assert!(
         matches!(&err, TemplateError::Builtin { name, .. } if name == "sections/broken.j2"),

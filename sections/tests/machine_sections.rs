@@ -12,12 +12,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use bcode_prompt::assembled::AssembledPrompt;
-use bcode_prompt::config::BcodeConfig;
-use bcode_prompt::pipeline::Pipeline;
-use bcode_prompt::stage::{Inputs, StageContext};
-use bcode_prompt::templates::{PIPELINE_TEMPLATES, Templates};
+use bcode_prompt_pipeline::assembled::AssembledPrompt;
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::pipeline::Pipeline;
+use bcode_prompt_pipeline::stage::StageContext;
+use bcode_prompt_pipeline::templates::Templates;
 use bcode_prompt_sections::environment::OsFacts;
+use bcode_prompt_sections::gathered::Gathered as Inputs;
 use bcode_prompt_sections::git::read::GitProbeOptions;
 use bcode_prompt_sections::git::{GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome};
 use bcode_prompt_sections::probe::{
@@ -124,10 +125,10 @@ impl<'a> Case<'a> {
 }
 
 fn assemble(config: &BcodeConfig, inputs: &Inputs) -> AssembledPrompt {
-    let templates = Templates::embedded(&[PIPELINE_TEMPLATES, probe::TEMPLATES]).unwrap();
+    let templates = Templates::builtin();
     let pipeline = Pipeline::new(probe::stages()).unwrap();
     pipeline
-        .assemble(&StageContext::new(config, &templates, inputs))
+        .assemble(&StageContext::new(config, &templates, inputs), false)
         .unwrap()
 }
 
@@ -531,7 +532,7 @@ fn no_repository_is_one_line_said_once() {
 #[test]
 fn repository_owned_by_another_user_gives_no_git_info_and_a_note() {
     let mut inputs = Inputs::new();
-    inputs.insert(GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser));
+    inputs.git = Some(GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser));
     let prompt = assemble(&only(GIT_SECTIONS), &inputs);
     assert_eq!(
         prompt.request_context,
@@ -546,7 +547,7 @@ fn repository_owned_by_another_user_gives_no_git_info_and_a_note() {
 #[test]
 fn status_that_timed_out_says_so() {
     let mut inputs = Inputs::new();
-    inputs.insert(GitFacts::Repository(RepoFacts {
+    inputs.git = Some(GitFacts::Repository(RepoFacts {
         head: HeadFacts::Unborn {
             name: "main".into(),
         },
@@ -626,8 +627,8 @@ fn no_git_work_when_all_git_sections_are_off() {
         ..Case::new(dir.path())
     };
     let inputs = case.gather();
-    assert!(inputs.get::<GitFacts>().is_none());
-    assert!(inputs.get::<ToolchainFacts>().is_none());
+    assert!(inputs.git.is_none());
+    assert!(inputs.toolchain.is_none());
 }
 
 // --------------------------------------------------------------- toolchain
@@ -786,21 +787,18 @@ fn invariant_values_are_escaped_and_bodies_cannot_close_the_catalog() {
 fn render_invariants_for_test(
     catalog: &bcode_prompt_sections::invariants::InvariantCatalog,
 ) -> String {
-    let templates =
-        Templates::embedded(&[PIPELINE_TEMPLATES, bcode_prompt_sections::render::TEMPLATES])
-            .unwrap();
+    let templates = Templates::builtin();
     let pipeline = Pipeline::new(vec![Box::new(
         bcode_prompt_sections::invariants::RepositoryInvariantsStage,
     )])
     .unwrap();
     let mut inputs = Inputs::new();
-    inputs.insert(catalog.clone());
+    inputs.invariants = Some(std::sync::Arc::new(catalog.clone()));
     let prompt = pipeline
-        .assemble(&StageContext::new(
-            &BcodeConfig::default(),
-            &templates,
-            &inputs,
-        ))
+        .assemble(
+            &StageContext::new(&BcodeConfig::default(), &templates, &inputs),
+            false,
+        )
         .unwrap();
     prompt.system
 }

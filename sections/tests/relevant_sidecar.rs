@@ -1,14 +1,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Crash safety of the focus sidecar: an interrupted write keeps the
 //! previous sidecar; truncated, garbage and oversized files are reported and
-//! ignored; and `render --session` carries the focus from one render to the
-//! next.
+//! ignored. (That `render --session` carries the focus from one render to
+//! the next is tested with the façade, in `prompt/tests/relevant.rs`.)
 
 use std::path::Path;
 
-use bcode_prompt::config::InvariantsConfig;
-use bcode_prompt::config::InvariantsMode;
-use bcode_prompt_sections::invariants::parse;
 use bcode_prompt_sections::relevant::SelectionOrigin;
 use bcode_prompt_sections::relevant::sidecar::{
     FocusState, SIDECAR_MAX_BYTES, SidecarProblem, load, path, save, save_with,
@@ -92,73 +89,5 @@ fn truncated_garbage_and_oversized_sidecars_are_reported() {
         Err(SidecarProblem::TooLarge {
             bytes: SIDECAR_MAX_BYTES + 1
         })
-    );
-}
-
-fn catalog() -> bcode_prompt_sections::invariants::InvariantCatalog {
-    let file = |id: &str, keywords: &str| {
-        (
-            format!("{id}.md"),
-            format!(
-                "---\nid: {id}\ntitle: Title {id}\nsummary: About {id}\nkeywords: [{keywords}]\n---\nBody\n"
-            ),
-        )
-    };
-    parse(vec![
-        file("parser-rules", "parser"),
-        file("clock-rules", "clock"),
-    ])
-}
-
-fn notes(dir: Option<&Path>, prompt: &str) -> Vec<String> {
-    let config = InvariantsConfig {
-        mode: InvariantsMode::Relevant,
-        ..InvariantsConfig::default()
-    };
-    bcode_prompt_sections::render::relevant_decision(&config, &catalog(), prompt, dir).notes()
-}
-
-#[test]
-fn the_session_sidecar_carries_the_focus_across_renders_and_survives_garbage() {
-    let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("session");
-    assert_eq!(
-        notes(Some(&session), "fix the parser"),
-        [
-            "relevant mode: initial selection",
-            "guidance: deterministic selection #1 [parser-rules]",
-            "waited 0 ms; selector answered in 0 ms",
-            "session sidecar: saved focus #2 [parser-rules] for the next prompt",
-        ]
-    );
-    assert_eq!(
-        notes(Some(&session), "now the clock"),
-        [
-            "relevant mode: reused last valid selection",
-            "guidance: deterministic selection #2 [parser-rules]",
-            "waited 0 ms",
-            "recovered focus #2 from the session sidecar",
-            "session sidecar: saved focus #3 [clock-rules] for the next prompt",
-        ]
-    );
-    std::fs::write(path(&session), "garbage").unwrap();
-    assert_eq!(
-        notes(Some(&session), "the clock again"),
-        [
-            "relevant mode: initial selection",
-            "guidance: deterministic selection #1 [clock-rules]",
-            "waited 0 ms; selector answered in 0 ms",
-            "session sidecar: sidecar is corrupt (expected value at line 1 column 1); ignored",
-            "session sidecar: saved focus #2 [clock-rules] for the next prompt",
-        ]
-    );
-    // Without a session every render is a first prompt and nothing is saved.
-    assert_eq!(
-        notes(None, "the clock"),
-        [
-            "relevant mode: initial selection",
-            "guidance: deterministic selection #1 [clock-rules]",
-            "waited 0 ms; selector answered in 0 ms",
-        ]
     );
 }

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use bcode_benches::{BuildSummary, json_counts, median, peak_rss_kib, roots_for};
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, DiskCache, SkillTemplates, format_catalog,
+    CatalogOptions, Discovery, DiscoveryOptions, DiskCache, Templates, format_catalog,
 };
 use bcode_skill_models::{SkillsConfig, SkillsPromptConfig};
 
@@ -91,7 +91,7 @@ fn main() {
     let cold_load_ms = ms(t0);
     let cold_stats = discovery.last_stats();
     let t1 = Instant::now();
-    let templates = SkillTemplates::embedded();
+    let templates = Templates::builtin();
     let catalog = format_catalog(registry.skills(), catalog_options, &templates)
         .expect("the embedded catalog template renders");
     let cold_format_ms = ms(t1);

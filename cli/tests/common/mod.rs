@@ -40,13 +40,19 @@ impl Sandbox {
 
     /// `bcode-prompt --repo <repo>` with only `HOME` and `BCODE_STATE_DIR` set.
     pub fn command(&self) -> Command {
+        self.command_in(&self.repo)
+    }
+
+    /// [`Sandbox::command`] on another repository folder (one with an odd
+    /// name, for example).
+    pub fn command_in(&self, repo: &Path) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
         command
             .env_clear()
             .env("HOME", &self.home)
             .env("BCODE_STATE_DIR", &self.state)
             .arg("--repo")
-            .arg(&self.repo);
+            .arg(repo);
         command
     }
 }

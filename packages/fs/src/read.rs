@@ -80,6 +80,29 @@ pub fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
     Ok(buf)
 }
 
+/// At most `max` bytes of a file an operator named on the command line.
+/// Unlike [`read_bounded`] it accepts a pipe or a device (`diff <(...) b.json`
+/// is ordinary use, and waiting for the writer of a pipe the operator chose
+/// is what they asked for), but never reads past `max` + 1 bytes whatever
+/// the file's size claims (`/dev/zero` claims none and never ends). A
+/// directory is refused.
+pub fn read_named_bounded(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
+    let mut file = File::open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if meta.is_dir() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.is_file() && meta.len() > max as u64 {
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            max,
+        });
+    }
+    let mut buf = Vec::new();
+    read_rest(&mut file, &mut buf, max)?;
+    Ok(buf)
+}
+
 /// Reads the rest of `file` into `buf`, failing when the total passes `max`
 /// (a file may grow after its size was checked).
 pub fn read_rest(file: &mut File, buf: &mut Vec<u8>, max: usize) -> Result<(), ReadError> {
@@ -129,5 +152,30 @@ mod tests {
             read_bounded(&fifo, 10),
             Err(ReadError::NotRegular)
         ));
+    }
+
+    #[test]
+    fn named_reads_accept_streams_but_stop_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.json");
+        std::fs::write(&file, "hello").unwrap();
+        assert_eq!(read_named_bounded(&file, 5).unwrap(), b"hello");
+        assert!(matches!(
+            read_named_bounded(&file, 4),
+            Err(ReadError::TooLarge { len: 5, max: 4 })
+        ));
+        assert!(matches!(
+            read_named_bounded(dir.path(), 10),
+            Err(ReadError::NotRegular)
+        ));
+        // A device that never ends and reports no size.
+        assert!(matches!(
+            read_named_bounded(Path::new("/dev/zero"), 1000),
+            Err(ReadError::TooLarge {
+                len: 1001,
+                max: 1000
+            })
+        ));
+        assert_eq!(read_named_bounded(Path::new("/dev/null"), 10).unwrap(), b"");
     }
 }

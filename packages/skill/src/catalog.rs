@@ -7,7 +7,7 @@ use bcode_skill_models::{CatalogMode, SkillSummary, SkillsPromptConfig};
 use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into, model_path};
 use minijinja::context;
 
-use crate::templates::{SkillTemplates, TemplateError};
+use bcode_templates::{TemplateError, Templates};
 
 /// A formatted catalog with its accounting.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub struct CatalogOptions<'a> {
 pub fn format_catalog<'s>(
     skills: impl Iterator<Item = &'s SkillSummary>,
     options: CatalogOptions<'_>,
-    templates: &SkillTemplates,
+    templates: &Templates,
 ) -> Result<Catalog, TemplateError> {
     let prompt = options.prompt;
     let mut catalog = Catalog {

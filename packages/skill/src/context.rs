@@ -5,27 +5,25 @@
 use bcode_skill_models::{
     LoadCause, SkillContextRequest, SkillContextResponse, SkillError, SkillSummary,
 };
-use bcode_text::{Limit, Truncation, bound, neutralize_closing_tag};
+use bcode_text::{Limit, Truncation, bound, escape_xml, neutralize_closing_tag};
 use minijinja::context;
 
 use crate::registry::SkillRegistry;
-use crate::templates::{SkillTemplates, TemplateError};
+use bcode_templates::{TemplateError, Templates};
 use bcode_text::model_path;
 
-/// A sentinel that cannot occur in a body (NUL is not valid in our text) used
-/// to split the rendered block into the part before and after the body.
-const BODY_SLOT: &str = "\u{0}body\u{0}";
-
 impl SkillRegistry {
-    /// The `<skill ...>` block for one skill, loading its body now.
+    /// The `<skill ...>` block for one skill, loading it now: front matter
+    /// and body come from one read of its file, so an edit since discovery
+    /// can never pair the old front matter with the new body.
     pub fn context(
         &self,
         request: &SkillContextRequest,
-        templates: &SkillTemplates,
+        templates: &Templates,
     ) -> Result<SkillContextResponse, SkillError> {
-        let skill = self.lookup(request.id.as_str())?;
-        let body = self.body(skill)?;
-        format_context(skill, &body, request, templates).map_err(|err| SkillError::Load {
+        let listed = self.lookup(request.id.as_str())?;
+        let (skill, body) = self.load_current(listed)?;
+        format_context(&skill, &body, request, templates).map_err(|err| SkillError::Load {
             id: request.id.to_string(),
             cause: LoadCause::Template {
                 message: err.to_string(),
@@ -35,11 +33,16 @@ impl SkillRegistry {
 }
 
 /// Formats the block for `skill` with `body` (already loaded).
+///
+/// The body is passed to the template as a value, never spliced into the
+/// rendered frame at a sentinel: any sentinel could also occur in a name or
+/// description (NUL is a valid YAML escape) and move the body into an
+/// attribute.
 pub fn format_context(
     skill: &SkillSummary,
     body: &str,
     request: &SkillContextRequest,
-    templates: &SkillTemplates,
+    templates: &Templates,
 ) -> Result<SkillContextResponse, TemplateError> {
     let m = &skill.manifest;
     let location = model_path(&skill.location);
@@ -48,25 +51,27 @@ pub fn format_context(
         .root
         .as_deref()
         .map_or_else(|| model_path(&skill.directory), model_path);
-    let frame = templates.render(
-        "skills/context.j2",
-        context! {
-            id => m.id.as_str(),
-            name => &m.name,
-            location => &location,
-            directory => model_path(&skill.directory),
-            source => &skill.source.label,
-            resource_root => resource_root,
-            version => &m.version,
-            arguments => request.arguments.join(" "),
-            body => BODY_SLOT,
-        },
-    )?;
-    let (head, tail) = frame.split_once(BODY_SLOT).unwrap_or((frame.as_str(), ""));
+    let render = |body: &str| {
+        templates.render(
+            "skills/context.j2",
+            context! {
+                id => m.id.as_str(),
+                name => &m.name,
+                location => &location,
+                directory => model_path(&skill.directory),
+                source => &skill.source.label,
+                resource_root => &resource_root,
+                version => &m.version,
+                arguments => request.arguments.join(" "),
+                body => body,
+            },
+        )
+    };
     let body = neutralize_closing_tag(body, "skill");
+    let full = render(&body)?;
     let mut truncation = None;
     let text = match request.max_bytes {
-        Some(max) if head.len() + body.len() + tail.len() > max => {
+        Some(max) if full.len() > max => {
             let marker = |t: &Truncation| {
                 templates
                     .render(
@@ -75,23 +80,45 @@ pub fn format_context(
                     )
                     .unwrap_or_default()
             };
+            // Surfaces an error in the marker template, which the closure
+            // above cannot return.
             templates.render(
                 "skills/context_truncated.j2",
                 context! { omitted_bytes => 0, limit => max, location => &location },
             )?;
-            let room = max.saturating_sub(head.len() + tail.len());
-            let cut = bound(&body, Limit::Bytes(room), &marker);
-            truncation = cut.truncation.clone();
-            let assembled = format!("{head}{}{tail}", cut.text);
-            if assembled.len() > max {
-                // The frame alone is larger than the limit: bound the whole block.
-                let whole = bound(&assembled, Limit::Bytes(max), &marker);
-                whole.text.into_owned()
-            } else {
-                assembled
+            // The frame's size is what the block is without a body; the body
+            // gets the rest of the limit.
+            let frame = render("")?.len();
+            let cut = bound(&body, Limit::Bytes(max.saturating_sub(frame)), &marker);
+            let bounded = match &cut.truncation {
+                Some(_) if !cut.text.is_empty() => Some(render(&cut.text)?),
+                _ => None,
+            };
+            match bounded {
+                Some(text) if text.len() <= max => {
+                    truncation = cut.truncation;
+                    text
+                }
+                // The limit leaves no room for the frame and the marker: the
+                // marker wins over the provenance lines and every byte of
+                // the body, so the block still says it was cut and where
+                // the full file is.
+                _ => {
+                    let whole = Truncation {
+                        limit: Limit::Bytes(max),
+                        cut_at_byte: 0,
+                        original_bytes: body.len(),
+                        original_chars: body.chars().count(),
+                        omitted_bytes: body.len(),
+                        omitted_chars: body.chars().count(),
+                    };
+                    let text = marker_block(skill, &location, &marker(&whole));
+                    truncation = Some(whole);
+                    text
+                }
             }
         }
-        _ => format!("{head}{body}{tail}"),
+        _ => full,
     };
     let preview = preview(&body, request.preview_max_chars, templates)?;
     Ok(SkillContextResponse {
@@ -106,11 +133,79 @@ pub fn format_context(
     })
 }
 
+/// The smallest well-formed block: the opening tag, the truncation marker
+/// and the closing tag. Used only when the limit is smaller than the frame,
+/// so it may exceed the limit: a block without its marker would look
+/// complete, and one without its tags would not be a block. Only the tags
+/// are written here (a data format, like the catalog's XML entries); the
+/// sentence is the marker template's.
+fn marker_block(skill: &SkillSummary, location: &str, marker: &str) -> String {
+    let m = &skill.manifest;
+    // The embedded marker begins and ends its own lines; an override that
+    // does not still gets a line of its own.
+    let before = if marker.starts_with('\n') { "" } else { "\n" };
+    let after = if marker.ends_with('\n') { "" } else { "\n" };
+    format!(
+        "<skill id=\"{}\" name=\"{}\" location=\"{}\">{before}{marker}{after}</skill>",
+        escape_xml(m.id.as_str()),
+        escape_xml(&m.name),
+        escape_xml(location),
+    )
+}
+
+/// The most characters of invocation arguments an event keeps, whatever
+/// `skills.preview_max_chars` says: at six bytes per character at worst (a
+/// JSON `\u` escape), an event stays far below the event log's record limit.
+pub const ARGUMENTS_PREVIEW_MAX_CHARS: usize = 16 * 1024;
+
+/// Invocation arguments as an event records them: bounded and marked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentsPreview {
+    /// The arguments in order while they fit; the one that does not fit is
+    /// cut with the preview marker and the rest are left out.
+    pub arguments: Vec<String>,
+    pub truncated: bool,
+    /// The total UTF-8 bytes of the arguments as given.
+    pub original_bytes: usize,
+}
+
+/// Bounds `arguments` to `max_chars` characters in total (and at most
+/// [`ARGUMENTS_PREVIEW_MAX_CHARS`]). Each argument also costs one character,
+/// so a flood of empty arguments is bounded too.
+pub fn preview_arguments(
+    arguments: &[String],
+    max_chars: usize,
+    templates: &Templates,
+) -> Result<ArgumentsPreview, TemplateError> {
+    let mut left = max_chars.min(ARGUMENTS_PREVIEW_MAX_CHARS);
+    let mut kept = Vec::new();
+    let mut truncated = false;
+    for argument in arguments {
+        let cost = argument.chars().count() + 1;
+        if cost <= left {
+            kept.push(argument.clone());
+            left -= cost;
+            continue;
+        }
+        truncated = true;
+        let cut = preview(argument, left.saturating_sub(1), templates)?;
+        if !cut.is_empty() {
+            kept.push(cut);
+        }
+        break;
+    }
+    Ok(ArgumentsPreview {
+        arguments: kept,
+        truncated,
+        original_bytes: arguments.iter().map(String::len).sum(),
+    })
+}
+
 /// A bounded preview of a body for transcripts and events.
 pub fn preview(
     body: &str,
     max_chars: usize,
-    templates: &SkillTemplates,
+    templates: &Templates,
 ) -> Result<String, TemplateError> {
     templates.render(
         "skills/preview_truncated.j2",

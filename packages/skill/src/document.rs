@@ -27,8 +27,9 @@ pub struct DocumentError {
     pub column: Option<u32>,
 }
 
-/// Parses `text` (a whole file). YAML `: ` repairs are applied silently here;
-/// callers that need to report them use the skill parser.
+/// Parses `text` (a whole file). YAML recoveries (see `yaml::parse`) are
+/// applied silently here; callers that need to report them use the skill
+/// parser.
 pub fn parse_document(text: &str) -> Result<Document, DocumentError> {
     match front_matter::split(text.as_bytes()) {
         Split::None { body_offset } => Ok(Document {

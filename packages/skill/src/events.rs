@@ -58,6 +58,12 @@ pub enum EventSinkError {
     Serialize { reason: String },
     #[error("event record is {bytes} bytes; the limit is {max}")]
     TooLarge { bytes: usize, max: usize },
+    /// Another sink (in this or another process) holds the log: a log has
+    /// one writer at a time, or two would number records from the same point.
+    #[error(
+        "event log `{path}` is in use by another writer (is a session with the same id still running?)"
+    )]
+    Locked { path: PathBuf },
 }
 
 /// A source of timestamps, injected so tests and golden files are hermetic.
@@ -126,7 +132,10 @@ impl JsonlSink {
     /// numbers continue after the last intact record; problems in the
     /// existing file are not errors here (read them with [`read_events`]).
     /// A log has one writer at a time: two sinks on one file would each
-    /// number their records from the same point.
+    /// number their records from the same point and interleave them, so the
+    /// sink holds an exclusive lock on the file for its lifetime and a second
+    /// one gets [`EventSinkError::Locked`]. On a filesystem without locks the
+    /// log is opened unlocked rather than not at all.
     pub fn open(path: &Path, clock: Box<dyn Clock>) -> Result<Self, EventSinkError> {
         let io_error = |source| EventSinkError::Io {
             path: path.to_path_buf(),
@@ -138,6 +147,20 @@ impl JsonlSink {
             .create(true)
             .open(path)
             .map_err(io_error)?;
+        // Taken before the last sequence number is read, so no other writer
+        // can append between that read and our first record. The lock goes
+        // with the file handle: dropping the sink (or the process dying)
+        // releases it.
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(EventSinkError::Locked {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(err)) if err.kind() == io::ErrorKind::Unsupported => {}
+            Err(std::fs::TryLockError::Error(err)) => return Err(io_error(err)),
+        }
         let next_seq = last_seq(&mut BufReader::new(&mut file))
             .map_err(io_error)?
             .map_or(0, |seq| seq.saturating_add(1));
@@ -418,11 +441,53 @@ fn civil_from_days(days: i128) -> (i128, i128, i128) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use std::time::Duration;
 
     fn epoch_plus(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[derive(Clone, Copy)]
+    struct Epoch;
+    impl Clock for Epoch {
+        fn now(&self) -> SystemTime {
+            UNIX_EPOCH
+        }
+    }
+
+    fn activated(id: &str) -> SkillEvent {
+        SkillEvent::SkillDeactivated {
+            id: id.into(),
+            reason: "explicit".into(),
+        }
+    }
+
+    #[test]
+    fn a_log_has_one_writer_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let mut first = JsonlSink::open(&path, Box::new(Epoch)).unwrap();
+        first.emit(&activated("a")).unwrap();
+        let second = JsonlSink::open(&path, Box::new(Epoch));
+        match second {
+            Err(EventSinkError::Locked { path: locked }) => assert_eq!(locked, path),
+            other => panic!("expected Locked, got {other:?}"),
+        }
+        first.emit(&activated("b")).unwrap();
+        drop(first);
+        // Released with the first sink: the next writer continues the numbering.
+        let mut third = JsonlSink::open(&path, Box::new(Epoch)).unwrap();
+        assert_eq!(third.next_seq(), 2);
+        third.emit(&activated("c")).unwrap();
+        let seqs: Vec<u64> = read_events(&path)
+            .unwrap()
+            .events
+            .iter()
+            .map(|r| r.seq)
+            .collect();
+        assert_eq!(seqs, [0, 1, 2]);
     }
 
     #[test]

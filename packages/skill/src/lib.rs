@@ -28,7 +28,7 @@ mod reload;
 mod session;
 mod snapshot;
 mod sources;
-mod templates;
+
 mod toml_front_matter;
 mod turn_options;
 mod walk;
@@ -36,9 +36,12 @@ mod yaml;
 mod yaml_fast;
 
 pub use bcode_skill_models::SourceEnv;
+pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
-pub use context::{format_context, preview};
+pub use context::{
+    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,
+};
 pub use discovery::{Discovery, DiscoveryStats};
 pub use document::{Document, DocumentError, parse_document};
 pub use events::{
@@ -64,7 +67,6 @@ pub use session::{
     parse_command,
 };
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
-pub use templates::{EMBEDDED as EMBEDDED_TEMPLATES, SkillTemplates, TemplateError};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,

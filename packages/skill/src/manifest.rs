@@ -79,7 +79,7 @@ pub fn validate(
         *slot = Some(value);
     }
 
-    let id = v.id(known.id, inferred_id);
+    let id = v.id(known.id, inferred_id, known.name.as_ref());
     let name = v.text_field(known.name, "name");
     let description = v.description(known.description);
     let version = v.text_field(known.version, "version");
@@ -192,7 +192,14 @@ impl Validator<'_> {
         self.push(d.with_field(field).with_hint(hint), field);
     }
 
-    fn id(&mut self, value: Option<Value>, inferred: &str) -> Option<SkillId> {
+    /// The id: the `id` field, else the inferred folder name or file stem,
+    /// else (with a warning) a `name` that is itself a valid id.
+    fn id(
+        &mut self,
+        value: Option<Value>,
+        inferred: &str,
+        name: Option<&Value>,
+    ) -> Option<SkillId> {
         let (raw, from_front_matter) = match value {
             None | Some(Value::Null) => (inferred.to_owned(), false),
             Some(Value::String(s)) => (trimmed(s), true),
@@ -213,6 +220,9 @@ impl Validator<'_> {
             // Checked: the string becomes the id without a copy.
             Ok(()) => SkillId::try_from(raw).ok(),
             Err(why) => {
+                if !from_front_matter && let Some(id) = self.id_from_name(&raw, &why, name) {
+                    return Some(id);
+                }
                 let origin = if from_front_matter {
                     "the `id` field"
                 } else {
@@ -241,6 +251,33 @@ impl Validator<'_> {
                 None
             }
         }
+    }
+
+    /// Registries hold folders named after a title or a long slug
+    /// (`My_Skill`, `tools.v2`, 70 bytes) whose front matter's `name` is a
+    /// valid id: the author's intent is that id.
+    fn id_from_name(
+        &mut self,
+        inferred: &str,
+        why: &impl std::fmt::Display,
+        name: Option<&Value>,
+    ) -> Option<SkillId> {
+        let name = name?.as_str()?.trim();
+        let id = SkillId::parse(name).ok()?;
+        self.push(
+            Diagnostic::warning(
+                DiagnosticCode::IdFromName,
+                format!(
+                    "the folder or file name {inferred:?} is not a valid skill id ({why}) and there is no `id` field; the `name` field's {name:?} is used as the id"
+                ),
+            )
+            .with_field("id")
+            .with_hint(format!(
+                "rename the folder or file to `{id}`, or add `id: {id}` to the front matter"
+            )),
+            "name",
+        );
+        Some(id)
     }
 
     /// A scalar text field; numbers and booleans are accepted as their text

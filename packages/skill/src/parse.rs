@@ -8,6 +8,7 @@ use std::sync::Arc;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SkillSummary};
 
 use crate::front_matter::{self, Split, Syntax};
+use crate::yaml::{Repair, RepairKind};
 use crate::{manifest, toml_front_matter, yaml};
 
 /// Which file made a folder (or root entry) a skill candidate.
@@ -127,20 +128,11 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
     };
     let map = match parsed {
         Ok((map, repairs)) => {
-            for repair in repairs {
-                outcome.diagnostics.push(
-                    Diagnostic::warning(
-                        DiagnosticCode::RecoveredFrontMatter,
-                        format!(
-                            "the value of `{}` contains `: ` and is not quoted, which is invalid YAML; it was read as a quoted string",
-                            repair.key
-                        ),
-                    )
-                    .with_position(first_line + repair.line - 1, Some(1))
-                    .with_field(&repair.key)
-                    .with_hint(format!("quote the value: {}: {}", repair.key, repair.quoted)),
-                );
-            }
+            outcome.diagnostics.extend(
+                repairs
+                    .iter()
+                    .map(|repair| repair_warning(repair, first_line)),
+            );
             map
         }
         Err(err) => {
@@ -190,6 +182,64 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
         })
     });
     finish(origin, outcome)
+}
+
+/// The warning for a value repaired in memory: what was wrong, how it was
+/// read, and (as the hint) how to fix the file.
+fn repair_warning(repair: &Repair, first_line: u32) -> Diagnostic {
+    let key = &repair.key;
+    let (message, hint) = match &repair.kind {
+        RepairKind::UnquotedColon => (
+            format!(
+                "the value of `{key}` contains `: ` and is not quoted, which is invalid YAML; it was read as a quoted string"
+            ),
+            format!("quote the value: {key}: {}", repair.quoted),
+        ),
+        RepairKind::TextAfterBlockHeader { header } => (
+            format!(
+                "the value of `{key}` has text after the block-scalar indicator `{header}` on the same line, which is invalid YAML; the text and the indented lines below it were read as the value"
+            ),
+            format!(
+                "put `{key}: {header}` alone on its line and the text on the lines below it, indented"
+            ),
+        ),
+        RepairKind::IndicatorStart { indicator } => (
+            format!(
+                "the value of `{key}` starts with {}, which YAML reads as {}, and is invalid YAML as written; it was read as plain text",
+                code_span(*indicator),
+                indicator_meaning(*indicator)
+            ),
+            format!("quote the value: {key}: {}", repair.quoted),
+        ),
+    };
+    Diagnostic::warning(DiagnosticCode::RecoveredFrontMatter, message)
+        .with_position(first_line + repair.line - 1, Some(repair.column))
+        .with_field(key)
+        .with_hint(hint)
+}
+
+/// `c` as a markdown code span (a backtick needs a double-backtick span).
+fn code_span(c: char) -> String {
+    if c == '`' {
+        "`` ` ``".to_owned()
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// What an indicator character at the start of a value means to YAML.
+fn indicator_meaning(indicator: char) -> &'static str {
+    match indicator {
+        '[' => "the start of a list",
+        '{' => "the start of a mapping",
+        '*' => "an alias",
+        '&' => "an anchor",
+        '!' => "a tag",
+        '-' => "a list item",
+        '|' | '>' => "a block-scalar header",
+        '%' => "a directive",
+        _ => "a reserved character",
+    }
 }
 
 /// Attaches the path and (when known) the skill id to every diagnostic.

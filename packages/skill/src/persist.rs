@@ -31,7 +31,7 @@ use crate::snapshot::{StoredSnapshot, WalkSnapshot};
 use crate::sources::SourceRoot;
 
 /// Bumped whenever what is written changes meaning.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// Files larger than this are not read (nor written).
 const MAX_BYTES: usize = 64 * 1024 * 1024;

@@ -88,6 +88,13 @@ impl SkillRegistry {
         SkillRegistry::default()
     }
 
+    /// Whether `other` is this very registry (a clone of it, or what an
+    /// unchanged rebuild returned): then nothing about it needs redoing.
+    pub fn same_as(&self, other: &SkillRegistry) -> bool {
+        Arc::ptr_eq(&self.skills, &other.skills)
+            && Arc::ptr_eq(&self.diagnostics, &other.diagnostics)
+    }
+
     /// Every available skill, by id (hidden ones included).
     pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
         self.skills.values().map(|s| &**s)
@@ -114,7 +121,10 @@ impl SkillRegistry {
         if self.disabled_ids.contains(id) {
             return Err(SkillError::Disabled { id: id.to_owned() });
         }
-        Err(SkillError::NotFound { id: id.to_owned() })
+        Err(SkillError::NotFound {
+            id: id.to_owned(),
+            suggestion: bcode_text::closest(id, self.ids()).map(str::to_owned),
+        })
     }
 
     pub fn diagnostics(&self) -> &[Diagnostic] {
@@ -150,32 +160,61 @@ impl SkillRegistry {
             return provider::provided_body(&self.providers, skill, self.max_skill_file_bytes)
                 .map(|body| normalize_body(&body));
         }
-        let load_error = |cause: LoadCause| SkillError::Load {
+        let bytes = self.read_instruction(skill)?;
+        body_of(skill, &bytes)
+    }
+
+    /// The skill as its file says now and its body, both from one read, so
+    /// a `/skill` after an edit never pairs the front matter discovery saw
+    /// with the body written since. The id must not have changed: the
+    /// caller asked for this skill, and a renamed one is found by its new
+    /// id once the registry is rebuilt.
+    pub fn load_current(
+        &self,
+        skill: &SkillSummary,
+    ) -> Result<(Arc<SkillSummary>, String), SkillError> {
+        if skill.layout == SkillLayout::Provided {
+            return Ok((Arc::new(skill.clone()), self.body(skill)?));
+        }
+        let bytes = self.read_instruction(skill)?;
+        let origin = crate::parse::Origin {
+            source: Arc::clone(&skill.source),
+            layout: skill.layout,
+            kind: crate::parse::InstructionKind::SkillFile,
+            location: skill.location.clone(),
+            directory: skill.directory.clone(),
+            // The id the skill already has: a file that does not name one
+            // keeps it, as it did at discovery.
+            inferred_id: skill.manifest.id.to_string(),
+        };
+        let changed = |cause: LoadCause| SkillError::Load {
             id: skill.manifest.id.to_string(),
             cause,
         };
-        let bytes = read_all(&skill.location, self.max_skill_file_bytes).map_err(|err| {
-            load_error(match err {
+        let current = crate::parse::parse_skill(&origin, &bytes)
+            .skill
+            .ok_or_else(|| changed(LoadCause::NoLongerValid))?;
+        if current.manifest.id != skill.manifest.id {
+            return Err(changed(LoadCause::IdChanged {
+                now: current.manifest.id.to_string(),
+            }));
+        }
+        let body = body_of(&current, &bytes)?;
+        Ok((current, body))
+    }
+
+    /// The instruction file's bytes, bounded by `max_skill_file_bytes`.
+    fn read_instruction(&self, skill: &SkillSummary) -> Result<Vec<u8>, SkillError> {
+        read_all(&skill.location, self.max_skill_file_bytes).map_err(|err| SkillError::Load {
+            id: skill.manifest.id.to_string(),
+            cause: match err {
                 ReadError::TooLarge { len, max } => LoadCause::TooLarge { len, max },
                 ReadError::NotRegular => LoadCause::NotRegular,
                 ReadError::Io(err) => LoadCause::Io {
                     message: err.to_string(),
                 },
-            })
-        })?;
-        let offset = match front_matter::split(&bytes) {
-            Split::Block { body_offset, .. } | Split::None { body_offset } => body_offset,
-            Split::Unterminated { .. } => {
-                return Err(load_error(LoadCause::UnterminatedFrontMatter));
-            }
-        };
-        let rest = bytes.get(offset..).unwrap_or_default();
-        let body = std::str::from_utf8(rest).map_err(|err| {
-            let before = rest.get(..err.valid_up_to()).unwrap_or_default();
-            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            load_error(LoadCause::InvalidUtf8 { line })
-        })?;
-        Ok(normalize_body(body))
+            },
+        })
     }
 
     /// Registry-level diagnostics for a deep check (`skills doctor`): loads
@@ -200,6 +239,27 @@ impl SkillRegistry {
         }
         out
     }
+}
+
+/// The body in `bytes`, the text of `skill`'s instruction file.
+fn body_of(skill: &SkillSummary, bytes: &[u8]) -> Result<String, SkillError> {
+    let load_error = |cause: LoadCause| SkillError::Load {
+        id: skill.manifest.id.to_string(),
+        cause,
+    };
+    let offset = match front_matter::split(bytes) {
+        Split::Block { body_offset, .. } | Split::None { body_offset } => body_offset,
+        Split::Unterminated { .. } => {
+            return Err(load_error(LoadCause::UnterminatedFrontMatter));
+        }
+    };
+    let rest = bytes.get(offset..).unwrap_or_default();
+    let body = std::str::from_utf8(rest).map_err(|err| {
+        let before = rest.get(..err.valid_up_to()).unwrap_or_default();
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        load_error(LoadCause::InvalidUtf8 { line })
+    })?;
+    Ok(normalize_body(body))
 }
 
 fn normalize_body(body: &str) -> String {

@@ -80,8 +80,19 @@ impl LiveRegistry {
         roots: Vec<SourceRoot>,
         providers: Vec<Arc<dyn SkillProvider>>,
     ) -> (Self, SkillRegistry) {
+        Self::with_discovery(Discovery::new(options), roots, providers)
+    }
+
+    /// Builds the first registry with a configured `discovery` (for example
+    /// one with a disk cache, so a new process re-checks stamps instead of
+    /// reading every skill).
+    pub fn with_discovery(
+        discovery: Discovery,
+        roots: Vec<SourceRoot>,
+        providers: Vec<Arc<dyn SkillProvider>>,
+    ) -> (Self, SkillRegistry) {
         let mut live = LiveRegistry {
-            discovery: Discovery::new(options),
+            discovery,
             roots,
             providers,
             stamps: BTreeMap::new(),

@@ -1,7 +1,8 @@
 //! YAML front matter: parsed with tight budgets (a billion-laughs file or
 //! thousands of nested brackets is rejected in well under a millisecond), and
-//! the most common real-world mistake, an unquoted `: ` in a value, repaired
-//! where the intent is unambiguous.
+//! the common real-world mistakes (text after a block-scalar header, a string
+//! value starting with an indicator, an unquoted `: `) repaired, only in a
+//! file both parsers rejected and only where the intent is unambiguous.
 
 use serde_json::{Map, Value};
 
@@ -16,26 +17,46 @@ pub struct FrontMatterError {
     pub too_complex: bool,
 }
 
-/// A line that was repaired in memory, for the warning that says how to fix the file.
+/// A value that was repaired in memory, for the warning that says how to fix the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Repair {
     /// 1-based line within the front matter text.
     pub line: u32,
+    /// 1-based column (in characters) where the value starts.
+    pub column: u32,
     pub key: String,
+    pub kind: RepairKind,
+    /// The value as it was read, written as a double-quoted YAML string:
+    /// the one-line fix for the file.
     pub quoted: String,
 }
 
+/// Which invalid shape a repaired value had.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RepairKind {
+    /// `key: Use when: asked`: a plain value holding `: `.
+    UnquotedColon,
+    /// `key: >- Use when ...`: a block-scalar header (`header`, as written)
+    /// followed by text on its own line.
+    TextAfterBlockHeader { header: String },
+    /// `key: [AUTO] Use when ...`: a value starting with a YAML indicator
+    /// character and not valid YAML as written.
+    IndicatorStart { indicator: char },
+}
+
 /// Parses YAML front matter into a mapping. On a syntax error, tries the
-/// `: ` repair; `Ok` then carries the repairs that made it parse.
+/// recoveries of [`recover`]; `Ok` then carries the repairs that made it
+/// parse. A file that parses is never repaired, so recovery cannot change
+/// its meaning, and costs nothing on the happy path.
 pub fn parse(raw: &str) -> Result<(Map<String, Value>, Vec<Repair>), FrontMatterError> {
     match parse_strict(raw) {
         Ok(map) => Ok((map, Vec::new())),
         Err(err) if err.too_complex => Err(err),
         Err(err) => {
-            let Some((repaired, repairs)) = repair_unquoted_colons(raw) else {
+            let Some((repaired, repairs)) = recover(raw) else {
                 return Err(err);
             };
-            match parse_strict(&repaired) {
+            match parse_full(&repaired) {
                 Ok(map) => Ok((map, repairs)),
                 Err(_) => Err(err),
             }
@@ -135,62 +156,285 @@ pub(crate) fn kind_name(value: &Value) -> &'static str {
     }
 }
 
-/// Quotes single-line plain values of top-level keys that contain `: ` (or end
-/// with `:`), the mistake behind most invalid skill files in the wild, e.g.
-/// `description: Use when: the user asks`. Only lines whose meaning is
-/// unambiguous are touched: a top-level `key: value` whose value is a plain
-/// scalar and is not continued on the next line. `None` when nothing applies.
-fn repair_unquoted_colons(raw: &str) -> Option<(String, Vec<Repair>)> {
+/// Top-level fields whose value is a string by the spec (or, for
+/// `argument-hint`, by the agent formats skills are shared with). Only these
+/// are recovered from an indicator start or a block-scalar header with
+/// text: for them the author's intent, text, is clear.
+const STRING_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "version",
+    "license",
+    "compatibility",
+    "model",
+    "thinking_effort",
+    "argument-hint",
+];
+
+/// Characters that, first in a value, make YAML read something other than a
+/// plain string (or reject it): flow collections, alias, anchor, tag, block
+/// sequence, block scalars, directive and the reserved `@` and `` ` ``.
+const INDICATORS: [char; 11] = ['[', '{', '*', '-', '@', '`', '!', '&', '|', '>', '%'];
+
+/// Rewrites, in memory, top-level values that make the front matter invalid
+/// YAML but whose intent is clear, each as a double-quoted string:
+///
+/// - a plain one-line value holding `: ` (`description: Use when: asked`);
+/// - a block-scalar header followed by text on its line (`description: >-
+///   Use when ...`), read with its more-indented continuation lines as the
+///   block scalar the author meant;
+/// - a string field's value starting with an indicator character that is
+///   not valid YAML as written (`description: [AUTO] Use when ...`), read as
+///   plain text (with any more-indented continuation lines folded in).
+///
+/// A value that is valid YAML on its own (a list, say) is never rewritten:
+/// if the field rejects its type, that stays an error. `None` when nothing
+/// applies. The caller keeps the result only if the whole text then parses.
+fn recover(raw: &str) -> Option<(String, Vec<Repair>)> {
+    // A lone CR is a line break to YAML but not to the line logic below;
+    // such rare files keep their error rather than risk a wrong reading.
+    if has_lone_cr(raw) {
+        return None;
+    }
     let lines: Vec<&str> = raw.split_inclusive('\n').collect();
     let mut out = String::with_capacity(raw.len() + 16);
     let mut repairs = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        let continued = lines
-            .get(index + 1)
-            .is_some_and(|next| next.starts_with([' ', '\t']) && !next.trim().is_empty());
-        match repairable(line) {
-            Some((key, value)) if !continued => {
-                let quoted = format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""));
-                out.push_str(key);
-                out.push_str(": ");
-                out.push_str(&quoted);
-                out.push_str(if line.ends_with("\r\n") {
-                    "\r\n"
-                } else if line.ends_with('\n') {
-                    "\n"
-                } else {
-                    ""
-                });
-                repairs.push(Repair {
-                    line: u32::try_from(index + 1).unwrap_or(u32::MAX),
-                    key: key.to_owned(),
-                    quoted,
-                });
+    let mut index = 0;
+    while let Some(line) = lines.get(index) {
+        let (continued_to, fix) = match recover_line(&lines, index) {
+            Some(found) => found,
+            None => {
+                out.push_str(line);
+                index += 1;
+                continue;
             }
-            _ => out.push_str(line),
-        }
+        };
+        let (key, column, kind, value) = fix;
+        let quoted = double_quoted(&value);
+        out.push_str(key);
+        out.push_str(": ");
+        out.push_str(&quoted);
+        let last = lines.get(continued_to).copied().unwrap_or(line);
+        out.push_str(line_ending(last));
+        repairs.push(Repair {
+            line: u32::try_from(index + 1).unwrap_or(u32::MAX),
+            column,
+            key: key.to_owned(),
+            kind,
+            quoted,
+        });
+        index = continued_to + 1;
     }
     (!repairs.is_empty()).then_some((out, repairs))
 }
 
-/// `(key, value)` when `line` is `key: plain value` with a `: ` (or a final
-/// `:`) inside the value.
-fn repairable(line: &str) -> Option<(&str, &str)> {
-    let line = line.trim_end_matches(['\n', '\r']);
+/// What replaces one value: its key, the value's column, the shape and the
+/// text read.
+type LineFix<'a> = (&'a str, u32, RepairKind, String);
+
+/// The recovery for the value on `lines[index]`, if one applies, with the
+/// index of the last line the value spans.
+fn recover_line<'a>(lines: &[&'a str], index: usize) -> Option<(usize, LineFix<'a>)> {
+    let line = lines.get(index)?.trim_end_matches(['\n', '\r']);
     let colon = line.find(": ")?;
     let key = &line[..colon];
     if !crate::yaml_fast::is_plain_key(key) {
         return None;
     }
-    let value = line[colon + 2..].trim();
-    const SPECIAL_STARTS: [char; 13] = [
-        '\'', '"', '|', '>', '[', '{', '&', '*', '!', '%', '@', '`', '#',
-    ];
-    // A block-sequence dash or an indicator means the value is not a plain scalar.
-    let special = value.starts_with(SPECIAL_STARTS) || value.starts_with("- ") || value == "-";
-    let plain = !value.is_empty() && !special;
+    let after = &line[colon + 2..];
+    let value = after.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let column = u32::try_from(
+        line[..line.len() - after.trim_start().len()]
+            .chars()
+            .count()
+            + 1,
+    )
+    .unwrap_or(u32::MAX);
+    // The more-indented (or blank) lines that continue this value in YAML,
+    // which indents with spaces only.
+    let mut last = index;
+    for (at, next) in lines.iter().enumerate().skip(index + 1) {
+        if next.trim().is_empty() {
+            continue;
+        }
+        if !next.starts_with(' ') {
+            break;
+        }
+        last = at;
+    }
+    let continuation = lines.get(index + 1..=last).unwrap_or_default();
+    let string_field = STRING_FIELDS.contains(&key);
+
+    if string_field && let Some((header, text)) = block_header_with_text(value) {
+        let literal = header.starts_with('|');
+        let mut read = String::from(text);
+        read.push_str(&block_continuation(continuation, literal));
+        // Clip and keep chomping end the text with one line break; strip
+        // chomping (`-`) ends it without.
+        if !header.ends_with('-') {
+            read.push('\n');
+        }
+        let kind = RepairKind::TextAfterBlockHeader {
+            header: header.to_owned(),
+        };
+        return Some((last, (key, column, kind, read)));
+    }
+
+    // A comment or text? ` #` is a comment to YAML; leave such lines alone.
+    let commented = |text: &str| text.contains(" #") || text.contains("\t#");
+    if let Some(indicator) = value.chars().next().filter(|c| INDICATORS.contains(c))
+        && string_field
+        && !commented(value)
+        && continuation.iter().all(|l| !commented(l))
+    {
+        // Valid YAML as written (a list, an anchored string, a block
+        // scalar) keeps its meaning, even a type the field rejects.
+        let mut alone = format!("{key}: {value}\n");
+        alone.extend(
+            continuation
+                .iter()
+                .map(|l| l.trim_end_matches(['\n', '\r']))
+                .flat_map(|l| [l, "\n"]),
+        );
+        if parse_full(&alone).is_ok() {
+            return None;
+        }
+        let mut read = String::from(value);
+        read.push_str(&plain_continuation(continuation));
+        let kind = RepairKind::IndicatorStart { indicator };
+        return Some((last, (key, column, kind, read)));
+    }
+
     let has_colon = value.contains(": ") || value.ends_with(':');
-    (plain && has_colon && !value.contains(" #")).then_some((key, value))
+    let starts_plain = !value.starts_with(['\'', '"', '#']) && !value.starts_with(INDICATORS);
+    // Continued on the next line, the value's extent is not clear.
+    (has_colon && starts_plain && !commented(value) && last == index).then(|| {
+        (
+            index,
+            (key, column, RepairKind::UnquotedColon, value.to_owned()),
+        )
+    })
+}
+
+/// `(header, text)` when `value` is a block-scalar header (`|` or `>`, with
+/// an optional `-` or `+`) followed by white space and text that is not a
+/// comment.
+fn block_header_with_text(value: &str) -> Option<(&str, &str)> {
+    if !value.starts_with(['|', '>']) {
+        return None;
+    }
+    let header_len = if value[1..].starts_with(['-', '+']) {
+        2
+    } else {
+        1
+    };
+    let (header, rest) = value.split_at(header_len);
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let text = rest.trim_start();
+    (!text.is_empty() && !text.starts_with('#')).then_some((header, text))
+}
+
+/// The continuation lines of a block scalar as YAML would read them under a
+/// header (their common indentation removed), each preceded by the break
+/// that joins it to the text before: a line break for a literal (`|`)
+/// scalar; for a folded (`>`) one a space between lines, a line break per
+/// blank line.
+fn block_continuation(lines: &[&str], literal: bool) -> String {
+    let body: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim_end_matches(['\n', '\r']))
+        .collect();
+    let indent = body
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let mut blanks = 0;
+    for line in body {
+        if line.trim().is_empty() {
+            blanks += 1;
+            continue;
+        }
+        let text = line.get(indent..).unwrap_or(line).trim_end();
+        if literal {
+            out.push_str(&"\n".repeat(blanks + 1));
+        } else if blanks == 0 {
+            out.push(' ');
+        } else {
+            out.push_str(&"\n".repeat(blanks));
+        }
+        blanks = 0;
+        out.push_str(text);
+    }
+    out
+}
+
+/// Continuation lines of a plain scalar, folded as YAML folds them: a space
+/// between lines, a line break per blank line.
+fn plain_continuation(lines: &[&str]) -> String {
+    let mut out = String::new();
+    let mut blanks = 0;
+    for line in lines {
+        let text = line.trim();
+        if text.is_empty() {
+            blanks += 1;
+            continue;
+        }
+        if blanks == 0 {
+            out.push(' ');
+        } else {
+            out.push_str(&"\n".repeat(blanks));
+        }
+        blanks = 0;
+        out.push_str(text);
+    }
+    out
+}
+
+/// `text` as a YAML double-quoted scalar that reads back as exactly `text`.
+fn double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn line_ending(line: &str) -> &'static str {
+    if line.ends_with("\r\n") {
+        "\r\n"
+    } else if line.ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    }
+}
+
+/// Whether `raw` holds a CR not followed by an LF.
+fn has_lone_cr(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(at, &b)| b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
 }
 
 #[cfg(test)]
@@ -235,9 +479,129 @@ mod tests {
             repairs,
             vec![Repair {
                 line: 2,
+                column: 14,
                 key: "description".into(),
+                kind: RepairKind::UnquotedColon,
                 quoted: r#""Use when: the user asks \"why\"""#.into()
             }]
+        );
+    }
+
+    /// One recovered value: the parsed mapping and the (line, column, kind)
+    /// of each repair.
+    fn check_recovered(raw: &str, expected: Value, repairs: &[(u32, u32, RepairKind)]) {
+        assert!(
+            parse_full(raw).is_err(),
+            "valid YAML is never repaired: {raw:?}"
+        );
+        let (value, found) = ok(raw);
+        let found: Vec<_> = found
+            .into_iter()
+            .map(|r| (r.line, r.column, r.kind))
+            .collect();
+        assert_eq!((value, found.as_slice()), (expected, repairs), "{raw:?}");
+    }
+
+    #[test]
+    fn recovers_text_after_a_block_scalar_header() {
+        let block = |header: &str| RepairKind::TextAfterBlockHeader {
+            header: header.into(),
+        };
+        check_recovered(
+            "name: x\ndescription: | Use when asked\n  to do it\n\n    indented\nversion: 1.0.0\n",
+            json!({"name": "x", "description": "Use when asked\nto do it\n\n  indented\n", "version": "1.0.0"}),
+            &[(2, 14, block("|"))],
+        );
+        check_recovered(
+            "description: >- Use when asked\n  to fold\n  these\n",
+            json!({"description": "Use when asked to fold these"}),
+            &[(1, 14, block(">-"))],
+        );
+        check_recovered(
+            "description: >  Use when asked\r\nname: x\r\n",
+            json!({"description": "Use when asked\n", "name": "x"}),
+            &[(1, 14, block(">"))],
+        );
+        check_recovered(
+            "description: |+\tUse \"when\" \\ # not a comment\n",
+            json!({"description": "Use \"when\" \\ # not a comment\n"}),
+            &[(1, 14, block("|+"))],
+        );
+    }
+
+    #[test]
+    fn recovers_values_starting_with_an_indicator() {
+        let start = |indicator| RepairKind::IndicatorStart { indicator };
+        for (value, indicator) in [
+            ("[AUTO-INVOKE] MUST be invoked first", '['),
+            ("**This applies to every file**", '*'),
+            ("- Define a schema", '-'),
+            ("{program.description} Use when asked", '{'),
+            ("@react-three/drei helper", '@'),
+            ("`macro` is a helper", '`'),
+            ("![](logo.png) Draws logos", '!'),
+            ("&amp; entities, decoded: yes", '&'),
+            ("%TAG is a directive", '%'),
+            ("|pipes| in text", '|'),
+            (">5 stars", '>'),
+        ] {
+            check_recovered(
+                &format!("name: x\ndescription: {value}\n"),
+                json!({"name": "x", "description": value}),
+                &[(2, 14, start(indicator))],
+            );
+        }
+        // More-indented lines continue the text, as for any plain value.
+        check_recovered(
+            "description: [AUTO] Use when\n  asked: now\n\n  twice\nname: x\n",
+            json!({"description": "[AUTO] Use when asked: now\ntwice", "name": "x"}),
+            &[(1, 14, start('['))],
+        );
+        // Every repair in one file, the `: ` one included.
+        check_recovered(
+            "name: [x] y\ndescription: > a\nversion: @1\nlicense: MIT: yes\n",
+            json!({"name": "[x] y", "description": "a\n", "version": "@1", "license": "MIT: yes"}),
+            &[
+                (1, 7, start('[')),
+                (
+                    2,
+                    14,
+                    RepairKind::TextAfterBlockHeader { header: ">".into() },
+                ),
+                (3, 10, start('@')),
+                (4, 10, RepairKind::UnquotedColon),
+            ],
+        );
+    }
+
+    #[test]
+    fn leaves_errors_whose_intent_is_not_clear() {
+        for raw in [
+            // Valid YAML of another type stays what it is; the file's other
+            // error is not hidden by rewriting it.
+            "description: [a, b]\nbroken: \"x\n",
+            "description: &anchor text\nbroken: \"x\n",
+            "description: *alias\nbroken: \"x\n",
+            // Not a string field.
+            "metadata: [x] y\n",
+            "keywords: - a\n",
+            // A comment, or text?
+            "description: [x] y # note\n",
+            "description: [x] y\n  more # note\n",
+            // The rest still does not parse.
+            "description: [AUTO] x\n\tbad: tab\n",
+            "description: | x\nname: \"unclosed\n",
+            // Indented: not a top-level field.
+            "metadata:\n  description: [x] y\n",
+            // A lone CR.
+            "description: [x] y\rname: z\r",
+        ] {
+            assert!(parse(raw).is_err(), "{raw:?}: {:?}", parse(raw));
+        }
+        // A valid list stays a list (the validator then rejects it).
+        assert_eq!(
+            ok("description: [a, b]\nname: a: b\n").0,
+            json!({"description": ["a", "b"], "name": "a: b"})
         );
     }
 
@@ -282,5 +646,110 @@ mod tests {
         let deep = format!("a: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
         let err = parse(&deep).unwrap_err();
         assert!(err.too_complex, "{err:?}");
+    }
+}
+
+/// Whether [`parse`] reads `raw` exactly as the full parser does whenever
+/// the full parser accepts it (recovery must never change the meaning of a
+/// valid file), and otherwise either fails or says what it repaired.
+#[cfg(test)]
+pub(crate) fn recovery_agrees(raw: &str) -> Result<(), String> {
+    match (parse_full(raw), parse(raw)) {
+        (Ok(full), Ok((map, repairs))) if full == map && repairs.is_empty() => Ok(()),
+        (Err(_), Err(_)) => Ok(()),
+        (Err(_), Ok((_, repairs))) if !repairs.is_empty() => Ok(()),
+        (full, ours) => Err(format!(
+            "full parser {full:?} but parse {ours:?} for {raw:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod differential {
+    use super::recovery_agrees;
+    use proptest::prelude::*;
+
+    fn key() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just("description"),
+            Just("name"),
+            Just("version"),
+            Just("argument-hint"),
+            Just("metadata"),
+            Just("keywords"),
+            Just("other"),
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        "[A-Za-z][A-Za-z0-9 .,()/#:'\"-]{0,16}"
+    }
+
+    /// Values of the shapes recovery looks at, valid and invalid alike.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            text(),
+            text().prop_map(|t| format!("\"{}\"", t.replace(['"', '\\'], ""))),
+            (
+                prop_oneof![Just("|"), Just("|-"), Just(">"), Just(">-"), Just(">+")],
+                text()
+            )
+                .prop_map(|(h, t)| format!("{h} {t}")),
+            prop_oneof![Just("|"), Just(">-"), Just("| # c")].prop_map(str::to_owned),
+            (
+                prop_oneof![
+                    Just("["),
+                    Just("{"),
+                    Just("*"),
+                    Just("**"),
+                    Just("- "),
+                    Just("-"),
+                    Just("@"),
+                    Just("`"),
+                    Just("!"),
+                    Just("![]("),
+                    Just("&"),
+                    Just("&a "),
+                    Just("%"),
+                    Just("|"),
+                    Just(">"),
+                ],
+                text()
+            )
+                .prop_map(|(i, t)| format!("{i}{t}")),
+            text().prop_map(|t| format!("[{t}]")),
+            text().prop_map(|t| format!("[{t}] {t}")),
+            text().prop_map(|t| format!("{{x: {t}}}")),
+            Just("[a, b]".to_owned()),
+            Just("&a x".to_owned()),
+            Just("*a".to_owned()),
+            Just("!!str x".to_owned()),
+        ]
+    }
+
+    fn continuation() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            text().prop_map(|t| format!("  {t}\n")),
+            text().prop_map(|t| format!("  {t}\n\n    {t}\n")),
+            text().prop_map(|t| format!("  - {t}\n")),
+            text().prop_map(|t| format!("\t{t}\n")),
+            text().prop_map(|t| format!("  k: {t}\n")),
+        ]
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let entry = (key(), value(), continuation()).prop_map(|(k, v, c)| format!("{k}: {v}\n{c}"));
+        let ending = prop_oneof![Just("\n"), Just("\r\n")];
+        (proptest::collection::vec(entry, 0..5), ending)
+            .prop_map(|(entries, ending)| entries.concat().replace('\n', ending))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn recovery_never_changes_a_valid_file(raw in document()) {
+            prop_assert_eq!(recovery_agrees(&raw), Ok(()));
+        }
     }
 }

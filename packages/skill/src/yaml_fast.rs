@@ -24,21 +24,44 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
     // Bytes first: pure ASCII without tabs or control characters (nearly
     // every file) is settled by a branch-free fold the compiler vectorises;
     // only text with a candidate byte is decoded char by char.
+    // The same pass notes any CR (bit 1).
     let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\r') | (b >= 0x7f);
-    if raw.bytes().fold(false, |hit, b| hit | suspect(b)) && raw.chars().any(unusual) {
+    let flags = raw.bytes().fold(0u8, |acc, b| {
+        acc | u8::from(suspect(b)) | (u8::from(b == b'\r') << 1)
+    });
+    if flags & 1 != 0 && raw.chars().any(unusual) {
         return None;
     }
+    let content = |l: &&str| {
+        let t = l.trim_start();
+        !(t.is_empty() || t.starts_with('#'))
+    };
     // Sized for a typical front matter at once (a filtered iterator would
     // start at four and grow).
     let mut lines: Vec<&str> = Vec::with_capacity(32);
-    lines.extend(
-        raw.split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .filter(|l| {
-                let t = l.trim_start();
-                !(t.is_empty() || t.starts_with('#'))
-            }),
-    );
+    if flags & 2 == 0 {
+        lines.extend(raw.split('\n').filter(content));
+    } else {
+        // YAML breaks lines at LF, CRLF and a lone CR alike. CRLF files
+        // split at LF and drop the CR; a CR left inside a line is a lone one.
+        let mut lone_cr = false;
+        lines.extend(
+            raw.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .filter(|l| {
+                    lone_cr |= l.contains('\r');
+                    content(l)
+                }),
+        );
+        if lone_cr {
+            // Splitting at either byte turns a CRLF into a line and an
+            // empty one, and empty lines carry no meaning in this subset,
+            // so all three read as YAML reads them. Only the rare file with
+            // a lone CR pays for the two-byte split.
+            lines.clear();
+            lines.extend(raw.split(['\n', '\r']).filter(content));
+        }
+    }
     let mut pos = 0;
     let map = mapping(&lines, &mut pos, 0, 0)?;
     (pos == lines.len()).then_some(map)
@@ -344,8 +367,27 @@ mod differential {
         }
     }
 
+    /// YAML reads a lone CR as a line break, like LF and CRLF; the fast
+    /// path once kept it inside the value (issue 12).
+    #[test]
+    fn a_lone_carriage_return_is_a_line_break() {
+        for raw in [
+            "a: x\r  y\n",
+            "a: x\rb: y\r",
+            "a: x\r\nb: y\r\n",
+            "a:\r  - x\r  - y\r",
+            "a: x\r",
+            "a: [x,\ry]\n",
+            "a: 'x\ry'\n",
+            "a: \"x\ry\"\n",
+        ] {
+            assert_eq!(agrees(raw), Ok(()), "{raw:?}");
+        }
+    }
+
     fn word() -> impl Strategy<Value = String> {
-        "[A-Za-zé][A-Za-z0-9 ._/()<>&%@!,:#'\u{a0}\u{3000}\u{7}-]{0,24}"
+        // A CR inside a word is a lone CR: a line break to YAML.
+        "[A-Za-zé][A-Za-z0-9 ._/()<>&%@!,:#'\u{a0}\u{3000}\u{7}\r-]{0,24}"
     }
 
     fn scalar() -> impl Strategy<Value = String> {
@@ -390,7 +432,15 @@ mod differential {
             ("[a-z][a-z_-]{0,8}", "[a-z][a-z_-]{0,8}", scalar())
                 .prop_map(|(k, n, v)| format!("{k}:\n  {n}: {v}\n")),
         ];
-        proptest::collection::vec(entry, 0..6).prop_map(|entries| entries.concat())
+        // Each entry ends its lines with LF, CRLF or a lone CR, mixed within
+        // a document as files edited on several systems are.
+        let ending = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+        proptest::collection::vec((entry, ending), 0..6).prop_map(|entries| {
+            entries
+                .iter()
+                .map(|(entry, ending)| entry.replace('\n', ending))
+                .collect()
+        })
     }
 
     proptest! {
@@ -403,7 +453,8 @@ mod differential {
 
     /// Every front matter of the real-world corpus, and of any directory
     /// named by `BCODE_DIFF_CORPUS` (for example a generated 10,000-skill
-    /// corpus), parses the same on both paths.
+    /// corpus), parses the same on both paths, and recovery leaves every
+    /// one the full parser accepts as it reads it.
     #[test]
     fn real_front_matter() {
         let mut roots = vec![
@@ -435,7 +486,13 @@ mod differential {
                         ..
                     } = crate::front_matter::split(text.as_bytes())
                     {
-                        assert_eq!(agrees(&text[raw]), Ok(()), "{}", path.display());
+                        assert_eq!(agrees(&text[raw.clone()]), Ok(()), "{}", path.display());
+                        assert_eq!(
+                            crate::yaml::recovery_agrees(&text[raw]),
+                            Ok(()),
+                            "{}",
+                            path.display()
+                        );
                         checked += 1;
                     }
                 }

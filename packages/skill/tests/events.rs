@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bcode_skill::{
     Clock, EventRecord, EventSink, JsonlSink, LogProblem, LogProblemKind, MAX_RECORD_BYTES,
-    MemorySink, ReadOutcome, SkillTemplates, context_loaded, read_events,
+    MemorySink, ReadOutcome, Templates, context_loaded, read_events,
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
 
@@ -39,6 +39,8 @@ fn activated(id: &str) -> SkillEvent {
         id: id.into(),
         source: "repo:.bcode/skills".into(),
         arguments: vec!["diagnose".into(), "line\nbreak".into()],
+        arguments_truncated: false,
+        arguments_bytes: None,
         reason: "explicit".into(),
     }
 }
@@ -366,7 +368,7 @@ fn context_loaded_carries_a_bounded_preview_not_the_body() {
                 max_bytes: None,
                 preview_max_chars: 40,
             },
-            &SkillTemplates::embedded(),
+            &Templates::builtin(),
         )
         .unwrap();
     let event = context_loaded(&response);

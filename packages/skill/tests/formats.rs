@@ -9,7 +9,7 @@ mod support;
 use std::fs;
 use std::path::Path;
 
-use bcode_skill::{CatalogOptions, SkillRegistry, SkillTemplates, format_catalog};
+use bcode_skill::{CatalogOptions, SkillRegistry, Templates, format_catalog};
 use bcode_skill_models::{
     CatalogMode, Severity, SkillContextRequest, SkillId, SkillsConfig, SkillsPromptConfig,
     SourceKind,
@@ -38,7 +38,7 @@ fn catalog(registry: &SkillRegistry, prompt: &SkillsPromptConfig) -> bcode_skill
             prompt,
             user_skills_enabled: true,
         },
-        &SkillTemplates::embedded(),
+        &Templates::builtin(),
     )
     .unwrap()
 }
@@ -76,9 +76,7 @@ fn context_block_matches_the_spec_byte_for_byte() {
         max_bytes: None,
         preview_max_chars: 2000,
     };
-    let response = registry
-        .context(&request, &SkillTemplates::embedded())
-        .unwrap();
+    let response = registry.context(&request, &Templates::builtin()).unwrap();
     let expected = r#"<skill id="rust-debugging" name="Rust Debugging" location="/Users/me/.config/bcode/skills/rust-debugging/SKILL.md">
 References are relative to /Users/me/.config/bcode/skills/rust-debugging.
 Source label: user-config:skills
@@ -108,9 +106,7 @@ fn context_block_bounds_arguments_and_closing_tags() {
         max_bytes: Some(600),
         preview_max_chars: 60,
     };
-    let response = registry
-        .context(&request, &SkillTemplates::embedded())
-        .unwrap();
+    let response = registry.context(&request, &Templates::builtin()).unwrap();
     assert!(response.truncated);
     assert!(response.text.len() <= 600, "{}", response.text.len());
     assert_eq!(response.bytes, response.text.len());
@@ -375,9 +371,7 @@ fn the_real_world_corpus_loads_without_errors() {
             max_bytes: None,
             preview_max_chars: 2000,
         };
-        registry
-            .context(&request, &SkillTemplates::embedded())
-            .unwrap();
+        registry.context(&request, &Templates::builtin()).unwrap();
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use bcode_skill::{
     CatalogOptions, Discovery, DiscoveryOptions, FolderProvider, HostError, PermissionDecision,
     PermissionPolicy, PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION,
-    SKILL_INTERFACE_V1, SkillHost, SkillProvider, SkillRegistry, SkillTemplates, SourceRoot,
+    SKILL_INTERFACE_V1, SkillHost, SkillProvider, SkillRegistry, SourceRoot, Templates,
     format_catalog, require_permission,
 };
 use bcode_skill_models::{
@@ -282,7 +282,7 @@ fn plugin_skills_share_registry_precedence_and_catalog() {
             prompt: &prompt,
             user_skills_enabled: false,
         },
-        &SkillTemplates::embedded(),
+        &Templates::builtin(),
     )
     .unwrap();
     assert_eq!(
@@ -311,7 +311,7 @@ fn context_is_routed_to_the_provider_and_framed_by_the_host() {
         &[folder_root(dir.path())],
         &[Plugin::new("acme", &["shared", "plugin-only"]).arc()],
     );
-    let templates = SkillTemplates::embedded();
+    let templates = Templates::builtin();
     let text = "<skill id=\"plugin-only\" name=\"plugin-only (plugin)\" location=\"bcode-provider://acme/plugin-only\">\n\
                 References are relative to bcode-provider://acme/plugin-only.\n\
                 Source label: bundled:acme\n\
@@ -380,7 +380,7 @@ fn a_panic_while_loading_a_body_is_an_error_for_that_skill() {
             .arc()],
     );
     assert_eq!(
-        registry.context(&request("boom"), &SkillTemplates::embedded()),
+        registry.context(&request("boom"), &Templates::builtin()),
         Err(SkillError::Provider {
             provider: "crashy".into(),
             reason: "panicked in `context`: context exploded".into(),
@@ -503,7 +503,8 @@ fn describe_is_routed_and_checked() {
     assert_eq!(
         registry.describe("missing"),
         Err(SkillError::NotFound {
-            id: "missing".into()
+            id: "missing".into(),
+            suggestion: None,
         })
     );
 }
@@ -632,7 +633,8 @@ fn folder_skills_speak_the_same_interface() {
     assert_eq!(
         provider.context(&request("missing")),
         Err(SkillError::NotFound {
-            id: "missing".into()
+            id: "missing".into(),
+            suggestion: None,
         })
     );
 }

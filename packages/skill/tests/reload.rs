@@ -9,7 +9,7 @@ use std::fs;
 use std::time::Duration;
 
 use bcode_skill::{
-    DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, SkillTemplates,
+    DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, Templates,
 };
 use bcode_skill_models::{SkillsConfig, SourceKind};
 use support::{age, past_racy_window, quick_options, root, write_tree};
@@ -37,7 +37,7 @@ fn metadata_check_reads_only_changed_files_and_sees_body_edits() {
     let mut session = SkillSession::new(
         registry,
         SessionOptions::from_config(&SkillsConfig::default()),
-        SkillTemplates::embedded(),
+        Templates::builtin(),
     );
 
     let quiet = live.begin_turn().unwrap();

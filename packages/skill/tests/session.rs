@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use bcode_skill::{
-    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, SkillTemplates,
-    SlashCommand,
+    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, SlashCommand,
+    Templates,
 };
 use bcode_skill_models::{AutoActivate, SkillEvent, SkillsConfig, SourceKind};
 use support::{build, root, write_tree};
@@ -67,7 +67,7 @@ impl Fixture {
         SkillSession::new(
             registry,
             SessionOptions::from_config(&self.config),
-            SkillTemplates::embedded(),
+            Templates::builtin(),
         )
     }
 
@@ -117,6 +117,8 @@ fn explicit_activation_events_and_errors() {
                 id: "rust-debugging".into(),
                 source: "repo:.bcode/skills".into(),
                 arguments: vec!["diagnose".into(), "cargo test".into()],
+                arguments_truncated: false,
+                arguments_bytes: None,
                 reason: "explicit".into(),
             },
             SkillEvent::SkillContextLoaded {

@@ -35,6 +35,9 @@ pub struct ConfigInputs {
     pub config_files: Vec<PathBuf>,
     /// `--set KEY=VALUE` flags as written, lowest precedence first.
     pub set: Vec<String>,
+    /// Ids of host-defined sections: `system_prompt.sections.<id>` is a
+    /// known key for each (a boolean toggle), not an unknown-key warning.
+    pub host_sections: Vec<String>,
 }
 
 /// The prefix of config variables. Only names that also contain `__` are
@@ -77,13 +80,24 @@ pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
     }
 
     let home = non_empty(&inputs.env, "HOME").map(PathBuf::from);
-    merge(layers, cwd, home)
+    merge(layers, cwd, home, &inputs.host_sections)
 }
 
 /// `$XDG_CONFIG_HOME/bcode/bcode.toml`, else `$HOME/.config/bcode/bcode.toml`;
 /// `None` when neither is usable, so no user file is read. Resolved by the
 /// same `SourceEnv` as the user skill roots (empty or relative values do
 /// not count, as the XDG specification says), so both always agree.
+/// Every file [`load`] reads (or would read, were it there), in layer
+/// order: the user file, the repository file and the `--config` files. A
+/// session stamps them to notice a changed config between turns.
+pub fn config_files(inputs: &ConfigInputs) -> Vec<PathBuf> {
+    let cwd = &inputs.cwd;
+    let mut files: Vec<PathBuf> = user_file(&inputs.env).into_iter().collect();
+    files.push(cwd.join(&inputs.repo).join(".bcode").join("bcode.toml"));
+    files.extend(inputs.config_files.iter().map(|file| cwd.join(file)));
+    files
+}
+
 fn user_file(env: &BTreeMap<String, String>) -> Option<PathBuf> {
     let env = bcode_skill_models::SourceEnv::from_vars(&|name| env.get(name).cloned());
     Some(env.user_config_dir()?.join("bcode.toml"))

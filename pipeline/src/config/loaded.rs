@@ -160,6 +160,7 @@ pub(crate) fn merge(
     layers: Vec<Layer>,
     cwd: PathBuf,
     home: Option<PathBuf>,
+    host_sections: &[String],
 ) -> Result<LoadedConfig, ConfigError> {
     let defaults = Layer {
         origin: Origin::Default,
@@ -173,7 +174,7 @@ pub(crate) fn merge(
     all.push(defaults);
     let mut warnings = Vec::new();
     for mut layer in layers {
-        validate::check(&mut layer, &mut warnings)?;
+        validate::check(&mut layer, host_sections, &mut warnings)?;
         all.push(layer);
     }
 

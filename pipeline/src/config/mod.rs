@@ -13,7 +13,7 @@ mod schema;
 mod validate;
 
 pub use error::{ConfigError, ConfigErrorKind};
-pub use layers::{ConfigInputs, load};
+pub use layers::{ConfigInputs, config_files, load};
 pub use loaded::{ConfiguredSkillRoot, ExplainedValue, LoadedConfig, UNSET};
 pub use model::*;
 pub use origin::{ConfigWarning, Origin};

@@ -3,6 +3,8 @@
 //! `[model]`. Every optional limit is an `Option`: omitted means unlimited.
 //! Doc comments here become the JSON Schema descriptions.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -179,6 +181,11 @@ pub struct SectionToggles {
     pub user_authority: bool,
     /// The model-visible skill catalog.
     pub skill_catalog: bool,
+    /// Toggles of host-defined sections, by id (on unless set to `false`).
+    /// Only ids a host registered are accepted; others are unknown keys.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub host: BTreeMap<String, bool>,
 }
 
 impl Default for SectionToggles {
@@ -199,12 +206,14 @@ impl Default for SectionToggles {
             agent_suffix: true,
             user_authority: true,
             skill_catalog: true,
+            host: BTreeMap::new(),
         }
     }
 }
 
 impl SectionToggles {
-    /// Whether the toggle named `id` is on; `None` for a name that is not a toggle.
+    /// Whether the toggle named `id` is on; `None` for a name that is not a
+    /// canonical toggle and was not set for a host section.
     pub fn get(&self, id: &str) -> Option<bool> {
         Some(match id {
             "current_datetime" => self.current_datetime,
@@ -222,7 +231,7 @@ impl SectionToggles {
             "agent_suffix" => self.agent_suffix,
             "user_authority" => self.user_authority,
             "skill_catalog" => self.skill_catalog,
-            _ => return None,
+            host => return self.host.get(host).copied(),
         })
     }
 }

@@ -106,56 +106,85 @@ fn parse_value(raw: &str) -> Option<Value> {
 /// error.
 pub(crate) fn check(
     layer: &mut Layer,
+    host_sections: &[String],
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<(), ConfigError> {
     let mut table = std::mem::take(&mut layer.table);
-    let result = check_table(layer, &SHAPE, &mut table, "", warnings);
+    let check = Check {
+        layer,
+        host_sections,
+    };
+    let result = check.table(&SHAPE, &mut table, "", warnings);
     layer.table = table;
     result
 }
 
-fn check_table(
-    layer: &Layer,
-    shape: &Shape,
-    table: &mut toml::Table,
-    prefix: &str,
-    warnings: &mut Vec<ConfigWarning>,
-) -> Result<(), ConfigError> {
-    let Shape::Table(known) = shape else {
-        return Ok(());
-    };
-    let mut unknown = Vec::new();
-    for (name, value) in table.iter_mut() {
-        let key = join(prefix, name);
-        match known.get(name) {
-            None => {
-                let suggestion = closest(name, known.keys().map(String::as_str))
-                    .map(|close| join(prefix, close));
-                warnings.push(ConfigWarning {
-                    line: layer.line_of(&key),
-                    message: format!("unknown key `{key}` (ignored)"),
-                    key,
-                    origin: layer.origin.clone(),
-                    suggestion,
-                });
-                unknown.push(name.clone());
-            }
-            Some(child @ Shape::Table(_)) => match value {
-                Value::Table(inner) => check_table(layer, child, inner, &key, warnings)?,
-                other => return Err(invalid(layer, &key, other, child, None)),
-            },
-            Some(leaf @ Shape::Leaf { kind, .. }) => {
-                if let Some(suggestion) = check_leaf(kind, value) {
-                    return Err(invalid(layer, &key, value, leaf, suggestion));
+/// The table where host-defined sections have their toggles.
+const SECTION_TOGGLES: &str = "system_prompt.sections";
+
+/// One layer's check, with the host's section ids.
+struct Check<'a> {
+    layer: &'a Layer,
+    host_sections: &'a [String],
+}
+
+impl Check<'_> {
+    fn table(
+        &self,
+        shape: &Shape,
+        table: &mut toml::Table,
+        prefix: &str,
+        warnings: &mut Vec<ConfigWarning>,
+    ) -> Result<(), ConfigError> {
+        let layer = self.layer;
+        let Shape::Table(known) = shape else {
+            return Ok(());
+        };
+        let mut unknown = Vec::new();
+        for (name, value) in table.iter_mut() {
+            let key = join(prefix, name);
+            let host_toggle = prefix == SECTION_TOGGLES && self.host_sections.contains(name);
+            match known.get(name) {
+                None if host_toggle => {
+                    if !value.is_bool() {
+                        return Err(invalid(layer, &key, value, &HOST_TOGGLE, None));
+                    }
+                }
+                None => {
+                    let suggestion = closest(name, known.keys().map(String::as_str))
+                        .map(|close| join(prefix, close));
+                    warnings.push(ConfigWarning {
+                        line: layer.line_of(&key),
+                        message: format!("unknown key `{key}` (ignored)"),
+                        key,
+                        origin: layer.origin.clone(),
+                        suggestion,
+                    });
+                    unknown.push(name.clone());
+                }
+                Some(child @ Shape::Table(_)) => match value {
+                    Value::Table(inner) => self.table(child, inner, &key, warnings)?,
+                    other => return Err(invalid(layer, &key, other, child, None)),
+                },
+                Some(leaf @ Shape::Leaf { kind, .. }) => {
+                    if let Some(suggestion) = check_leaf(kind, value) {
+                        return Err(invalid(layer, &key, value, leaf, suggestion));
+                    }
                 }
             }
         }
+        for name in unknown {
+            table.remove(&name);
+        }
+        Ok(())
     }
-    for name in unknown {
-        table.remove(&name);
-    }
-    Ok(())
 }
+
+/// The shape of a host section's toggle.
+const HOST_TOGGLE: Shape = Shape::Leaf {
+    kind: LeafKind::Bool,
+    nullable: false,
+};
 
 /// `None` when the value fits; otherwise `Some(suggestion)`, where the
 /// suggestion is a close allowed enum value, if any.

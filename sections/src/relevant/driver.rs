@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bcode_prompt::config::{InvariantsConfig, InvariantsMode, OnTimeout};
+use bcode_prompt_pipeline::config::{InvariantsConfig, InvariantsMode, OnTimeout};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -547,7 +547,17 @@ impl RelevantInvariants {
         let started = Instant::now();
         let deadline = timeout_ms.map(|ms| started + Duration::from_millis(ms));
         let request = SelectorRequest::new(task, &self.catalog, &self.config);
-        let call = self.selector.select(request);
+        // A host's selector may panic while building its call, not only
+        // inside the future (which the spawned task isolates): either way
+        // only this selection fails, and the fallback rules apply.
+        let selector = &self.selector;
+        let call =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| selector.select(request)))
+                .unwrap_or_else(|_| {
+                    Box::pin(std::future::ready(Err(SelectorError::new(
+                        "the selector panicked",
+                    ))))
+                });
         let handle = tokio::spawn(async move {
             let result = call.await;
             (result, Instant::now())

@@ -47,7 +47,7 @@ impl SelectorRequest {
     pub fn new(
         task: &TaskContext,
         catalog: &InvariantCatalog,
-        config: &bcode_prompt::config::InvariantsConfig,
+        config: &bcode_prompt_pipeline::config::InvariantsConfig,
     ) -> SelectorRequest {
         SelectorRequest {
             task: task.clone(),

@@ -7,11 +7,16 @@
 //! `fsync`, rename, `fsync` of the folder), so a crash mid-write leaves the
 //! previous sidecar intact. A corrupt, oversized or unreadable sidecar is a
 //! [`SidecarProblem`] for the caller to report and ignore, never fatal.
+//! It is read through `bcode-fs` like every file a repository or user
+//! controls: non-blocking and regular files only, so a FIFO in its place
+//! cannot hang a render. A generation no session reaches is refused too: the
+//! driver only adopts newer generations, so an absurd one stored there would
+//! pin a stale focus for ever.
 //!
 //! [`encode`] and [`decode`] are the core; [`load`] and [`save`] the edge.
 
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -25,6 +30,11 @@ pub const SIDECAR_FILE: &str = "invariants-focus.json";
 pub const SIDECAR_MAX_BYTES: u64 = 16 * 1024;
 /// The most ids kept.
 pub const MAX_IDS: usize = 64;
+/// The highest generation accepted from a sidecar. A session takes one
+/// generation per selector call, so four billion is out of reach of any real
+/// one, yet far enough below `u64::MAX` that the driver's `+ 1` arithmetic
+/// never saturates into a generation nothing can supersede.
+pub const MAX_GENERATION: u64 = u32::MAX as u64;
 /// The most bytes of one id kept (longer ids are not real invariant ids).
 const MAX_ID_BYTES: usize = 128;
 const VERSION: u32 = 1;
@@ -53,11 +63,25 @@ impl FocusState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SidecarProblem {
-    TooLarge { bytes: u64 },
-    Corrupt { message: String },
-    UnsupportedVersion { version: u32 },
-    Unreadable { message: String },
-    Unwritable { message: String },
+    TooLarge {
+        bytes: u64,
+    },
+    Corrupt {
+        message: String,
+    },
+    UnsupportedVersion {
+        version: u32,
+    },
+    Unreadable {
+        message: String,
+    },
+    Unwritable {
+        message: String,
+    },
+    /// A generation above [`MAX_GENERATION`]: not written by a real session.
+    ImplausibleGeneration {
+        generation: u64,
+    },
 }
 
 impl fmt::Display for SidecarProblem {
@@ -76,6 +100,10 @@ impl fmt::Display for SidecarProblem {
             SidecarProblem::Unreadable { message } => {
                 write!(f, "sidecar is unreadable ({message}); ignored")
             }
+            SidecarProblem::ImplausibleGeneration { generation } => write!(
+                f,
+                "sidecar generation {generation} is beyond any real session (at most {MAX_GENERATION}); ignored"
+            ),
             SidecarProblem::Unwritable { message } => {
                 write!(
                     f,
@@ -133,6 +161,11 @@ pub fn decode(bytes: &[u8]) -> Result<FocusState, SidecarProblem> {
             version: file.version,
         });
     }
+    if file.generation > MAX_GENERATION {
+        return Err(SidecarProblem::ImplausibleGeneration {
+            generation: file.generation,
+        });
+    }
     let origin = match file.origin.as_str() {
         "selector" => SelectionOrigin::Selector,
         "deterministic" => SelectionOrigin::Deterministic,
@@ -163,33 +196,23 @@ pub fn path(session_dir: &Path) -> PathBuf {
 /// Reads the sidecar of `session_dir`: `Ok(None)` when there is none yet.
 /// Reads at most [`SIDECAR_MAX_BYTES`] + 1 bytes whatever the file's size.
 pub fn load(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
-    let file = match std::fs::File::open(path(session_dir)) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    // `SIDECAR_MAX_BYTES` is a small constant; the conversion cannot fail on
+    // any real target, and saturating keeps it a bound if it ever did.
+    let max = usize::try_from(SIDECAR_MAX_BYTES).unwrap_or(usize::MAX);
+    let bytes = match bcode_fs::read_bounded(&path(session_dir), max) {
+        Ok(bytes) => bytes,
+        Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(bcode_fs::ReadError::TooLarge { len, .. }) => {
+            return Err(SidecarProblem::TooLarge { bytes: len });
+        }
         Err(err) => {
             return Err(SidecarProblem::Unreadable {
                 message: err.to_string(),
             });
         }
     };
-    let unreadable = |err: std::io::Error| SidecarProblem::Unreadable {
-        message: err.to_string(),
-    };
-    let metadata = file.metadata().map_err(unreadable)?;
-    if !metadata.is_file() {
-        return Err(SidecarProblem::Unreadable {
-            message: "not a regular file".to_owned(),
-        });
-    }
-    if metadata.len() > SIDECAR_MAX_BYTES {
-        return Err(SidecarProblem::TooLarge {
-            bytes: metadata.len(),
-        });
-    }
-    let mut bytes = Vec::new();
-    file.take(SIDECAR_MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
     decode(&bytes).map(Some)
 }
 
@@ -233,4 +256,75 @@ pub fn save_with(
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(unwritable)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    fn state(generation: u64) -> FocusState {
+        FocusState {
+            generation,
+            ids: vec!["a".to_owned()],
+            task_summary: None,
+            origin: SelectionOrigin::Selector,
+        }
+    }
+
+    /// A FIFO in the sidecar's place: opening it for reading used to block
+    /// until a writer came, so a render hung. The load runs on a thread so a
+    /// regression fails the test instead of hanging it.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_sidecar_is_reported_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = path(dir.path());
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let session = dir.path().to_path_buf();
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(load(&session));
+        });
+        let got = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("loading a FIFO sidecar blocked"));
+        assert_eq!(
+            got,
+            Err(SidecarProblem::Unreadable {
+                message: "not a regular file (a FIFO, socket, device or directory)".to_owned()
+            })
+        );
+    }
+
+    /// A stored generation of `u64::MAX` was accepted, and no later
+    /// selection could ever supersede it. Generations up to the bound load.
+    #[test]
+    fn an_absurd_generation_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for generation in [0, 7, MAX_GENERATION] {
+            save(dir.path(), &state(generation)).unwrap();
+            assert_eq!(load(dir.path()), Ok(Some(state(generation))));
+        }
+        for generation in [MAX_GENERATION + 1, u64::MAX] {
+            save(dir.path(), &state(generation)).unwrap();
+            assert_eq!(
+                load(dir.path()),
+                Err(SidecarProblem::ImplausibleGeneration { generation })
+            );
+        }
+        assert_eq!(
+            SidecarProblem::ImplausibleGeneration {
+                generation: u64::MAX
+            }
+            .to_string(),
+            "sidecar generation 18446744073709551615 is beyond any real session (at most 4294967295); ignored"
+        );
+    }
 }

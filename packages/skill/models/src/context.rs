@@ -57,8 +57,13 @@ pub struct InvokeSkillResponse {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum SkillError {
-    #[error("no skill with id `{id}`")]
-    NotFound { id: String },
+    /// No skill has this id; `suggestion` is the closest id there is.
+    #[error("no skill with id `{id}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    NotFound {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<String>,
+    },
     #[error("skill `{id}` is disabled by skills.disabled.ids")]
     Disabled { id: String },
     #[error("skills are disabled (skills.enabled = false)")]
@@ -86,6 +91,16 @@ pub enum LoadCause {
     Io { message: String },
     #[error("the front matter is no longer closed")]
     UnterminatedFrontMatter,
+    /// The file changed since discovery and is no longer a valid skill.
+    #[error(
+        "its front matter changed on disk and is no longer valid; `bcode-prompt skills doctor` says why"
+    )]
+    NoLongerValid,
+    /// The file changed since discovery and now declares another id.
+    #[error(
+        "its file now declares the id `{now}`; it is available under that id once skills are reloaded"
+    )]
+    IdChanged { now: String },
     #[error("the body is not valid UTF-8 (body line {line}); save the file as UTF-8")]
     InvalidUtf8 { line: usize },
     #[error("no provider serves `{source_label}`")]
@@ -95,4 +110,8 @@ pub enum LoadCause {
     /// The context block's template failed to render.
     #[error("{message}")]
     Template { message: String },
+    /// A cause another layer already put into words (a skill session's
+    /// error repeated by the façade); typed causes should replace it.
+    #[error("{message}")]
+    Other { message: String },
 }

@@ -49,6 +49,9 @@ pub enum DiagnosticCode {
     FrontMatterTooComplex,
     MissingDescription,
     InvalidId,
+    /// The folder name or file stem is not a valid id and front matter has
+    /// no `id`; the `name` field, a valid id, was used instead.
+    IdFromName,
     /// A known field has the wrong type or value.
     InvalidField,
     UnknownField,
@@ -90,6 +93,7 @@ impl DiagnosticCode {
             DiagnosticCode::FrontMatterTooComplex => "front_matter_too_complex",
             DiagnosticCode::MissingDescription => "missing_description",
             DiagnosticCode::InvalidId => "invalid_id",
+            DiagnosticCode::IdFromName => "id_from_name",
             DiagnosticCode::InvalidField => "invalid_field",
             DiagnosticCode::UnknownField => "unknown_field",
             DiagnosticCode::FileTooLarge => "file_too_large",

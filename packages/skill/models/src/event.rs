@@ -17,7 +17,18 @@ pub enum SkillEvent {
     SkillActivated {
         id: String,
         source: String,
+        /// The invocation arguments, bounded like every preview (a total of
+        /// `skills.preview_max_chars` characters): a `/skill` with megabytes
+        /// of arguments is still logged. When they were cut, the last kept
+        /// argument ends with the preview marker and later ones are left out.
         arguments: Vec<String>,
+        /// Whether `arguments` was cut. Absent (false) when it was not.
+        #[serde(default, skip_serializing_if = "is_false")]
+        arguments_truncated: bool,
+        /// The total UTF-8 bytes of the arguments as given, present only
+        /// when they were cut, so the log says how much was left out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments_bytes: Option<usize>,
         /// `explicit` or `auto`, with the matched keywords for `auto`.
         reason: String,
     },
@@ -42,4 +53,10 @@ pub enum SkillEvent {
         changed: Vec<String>,
         removed: Vec<String>,
     },
+}
+
+// A function, as serde's `skip_serializing_if` needs one.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(value: &bool) -> bool {
+    !*value
 }

@@ -7,6 +7,7 @@
 mod commands;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use bcode_skill_models::{
     AutoActivate, Diagnostic, DiagnosticCode, SkillContextRequest, SkillContextResponse,
@@ -15,9 +16,10 @@ use bcode_skill_models::{
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
 
+use crate::context::preview_arguments;
 use crate::keywords::{KeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
-use crate::templates::SkillTemplates;
+use bcode_templates::Templates;
 use bcode_text::closest;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
@@ -188,19 +190,27 @@ pub struct ReloadOutcome {
 #[derive(Debug)]
 pub struct SkillSession {
     registry: SkillRegistry,
-    index: KeywordIndex,
-    templates: SkillTemplates,
+    /// Shared: sessions on one registry snapshot share its index.
+    index: Arc<KeywordIndex>,
+    templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
 }
 
 impl SkillSession {
-    pub fn new(
+    pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
+        let index = Arc::new(KeywordIndex::build(registry.skills()));
+        Self::with_index(registry, index, options, templates)
+    }
+
+    /// [`SkillSession::new`] with the keyword index of `registry` already
+    /// built (many sessions on one registry share one index).
+    pub fn with_index(
         registry: SkillRegistry,
+        index: Arc<KeywordIndex>,
         options: SessionOptions,
-        templates: SkillTemplates,
+        templates: Templates,
     ) -> Self {
-        let index = KeywordIndex::build(registry.skills());
         SkillSession {
             registry,
             index,
@@ -273,9 +283,12 @@ impl SkillSession {
         let mut events = Vec::new();
         let reply = self.try_activate(id, arguments, reason, &mut events);
         if let Err(err) = &reply {
+            // The id is whatever was typed (a megabyte, perhaps) and the
+            // error quotes it: both are bounded like previews so the failure
+            // is still logged.
             events.push(SkillEvent::SkillInvocationFailed {
-                id: id.to_owned(),
-                error: err.to_string(),
+                id: self.bounded(id),
+                error: self.bounded(&err.to_string()),
             });
         }
         CommandOutcome { reply, events }
@@ -301,10 +314,20 @@ impl SkillSession {
         let skill_id = skill.manifest.id.clone();
         let source = skill.source.label.clone();
         let context = self.load_context(&skill_id, arguments)?;
+        // Arguments are the operator's text, of any size: the event keeps a
+        // bounded preview of them, or the sink would refuse the record
+        // (`MAX_RECORD_BYTES`) and the activation would go unlogged.
+        let shown = preview_arguments(arguments, self.options.preview_max_chars, &self.templates)
+            .map_err(|err| SessionError::Load {
+            id: skill_id.to_string(),
+            reason: err.to_string(),
+        })?;
         events.push(SkillEvent::SkillActivated {
             id: skill_id.to_string(),
             source: source.clone(),
-            arguments: arguments.to_vec(),
+            arguments_truncated: shown.truncated,
+            arguments_bytes: shown.truncated.then_some(shown.original_bytes),
+            arguments: shown.arguments,
             reason: reason.describe(),
         });
         events.push(loaded_event(&context));
@@ -327,6 +350,19 @@ impl SkillSession {
             None => self.active.push(active),
         }
         Ok(reply)
+    }
+
+    /// `text` bounded to [`ARGUMENTS_PREVIEW_MAX_CHARS`], for event fields
+    /// that quote what the operator typed (a wrong id); far above any real
+    /// id or message, so only a flood is cut. Falls back to a plain cut when
+    /// the marker template fails, so an event is never lost for want of a
+    /// marker.
+    ///
+    /// [`ARGUMENTS_PREVIEW_MAX_CHARS`]: crate::ARGUMENTS_PREVIEW_MAX_CHARS
+    fn bounded(&self, text: &str) -> String {
+        let max = crate::context::ARGUMENTS_PREVIEW_MAX_CHARS;
+        crate::context::preview(text, max, &self.templates)
+            .unwrap_or_else(|_| text.chars().take(max).collect())
     }
 
     fn load_context(
@@ -424,6 +460,18 @@ impl SkillSession {
         registry: SkillRegistry,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
+        let index = Arc::new(KeywordIndex::build(registry.skills()));
+        self.replace_registry_with_index(registry, index, changed_files)
+    }
+
+    /// [`SkillSession::replace_registry`] with the new registry's keyword
+    /// index already built.
+    pub fn replace_registry_with_index(
+        &mut self,
+        registry: SkillRegistry,
+        index: Arc<KeywordIndex>,
+        changed_files: &BTreeSet<String>,
+    ) -> ReloadOutcome {
         let old: BTreeSet<String> = self.registry.ids().map(str::to_owned).collect();
         let new: BTreeSet<String> = registry.ids().map(str::to_owned).collect();
         let mut diff = RegistryDiff {
@@ -437,7 +485,7 @@ impl SkillSession {
             }
         }
         self.registry = registry;
-        self.index = KeywordIndex::build(self.registry.skills());
+        self.index = index;
         let mut outcome = ReloadOutcome::default();
         for slot in 0..self.active.len() {
             let id = self.active[slot].id.to_string();

@@ -1,0 +1,45 @@
+//! Session options for the façade benchmarks: a generated corpus as two
+//! configured roots, a private HOME, no disk cache and the git sections off
+//! (git status is per turn by nature and measured on its own).
+
+use std::path::Path;
+use std::time::Duration;
+
+use bcode_prompt::SessionOptions;
+
+use crate::Corpus;
+
+/// Options of a session on `corpus`; `watch` starts the skill-root watcher
+/// instead of checking stamps at every turn start.
+pub fn session_options(corpus: &Corpus, home: &Path, watch: bool) -> SessionOptions {
+    let roots = format!(
+        "skills.sources.paths=[{:?}, {:?}]",
+        corpus.dir.join("primary").display().to_string(),
+        corpus.dir.join("secondary").display().to_string()
+    );
+    let mut options = SessionOptions::new(&corpus.dir)
+        .env([("HOME".to_owned(), home.display().to_string())])
+        .set(roots)
+        .set("skills.disk_cache=false");
+    for section in [
+        "git_revision",
+        "worktree_context",
+        "dynamic_repository_context",
+    ] {
+        options = options.set(format!("system_prompt.sections.{section}=false"));
+    }
+    if watch {
+        options = options.watch_skills(Duration::from_millis(100));
+    }
+    options
+}
+
+/// This process's resident set size now, in KiB (`VmRSS`), where the
+/// platform reports it.
+pub fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}

@@ -1,0 +1,101 @@
+//! Text from skills and repositories made safe to print on a terminal.
+//!
+//! A skill's name, description, body, a diagnostic's source excerpt or a
+//! folder name are written by whoever wrote the repository. Printed raw, an
+//! escape sequence in them is obeyed by the operator's terminal: OSC 52
+//! writes the clipboard, OSC 0 sets the window title, `ESC [2J` clears the
+//! screen, `\r` overwrites what was printed before and bidi overrides
+//! reorder what is shown. Human output therefore shows every such character
+//! as a visible escape (`\u{1b}`); JSON output needs none of this, because
+//! JSON strings escape control characters themselves and stay exact.
+
+use std::borrow::Cow;
+
+/// `text` with every control character shown as `\u{..}`, except the line
+/// feed and tab that multi-line layout needs. Borrows when nothing changes,
+/// which is the common case.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    escape(text, |c| c == '\n' || c == '\t')
+}
+
+/// Like [`printable`], for a value printed on one line (an id, a path, a
+/// source line): line feeds and tabs are shown as escapes too.
+pub fn printable_line(text: &str) -> Cow<'_, str> {
+    escape(text, |_| false)
+}
+
+fn escape(text: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
+    let unsafe_char = |c: char| is_control(c) && !keep(c);
+    let Some(first) = text.find(unsafe_char) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if unsafe_char(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// C0 controls (ESC, BEL, CR, ...), DEL, C1 controls (the 8-bit CSI and OSC
+/// that some terminals still obey) and the bidirectional formatting
+/// characters that make a terminal show text in another order than it is.
+fn is_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str, expected_line: &str) {
+        assert_eq!(printable(input), expected, "printable({input:?})");
+        assert_eq!(
+            printable_line(input),
+            expected_line,
+            "printable_line({input:?})"
+        );
+    }
+
+    #[test]
+    fn plain_text_is_borrowed_unchanged() {
+        assert!(matches!(
+            printable("Rust failures: café ✓"),
+            Cow::Borrowed("Rust failures: café ✓")
+        ));
+        assert!(matches!(printable_line("a b"), Cow::Borrowed("a b")));
+    }
+
+    #[test]
+    fn escape_sequences_are_made_visible() {
+        // OSC 52 (clipboard write), OSC 0 (window title), screen clear.
+        check(
+            "\u{1b}]52;c;cm0gLXJmIH4=\u{7}",
+            "\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}",
+            "\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}",
+        );
+        check(
+            "x\u{1b}]0;pwned\u{1b}\\y",
+            "x\\u{1b}]0;pwned\\u{1b}\\y",
+            "x\\u{1b}]0;pwned\\u{1b}\\y",
+        );
+        check(
+            "\u{1b}[2J\u{1b}[H",
+            "\\u{1b}[2J\\u{1b}[H",
+            "\\u{1b}[2J\\u{1b}[H",
+        );
+        check("ok\rfake", "ok\\u{d}fake", "ok\\u{d}fake");
+        check("\u{9b}31m\u{7f}", "\\u{9b}31m\\u{7f}", "\\u{9b}31m\\u{7f}");
+        check("abc\u{202e}fed", "abc\\u{202e}fed", "abc\\u{202e}fed");
+    }
+
+    #[test]
+    fn layout_characters_are_kept_only_by_printable() {
+        check("a\n\tb", "a\n\tb", "a\\u{a}\\u{9}b");
+    }
+}

@@ -1,0 +1,480 @@
+//! The trust line (issue 12): a cloned repository, a broken `.git`, odd
+//! bytes or a hostile input can never leak, hang, crash or steer the host.
+//! Each test drives the real binary with one hostile input found through
+//! the CLI and checks the whole answer.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+#![cfg(unix)] // non-UTF-8 names, FIFOs and /dev/zero are Unix facts
+
+mod common;
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Output, Stdio};
+
+use common::{Sandbox, write};
+use serde_json::{Value, json};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn run(sandbox: &Sandbox, args: &[&str]) -> Output {
+    sandbox.command().args(args).output().unwrap()
+}
+
+/// `PWD` as a shell sets it after `cd` into a Latin-1 named checkout: the
+/// environment snapshot skips it instead of panicking.
+#[test]
+fn a_non_utf8_environment_variable_does_not_crash() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nBody.\n",
+    );
+    let out = sandbox
+        .command()
+        .env("PWD", OsStr::from_bytes(b"/src/caf\xe9"))
+        .env("TZ", OsStr::from_bytes(b"Europe/Z\xfcrich"))
+        .args(["skills", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "alpha  [repo:.bcode/skills]\n    First skill\n".to_owned(),
+            "bcode-prompt: warning: environment variable TZ is not UTF-8 (Europe/Z\u{fffd}rich); it is ignored\n"
+                .to_owned()
+        )
+    );
+}
+
+/// A skill folder with a Latin-1 name: discovery skips it with a
+/// diagnostic, and `skills list --json` used to panic serialising that
+/// diagnostic's path. Paths that are not UTF-8 are given lossily with their
+/// exact bytes beside them; UTF-8 paths have no `_bytes` field.
+#[test]
+fn list_json_gives_non_utf8_paths_lossily_with_their_bytes() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    let folder = skills.join(OsStr::from_bytes(b"caf\xe9"));
+    write(
+        &folder.join("SKILL.md"),
+        "---\nid: cafe\ndescription: Latin-1 folder\n---\nBody.\n",
+    );
+    write(
+        &skills.join("alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nBody.\n",
+    );
+    let out = run(&sandbox, &["skills", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let skills = doc["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0]["id"], "alpha");
+    assert_eq!(
+        (
+            skills[0].get("location_bytes"),
+            skills[0].get("directory_bytes")
+        ),
+        (None, None)
+    );
+    let diagnostics = doc["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let d = &diagnostics[0];
+    assert_eq!(
+        (&d["code"], &d["path"], &d["path_bytes"]),
+        (
+            &json!("unreadable"),
+            &json!(folder.to_string_lossy()),
+            &json!(folder.as_os_str().as_bytes())
+        )
+    );
+    assert!(d["path"].as_str().unwrap().ends_with("/caf\u{fffd}"));
+}
+
+/// A repository checked out under a Latin-1 name: `skills show --json` used
+/// to panic on the skill's location.
+#[test]
+fn show_json_in_a_non_utf8_repository() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.base.join(OsStr::from_bytes(b"r\xe9po"));
+    let folder = repo.join(".bcode/skills/alpha");
+    write(
+        &folder.join("SKILL.md"),
+        "---\ndescription: First skill\n---\nBody.\n",
+    );
+    let out = sandbox
+        .command_in(&repo)
+        .args(["skills", "show", "alpha", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let location = folder.join("SKILL.md");
+    let skill = &doc["skill"];
+    assert_eq!(
+        (&skill["id"], &skill["location"], &skill["location_bytes"]),
+        (
+            &json!("alpha"),
+            &json!(location.to_string_lossy()),
+            &json!(location.as_os_str().as_bytes())
+        )
+    );
+    assert_eq!(doc["diagnostics"], json!([]));
+}
+
+/// Runs `session --id <id>` with `script` on stdin; returns the exit code
+/// and stderr.
+fn session(sandbox: &Sandbox, id: &str, script: &[u8]) -> (Option<i32>, String) {
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), text(&out.stderr))
+}
+
+/// A `/skill` with more than a megabyte of arguments: the record of its
+/// activation was over the sink's `MAX_RECORD_BYTES` and was lost. The event
+/// now keeps a bounded preview and says how much was given.
+#[test]
+fn an_activation_with_huge_arguments_is_still_logged() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nBody.\n",
+    );
+    // Under the session's line bound (1 MiB), yet over the log's record
+    // bound once JSON writes each control character as six bytes.
+    let argument = "\u{1}".repeat(200_000);
+    let (code, stderr) = session(
+        &sandbox,
+        "big",
+        format!("/skill alpha {argument}\n/quit\n").as_bytes(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    let log = bcode_skill::read_events(&sandbox.state.join("sessions/big/events.jsonl")).unwrap();
+    assert_eq!(log.problems, []);
+    let events: Vec<Value> = log
+        .events
+        .iter()
+        .map(|r| serde_json::to_value(&r.event).unwrap())
+        .collect();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["SkillActivated", "SkillContextLoaded"]);
+    // The default `skills.preview_max_chars` (2000) less one for the
+    // argument itself, the marker included.
+    let kept = 1973;
+    assert_eq!(
+        events[0],
+        json!({
+            "event": "SkillActivated",
+            "id": "alpha",
+            "source": "repo:.bcode/skills",
+            "arguments": [format!("{}… [{} more characters]", &argument[..kept], argument.len() - kept)],
+            "arguments_truncated": true,
+            "arguments_bytes": argument.len(),
+            "reason": "explicit",
+        })
+    );
+}
+
+/// Two sessions with one id used to write interleaved records with the
+/// same sequence numbers. The second now stops at once, exit 2, naming the
+/// log and the likely cause.
+#[test]
+fn a_second_session_with_the_same_id_is_refused() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(&sandbox.repo).unwrap();
+    let mut first = sandbox
+        .command()
+        .args(["session", "--id", "twice"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The banner is printed after the event log is open (and locked).
+    let mut banner = String::new();
+    BufReader::new(first.stdout.take().unwrap())
+        .read_line(&mut banner)
+        .unwrap();
+    assert!(banner.starts_with("Skill session twice"), "{banner}");
+    let (code, stderr) = session(&sandbox, "twice", b"/skills\n");
+    let log = sandbox.state.join("sessions/twice/events.jsonl");
+    let log = log.display();
+    assert_eq!(
+        (code, stderr),
+        (
+            Some(2),
+            format!(
+                "bcode-prompt: cannot open the event log `{log}`: event log `{log}` is in use by another writer (is a session with the same id still running?)\n"
+            )
+        )
+    );
+    drop(first.stdin.take());
+    assert_eq!(first.wait().unwrap().code(), Some(0));
+    // Once the first has ended, the id is free again.
+    assert_eq!(session(&sandbox, "twice", b"/quit\n").0, Some(0));
+}
+
+/// A skill name holding the body placeholder the block used to be split on
+/// (`\0body\0`, a valid YAML escape): the body moved into the `name`
+/// attribute. Now the block is composed without in-band sentinels.
+#[test]
+fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\nname: \"a\\0body\\0b\"\ndescription: First skill\n---\nThe body.\n",
+    );
+    let out = run(&sandbox, &["skills", "context", "alpha"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let root = sandbox.repo.join(".bcode/skills").display().to_string();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "<skill id=\"alpha\" name=\"a\0body\0b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nThe body.\n</skill>\n"
+        )
+    );
+}
+
+/// `skills.max_context_bytes` below the block's frame used to give an
+/// empty block with no marker. The marker now wins over the content: open
+/// tag, marker, close tag.
+#[test]
+fn a_context_limit_below_the_frame_still_gives_a_marked_block() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nThe body.\n",
+    );
+    let out = run(
+        &sandbox,
+        &[
+            "--set",
+            "skills.max_context_bytes=20",
+            "skills",
+            "context",
+            "alpha",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let location = sandbox.repo.join(".bcode/skills/alpha/SKILL.md");
+    let location = location.display();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "<skill id=\"alpha\" name=\"alpha\" location=\"{location}\">\n[… skill body truncated: 9 more bytes not shown (skills.max_context_bytes = 20). Read the full file at {location}]\n</skill>\n"
+        )
+    );
+}
+
+/// A skill whose name and description carry terminal escape sequences:
+/// OSC 0 (window title), OSC 52 (clipboard write), `ESC [2J` (clear).
+fn escape_fixture() -> Sandbox {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/evil/SKILL.md"),
+        "---\nname: \"\\e]0;pwned\\a\"\ndescription: \"Clip \\e]52;c;cm0gLXJmIH4=\\a board \\e[2J\"\nmetadata:\n  \"k\\e[1m\": \"v\\e[1m\"\n---\nBody.\n",
+    );
+    // A raw ESC in a broken front-matter line: `doctor` quotes the line.
+    write(
+        &sandbox.repo.join(".bcode/skills/broken/SKILL.md"),
+        "---\ndescription: \"\u{1b}[2Jwiped\n---\n",
+    );
+    sandbox
+}
+
+fn assert_no_control_bytes(output: &[u8]) {
+    let found: Vec<u8> = output
+        .iter()
+        .copied()
+        .filter(|b| b.is_ascii_control() && !matches!(b, b'\n' | b'\t'))
+        .collect();
+    assert_eq!(found, b"", "{}", String::from_utf8_lossy(output));
+}
+
+/// Escape sequences in a skill's text reached the terminal raw through
+/// `skills list`, `show` and `doctor`; they are now shown, not obeyed.
+#[test]
+fn human_output_shows_escape_sequences_instead_of_obeying_them() {
+    let sandbox = escape_fixture();
+    let list = run(&sandbox, &["skills", "list"]);
+    assert_eq!(list.status.code(), Some(0));
+    assert_no_control_bytes(&list.stdout);
+    assert_no_control_bytes(&list.stderr);
+    assert_eq!(
+        text(&list.stdout),
+        "evil  [repo:.bcode/skills]\n    Clip \\u{1b}]52;c;cm0gLXJmIH4=\\u{7} board \\u{1b}[2J\n"
+    );
+
+    let show = run(&sandbox, &["skills", "show", "evil"]);
+    assert_eq!(show.status.code(), Some(0));
+    assert_no_control_bytes(&show.stdout);
+    assert_no_control_bytes(&show.stderr);
+    let shown = text(&show.stdout);
+    let lines: Vec<&str> = shown
+        .lines()
+        .filter(|l| {
+            l.starts_with("name:") || l.starts_with("description:") || l.starts_with("metadata.")
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "name:           \\u{1b}]0;pwned\\u{7}",
+            "description:    Clip \\u{1b}]52;c;cm0gLXJmIH4=\\u{7} board \\u{1b}[2J",
+            "metadata.k\\u{1b}[1m: \"v\\u001b[1m\"",
+        ]
+    );
+
+    let doctor = run(&sandbox, &["skills", "doctor"]);
+    assert_eq!(doctor.status.code(), Some(0));
+    assert_no_control_bytes(&doctor.stdout);
+    assert_no_control_bytes(&doctor.stderr);
+    let report = text(&doctor.stdout);
+    let excerpt: Vec<&str> = report.lines().filter(|l| l.starts_with("2 | ")).collect();
+    assert_eq!(excerpt, ["2 | description: \"\\u{1b}[2Jwiped"]);
+}
+
+/// JSON output stays exact: the escape sequences are data there, escaped by
+/// JSON itself.
+#[test]
+fn json_output_keeps_skill_text_exact() {
+    let sandbox = escape_fixture();
+    let out = run(&sandbox, &["skills", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&doc["skills"][0]["name"], &doc["skills"][0]["description"]),
+        (
+            &json!("\u{1b}]0;pwned\u{7}"),
+            &json!("Clip \u{1b}]52;c;cm0gLXJmIH4=\u{7} board \u{1b}[2J")
+        )
+    );
+    assert_no_control_bytes(&out.stdout);
+}
+
+/// `diff A /dev/zero` read without limit until memory ran out. Inputs are
+/// now read up to 64 MiB, with an exit 2 naming the file. The address-space
+/// cap keeps a regression from taking the machine down with it.
+#[test]
+fn diff_refuses_an_endless_input() {
+    let sandbox = Sandbox::new();
+    let saved = sandbox.base.join("a.json");
+    std::fs::write(
+        &saved,
+        r#"{"system": "", "request_context": "", "cache_boundary": 0, "sections": []}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000 && exec \"$0\" diff \"$1\" /dev/zero")
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg(&saved)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(2),
+            String::new(),
+            "bcode-prompt: cannot read `/dev/zero`: it is larger than 64 MiB, far more than any saved `render --json` result\n".to_owned()
+        )
+    );
+}
+
+/// `session` printed skill text raw (listing, previews, suggestions,
+/// `/render`); every such character is now shown as an escape.
+#[test]
+fn a_session_shows_escape_sequences_instead_of_obeying_them() {
+    let sandbox = escape_fixture();
+    write(
+        &sandbox.repo.join(".bcode/skills/noisy/SKILL.md"),
+        "---\ndescription: \"Noisy \\e[2J\"\nactivation:\n  keywords: [noisy]\n---\nBody \u{1b}]52;c;eA==\u{7} here.\n",
+    );
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", "escapes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"/skills\nnoisy things\n/skill noisy \x1b[2J\n/render\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_no_control_bytes(&out.stdout);
+    assert_no_control_bytes(&out.stderr);
+    let transcript = text(&out.stdout);
+    assert!(
+        transcript.contains("  noisy [repo:.bcode/skills]: Noisy \\u{1b}[2J\n"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("│ Body \\u{1b}]52;c;eA==\\u{7} here.\n"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("> /skill noisy \\u{1b}[2J\n"),
+        "{transcript}"
+    );
+}
+
+/// One non-UTF-8 line on stdin ended a piped session with a wrong message,
+/// and lines had no length bound; each is now an error for that line only.
+#[test]
+fn a_bad_input_line_costs_only_itself() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs body.\n",
+    );
+    let mut script = b"/skill \xff\xfe docs\n".to_vec();
+    script.extend(std::iter::repeat_n(b'a', 2 * 1024 * 1024));
+    script.extend_from_slice(b"\n/skill docs\n");
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", "lines"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&script));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let transcript = text(&out.stdout);
+    let lines: Vec<&str> = transcript.lines().skip(1).collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "error: input line 1 is not UTF-8 (invalid byte after 7 bytes); it was skipped",
+            "error: input line 2 is 2097152 bytes, over the 1048576-byte limit; it was skipped",
+            "> /skill docs",
+        ],
+        "{transcript}"
+    );
+    assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
+}

@@ -1,0 +1,604 @@
+//! The synchronous half of a session: everything that reads files, runs git
+//! or walks skill trees. The async [`crate::PromptSession`] runs these
+//! methods on blocking threads, so a runtime thread never waits on them.
+//!
+//! A turn is prepared in three steps: [`Core::refresh`] picks up changed
+//! config, skills, instructions and invariants (between turns, never during
+//! one); [`Core::apply`] runs the turn's skill command, activations or
+//! prompt; [`Core::gather`] fills the typed [`Gathered`] the stages read.
+//! Assembly ([`Core::assemble`]) is then a pure function of it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bcode_prompt_pipeline::assembled::AssembledPrompt;
+use bcode_prompt_pipeline::config::{ConfigInputs, InvariantsMode, LoadedConfig};
+use bcode_prompt_pipeline::pipeline::Pipeline;
+use bcode_prompt_pipeline::stage::{Stage, StageContext};
+use bcode_prompt_sections::gathered::Gathered;
+use bcode_prompt_sections::instructions::{INSTRUCTION_FILES, RepositoryInstructions};
+use bcode_prompt_sections::invariants::{INVARIANTS_DIR, InvariantCatalog};
+use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
+use bcode_prompt_sections::stages;
+use bcode_skill::{
+    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError,
+    SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
+    format_catalog, parse_command,
+};
+use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent};
+use bcode_templates::Templates;
+
+use crate::error::PromptError;
+use crate::setup;
+use crate::shared::{Pool, PoolKey, SharedSkills};
+use crate::stamps::Stamps;
+use crate::turn::{CommandReply, TurnChanges, TurnInput};
+
+/// What a session keeps that does not change with the config.
+pub(crate) struct Settings {
+    pub(crate) repo: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: std::collections::BTreeMap<String, String>,
+    pub(crate) config_files: Vec<PathBuf>,
+    pub(crate) set: Vec<String>,
+    pub(crate) machine: Arc<dyn Machine>,
+    pub(crate) limits: ProbeLimits,
+    pub(crate) runtime_mode: RuntimeMode,
+    pub(crate) strict: bool,
+    pub(crate) host_stages: Vec<Arc<dyn Stage<Gathered>>>,
+    pub(crate) host_templates: Vec<(String, String)>,
+    pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
+    pub(crate) watch: Option<std::time::Duration>,
+    pub(crate) shared: SharedSkills,
+}
+
+impl Settings {
+    /// The repository as given, joined to the working directory.
+    pub(crate) fn repo_path(&self) -> PathBuf {
+        self.cwd.join(&self.repo)
+    }
+
+    fn config_inputs(&self) -> ConfigInputs {
+        let host_sections = self
+            .host_stages
+            .iter()
+            .map(|stage| stage.spec().id.into_owned())
+            .collect();
+        setup::config_inputs(
+            &self.repo,
+            &self.cwd,
+            &self.env,
+            &self.config_files,
+            &self.set,
+            host_sections,
+        )
+    }
+}
+
+/// What depends on the config: rebuilt when a config file changes.
+struct Configured {
+    loaded: LoadedConfig,
+    stamps: Stamps,
+    templates: Arc<Templates>,
+    pipeline: Pipeline<Gathered>,
+}
+
+impl Configured {
+    fn build(settings: &Settings) -> Result<Configured, PromptError> {
+        let (loaded, stamps) = setup::load_config(&settings.config_inputs())?;
+        let templates = setup::templates(&loaded, &settings.host_templates)?;
+        let invariants = &loaded.config.invariants;
+        let relevant = invariants.enabled && invariants.mode == InvariantsMode::Relevant;
+        let mut stage_list = stages::canonical(invariants.enabled, relevant);
+        for stage in &settings.host_stages {
+            stage_list.push(Box::new(Arc::clone(stage)));
+        }
+        let pipeline = Pipeline::new(stage_list)?;
+        Ok(Configured {
+            loaded,
+            stamps,
+            templates: Arc::new(templates),
+            pipeline,
+        })
+    }
+
+    fn relevant(&self) -> bool {
+        let invariants = &self.loaded.config.invariants;
+        invariants.enabled && invariants.mode == InvariantsMode::Relevant
+    }
+}
+
+/// A cached read of repository files and the stamps it depends on.
+struct Cached<T> {
+    stamps: Stamps,
+    value: Arc<T>,
+}
+
+/// The skills side: the pool this session's registry comes from (shared
+/// with other sessions on the same roots, or private) and the skill session
+/// (active skills, suggestions); no pool when `skills.enabled = false`.
+struct Skills {
+    pool: Option<Arc<Pool>>,
+    /// The pool generation the session last took.
+    generation: u64,
+    session: SkillSession,
+    /// The catalog of the current registry and config.
+    catalog: Option<Arc<Catalog>>,
+}
+
+/// The blocking state of one session.
+pub(crate) struct Core {
+    pub(crate) settings: Settings,
+    configured: Configured,
+    skills: Skills,
+    /// Session-class facts (OS, shell, hosting, locale, runtime mode,
+    /// profile, toolchain), gathered at the first turn.
+    session_facts: Option<Gathered>,
+    instructions: Option<Cached<RepositoryInstructions>>,
+    invariants: Option<Cached<InvariantCatalog>>,
+    sink: Option<Box<dyn EventSink>>,
+    first_turn: bool,
+}
+
+/// A turn's inputs, gathered; the relevant-mode decision is added by the
+/// async half before assembly.
+pub(crate) struct Prepared {
+    pub(crate) gathered: Gathered,
+    pub(crate) events: Vec<SkillEvent>,
+    pub(crate) command: Option<CommandReply>,
+    pub(crate) suggestions: Vec<bcode_skill::Suggestion>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) config_warnings: Vec<bcode_prompt_pipeline::config::ConfigWarning>,
+    pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
+    pub(crate) changes: TurnChanges,
+    /// Relevant mode is on: the catalog and config the driver needs.
+    pub(crate) relevant: Option<(
+        Arc<InvariantCatalog>,
+        bcode_prompt_pipeline::config::InvariantsConfig,
+    )>,
+    /// The task the relevant-mode selector sees, when the text was a prompt.
+    pub(crate) task: Option<String>,
+    pub(crate) event_log_problems: Vec<String>,
+}
+
+impl Core {
+    /// Opens: checks the repository, loads the config, builds the template
+    /// environment and the pipeline, and discovers skills once.
+    pub(crate) fn open(
+        settings: Settings,
+        sink: Option<Box<dyn EventSink>>,
+    ) -> Result<Core, PromptError> {
+        let repo = settings.repo_path();
+        match std::fs::metadata(&repo) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(PromptError::Repository {
+                    path: repo,
+                    detail: "not a folder".to_owned(),
+                });
+            }
+            Err(err) => {
+                return Err(PromptError::Repository {
+                    path: repo,
+                    detail: err.to_string(),
+                });
+            }
+        }
+        let configured = Configured::build(&settings)?;
+        let skills = Skills::open(&settings, &configured)?;
+        Ok(Core {
+            settings,
+            configured,
+            skills,
+            session_facts: None,
+            instructions: None,
+            invariants: None,
+            sink,
+            first_turn: true,
+        })
+    }
+
+    /// The loaded config (for hosts that show it).
+    pub(crate) fn loaded(&self) -> &LoadedConfig {
+        &self.configured.loaded
+    }
+
+    /// The current skill registry.
+    pub(crate) fn registry(&self) -> &SkillRegistry {
+        self.skills.session.registry()
+    }
+
+    /// The template environment.
+    pub(crate) fn templates(&self) -> &Arc<Templates> {
+        &self.configured.templates
+    }
+
+    /// Every stage of the pipeline as configured, for `--explain`.
+    pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::pipeline::StageInfo> {
+        self.configured
+            .pipeline
+            .describe(&self.configured.loaded.config)
+    }
+
+    /// Steps 1 to 3 of a turn (see the module docs).
+    pub(crate) fn prepare(&mut self, input: &TurnInput) -> Result<Prepared, PromptError> {
+        let mut prepared = Prepared {
+            gathered: Gathered::new(),
+            events: Vec::new(),
+            command: None,
+            suggestions: Vec::new(),
+            diagnostics: Vec::new(),
+            config_warnings: Vec::new(),
+            template_warnings: Vec::new(),
+            changes: TurnChanges::default(),
+            relevant: None,
+            task: None,
+            event_log_problems: Vec::new(),
+        };
+        self.refresh(&mut prepared)?;
+        self.apply(input, &mut prepared)?;
+        if let Some(sink) = &mut self.sink {
+            for event in &prepared.events {
+                // A sink that cannot record must not stop the turn; the
+                // events are still returned to the host with it.
+                if let Err(err) = sink.emit(event) {
+                    prepared.event_log_problems.push(err.to_string());
+                }
+            }
+        }
+        self.gather(input, &mut prepared)?;
+        self.first_turn = false;
+        Ok(prepared)
+    }
+
+    /// Picks up what changed since the last turn.
+    fn refresh(&mut self, prepared: &mut Prepared) -> Result<(), PromptError> {
+        if self.first_turn {
+            prepared.config_warnings = self.configured.loaded.warnings.clone();
+            prepared.template_warnings = self.configured.templates.warnings().to_vec();
+            prepared.diagnostics = self.registry().diagnostics().to_vec();
+            return Ok(());
+        }
+        if self.configured.stamps.changed() {
+            let fresh = Configured::build(&self.settings)?;
+            if fresh.loaded.config != self.configured.loaded.config {
+                prepared.changes.config = true;
+                prepared.config_warnings = fresh.loaded.warnings.clone();
+                prepared.template_warnings = fresh.templates.warnings().to_vec();
+                let skills_changed =
+                    fresh.loaded.config.skills != self.configured.loaded.config.skills;
+                self.configured = fresh;
+                self.session_facts = None;
+                self.skills.catalog = None;
+                if skills_changed {
+                    // New roots and options: discover again, and diff the
+                    // new registry against the old one in the same skill
+                    // session, so active skills stay active.
+                    let fresh = Skills::open(&self.settings, &self.configured)?;
+                    let registry = fresh.session.registry().clone();
+                    let reload = self
+                        .skills
+                        .session
+                        .replace_registry(registry, &BTreeSet::new());
+                    self.skills.pool = fresh.pool;
+                    self.skills.generation = fresh.generation;
+                    prepared.changes.skills = reload.diff;
+                    prepared.diagnostics = reload.diagnostics;
+                    prepared.events.extend(reload.events);
+                }
+            } else {
+                // Touched but equal: keep everything, trust the new stamps.
+                self.configured.stamps = fresh.stamps;
+            }
+        }
+        if let Some(pool) = &self.skills.pool
+            && let snapshot = pool.refresh(self.skills.generation)
+            && snapshot.generation != self.skills.generation
+        {
+            self.skills.generation = snapshot.generation;
+            // A pool that no longer remembers what changed since this
+            // session's last turn: every id counts as changed.
+            let changed = snapshot
+                .changed
+                .unwrap_or_else(|| snapshot.registry.ids().map(str::to_owned).collect());
+            let reload = self.skills.session.replace_registry_with_index(
+                snapshot.registry,
+                snapshot.index,
+                &changed,
+            );
+            self.skills.catalog = None;
+            if !reload.diff.is_empty() {
+                prepared.changes.skills = reload.diff;
+            }
+            prepared.diagnostics.extend(reload.diagnostics);
+            prepared.events.extend(reload.events);
+        }
+        Ok(())
+    }
+
+    /// Runs the turn's activations and its command or prompt.
+    fn apply(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
+        let skills_on = self.configured.loaded.config.skills.enabled;
+        for activation in &input.activate {
+            if !skills_on {
+                return Err(PromptError::Skill(SkillError::SkillsDisabled));
+            }
+            let outcome = self.skills.session.activate(
+                &activation.id,
+                &activation.arguments,
+                activation.reason.clone(),
+            );
+            prepared.events.extend(outcome.events);
+            if let Err(err) = outcome.reply {
+                return Err(PromptError::Skill(skill_error(err)));
+            }
+        }
+        let text = input.text.trim();
+        if text.starts_with('/') {
+            prepared.command = Some(match parse_command(text, &[]) {
+                Ok(Some(command)) if skills_on => {
+                    let outcome = self.skills.session.run(&command);
+                    prepared.events.extend(outcome.events);
+                    match outcome.reply {
+                        Ok(reply) => CommandReply::Done(reply),
+                        Err(err) => CommandReply::Failed(err),
+                    }
+                }
+                Ok(Some(_)) => CommandReply::Failed(SessionError::SkillsDisabled),
+                Ok(None) => CommandReply::Invalid(bcode_skill::CommandError {
+                    message: "not a command".to_owned(),
+                    hint: None,
+                }),
+                Err(err) => CommandReply::Invalid(err),
+            });
+        } else if !text.is_empty() {
+            if skills_on {
+                let outcome = self.skills.session.on_prompt(text);
+                prepared.events.extend(outcome.events);
+                prepared.suggestions = outcome.suggestions;
+            }
+            prepared.task = Some(text.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Fills the typed inputs of the turn.
+    fn gather(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
+        let repo = self.settings.repo_path();
+        let config = &self.configured.loaded.config;
+        let now = input.now.unwrap_or_else(chrono::Utc::now);
+        let request = ProbeRequest {
+            repo: &repo,
+            env: &self.settings.env,
+            now,
+            timezone: input.timezone,
+            config,
+            profile: None,
+            runtime_mode: self.settings.runtime_mode,
+        };
+        let machine = self.settings.machine.as_ref();
+        let limits = &self.settings.limits;
+        let mut gathered = match &self.session_facts {
+            Some(facts) => facts.clone(),
+            None => {
+                let toolchain = probe::start_toolchain(&request, machine, limits);
+                let mut facts = Gathered::new();
+                probe::gather_session_facts(&request, machine, &mut facts);
+                probe::gather_turn_facts(&request, machine, limits, &mut facts);
+                if let Some(run) = toolchain {
+                    facts.toolchain = Some(run.finish());
+                }
+                let mut kept = facts.clone();
+                kept.datetime = None;
+                kept.git = None;
+                self.session_facts = Some(kept);
+                facts
+            }
+        };
+        if gathered.datetime.is_none() && gathered.git.is_none() {
+            probe::gather_turn_facts(&request, machine, limits, &mut gathered);
+        }
+        gathered.prompt = prepared.task.clone();
+
+        if config.system_prompt.sections.repository_context {
+            let (value, changed) = cached(&mut self.instructions, instruction_paths(&repo), || {
+                bcode_prompt_sections::instructions::gather(&repo)
+            });
+            prepared.changes.instructions = changed;
+            gathered.instructions = Some((*value).clone());
+        }
+        let invariants = &config.invariants;
+        let relevant = self.configured.relevant();
+        if invariants.enabled && (relevant || config.system_prompt.sections.repository_invariants) {
+            let (catalog, changed) = cached(&mut self.invariants, invariant_paths(&repo), || {
+                bcode_prompt_sections::invariants::gather(&repo)
+            });
+            prepared.changes.invariants = changed;
+            if relevant {
+                prepared.relevant = Some((Arc::clone(&catalog), invariants.clone()));
+            }
+            gathered.invariants = Some(catalog);
+        }
+
+        if config.skills.enabled {
+            let catalog = match (&self.skills.catalog, &self.skills.pool) {
+                (Some(catalog), _) => Arc::clone(catalog),
+                (None, pool) => {
+                    let options = CatalogOptions {
+                        prompt: &config.skills.prompt,
+                        user_skills_enabled: config.skills.include_user_skills,
+                    };
+                    let templates = &self.configured.templates;
+                    let registry = self.skills.session.registry();
+                    let format = || format_catalog(registry.skills(), options, templates);
+                    let catalog = match pool {
+                        // Sessions on one snapshot with the same catalog
+                        // settings and templates share one formatted catalog.
+                        Some(pool) => pool.catalog(
+                            self.skills.generation,
+                            &catalog_key(&self.configured),
+                            format,
+                        )?,
+                        None => Arc::new(format()?),
+                    };
+                    self.skills.catalog = Some(Arc::clone(&catalog));
+                    catalog
+                }
+            };
+            gathered.skill_catalog = Some(catalog);
+        }
+        gathered.active_skills = self
+            .skills
+            .session
+            .active()
+            .iter()
+            .map(|active| active.context.clone())
+            .collect();
+        prepared.gathered = gathered;
+        Ok(())
+    }
+
+    /// Assembles the prompt from gathered inputs (pure: no I/O).
+    pub(crate) fn assemble(&self, gathered: &Gathered) -> Result<AssembledPrompt, PromptError> {
+        let cx = StageContext::new(
+            &self.configured.loaded.config,
+            &self.configured.templates,
+            gathered,
+        );
+        Ok(self
+            .configured
+            .pipeline
+            .assemble(&cx, self.settings.strict)?)
+    }
+}
+
+impl Skills {
+    fn open(settings: &Settings, configured: &Configured) -> Result<Skills, PromptError> {
+        let config = &configured.loaded.config.skills;
+        let options = SkillSessionOptions::from_config(config);
+        let templates = (*configured.templates).clone();
+        if !config.enabled {
+            return Ok(Skills {
+                pool: None,
+                generation: 0,
+                session: SkillSession::new(SkillRegistry::empty(), options, templates),
+                catalog: None,
+            });
+        }
+        let roots = setup::skill_roots(&settings.repo_path(), &settings.env, &configured.loaded);
+        let key = PoolKey {
+            roots,
+            options: DiscoveryOptions::from_config(config),
+            disk_cache: setup::disk_cache_dir(&configured.loaded, &settings.env),
+            providers: settings
+                .providers
+                .iter()
+                .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
+                .collect(),
+        };
+        let pool = settings.shared.pool(key);
+        let snapshot = pool.open(
+            || setup::discovery(&configured.loaded, &settings.env),
+            &settings.providers,
+            settings.watch,
+        );
+        Ok(Skills {
+            pool: Some(pool),
+            generation: snapshot.generation,
+            session: SkillSession::with_index(
+                snapshot.registry,
+                snapshot.index,
+                options,
+                templates,
+            ),
+            catalog: None,
+        })
+    }
+}
+
+/// What a formatted catalog depends on besides the registry: the catalog
+/// settings and which files override the catalog's templates.
+fn catalog_key(configured: &Configured) -> String {
+    let config = &configured.loaded.config.skills;
+    let overrides: Vec<Option<String>> = [
+        "skills/catalog.j2",
+        "skills/catalog_truncated.j2",
+        "skills/description_truncated.j2",
+    ]
+    .iter()
+    .map(|name| configured.templates.usage(name).file)
+    .collect();
+    format!(
+        "{:?}|{}|{overrides:?}",
+        config.prompt, config.include_user_skills
+    )
+}
+
+/// The cached value, re-read when one of `paths` may have changed. Returns
+/// whether the value differs from an earlier read (a change the host is
+/// told about); an equal re-read keeps the earlier value, so everything
+/// built from it stays valid.
+fn cached<T: PartialEq>(
+    slot: &mut Option<Cached<T>>,
+    paths: Vec<PathBuf>,
+    read: impl FnOnce() -> T,
+) -> (Arc<T>, bool) {
+    if let Some(cached) = slot
+        && !cached.stamps.changed()
+    {
+        return (Arc::clone(&cached.value), false);
+    }
+    // Stamped before reading: a write in between shows up next turn.
+    let stamps = Stamps::of(paths);
+    let fresh = read();
+    let (value, changed) = match slot.take() {
+        Some(old) if *old.value == fresh => (old.value, false),
+        Some(_) => (Arc::new(fresh), true),
+        None => (Arc::new(fresh), false),
+    };
+    *slot = Some(Cached {
+        stamps,
+        value: Arc::clone(&value),
+    });
+    (value, changed)
+}
+
+fn instruction_paths(repo: &Path) -> Vec<PathBuf> {
+    INSTRUCTION_FILES
+        .iter()
+        .map(|name| repo.join(name))
+        .collect()
+}
+
+/// The invariants folder itself (an added or removed file moves its time)
+/// and every file in it.
+fn invariant_paths(repo: &Path) -> Vec<PathBuf> {
+    let dir = repo.join(INVARIANTS_DIR);
+    let mut paths = vec![dir.clone()];
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut files: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        files.sort();
+        paths.extend(files);
+    }
+    paths
+}
+
+/// A session's refusal as the skill error it repeats.
+fn skill_error(err: SessionError) -> SkillError {
+    match err {
+        SessionError::UnknownSkill { id, suggestion } => SkillError::NotFound { id, suggestion },
+        SessionError::Disabled { id } => SkillError::Disabled { id },
+        SessionError::SkillsDisabled => SkillError::SkillsDisabled,
+        SessionError::Load { id, reason } => SkillError::Load {
+            id,
+            cause: LoadCause::Other { message: reason },
+        },
+        other => SkillError::Load {
+            id: String::new(),
+            cause: LoadCause::Other {
+                message: other.to_string(),
+            },
+        },
+    }
+}

@@ -1,0 +1,52 @@
+//! The one error type of the façade. Every cause is typed, and no message
+//! names a CLI flag or command: a front end adds its own hints.
+
+use std::path::PathBuf;
+
+use bcode_prompt_pipeline::config::ConfigError;
+use bcode_prompt_pipeline::pipeline::{AssembleError, PipelineError};
+use bcode_skill_models::SkillError;
+use bcode_templates::TemplateError;
+
+/// Why a session could not open or a turn could not be built. Skill
+/// diagnostics never cause one (they are reported with the turn), and a
+/// slash command naming an unknown skill is an event of the turn, not an
+/// error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// The repository path does not exist or is not a folder.
+    #[error("repository {}: {detail}", path.display())]
+    Repository {
+        /// The path as the session resolved it.
+        path: PathBuf,
+        /// What the filesystem said.
+        detail: String,
+    },
+    /// A configuration layer is invalid (the error names its file and line).
+    #[error("invalid configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// A template (an operator's override, a host's template) failed to
+    /// load or render.
+    #[error("template error: {0}")]
+    Template(#[from] TemplateError),
+    /// A skill asked for explicitly cannot be used: unknown (with the
+    /// closest id), disabled, skills disabled, or its file cannot be loaded.
+    #[error("{0}")]
+    Skill(#[from] SkillError),
+    /// The stage set cannot form a pipeline (a host section with a bad id,
+    /// registered twice, ...).
+    #[error("cannot build the prompt pipeline: {0}")]
+    Pipeline(#[from] PipelineError),
+    /// A stage failed fatally (a broken override, `mode = "replace"` with
+    /// no text), or a host stage failed in a strict session.
+    #[error("cannot assemble the prompt: {0}")]
+    Assemble(#[from] AssembleError),
+    /// The blocking work of a turn could not run (its worker panicked or
+    /// the runtime is shutting down).
+    #[error("the turn could not run: {detail}")]
+    Runtime {
+        /// What went wrong.
+        detail: String,
+    },
+}

@@ -1,0 +1,229 @@
+//! How a session is opened: the repository, the host's environment snapshot
+//! and config layers, and the seams a host may fill (invariant selector,
+//! event sink, machine probes, its own sections and templates).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bcode_prompt_pipeline::stage::Stage;
+use bcode_prompt_sections::gathered::Gathered;
+use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMode};
+use bcode_prompt_sections::relevant::{DeterministicSelector, InvariantSelector};
+use bcode_skill::{EventSink, SkillProvider};
+
+use crate::shared::SharedSkills;
+
+/// Everything [`crate::PromptSession::open`] needs. Build it with
+/// [`SessionOptions::new`] and the chained setters; nothing is read until
+/// the session opens.
+pub struct SessionOptions {
+    pub(crate) repo: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: BTreeMap<String, String>,
+    pub(crate) set: Vec<String>,
+    pub(crate) config_files: Vec<PathBuf>,
+    pub(crate) selector: Arc<dyn InvariantSelector>,
+    pub(crate) events: Option<Box<dyn EventSink>>,
+    pub(crate) machine: Arc<dyn Machine>,
+    pub(crate) host_stages: Vec<Arc<dyn Stage<Gathered>>>,
+    pub(crate) host_templates: Vec<(String, String)>,
+    pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
+    pub(crate) strict: bool,
+    pub(crate) runtime_mode: RuntimeMode,
+    pub(crate) focus_dir: Option<PathBuf>,
+    pub(crate) watch: Option<Duration>,
+    pub(crate) probe_limits: ProbeLimits,
+    pub(crate) shared: SharedSkills,
+}
+
+impl fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("repo", &self.repo)
+            .field("env_vars", &self.env.len())
+            .field("set", &self.set)
+            .field("config_files", &self.config_files)
+            .field("selector", &self.selector)
+            .field("host_stages", &self.host_stages.len())
+            .field("strict", &self.strict)
+            .field("runtime_mode", &self.runtime_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionOptions {
+    /// Options for the repository at `repo` (a relative path is taken
+    /// relative to [`SessionOptions::cwd`], else as the OS resolves it).
+    /// Defaults: an empty environment, no extra config layers, the
+    /// deterministic invariant selector, no event sink (events are still
+    /// returned with each turn), the real machine, interactive runtime mode.
+    pub fn new(repo: impl Into<PathBuf>) -> SessionOptions {
+        SessionOptions {
+            repo: repo.into(),
+            cwd: PathBuf::new(),
+            env: BTreeMap::new(),
+            set: Vec::new(),
+            config_files: Vec::new(),
+            selector: Arc::new(DeterministicSelector),
+            events: None,
+            machine: Arc::new(RealMachine),
+            host_stages: Vec::new(),
+            host_templates: Vec::new(),
+            providers: Vec::new(),
+            strict: false,
+            runtime_mode: RuntimeMode::Interactive,
+            focus_dir: None,
+            watch: None,
+            probe_limits: ProbeLimits::default(),
+            shared: SharedSkills::new(),
+        }
+    }
+
+    /// The host's environment snapshot (`HOME`, `XDG_*`, `BCODE_*`, `LANG`,
+    /// `SHELL`, CI markers ...). The library never reads the process
+    /// environment itself; variables whose name or value is not UTF-8 are
+    /// the host's to drop (use [`SessionOptions::env_os`] to hand them over
+    /// as they are).
+    pub fn env<I, K, V>(mut self, vars: I) -> SessionOptions
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.env = vars
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        self
+    }
+
+    /// [`SessionOptions::env`] from `std::env::vars_os()`: a variable whose
+    /// name or value is not UTF-8 is skipped rather than a panic.
+    pub fn env_os<I>(mut self, vars: I) -> SessionOptions
+    where
+        I: IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+    {
+        self.env = vars
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        self
+    }
+
+    /// The folder relative paths (the repository, config files) resolve
+    /// against.
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> SessionOptions {
+        self.cwd = cwd.into();
+        self
+    }
+
+    /// One `key.path=value` assignment (TOML value), the highest config
+    /// layer, as the CLI's `--set`. Errors surface when the session opens.
+    pub fn set(mut self, assignment: impl Into<String>) -> SessionOptions {
+        self.set.push(assignment.into());
+        self
+    }
+
+    /// A config file layered above the environment (the CLI's `--config`);
+    /// a missing file is an error when the session opens.
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> SessionOptions {
+        self.config_files.push(path.into());
+        self
+    }
+
+    /// The relevant-mode invariant selector (a model call with a deadline,
+    /// typically). One that errors, panics or overruns its deadline falls
+    /// back by `[invariants.selector] on_timeout`, and the turn still
+    /// assembles. Default: the deterministic selector.
+    pub fn selector(mut self, selector: Arc<dyn InvariantSelector>) -> SessionOptions {
+        self.selector = selector;
+        self
+    }
+
+    /// Where skill events go, durably (for example a `JsonlSink`). Events
+    /// are also returned with every turn.
+    pub fn events(mut self, sink: Box<dyn EventSink>) -> SessionOptions {
+        self.events = Some(sink);
+        self
+    }
+
+    /// The machine facts (OS, container marker, system zone and locale,
+    /// toolchain commands): tests and golden files pass a fake.
+    pub fn machine(mut self, machine: Arc<dyn Machine>) -> SessionOptions {
+        self.machine = machine;
+        self
+    }
+
+    /// A host-defined section: a stage whose spec is
+    /// [`crate::StageSpec::host`] (id, class, placement before or after a
+    /// canonical section). It is toggled by `system_prompt.sections.<id>`,
+    /// reported like the canonical ones, and never moves a byte before the
+    /// cache boundary when its class is `Turn`. A failing or panicking host
+    /// stage is omitted with its reason, unless the session is strict.
+    pub fn section(mut self, stage: Arc<dyn Stage<Gathered>>) -> SessionOptions {
+        self.host_stages.push(stage);
+        self
+    }
+
+    /// A template for a host section, by name (operators can override it
+    /// from `system_prompt.templates_dir` like the built-in ones).
+    pub fn template(
+        mut self,
+        name: impl Into<String>,
+        source: impl Into<String>,
+    ) -> SessionOptions {
+        self.host_templates.push((name.into(), source.into()));
+        self
+    }
+
+    /// A `bcode.skill/v1` provider whose skills rank as bundled.
+    pub fn provider(mut self, provider: Arc<dyn SkillProvider>) -> SessionOptions {
+        self.providers.push(provider);
+        self
+    }
+
+    /// Strict: a host section that fails is an error of the turn instead of
+    /// an omitted section.
+    pub fn strict(mut self, strict: bool) -> SessionOptions {
+        self.strict = strict;
+        self
+    }
+
+    /// How Bcode is running, for the `runtime_mode` section.
+    pub fn runtime_mode(mut self, mode: RuntimeMode) -> SessionOptions {
+        self.runtime_mode = mode;
+        self
+    }
+
+    /// A folder where the relevant-mode focus is kept between processes (the
+    /// session sidecar): restored when the session opens, saved after each
+    /// re-evaluation.
+    pub fn focus_dir(mut self, dir: impl Into<PathBuf>) -> SessionOptions {
+        self.focus_dir = Some(dir.into());
+        self
+    }
+
+    /// Watch the skill roots with a debounced filesystem watcher instead of
+    /// checking their stamps at every turn start (interactive hosts).
+    pub fn watch_skills(mut self, debounce: Duration) -> SessionOptions {
+        self.watch = Some(debounce);
+        self
+    }
+
+    /// Skill registries shared with the other sessions opened with a clone
+    /// of `shared` (see [`SharedSkills`]): sessions on the same skill roots
+    /// then share one registry, keyword index and catalog.
+    pub fn shared_skills(mut self, shared: SharedSkills) -> SessionOptions {
+        self.shared = shared;
+        self
+    }
+
+    /// Time and size bounds of the git and toolchain probes.
+    pub fn probe_limits(mut self, limits: ProbeLimits) -> SessionOptions {
+        self.probe_limits = limits;
+        self
+    }
+}

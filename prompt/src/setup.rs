@@ -1,0 +1,106 @@
+//! The edges a session opens with: the layered config (and the files it
+//! came from), the one template environment with the operator's overrides
+//! and the host's templates, the skill roots and a discovery with the disk
+//! cache. Everything is read from the options' environment snapshot.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bcode_prompt_pipeline::config::{self, ConfigInputs, LoadedConfig};
+use bcode_skill::{
+    ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
+    source_roots,
+};
+use bcode_templates::{TemplateOverride, Templates, read_overrides};
+
+use crate::error::PromptError;
+use crate::stamps::Stamps;
+
+/// The config inputs of a session.
+pub(crate) fn config_inputs(
+    repo: &Path,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    config_files: &[std::path::PathBuf],
+    set: &[String],
+    host_sections: Vec<String>,
+) -> ConfigInputs {
+    ConfigInputs {
+        repo: repo.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        env: env.clone(),
+        config_files: config_files.to_vec(),
+        set: set.to_vec(),
+        host_sections,
+    }
+}
+
+/// Loads the config and stamps every file it read or would read.
+pub(crate) fn load_config(inputs: &ConfigInputs) -> Result<(LoadedConfig, Stamps), PromptError> {
+    // Stamped before reading: a write between the two shows up as a change.
+    let stamps = Stamps::of(config::config_files(inputs));
+    let loaded = config::load(inputs)?;
+    Ok((loaded, stamps))
+}
+
+/// The template environment: every embedded template, the host's own, and
+/// the operator's overrides from `system_prompt.templates_dir`.
+pub fn templates(
+    loaded: &LoadedConfig,
+    host: &[(String, String)],
+) -> Result<Templates, PromptError> {
+    let overrides: Vec<TemplateOverride> = match loaded.templates_dir() {
+        Some(dir) => read_overrides(&dir)?,
+        None => Vec::new(),
+    };
+    Ok(Templates::with_host(host.to_vec(), overrides)?)
+}
+
+/// The skill roots of `repo`, highest precedence first, from the config and
+/// the environment snapshot.
+pub fn skill_roots(
+    repo: &Path,
+    env: &BTreeMap<String, String>,
+    loaded: &LoadedConfig,
+) -> Vec<SourceRoot> {
+    let source_env = SourceEnv::from_vars(&|name| env.get(name).cloned());
+    let configured: Vec<ConfiguredRoot> = loaded
+        .configured_skill_roots()
+        .into_iter()
+        .map(|root| ConfiguredRoot {
+            written: root.written,
+            resolved: root.resolved,
+        })
+        .collect();
+    source_roots(RootsInput {
+        repo,
+        env: &source_env,
+        config: &loaded.config.skills,
+        configured: &configured,
+        bundled: &[],
+    })
+}
+
+/// A discovery for the config: with `skills.disk_cache`, it keeps its last
+/// registry in `<state dir>/cache/skills`, so a new process with unchanged
+/// skill trees checks stamps instead of reading every skill file.
+pub(crate) fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
+    let discovery = Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills));
+    match disk_cache_dir(loaded, env) {
+        Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
+        None => discovery,
+    }
+}
+
+/// `<state dir>/cache/skills` when `skills.disk_cache` is on.
+pub(crate) fn disk_cache_dir(
+    loaded: &LoadedConfig,
+    env: &BTreeMap<String, String>,
+) -> Option<std::path::PathBuf> {
+    let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
+    loaded
+        .config
+        .skills
+        .disk_cache
+        .then(|| state.join("cache").join("skills"))
+}

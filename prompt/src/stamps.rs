@@ -1,0 +1,78 @@
+//! Has a file the session read changed since? One [`bcode_fs::FileStamp`]
+//! per path (absent files included, so a file appearing counts), checked
+//! at each turn start with one `stat` each. A file modified within the
+//! racy window of its stamp cannot be trusted to show a same-tick rewrite,
+//! so such a set always counts as changed (and is read again).
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use bcode_fs::FileStamp;
+
+/// How recent a modification makes a stamp untrustworthy: coarser than any
+/// filesystem's timestamp granularity.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// The stamps of a set of files, taken when they were read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Stamps {
+    entries: Vec<(PathBuf, Option<FileStamp>)>,
+    racy: bool,
+}
+
+impl Stamps {
+    /// Stamps `paths` now (following symlinks, as the reads do).
+    pub(crate) fn of(paths: impl IntoIterator<Item = PathBuf>) -> Stamps {
+        Stamps::with_window(paths, RACY_WINDOW)
+    }
+
+    /// [`Stamps::of`] with another racy window (tests use none).
+    fn with_window(paths: impl IntoIterator<Item = PathBuf>, window: Duration) -> Stamps {
+        let now = SystemTime::now();
+        let entries: Vec<(PathBuf, Option<FileStamp>)> = paths
+            .into_iter()
+            .map(|path| {
+                let stamp = stamp(&path);
+                (path, stamp)
+            })
+            .collect();
+        let racy = entries
+            .iter()
+            .any(|(_, stamp)| stamp.is_some_and(|s| s.is_racy(now, window)));
+        Stamps { entries, racy }
+    }
+
+    /// Whether any file changed, appeared or vanished since [`Stamps::of`].
+    pub(crate) fn changed(&self) -> bool {
+        self.racy || self.entries.iter().any(|(path, old)| stamp(path) != *old)
+    }
+}
+
+fn stamp(path: &std::path::Path) -> Option<FileStamp> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|meta| FileStamp::of(&meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_changed_or_removed_file_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        let absent = Stamps::with_window([file.clone()], Duration::ZERO);
+        assert!(!absent.changed());
+        std::fs::write(&file, "one").unwrap();
+        assert!(absent.changed());
+        let present = Stamps::with_window([file.clone()], Duration::ZERO);
+        assert!(!present.changed());
+        std::fs::write(&file, "two!").unwrap();
+        assert!(present.changed());
+        let again = Stamps::of([file.clone()]);
+        assert!(again.changed(), "a fresh modification is racy");
+        std::fs::remove_file(&file).unwrap();
+        assert!(again.changed());
+    }
+}

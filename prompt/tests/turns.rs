@@ -1,0 +1,246 @@
+//! The turn API from every kind of host: a multi-thread and a
+//! current-thread tokio runtime (relevant mode on, which used to create a
+//! runtime of its own and panic inside one), a plain `main` through the
+//! blocking wrappers, and a blocking call made from inside a runtime.
+//! Also: what a session picks up between turns, and that a turn in which
+//! nothing changed gives the same bytes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use bcode_prompt::{
+    CommandReply, PromptError, PromptSession, SessionReply, SkillError, SkillEvent, TurnInput,
+};
+use common::{Repo, at, write};
+
+/// Three turns: a prompt, a `/skill` command, another prompt.
+async fn three_turns(repo: &Repo) -> Vec<bcode_prompt::Turn> {
+    let options = repo.options().set("invariants.mode=\"relevant\"");
+    let mut session = PromptSession::open(options).await.unwrap();
+    let mut turns = Vec::new();
+    for text in [
+        "fix the parser",
+        "/skill rust-debugging the panic",
+        "now the clock",
+    ] {
+        let turn = session
+            .next_turn(TurnInput::new(text).now(at("2026-12-01T10:00:00Z")))
+            .await
+            .unwrap();
+        session.commit_turn("done");
+        turns.push(turn);
+    }
+    turns
+}
+
+fn check_three_turns(turns: &[bcode_prompt::Turn]) {
+    let [first, second, third] = turns else {
+        panic!("three turns")
+    };
+    // The first prompt focuses the parser invariant.
+    assert!(first.system().contains("<invariant id=\"parser-rules\""));
+    assert!(!first.system().contains("clock-rules\" title"));
+    // The command activates the skill: its block is request-only context.
+    assert!(matches!(
+        &second.command,
+        Some(CommandReply::Done(SessionReply::Activated { .. }))
+    ));
+    assert!(
+        second
+            .request_context()
+            .contains("<skill id=\"rust-debugging\" name=\"rust-debugging\"")
+    );
+    assert!(
+        second
+            .request_context()
+            .contains("Invocation arguments: the panic")
+    );
+    let kinds: Vec<&str> = second
+        .events
+        .iter()
+        .map(|e| match e {
+            SkillEvent::SkillActivated { .. } => "activated",
+            SkillEvent::SkillContextLoaded { .. } => "loaded",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["activated", "loaded"]);
+    // The skill stays active on the next turn; the cacheable prefix (the
+    // base, instructions and catalog) is the same bytes on every turn.
+    assert!(
+        third
+            .request_context()
+            .contains("<skill id=\"rust-debugging\"")
+    );
+    let prefix = |t: &bcode_prompt::Turn| t.system()[..t.cache_boundary()].to_owned();
+    assert_eq!(prefix(first), prefix(second));
+    assert_eq!(prefix(second), prefix(third));
+    assert!(first.cache_boundary() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_turns_on_a_multi_thread_runtime() {
+    let repo = Repo::new();
+    check_three_turns(&three_turns(&repo).await);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn three_turns_on_a_current_thread_runtime() {
+    let repo = Repo::new();
+    check_three_turns(&three_turns(&repo).await);
+}
+
+#[test]
+fn three_turns_from_a_plain_main() {
+    let repo = Repo::new();
+    let options = repo.options().set("invariants.mode=\"relevant\"");
+    let mut session = PromptSession::open_blocking(options).unwrap();
+    let mut turns = Vec::new();
+    for text in [
+        "fix the parser",
+        "/skill rust-debugging the panic",
+        "now the clock",
+    ] {
+        turns.push(
+            session
+                .next_turn_blocking(TurnInput::new(text).now(at("2026-12-01T10:00:00Z")))
+                .unwrap(),
+        );
+    }
+    check_three_turns(&turns);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_blocking_call_inside_a_runtime_does_not_panic() {
+    let repo = Repo::new();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    let turn = session.next_turn_blocking(TurnInput::new("hello")).unwrap();
+    assert!(!turn.system().is_empty());
+    // Dropping a session that owns a runtime inside another runtime is fine.
+    drop(session);
+}
+
+#[test]
+fn a_turn_in_which_nothing_changed_gives_the_same_bytes_and_no_changes() {
+    let repo = Repo::new();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let first = session.next_turn_blocking(input()).unwrap();
+    let second = session.next_turn_blocking(input()).unwrap();
+    assert_eq!(first.prompt, second.prompt);
+    assert!(!second.changes.any(), "{:?}", second.changes);
+    assert!(second.diagnostics.is_empty());
+}
+
+#[test]
+fn changes_between_turns_are_picked_up_and_reported() {
+    let repo = Repo::new();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let first = session.next_turn_blocking(input()).unwrap();
+    assert!(first.system().contains("Run cargo test before you finish."));
+
+    write(&repo.root.join("AGENTS.md"), "Run cargo clippy too.\n");
+    write(
+        &repo.root.join("skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs.\n",
+    );
+    write(
+        &repo.root.join(".bcode/bcode.toml"),
+        "[system_prompt.sections]\nagent_suffix = false\n",
+    );
+    let second = session.next_turn_blocking(input()).unwrap();
+    assert!(second.changes.instructions);
+    assert!(second.changes.config);
+    assert_eq!(second.changes.skills.added, ["docs"]);
+    assert!(second.system().contains("Run cargo clippy too."));
+    assert!(second.system().contains("<id>docs</id>"));
+    assert!(second.omitted().iter().any(|o| o.id == "agent_suffix"));
+}
+
+#[test]
+fn an_unknown_skill_in_a_command_is_a_reply_and_an_event_not_an_error() {
+    let repo = Repo::new();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    let turn = session
+        .next_turn_blocking(TurnInput::new("/skill rust-debuging"))
+        .unwrap();
+    let Some(CommandReply::Failed(error)) = &turn.command else {
+        panic!("{:?}", turn.command)
+    };
+    assert_eq!(
+        error.to_string(),
+        "no skill with id `rust-debuging`; did you mean `rust-debugging`?"
+    );
+    assert!(matches!(
+        turn.events.as_slice(),
+        [SkillEvent::SkillInvocationFailed { .. }]
+    ));
+    // Asked for explicitly, the same id is an error of the turn.
+    let err = session
+        .next_turn_blocking(TurnInput::new("").activate("rust-debuging"))
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        PromptError::Skill(SkillError::NotFound { ref suggestion, .. })
+            if suggestion.as_deref() == Some("rust-debugging")
+    ));
+}
+
+#[test]
+fn bad_setup_is_a_typed_error_never_a_panic() {
+    let repo = Repo::new();
+    let gone = bcode_prompt::SessionOptions::new(repo.root.join("no-such-folder"));
+    assert!(matches!(
+        PromptSession::open_blocking(gone),
+        Err(PromptError::Repository { .. })
+    ));
+
+    let bad_config = repo.options().config_file(repo.root.join("missing.toml"));
+    assert!(matches!(
+        PromptSession::open_blocking(bad_config),
+        Err(PromptError::Config(_))
+    ));
+
+    write(&repo.root.join("templates/base.j2"), "{% if %}");
+    let broken = repo.options().set(format!(
+        "system_prompt.templates_dir=\"{}\"",
+        repo.root.join("templates").display()
+    ));
+    assert!(matches!(
+        PromptSession::open_blocking(broken),
+        Err(PromptError::Template(_))
+    ));
+}
+
+#[test]
+fn sessions_on_one_shared_pool_share_the_registry_and_each_sees_changes() {
+    let repo = Repo::new();
+    let shared = bcode_prompt::SharedSkills::new();
+    let open =
+        || PromptSession::open_blocking(repo.options().shared_skills(shared.clone())).unwrap();
+    let (mut a, mut b) = (open(), open());
+    assert!(a.registry().same_as(&b.registry()));
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let (first_a, first_b) = (
+        a.next_turn_blocking(input()).unwrap(),
+        b.next_turn_blocking(input()).unwrap(),
+    );
+    assert_eq!(first_a.prompt, first_b.prompt);
+
+    write(
+        &repo.root.join("skills/docs/SKILL.md"),
+        "---\ndescription: Write docs\n---\nDocs.\n",
+    );
+    // One session notices the change; the other is told too.
+    let second_a = a.next_turn_blocking(input()).unwrap();
+    let second_b = b.next_turn_blocking(input()).unwrap();
+    assert_eq!(second_a.changes.skills.added, ["docs"]);
+    assert_eq!(second_b.changes.skills.added, ["docs"]);
+    // (A file written within the racy window is read again at the next
+    // check, so the two may hold equal rather than identical snapshots.)
+    let ids = |s: &PromptSession| s.registry().ids().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    assert_eq!(second_a.prompt, second_b.prompt);
+}

@@ -1,0 +1,63 @@
+//! Every input of one turn, gathered before assembly into one typed struct.
+//! Stages are pure functions of it (with the config and the templates): an
+//! input a stage reads is a field here, so wiring that is missing is a
+//! compile error. A field is `None` only when its section is off or its
+//! probe was not asked for; a stage that still finds it `None` omits its
+//! section with a note instead of failing the prompt.
+
+use std::sync::Arc;
+
+use bcode_prompt_pipeline::stage::StageError;
+use bcode_skill::Catalog;
+use bcode_skill_models::SkillContextResponse;
+
+use crate::datetime::DateTimeInput;
+use crate::environment::{ConfigProfile, ExecutionFacts, HostingSignals, LocaleFacts, RuntimeMode};
+use crate::git::GitFacts;
+use crate::instructions::RepositoryInstructions;
+use crate::invariants::{InvariantCatalog, InvariantSelection};
+use crate::relevant::Decision;
+use crate::toolchain::ToolchainFacts;
+
+/// The gathered inputs of one turn.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Gathered {
+    /// The user's prompt of this turn, if any (host sections may read it).
+    pub prompt: Option<String>,
+    pub datetime: Option<DateTimeInput>,
+    pub execution: Option<ExecutionFacts>,
+    pub hosting: Option<HostingSignals>,
+    pub locale: Option<LocaleFacts>,
+    pub runtime_mode: Option<RuntimeMode>,
+    pub config_profile: Option<ConfigProfile>,
+    pub git: Option<GitFacts>,
+    pub toolchain: Option<ToolchainFacts>,
+    pub instructions: Option<RepositoryInstructions>,
+    /// The invariant catalog (full mode, or relevant mode's whole catalog).
+    pub invariants: Option<Arc<InvariantCatalog>>,
+    /// Full mode: which invariants to place (all when `None`).
+    pub invariant_selection: Option<InvariantSelection>,
+    /// Relevant mode: the selector's decision for this turn.
+    pub relevant: Option<Decision>,
+    /// The formatted skill catalog (`None` when skills are disabled).
+    pub skill_catalog: Option<Arc<Catalog>>,
+    /// The blocks of the active skills, loaded before assembly, in
+    /// activation order.
+    pub active_skills: Vec<SkillContextResponse>,
+}
+
+impl Gathered {
+    /// An empty set of inputs: every optional section has nothing to say.
+    pub fn new() -> Gathered {
+        Gathered::default()
+    }
+}
+
+/// The gathered value, or the non-fatal error that omits the section and
+/// says what was not gathered.
+pub fn need<'a, T>(value: &'a Option<T>, what: &str) -> Result<&'a T, StageError> {
+    value.as_ref().ok_or_else(|| StageError::Degraded {
+        message: format!("{what} was not gathered"),
+    })
+}
