@@ -57,6 +57,11 @@ pub struct Discovery {
     /// depended on: when every probe answers as before, the registry is
     /// the answer without walking at all.
     confirmed: Option<Confirmed>,
+    /// The last registry built from roots alone, vouched for or not: a
+    /// build that has to walk (a stamp too recent, an unreadable folder)
+    /// but produces the same result returns it, so callers that compare
+    /// registries ([`SkillRegistry::same_as`]) need not redo their work.
+    last: Option<SkillRegistry>,
     /// Where `confirmed` survives the process, if anywhere.
     disk: Option<DiskCache>,
 }
@@ -88,6 +93,7 @@ impl Discovery {
             options,
             stats: DiscoveryStats::default(),
             confirmed: None,
+            last: None,
             disk: None,
         }
     }
@@ -147,13 +153,19 @@ impl Discovery {
         diagnostics.extend(resolution);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
-        let registry = SkillRegistry::new(
-            index,
-            diagnostics,
-            reports,
-            &self.options,
-            provided.providers,
-        );
+        let registry = match &self.last {
+            Some(last) if providers.is_empty() && last.holds(&index, &diagnostics, &reports) => {
+                last.clone()
+            }
+            _ => SkillRegistry::new(
+                index,
+                diagnostics,
+                reports,
+                &self.options,
+                provided.providers,
+            ),
+        };
+        self.last = providers.is_empty().then(|| registry.clone());
         self.stats = stats;
         // A file that could not be read (often transient: EMFILE, EIO) is
         // not cached, so the next build tries again; the snapshot must not

@@ -95,6 +95,26 @@ impl SkillRegistry {
             && Arc::ptr_eq(&self.diagnostics, &other.diagnostics)
     }
 
+    /// Whether this registry already holds exactly what a build produced:
+    /// the same summaries (the very `Arc`s, as cache hits share them), the
+    /// same diagnostics and root reports. Then the build's answer is this
+    /// registry, and [`SkillRegistry::same_as`] tells callers so.
+    pub(crate) fn holds(
+        &self,
+        skills: &BTreeMap<SkillId, Arc<SkillSummary>>,
+        diagnostics: &[Diagnostic],
+        roots: &[RootReport],
+    ) -> bool {
+        self.skills.len() == skills.len()
+            && self
+                .skills
+                .iter()
+                .zip(skills)
+                .all(|((a_id, a), (b_id, b))| a_id == b_id && Arc::ptr_eq(a, b))
+            && *self.diagnostics == diagnostics
+            && self.roots == roots
+    }
+
     /// Every available skill, by id (hidden ones included).
     pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
         self.skills.values().map(|s| &**s)

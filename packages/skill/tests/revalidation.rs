@@ -127,12 +127,25 @@ fn a_fresh_tree_is_walked_every_time() {
     let mut f = Fixture::new();
     // The real window (two seconds): the tree was written just now.
     f.discovery = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()));
-    f.build();
-    f.build();
+    let first = f.build();
+    let second = f.build();
     // Stamps inside the racy window cannot vouch for the files: they are
     // walked and re-read, but their content hashes spare the parse.
     assert!(!f.confirmed());
     assert_eq!(f.discovery.last_stats().files_parsed, 0);
+    // The same result is the same registry, so a host sees nothing changed.
+    assert!(second.same_as(&first));
+    fs::write(
+        f.skills().join("beta/SKILL.md"),
+        "---\ndescription: Beta, edited.\n---\n",
+    )
+    .unwrap();
+    let third = f.build();
+    assert!(!third.same_as(&second));
+    assert_eq!(
+        third.get("beta").unwrap().manifest.description,
+        "Beta, edited."
+    );
 }
 
 #[test]
