@@ -1,7 +1,9 @@
 //! Discovery benchmarks: a cold build (a fresh `Discovery`, so every skill
 //! file is read and parsed; the OS page cache is warm, as for the Pi peer)
 //! and an unchanged rebuild (the same `Discovery` again, answered by its
-//! metadata cache) at 100, 1,000 and 10,000 skills.
+//! metadata cache) at 100, 1,000 and 10,000 skills; and a disk-cache hit
+//! (a fresh `Discovery` with `skills.disk_cache`, as a one-shot render in a
+//! new process: the stored registry read back and its stamps re-checked).
 
 // A benchmark may stop loudly when its fixture cannot be built.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -10,7 +12,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_benches::{BuildSummary, corpus};
-use bcode_skill::{Discovery, DiscoveryOptions};
+use bcode_skill::{Discovery, DiscoveryOptions, DiskCache};
 use bcode_skill_models::SkillsConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 
@@ -80,6 +82,29 @@ fn discovery(c: &mut Criterion) {
                 b.iter(|| black_box(warm.build(black_box(roots))));
             },
         );
+        // The disk cache of this corpus, written once untimed; each timed
+        // build is a fresh process's first build, answered from the file.
+        let cache_dir = tempfile::tempdir().expect("a temporary cache folder");
+        let disk = DiskCache::new(cache_dir.path());
+        Discovery::new(options())
+            .with_disk_cache(disk.clone())
+            .build(&roots);
+        let mut probe = Discovery::new(options()).with_disk_cache(disk.clone());
+        probe.build(&roots);
+        assert!(
+            probe.last_stats().from_disk_cache,
+            "the disk cache did not answer an unchanged tree"
+        );
+        group.bench_with_input(BenchmarkId::new("disk_cache_hit", n), &roots, |b, roots| {
+            b.iter_batched(
+                || Discovery::new(options()).with_disk_cache(disk.clone()),
+                |mut discovery| {
+                    let registry = discovery.build(black_box(roots));
+                    (discovery, registry)
+                },
+                BatchSize::PerIteration,
+            );
+        });
         group.finish();
     }
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Whole-process comparison of `bcode-prompt render` and Codex's
-`codex debug prompt-input` (the peer in /work/shared/peers/codex) on the same
+`codex debug prompt-input` (the peer in <workspace>/../shared/peers/codex) on the same
 repositories, one process after the other, never in parallel.
 
-    CARGO_TARGET_DIR=/work/target-render-bench \\
+    CARGO_TARGET_DIR=target-render-bench \\
         python3 benches/scripts/compare_codex.py [--runs 5] [--out DIR]
 
 Repositories (built once under $BCODE_BENCH_CORPORA or /tmp/bcode-bench-corpora,
@@ -24,7 +24,7 @@ each (page cache warm, Codex's CODEX_HOME already populated with its bundled
 system skills, which makes Codex's figures the favourable ones).
 
 Needs a writable copy of the peer with node_modules ($CODEX_DIR, default
-/tmp/codex-peer; `cp -r /work/shared/peers/codex /tmp/codex-peer && cd
+/tmp/codex-peer; `cp -r ../shared/peers/codex /tmp/codex-peer && cd
 /tmp/codex-peer && npm install`). Without it, only our figures are printed.
 """
 import argparse
@@ -41,7 +41,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 CORPORA = os.environ.get("BCODE_BENCH_CORPORA", "/tmp/bcode-bench-corpora")
-GEN = os.environ.get("GEN_CORPUS", "/work/shared/peers/pi/gen_corpus.py")
+# The peer harness lives in the project's shared folder beside the clone.
+SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared"))
+GEN = os.environ.get("GEN_CORPUS", os.path.join(SHARED, "peers", "pi", "gen_corpus.py"))
 PROMPT = "fix the failing test"
 # Bytes of Codex's <skills_instructions> block at 10,000 skills (measured).
 CODEX_BUDGET = 21717

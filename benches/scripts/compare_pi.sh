@@ -2,7 +2,7 @@
 # Side-by-side measurement of Pi's skill loader (the peer harness) and ours on
 # the same gen_corpus.py corpora, one run after the other, never in parallel.
 #
-#   CARGO_TARGET_DIR=/work/target-bench benches/scripts/compare_pi.sh
+#   CARGO_TARGET_DIR=target-bench benches/scripts/compare_pi.sh
 #
 # Environment (defaults in brackets):
 #   PI_DIR       a writable copy of the peer folder with node_modules [/tmp/pi-peer]
@@ -11,6 +11,7 @@
 #   SIZES        corpus sizes ["100 1000 10000"]
 #   ONESHOTS     one-shot processes per side and size [5]
 #   ITERATIONS   in-process timed runs per side and size [20]
+#   GEN_CORPUS   the peer's corpus generator [<workspace>/../shared/peers/pi/gen_corpus.py]
 # Then: python3 benches/scripts/summarize.py "$OUT" > table.md
 set -euo pipefail
 
@@ -22,7 +23,8 @@ OUT="${OUT:-/tmp/bcode-bench-results}"
 SIZES="${SIZES:-100 1000 10000}"
 ONESHOTS="${ONESHOTS:-5}"
 ITERATIONS="${ITERATIONS:-20}"
-GEN="${GEN_CORPUS:-/work/shared/peers/pi/gen_corpus.py}"
+# The peer harness lives in the project's shared folder beside the clone.
+GEN="${GEN_CORPUS:-$here/../../../shared/peers/pi/gen_corpus.py}"
 
 if [ ! -d "$PI_DIR/node_modules" ]; then
     echo "no $PI_DIR/node_modules: copy the peer folder there and run npm ci" >&2

@@ -19,8 +19,15 @@ use std::time::{Duration, SystemTime};
 use bcode_skill::SourceRoot;
 use bcode_skill_models::{SkillSource, SourceKind};
 
-/// The peer's generator; `$BCODE_BENCH_GEN_CORPUS` overrides it.
-pub const GEN_CORPUS: &str = "/work/shared/peers/pi/gen_corpus.py";
+/// The Pi peer's corpus generator: `$BCODE_BENCH_GEN_CORPUS`, else
+/// `<workspace>/../shared/peers/pi/gen_corpus.py` (the project's shared
+/// folder beside the clone; see the workspace README).
+pub fn gen_corpus_script() -> PathBuf {
+    std::env::var_os("BCODE_BENCH_GEN_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peers/pi/gen_corpus.py"),
+        PathBuf::from,
+    )
+}
 
 /// The seed every corpus is generated with, so both loaders see the same bytes.
 pub const SEED: u64 = 1;
@@ -82,6 +89,7 @@ pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
                     label: format!("config:{name}"),
                     ordinal,
                     root: None,
+                    provider: None,
                 },
                 path: path.clone(),
             }
@@ -125,8 +133,7 @@ pub fn corpus(n: usize) -> io::Result<Corpus> {
 }
 
 fn run_gen_corpus(n: usize, out: &Path) -> bool {
-    let script = std::env::var_os("BCODE_BENCH_GEN_CORPUS")
-        .map_or_else(|| PathBuf::from(GEN_CORPUS), PathBuf::from);
+    let script = gen_corpus_script();
     if !script.is_file() {
         return false;
     }

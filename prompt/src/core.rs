@@ -26,7 +26,7 @@ use bcode_skill::{
     SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
     format_catalog, parse_command,
 };
-use bcode_skill_models::{Diagnostic, SkillError, SkillEvent};
+use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent};
 use bcode_templates::Templates;
 
 use crate::error::PromptError;
@@ -590,10 +590,15 @@ fn skill_error(err: SessionError) -> SkillError {
         SessionError::UnknownSkill { id, suggestion } => SkillError::NotFound { id, suggestion },
         SessionError::Disabled { id } => SkillError::Disabled { id },
         SessionError::SkillsDisabled => SkillError::SkillsDisabled,
-        SessionError::Load { id, reason } => SkillError::Load { id, reason },
+        SessionError::Load { id, reason } => SkillError::Load {
+            id,
+            cause: LoadCause::Other { message: reason },
+        },
         other => SkillError::Load {
             id: String::new(),
-            reason: other.to_string(),
+            cause: LoadCause::Other {
+                message: other.to_string(),
+            },
         },
     }
 }

@@ -4,7 +4,7 @@
 //! in-process timings. Prints one JSON line on stdout.
 //!
 //! ```text
-//! skills_oneshot [--iterations N] [--warmup K] [--catalog FILE] [--diagnostics FILE] [--only cold|rebuild|format] ROOT...
+//! skills_oneshot [--iterations N] [--warmup K] [--catalog FILE] [--diagnostics FILE] [--only cold|rebuild|format|disk] ROOT...
 //! ```
 //!
 //! With `--iterations 0` (the default) the process does exactly one build
@@ -22,7 +22,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bcode_benches::{BuildSummary, json_counts, median, peak_rss_kib, roots_for};
-use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, Templates, format_catalog};
+use bcode_skill::{
+    CatalogOptions, Discovery, DiscoveryOptions, DiskCache, Templates, format_catalog,
+};
 use bcode_skill_models::{SkillsConfig, SkillsPromptConfig};
 
 struct Args {
@@ -122,6 +124,16 @@ fn main() {
     let mut rebuild = Vec::new();
     let mut format = Vec::new();
     let mut rebuild_files_read = None;
+    let mut disk = Vec::new();
+    // `--only disk`: a fresh discovery answered from the disk cache each
+    // round (a one-shot render's path), the cache written once, untimed.
+    let disk_only = args.only.as_deref() == Some("disk");
+    let disk_dir = std::env::temp_dir().join(format!("bcode-oneshot-disk-{}", std::process::id()));
+    if disk_only && args.iterations > 0 {
+        Discovery::new(options.clone())
+            .with_disk_cache(DiskCache::new(&disk_dir))
+            .build(&roots);
+    }
     if args.iterations > 0 {
         let run = |step: &str| args.only.as_deref().is_none_or(|only| only == step);
         for round in 0..args.warmup + args.iterations {
@@ -142,6 +154,19 @@ fn main() {
                 }
                 rebuild_files_read = Some(discovery.last_stats().files_read);
             }
+            if disk_only {
+                let t = Instant::now();
+                let mut fresh =
+                    Discovery::new(options.clone()).with_disk_cache(DiskCache::new(&disk_dir));
+                std::hint::black_box(fresh.build(&roots));
+                if timed {
+                    disk.push(ms(t));
+                }
+                assert!(
+                    fresh.last_stats().from_disk_cache,
+                    "the disk cache did not answer"
+                );
+            }
             if run("format") {
                 let t = Instant::now();
                 let text = format_catalog(registry.skills(), catalog_options, &templates)
@@ -158,6 +183,7 @@ fn main() {
         }
     }
 
+    let _ = std::fs::remove_dir_all(&disk_dir);
     let summary = BuildSummary::of(&registry);
     let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
     let opt = |x: Option<f64>| x.map_or_else(|| "null".to_owned(), |x| r3(x).to_string());
@@ -167,7 +193,7 @@ fn main() {
         "{{\"skills\":{},\"diagnostics\":{},\"cold_load_ms\":{},\"cold_format_ms\":{},\
          \"catalog_bytes\":{},\"catalog_skills\":{},\"diagnostics_by_severity\":{},\
          \"diagnostics_by_code\":{},\"cold_files_read\":{},\"load_ms_median\":{},\
-         \"rebuild_ms_median\":{},\"format_ms_median\":{},\"rebuild_files_read\":{},\
+         \"rebuild_ms_median\":{},\"format_ms_median\":{},\"disk_ms_median\":{},\"rebuild_files_read\":{},\
          \"iterations\":{},\"warmup\":{},\"max_rss_mb_after_cold\":{},\"max_rss_mb\":{},\
          \"process_ms\":{}}}",
         summary.skills,
@@ -182,6 +208,7 @@ fn main() {
         opt(timed(&mut cold)),
         opt(timed(&mut rebuild)),
         opt(timed(&mut format)),
+        opt(timed(&mut disk)),
         rebuild_files_read.map_or_else(|| "null".to_owned(), |n| n.to_string()),
         args.iterations,
         args.warmup,

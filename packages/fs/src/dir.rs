@@ -8,7 +8,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::{FileInfo, FileKind, FileStamp, ReadError};
+use crate::read::ReadError;
+use crate::stamp::{FileInfo, FileKind, FileStamp};
 
 /// An open directory to look entries up under.
 #[derive(Debug)]
@@ -62,7 +63,7 @@ impl DirHandle {
         below(path, &self.path)
     }
 
-    /// [`crate::open_regular`] of `path`, looked up relative to this
+    /// [`crate::read::open_regular`] of `path`, looked up relative to this
     /// directory when it lies below it.
     pub fn open_regular(&self, path: &Path) -> Result<(std::fs::File, u64), ReadError> {
         #[cfg(target_os = "linux")]
@@ -77,9 +78,9 @@ impl DirHandle {
                 Mode::empty(),
             )
             .map_err(|err| ReadError::Io(err.into()))?;
-            return crate::check_regular(std::fs::File::from(fd));
+            return crate::read::check_regular(std::fs::File::from(fd));
         }
-        crate::open_regular(path)
+        crate::read::open_regular(path)
     }
 
     /// Kind and stamp of `relative`, as [`DirHandle::stamp`].

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 
-use crate::FileKind;
+use crate::stamp::FileKind;
 
 /// One directory entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,7 +123,7 @@ mod portable {
     use std::path::Path;
 
     use super::ListedEntry;
-    use crate::FileKind;
+    use crate::stamp::FileKind;
 
     pub fn for_each_entry(
         path: &Path,

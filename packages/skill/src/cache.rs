@@ -1,8 +1,6 @@
-//! Parsed summaries cached by file metadata, so rebuilding an unchanged tree
-//! reads no skill file. Where metadata cannot be trusted (a file modified
-//! within the filesystem's timestamp granularity of the last check, the
-//! "racy" case git also guards against) the bytes are re-read and compared by
-//! content hash before a cached parse is reused.
+//! Parsed summaries cached by file stamp, so rebuilding an unchanged tree
+//! reads no skill file. Whether a stamp may be believed, and when content
+//! hashes must be compared instead, is decided in `freshness.rs`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,35 +8,18 @@ use std::time::{Duration, SystemTime};
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
+use bcode_fs::FileStamp;
+
+use crate::candidate::Candidate;
+use crate::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
 use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
 use crate::read::{ReadError, read_front};
-use crate::snapshot::RACY_WINDOW;
-use crate::walk::{Candidate, FileStamp};
-
-/// Counters of the last build, for tests and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DiscoveryStats {
-    pub candidates: usize,
-    /// Instruction files opened and read.
-    pub files_read: usize,
-    /// Front matters parsed.
-    pub files_parsed: usize,
-    /// Candidates answered from the cache without reading.
-    pub cache_hits: usize,
-    /// The build did not walk: every stamp the last walk depended on was
-    /// unchanged, so the last registry was the answer.
-    pub confirmed_by_stamps: bool,
-    /// That last registry came from the disk cache (another process).
-    pub from_disk_cache: bool,
-    /// The build was written to the disk cache.
-    pub written_to_disk_cache: bool,
-}
 
 struct Entry {
     stamp: FileStamp,
     /// Content hash, kept only for entries that were racy when stored: only
     /// they are ever re-verified.
-    hash: Option<blake3::Hash>,
+    hash: Option<ContentHash>,
     outcome: Arc<ParseOutcome>,
     verified_at: SystemTime,
     /// The build that last saw this file; older entries are dropped.
@@ -48,11 +29,9 @@ struct Entry {
 /// The cache, keyed by the candidate's origin key (a hash of its path,
 /// source and layout, computed once per candidate by the walk), because it
 /// is only ever looked up by candidate and its order is never observed.
-/// Hashing or copying the path again per lookup showed in profiles. Two
-/// origins sharing a key cannot share an entry: an entry also matches on
-/// the file's stamp, whose device and inode differ between distinct files.
+/// Hashing or copying the path again per lookup showed in profiles.
 pub struct SummaryCache {
-    entries: HashMap<u64, Entry, crate::fxhash::FxBuildHasher>,
+    entries: HashMap<u64, Entry, rustc_hash::FxBuildHasher>,
     generation: u64,
     racy_window: Duration,
 }
@@ -83,14 +62,14 @@ pub enum Lookup {
 
 /// A cached outcome that may be reused if the content hash still matches.
 pub struct Prior {
-    hash: Option<blake3::Hash>,
+    hash: Option<ContentHash>,
     outcome: Arc<ParseOutcome>,
 }
 
 /// What loading one candidate afresh produced.
 pub struct Loaded {
     pub outcome: Arc<ParseOutcome>,
-    hash: Option<blake3::Hash>,
+    hash: Option<ContentHash>,
     pub read: bool,
     pub parsed: bool,
     /// Answered by a prior outcome after the content hash matched.
@@ -113,19 +92,27 @@ impl SummaryCache {
     /// Looks `candidate` up without touching the file.
     pub fn lookup(&mut self, candidate: &Candidate) -> Lookup {
         let generation = self.generation;
-        match self.entries.get_mut(&candidate.origin_key) {
-            Some(entry) if entry.stamp == candidate.stamp => {
+        let Some(entry) = self.entries.get_mut(&candidate.origin_key) else {
+            return Lookup::Miss;
+        };
+        match freshness::recheck(
+            &entry.stamp,
+            entry.verified_at,
+            &candidate.stamp,
+            self.racy_window,
+        ) {
+            Verdict::Changed => Lookup::Miss,
+            Verdict::Unchanged => {
                 entry.generation = generation;
-                if entry.stamp.is_racy(entry.verified_at, self.racy_window) {
-                    Lookup::Verify(Prior {
-                        hash: entry.hash,
-                        outcome: Arc::clone(&entry.outcome),
-                    })
-                } else {
-                    Lookup::Hit(Arc::clone(&entry.outcome))
-                }
+                Lookup::Hit(Arc::clone(&entry.outcome))
             }
-            _ => Lookup::Miss,
+            Verdict::CompareContent => {
+                entry.generation = generation;
+                Lookup::Verify(Prior {
+                    hash: entry.hash,
+                    outcome: Arc::clone(&entry.outcome),
+                })
+            }
         }
     }
 
@@ -203,11 +190,10 @@ pub fn load_fresh(
     let bytes = buf.as_slice();
     // Hash only what a later racy check will compare: entries modified
     // within the window now, or re-verified ones.
-    let hash =
-        (prior.is_some() || candidate.stamp.is_racy(now, racy_window)).then(|| blake3::hash(bytes));
+    let hash = freshness::needs_content_hash(&candidate.stamp, now, racy_window, prior.is_some())
+        .then(|| ContentHash::of(bytes));
     if let Some(prior) = prior
-        && prior.hash.is_some()
-        && prior.hash == hash
+        && freshness::same_content(prior.hash, hash)
     {
         return Loaded {
             outcome: prior.outcome,
@@ -254,28 +240,6 @@ pub fn failed_load(candidate: &Candidate) -> Loaded {
         reused: false,
         cacheable: false,
     }
-}
-
-/// A fingerprint of `origin`, hashing paths as bytes (`PathBuf`'s own hash
-/// walks components, which showed up in profiles).
-pub(crate) fn origin_key(origin: &Origin) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = crate::fxhash::FxHasher::default();
-    origin.location.as_os_str().hash(&mut hasher);
-    origin.directory.as_os_str().hash(&mut hasher);
-    origin.kind.hash(&mut hasher);
-    origin.layout.hash(&mut hasher);
-    origin.inferred_id.hash(&mut hasher);
-    origin.source.kind.hash(&mut hasher);
-    origin.source.ordinal.hash(&mut hasher);
-    origin.source.label.hash(&mut hasher);
-    origin
-        .source
-        .root
-        .as_deref()
-        .map(std::path::Path::as_os_str)
-        .hash(&mut hasher);
-    hasher.finish()
 }
 
 fn too_large(origin: &Origin, len: u64, max: usize) -> ParseOutcome {

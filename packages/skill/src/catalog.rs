@@ -3,8 +3,6 @@
 //! a data format and are written here; every sentence around them comes from
 //! `templates/skills/catalog.j2`.
 
-use std::hint::black_box;
-
 use bcode_skill_models::{CatalogMode, SkillSummary, SkillsPromptConfig};
 use bcode_text::{Limit, Truncation, bound, bound_at, escape_xml_into, model_path};
 use minijinja::context;
@@ -89,8 +87,8 @@ pub fn format_catalog<'s>(
     full.push_str(head);
     // Entry ends, as offsets into the entry list (not into `full`).
     let mut entry_ends = Vec::with_capacity(visible.len());
-    for chunk in visible.chunks(WARM_CHUNK) {
-        black_box(warm(chunk));
+    for chunk in visible.chunks(PREFETCH_CHUNK) {
+        prefetch_value_cache_lines(chunk);
         for skill in chunk {
             let m = &skill.manifest;
             // Each tag is written as one piece (a catalog of 10,000 skills made
@@ -213,19 +211,21 @@ pub fn format_catalog<'s>(
     Ok(catalog)
 }
 
-/// Entries written per [`warm`] pass: enough independent loads to keep the
+/// Entries whose values are prefetched together (see
+/// [`prefetch_value_cache_lines`]): enough independent loads to keep the
 /// memory system busy, few enough that the lines are still in L1/L2 when
 /// the entries are written (16-64 measured alike).
-const WARM_CHUNK: usize = 32;
+const PREFETCH_CHUNK: usize = 32;
 
-/// Loads one byte of every cache line of the values a chunk of entries is
+/// Touches one byte of every cache line of the values a chunk of entries is
 /// about to copy, before any of them is written. The summaries' strings are
 /// scattered over the heap, so each value's first line is a cache miss;
 /// taken one value at a time (scan, then copy) those misses ran one after
 /// the other and were half of formatting. Here the loads are independent, so
-/// the CPU has many in flight at once (n10000: 4.7 -> 2.2 ms). The folded
-/// byte only exists so the loads cannot be optimised away.
-fn warm(chunk: &[&SkillSummary]) -> u8 {
+/// the CPU has many in flight at once. `black_box` only keeps the loads from
+/// being optimised away.
+// Kept for criterion `catalog/format/10000`: 4.7 -> 2.2 ms (benches/README.md).
+fn prefetch_value_cache_lines(chunk: &[&SkillSummary]) {
     let mut acc = 0u8;
     for s in chunk {
         for value in [
@@ -238,7 +238,7 @@ fn warm(chunk: &[&SkillSummary]) -> u8 {
             acc ^= value.iter().step_by(64).fold(0, |a, &b| a ^ b);
         }
     }
-    acc
+    std::hint::black_box(acc);
 }
 
 /// `open`, `value` escaped, `close`: one catalog element.

@@ -2,7 +2,9 @@
 //! (file, directory, source, resource root, version) and the complete body,
 //! optionally bounded by `skills.max_context_bytes` with an explicit marker.
 
-use bcode_skill_models::{SkillContextRequest, SkillContextResponse, SkillError, SkillSummary};
+use bcode_skill_models::{
+    LoadCause, SkillContextRequest, SkillContextResponse, SkillError, SkillSummary,
+};
 use bcode_text::{Limit, Truncation, bound, escape_xml, neutralize_closing_tag};
 use minijinja::context;
 
@@ -23,7 +25,9 @@ impl SkillRegistry {
         let (skill, body) = self.load_current(listed)?;
         format_context(&skill, &body, request, templates).map_err(|err| SkillError::Load {
             id: request.id.to_string(),
-            reason: err.to_string(),
+            cause: LoadCause::Template {
+                message: err.to_string(),
+            },
         })
     }
 }

@@ -6,12 +6,15 @@
 //! `discover` is the edge that walks directories and reads files.
 
 mod cache;
+mod candidate;
 mod catalog;
 mod context;
+mod discovery;
 mod document;
 mod events;
+mod folder_provider;
+mod freshness;
 mod front_matter;
-mod fxhash;
 mod keywords;
 mod load_pool;
 mod manifest;
@@ -35,26 +38,27 @@ mod yaml_fast;
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
-pub use cache::DiscoveryStats;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{
     ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,
 };
+pub use discovery::{Discovery, DiscoveryStats};
 pub use document::{Document, DocumentError, parse_document};
 pub use events::{
     Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
     MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
     read_events, read_events_from,
 };
+pub use folder_provider::FolderProvider;
 pub use keywords::{KeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use persist::DiskCache;
 pub use provider::{
-    FolderProvider, HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy,
-    PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
-    SkillProvider, require_permission,
+    HostError, PROVIDER_LOCATION_SCHEME, PermissionDecision, PermissionPolicy, PermissionRequest,
+    ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost, SkillProvider,
+    require_permission,
 };
-pub use registry::{Discovery, DiscoveryOptions, RootReport, SkillRegistry};
+pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
 pub use session::{
     AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill,
@@ -68,15 +72,3 @@ pub use turn_options::{
     skill_turn_options,
 };
 pub use walk::WalkOptions;
-
-/// How many worker threads discovery uses: the available cores, at most 8.
-/// Asked once per process, because on Linux the answer comes from reading
-/// cgroup files, which showed up in per-render profiles.
-pub(crate) fn worker_threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .clamp(1, 8)
-    })
-}

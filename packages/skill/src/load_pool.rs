@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::DirHandle;
 
 use crate::cache::{Loaded, Prior, failed_load, load_fresh};
-use crate::walk::Candidate;
+use crate::candidate::Candidate;
 
 /// One file to load: its slot among the build's candidates, the candidate,
 /// the root it is opened relative to, and the cached outcome to re-verify.
@@ -191,7 +191,8 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
         }
     }
 
-    /// How many jobs were submitted.
+    /// How many jobs were submitted (tests check nothing was lost).
+    #[cfg(test)]
     pub fn dispatched(&self) -> usize {
         self.dispatched
     }
@@ -264,6 +265,7 @@ mod tests {
                 label: "test".into(),
                 ordinal: 0,
                 root: None,
+                provider: None,
             },
             path: dir.path().to_path_buf(),
         };

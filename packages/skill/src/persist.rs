@@ -7,8 +7,11 @@
 //!
 //! The file is only ever a shortcut: it is keyed by everything the build
 //! depends on (format, crate version, options, roots), it is used only when
-//! every stamp answers as recorded, and anything wrong with it (missing,
-//! unreadable, oversized, malformed, another key) means an ordinary walk.
+//! every stamp answers as recorded and every summary lies under the root it
+//! claims (the file is not trusted to say where skills are: a location
+//! elsewhere would make a render read any file as a skill body), and
+//! anything wrong with it (missing, unreadable, oversized, malformed,
+//! another key) means an ordinary walk.
 //! Writes go to a temporary file renamed into place, so a reader never sees
 //! half a file; at most [`MAX_FILES`] files are kept.
 
@@ -19,9 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use bcode_skill_models::{Diagnostic, SkillSummary};
+use bcode_skill_models::{Diagnostic, SkillLayout, SkillSummary};
 use serde::{Deserialize, Serialize};
 
+use crate::provider::ProviderSet;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::{StoredSnapshot, WalkSnapshot};
 use crate::sources::SourceRoot;
@@ -90,12 +94,25 @@ impl DiskCache {
             return None;
         }
         let snapshot = WalkSnapshot::from_stored(stored.snapshot, roots)?;
+        if !reports_fit(&stored.reports, roots, &snapshot)
+            || !stored
+                .skills
+                .iter()
+                .all(|skill| summary_fits(skill, roots, &snapshot))
+        {
+            return None;
+        }
         let mut skills = BTreeMap::new();
         for skill in stored.skills {
             skills.insert(skill.manifest.id.clone(), Arc::new(skill));
         }
-        let registry =
-            SkillRegistry::from_parts(skills, stored.diagnostics, stored.reports, options);
+        let registry = SkillRegistry::new(
+            skills,
+            stored.diagnostics,
+            stored.reports,
+            options,
+            ProviderSet::default(),
+        );
         Some((registry, snapshot))
     }
 
@@ -180,6 +197,61 @@ impl DiskCache {
     }
 }
 
+/// Whether the stored root reports describe `roots` as the snapshot
+/// resolved them (the reports are shown to users as the roots searched).
+fn reports_fit(reports: &[RootReport], roots: &[SourceRoot], snapshot: &WalkSnapshot) -> bool {
+    reports.len() == roots.len()
+        && reports
+            .iter()
+            .zip(roots)
+            .enumerate()
+            .all(|(i, (report, root))| {
+                report.label == root.source.label
+                    && report.path == root.path
+                    && report.canonical.as_deref() == snapshot.root_bounds(i).map(|(c, _)| c)
+            })
+}
+
+/// Whether a stored summary is one the walk of `roots` could have produced:
+/// a folder or flat skill of one of those roots (same source), with its
+/// file and folder below that root's canonical path as the snapshot
+/// recorded it. A re-check of the snapshot then vouches for the root.
+fn summary_fits(skill: &SkillSummary, roots: &[SourceRoot], snapshot: &WalkSnapshot) -> bool {
+    if skill.layout == SkillLayout::Provided || skill.source.provider.is_some() {
+        return false;
+    }
+    let claimed = roots.iter().position(|root| {
+        root.source.kind == skill.source.kind
+            && root.source.ordinal == skill.source.ordinal
+            && root.source.label == skill.source.label
+    });
+    let Some((canonical, base)) = claimed.and_then(|i| snapshot.root_bounds(i)) else {
+        return false;
+    };
+    skill.source.root.as_deref() == Some(canonical)
+        && inside(&skill.location, canonical)
+        && inside(&skill.directory, base)
+}
+
+/// Whether `path` is `root` or below it, with no `.` or `..` component
+/// after it. Compared as bytes: this runs for every stored summary (10,000
+/// in a large tree), where `Path::starts_with` walks components.
+fn inside(path: &Path, root: &Path) -> bool {
+    let is_separator = |b: &u8| std::path::is_separator(char::from(*b));
+    let root = root.as_os_str().as_encoded_bytes();
+    let Some(rest) = path.as_os_str().as_encoded_bytes().strip_prefix(root) else {
+        return false;
+    };
+    let rest = match rest.split_first() {
+        None => return true,
+        Some((first, after)) if is_separator(first) => after,
+        Some(_) if root.last().is_some_and(is_separator) => rest,
+        Some(_) => return false,
+    };
+    rest.split(is_separator)
+        .all(|part| part != b".." && part != b".")
+}
+
 /// Everything a stored build depends on: the format, this crate's version
 /// (summaries may be parsed differently by another), the options and the
 /// roots. Stored whole and compared exactly; only the file name is a hash.
@@ -191,7 +263,7 @@ fn key(options: &DiscoveryOptions, roots: &[SourceRoot]) -> String {
 }
 
 fn name(key: &str) -> String {
-    let mut hasher = crate::fxhash::FxHasher::default();
+    let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     format!("{:016x}", hasher.finish())
 }
@@ -211,6 +283,24 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn inside_means_below_the_root_without_climbing_out() {
+        let root = Path::new("/r/skills");
+        for (path, expected) in [
+            ("/r/skills", true),
+            ("/r/skills/a/SKILL.md", true),
+            ("/r/skills-other/a/SKILL.md", false),
+            ("/r/skills/../etc/passwd", false),
+            ("/r/skills/a/./SKILL.md", false),
+            ("/r/skills/a/..", false),
+            ("/etc/passwd", false),
+            ("/r/skillsa", false),
+        ] {
+            assert_eq!(inside(Path::new(path), root), expected, "{path}");
+        }
+        assert!(inside(Path::new("/x/a.md"), Path::new("/")));
+    }
 
     #[test]
     fn pruning_keeps_the_newest_entries_and_drops_stale_temporaries() {

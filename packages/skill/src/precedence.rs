@@ -112,6 +112,7 @@ mod tests {
                 label: format!("{kind:?}"),
                 ordinal: 0,
                 root: None,
+                provider: None,
             }),
             layout: SkillLayout::Folder,
             location: path.into(),

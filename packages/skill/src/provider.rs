@@ -1,7 +1,7 @@
 //! The `bcode.skill/v1` service interface: the [`SkillProvider`] trait that
 //! plugins implement, the [`SkillHost`] capability a host lends them, the
 //! permission vocabulary for script execution, and the merge of provider
-//! skills into the one [`SkillRegistry`].
+//! skills into the one [`crate::SkillRegistry`].
 //!
 //! # What a provider can do
 //!
@@ -22,8 +22,8 @@
 //! any folder skill with the same id shadows them. They have no file, so
 //! their `location` and `directory` are the synthetic, model-visible
 //! `bcode-provider://<provider name>/<skill id>`, and the source has no root.
-//! Loading a body ([`SkillRegistry::body`], and through it
-//! [`SkillRegistry::context`]) calls the provider's `context`; the host then
+//! Loading a body ([`crate::SkillRegistry::body`], and through it
+//! [`crate::SkillRegistry::context`]) calls the provider's `context`; the host then
 //! formats, bounds and previews it like a folder body, so a provider cannot
 //! forge the provenance lines or close the `<skill>` block.
 //!
@@ -44,12 +44,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,
-    SkillError, SkillId, SkillLayout, SkillManifest, SkillSource, SkillSummary, SourceKind,
+    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, LoadCause,
+    SkillContextRequest, SkillError, SkillId, SkillLayout, SkillManifest, SkillSource,
+    SkillSummary, SourceKind,
 };
 
 use crate::manifest::THINKING_EFFORTS;
-use crate::registry::SkillRegistry;
 
 /// The interface id of this version of the skill service.
 pub const SKILL_INTERFACE_V1: &str = "bcode.skill/v1";
@@ -210,7 +210,8 @@ impl PermissionPolicy {
     }
 }
 
-/// The providers of a registry, by name.
+/// The providers of a registry, by provider id (its name, the id a
+/// provided skill's source names).
 #[derive(Clone, Default)]
 pub(crate) struct ProviderSet(BTreeMap<String, Arc<dyn SkillProvider>>);
 
@@ -307,6 +308,7 @@ pub(crate) fn collect(
             label: format!("bundled:{name}"),
             ordinal: first_ordinal.saturating_add(index),
             root: None,
+            provider: Some(name.clone()),
         };
         let mut seen = std::collections::BTreeSet::new();
         for entry in listed {
@@ -413,7 +415,7 @@ fn provider_location(provider: &str, id: Option<&SkillId>) -> PathBuf {
 }
 
 /// Runs one call into a provider, turning a panic into an error.
-fn guarded<T>(
+pub(crate) fn guarded<T>(
     provider: String,
     operation: &str,
     call: impl FnOnce() -> Result<T, SkillError>,
@@ -435,17 +437,22 @@ fn guarded<T>(
 }
 
 impl ProviderSet {
-    /// The provider serving `skill`, found by its source label.
-    fn serving(&self, skill: &SkillSummary) -> Result<(&str, &dyn SkillProvider), SkillError> {
+    /// The provider serving `skill`, by the provider id its source names.
+    pub(crate) fn serving(
+        &self,
+        skill: &SkillSummary,
+    ) -> Result<(&str, &dyn SkillProvider), SkillError> {
         skill
             .source
-            .label
-            .strip_prefix("bundled:")
-            .and_then(|name| self.0.get_key_value(name))
-            .map(|(name, provider)| (name.as_str(), provider.as_ref()))
+            .provider
+            .as_deref()
+            .and_then(|id| self.0.get_key_value(id))
+            .map(|(id, provider)| (id.as_str(), provider.as_ref()))
             .ok_or_else(|| SkillError::Load {
                 id: skill.manifest.id.to_string(),
-                reason: format!("no provider serves `{}`", skill.source.label),
+                cause: LoadCause::NoProvider {
+                    source_label: skill.source.label.clone(),
+                },
             })
     }
 }
@@ -469,119 +476,11 @@ pub(crate) fn provided_body(
     if body.len() > max_bytes {
         return Err(SkillError::Load {
             id: skill.manifest.id.to_string(),
-            reason: format!(
-                "the provider returned {} bytes; skills.max_skill_file_bytes is {max_bytes}",
-                body.len()
-            ),
+            cause: LoadCause::ProviderBodyTooLarge {
+                len: body.len(),
+                max: max_bytes,
+            },
         });
     }
     Ok(body)
-}
-
-impl SkillRegistry {
-    /// `describe` of `bcode.skill/v1` for any skill in the registry: the
-    /// manifest and the diagnostics about it; provider skills add what their
-    /// provider reports.
-    pub fn describe(&self, id: &str) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
-        let skill = self.lookup(id)?;
-        let mut diagnostics: Vec<Diagnostic> =
-            self.diagnostics_for(skill).into_iter().cloned().collect();
-        if skill.layout != SkillLayout::Provided {
-            return Ok((skill.manifest.clone(), diagnostics));
-        }
-        let (name, provider) = self.providers().serving(skill)?;
-        let (manifest, more) = guarded(name.to_owned(), "describe", || {
-            provider.describe(&skill.manifest.id)
-        })?;
-        if manifest.id != skill.manifest.id {
-            return Err(SkillError::Provider {
-                provider: name.to_owned(),
-                reason: format!(
-                    "describe(`{}`) returned the manifest of `{}`",
-                    skill.manifest.id, manifest.id
-                ),
-            });
-        }
-        diagnostics.extend(more);
-        Ok((manifest, diagnostics))
-    }
-
-    /// `invoke` of `bcode.skill/v1`: routes to the skill's provider. Folder
-    /// skills are prompt packs whose scripts stay inert, so they do not
-    /// support invoke.
-    pub fn invoke(
-        &self,
-        request: &InvokeSkillRequest,
-        host: &dyn SkillHost,
-    ) -> Result<InvokeSkillResponse, SkillError> {
-        let skill = self.lookup(request.id.as_str())?;
-        if skill.layout != SkillLayout::Provided {
-            return Err(SkillError::InvokeUnsupported {
-                id: request.id.to_string(),
-            });
-        }
-        let (name, provider) = self.providers().serving(skill)?;
-        let response = guarded(name.to_owned(), "invoke", || provider.invoke(request, host))?;
-        if response.id != request.id {
-            return Err(SkillError::Provider {
-                provider: name.to_owned(),
-                reason: format!("invoke(`{}`) answered for `{}`", request.id, response.id),
-            });
-        }
-        Ok(response)
-    }
-}
-
-/// The registry seen through `bcode.skill/v1`, so a host can serve folder
-/// skills on the same path as plugin ones. It lists whatever the wrapped
-/// registry holds; it is meant to be served to clients, not registered as a
-/// provider of another registry (its skills would then rank as bundled).
-#[derive(Clone, Debug)]
-pub struct FolderProvider {
-    registry: SkillRegistry,
-}
-
-impl FolderProvider {
-    pub fn new(registry: SkillRegistry) -> Self {
-        FolderProvider { registry }
-    }
-
-    pub fn registry(&self) -> &SkillRegistry {
-        &self.registry
-    }
-}
-
-impl SkillProvider for FolderProvider {
-    fn name(&self) -> &str {
-        "folder"
-    }
-
-    fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError> {
-        // Folder bodies are sized only when read, and listing must not read them.
-        Ok(self
-            .registry
-            .skills()
-            .map(|s| ProvidedSkill {
-                manifest: s.manifest.clone(),
-                body_bytes: None,
-            })
-            .collect())
-    }
-
-    fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
-        self.registry.describe(id.as_str())
-    }
-
-    fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError> {
-        let skill = self.registry.lookup(request.id.as_str())?;
-        self.registry.body(skill)
-    }
-
-    fn invoke(
-        &self,
-        request: &InvokeSkillRequest,
-        host: &dyn SkillHost,
-    ) -> Result<InvokeSkillResponse, SkillError> {
-        self.registry.invoke(request, host)
-    }
 }

@@ -1,29 +1,21 @@
-//! The registry: building the index from source roots (through the cache),
-//! and answering lookups. Bodies are not part of the index; `body` loads one
-//! on demand.
+//! The registry: a plain index of the skills a build produced, with the
+//! diagnostics and root reports of that build, answering lookups. Bodies
+//! are not part of the index; `body` loads one on demand (from its file or
+//! its provider). Building one is [`crate::Discovery`]'s job.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, SkillError, SkillId, SkillLayout, SkillSource, SkillSummary,
-    SkillsConfig, SourceKind,
+    Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillError,
+    SkillId, SkillLayout, SkillManifest, SkillSummary, SkillsConfig,
 };
 
-use crate::cache::{DiscoveryStats, Lookup, SummaryCache, failed_load};
 use crate::front_matter::{self, Split};
-use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
-use crate::parse::ParseOutcome;
-use crate::persist::DiskCache;
-use crate::precedence;
-use crate::provider::{self, ProviderSet, SkillProvider};
+use crate::provider::{self, ProviderSet, SkillHost, guarded};
 use crate::read::{ReadError, read_all};
-use crate::snapshot::WalkSnapshot;
-use crate::sources::SourceRoot;
-use crate::walk::{Candidate, WalkOptions, walk_root};
-use bcode_fs::DirHandle;
+use crate::walk::WalkOptions;
 
 /// Everything discovery needs besides the roots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,215 +48,6 @@ pub struct RootReport {
     pub skills_found: usize,
 }
 
-/// Builds registries, keeping the summary cache between builds.
-#[derive(Debug)]
-pub struct Discovery {
-    options: DiscoveryOptions,
-    cache: SummaryCache,
-    stats: DiscoveryStats,
-    /// The last registry built from roots alone, with a digest of what the
-    /// walk found. When a rebuild finds the same files, unchanged, it is the
-    /// answer (same inputs, same registry) and precedence is not redone.
-    last: Option<(u64, SkillRegistry)>,
-    /// What the walk behind `last` depended on: when every probe answers
-    /// as before, `last` is the answer without walking at all.
-    snapshot: Option<WalkSnapshot>,
-    /// Where `last` and `snapshot` survive the process, if anywhere.
-    disk: Option<DiskCache>,
-}
-
-impl Discovery {
-    pub fn new(options: DiscoveryOptions) -> Self {
-        Discovery {
-            cache: SummaryCache::new(options.walk.racy_window),
-            options,
-            stats: DiscoveryStats::default(),
-            last: None,
-            snapshot: None,
-            disk: None,
-        }
-    }
-
-    /// Keeps the last registry and its snapshot in `cache` too, so that a
-    /// later process with the same options and roots is answered from it
-    /// while nothing changed (see [`crate::persist`]).
-    pub fn with_disk_cache(mut self, cache: DiskCache) -> Self {
-        self.disk = Some(cache);
-        self
-    }
-
-    /// Counters of the last [`Discovery::build`].
-    pub fn last_stats(&self) -> DiscoveryStats {
-        self.stats
-    }
-
-    /// Walks `roots` (highest precedence first) and builds the registry.
-    /// Never fails: every problem is a diagnostic.
-    pub fn build(&mut self, roots: &[SourceRoot]) -> SkillRegistry {
-        self.build_with_providers(roots, &[])
-    }
-
-    /// [`Discovery::build`] plus the skills of `providers`, which rank as
-    /// bundled after every bundled root, in the order given (see
-    /// [`crate::provider`]). A failing provider becomes a diagnostic.
-    pub fn build_with_providers(
-        &mut self,
-        roots: &[SourceRoot],
-        providers: &[Arc<dyn SkillProvider>],
-    ) -> SkillRegistry {
-        let mut from_disk = false;
-        if providers.is_empty()
-            && self.last.is_none()
-            && let Some(disk) = &self.disk
-            && let Some((registry, snapshot)) = disk.load(&self.options, roots)
-        {
-            // No walk digest: a walk after a change builds afresh.
-            self.last = Some((0, registry));
-            self.snapshot = Some(snapshot);
-            from_disk = true;
-        }
-        if providers.is_empty()
-            && let Some((_, registry)) = &self.last
-            && let Some(snapshot) = &self.snapshot
-            && snapshot.unchanged(roots)
-        {
-            let skills = registry.len();
-            self.stats = DiscoveryStats {
-                candidates: snapshot.candidates(),
-                cache_hits: snapshot.candidates(),
-                confirmed_by_stamps: true,
-                from_disk_cache: from_disk,
-                ..DiscoveryStats::default()
-            };
-            debug_assert!(skills <= snapshot.candidates());
-            return registry.clone();
-        }
-        let mut stats = DiscoveryStats::default();
-        let now = SystemTime::now();
-        let mut snapshots = Vec::with_capacity(roots.len());
-        let mut diagnostics = Vec::new();
-        let mut reports = Vec::new();
-        self.cache.begin_build();
-        let queue = JobQueue::new(LoadSettings {
-            max_bytes: self.options.max_skill_file_bytes,
-            now,
-            racy_window: self.options.walk.racy_window,
-        });
-        let mut intake = Intake {
-            cache: &mut self.cache,
-            stats: &mut stats,
-            seen_files: HashMap::default(),
-            candidates: Vec::new(),
-            outcomes: Vec::new(),
-            duplicates: Vec::new(),
-            root_handle: None,
-        };
-        let walk_options = &self.options.walk;
-        // Walk every root in precedence order; each candidate is looked up
-        // in the cache as it is found and, when it must be read, loaded on
-        // the pool's workers while the walk goes on.
-        let (dispatched, results) = std::thread::scope(|scope| {
-            let mut pool = LoadPool::new(scope, &queue, crate::worker_threads());
-            for (index, root) in roots.iter().enumerate() {
-                let walked = walk_root(root, walk_options, now, &mut |candidate| {
-                    intake.accept(index, candidate, &mut pool);
-                });
-                snapshots.push(walked.snapshot);
-                diagnostics.extend(walked.diagnostics);
-                diagnostics.append(&mut intake.duplicates);
-                reports.push(RootReport {
-                    label: root.source.label.clone(),
-                    path: root.path.clone(),
-                    canonical: walked.canonical_root,
-                    skills_found: 0,
-                });
-            }
-            (pool.dispatched(), pool.finish())
-        });
-        let Intake {
-            candidates,
-            mut outcomes,
-            ..
-        } = intake;
-        let digest = walk_digest(&reports, &candidates, &diagnostics);
-        // Nothing to read, the same files as last time, and no provider
-        // whose answer could have changed: the last registry is the answer.
-        if dispatched == 0
-            && providers.is_empty()
-            && let Some((last_digest, registry)) = &self.last
-            && *last_digest == digest
-        {
-            self.cache.end_build();
-            self.stats = stats;
-            let registry = registry.clone();
-            self.snapshot = Some(WalkSnapshot::new(snapshots, stats.candidates));
-            return registry;
-        }
-        // A file that could not be read (often transient: EMFILE, EIO) is
-        // not cached, so the next build tries again; the snapshot must not
-        // vouch for this registry either, in memory or on disk.
-        let mut all_cacheable = true;
-        self.cache.reserve(results.len());
-        for (slot, loaded) in results {
-            all_cacheable &= loaded.cacheable;
-            stats.files_read += usize::from(loaded.read);
-            stats.files_parsed += usize::from(loaded.parsed);
-            stats.cache_hits += usize::from(loaded.reused);
-            self.cache.store(&candidates[slot].1, &loaded, now);
-            outcomes[slot] = Some(loaded.outcome);
-        }
-        // A slot still empty was submitted but its worker died: its file
-        // becomes a diagnostic, like a load that panicked.
-        for (outcome, (_, candidate)) in outcomes.iter_mut().zip(&candidates) {
-            if outcome.is_none() {
-                all_cacheable = false;
-                *outcome = Some(failed_load(candidate).outcome);
-            }
-        }
-        let mut loaded = Vec::with_capacity(candidates.len());
-        for ((root_index, _), outcome) in candidates.iter().zip(outcomes) {
-            let Some(outcome) = outcome else { continue };
-            diagnostics.extend(outcome.diagnostics.iter().cloned());
-            if let Some(skill) = &outcome.skill {
-                reports[*root_index].skills_found += 1;
-                loaded.push(Arc::clone(skill));
-            }
-        }
-        self.cache.end_build();
-        let first_ordinal = roots
-            .iter()
-            .filter(|r| r.source.kind == SourceKind::Bundled)
-            .map(|r| r.source.ordinal.saturating_add(1))
-            .max()
-            .unwrap_or(0);
-        let provided =
-            provider::collect(providers, first_ordinal, self.options.max_skill_file_bytes);
-        loaded.extend(provided.skills.into_iter().map(Arc::new));
-        diagnostics.extend(provided.diagnostics);
-        let (skills, resolution) = precedence::resolve(loaded, &self.options.disabled_ids);
-        diagnostics.extend(resolution);
-        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        diagnostics.dedup();
-        self.stats = stats;
-        let registry = SkillRegistry {
-            skills: Arc::new(skills),
-            diagnostics: Arc::new(diagnostics),
-            roots: reports,
-            max_skill_file_bytes: self.options.max_skill_file_bytes,
-            disabled_ids: self.options.disabled_ids.clone(),
-            providers: provided.providers,
-        };
-        self.last = providers.is_empty().then(|| (digest, registry.clone()));
-        self.snapshot = (providers.is_empty() && all_cacheable)
-            .then(|| WalkSnapshot::new(snapshots, stats.candidates));
-        if let (Some(disk), Some(snapshot)) = (&self.disk, &self.snapshot) {
-            self.stats.written_to_disk_cache =
-                disk.store(&self.options, roots, &registry, snapshot);
-        }
-        registry
-    }
-}
-
 /// The indexed skills of a session or request, with the diagnostics of the
 /// build that produced them.
 #[derive(Clone, Debug, Default)]
@@ -281,12 +64,14 @@ pub struct SkillRegistry {
 }
 
 impl SkillRegistry {
-    /// A registry from what a build produced (for [`crate::persist`]).
-    pub(crate) fn from_parts(
+    /// A registry from what a build produced: by a discovery, or read back
+    /// from the disk cache (with no providers).
+    pub(crate) fn new(
         skills: BTreeMap<SkillId, Arc<SkillSummary>>,
         diagnostics: Vec<Diagnostic>,
         roots: Vec<RootReport>,
         options: &DiscoveryOptions,
+        providers: ProviderSet,
     ) -> Self {
         SkillRegistry {
             skills: Arc::new(skills),
@@ -294,7 +79,7 @@ impl SkillRegistry {
             roots,
             max_skill_file_bytes: options.max_skill_file_bytes,
             disabled_ids: options.disabled_ids.clone(),
-            providers: ProviderSet::default(),
+            providers,
         }
     }
 
@@ -308,6 +93,26 @@ impl SkillRegistry {
     pub fn same_as(&self, other: &SkillRegistry) -> bool {
         Arc::ptr_eq(&self.skills, &other.skills)
             && Arc::ptr_eq(&self.diagnostics, &other.diagnostics)
+    }
+
+    /// Whether this registry already holds exactly what a build produced:
+    /// the same summaries (the very `Arc`s, as cache hits share them), the
+    /// same diagnostics and root reports. Then the build's answer is this
+    /// registry, and [`SkillRegistry::same_as`] tells callers so.
+    pub(crate) fn holds(
+        &self,
+        skills: &BTreeMap<SkillId, Arc<SkillSummary>>,
+        diagnostics: &[Diagnostic],
+        roots: &[RootReport],
+    ) -> bool {
+        self.skills.len() == skills.len()
+            && self
+                .skills
+                .iter()
+                .zip(skills)
+                .all(|((a_id, a), (b_id, b))| a_id == b_id && Arc::ptr_eq(a, b))
+            && *self.diagnostics == diagnostics
+            && self.roots == roots
     }
 
     /// Every available skill, by id (hidden ones included).
@@ -361,10 +166,6 @@ impl SkillRegistry {
         &self.roots
     }
 
-    pub(crate) fn providers(&self) -> &ProviderSet {
-        &self.providers
-    }
-
     /// The ids of all skills, for near-miss suggestions.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.skills.keys().map(SkillId::as_str)
@@ -406,20 +207,17 @@ impl SkillRegistry {
             // keeps it, as it did at discovery.
             inferred_id: skill.manifest.id.to_string(),
         };
-        let changed = |reason: String| SkillError::Load {
+        let changed = |cause: LoadCause| SkillError::Load {
             id: skill.manifest.id.to_string(),
-            reason,
+            cause,
         };
         let current = crate::parse::parse_skill(&origin, &bytes)
             .skill
-            .ok_or_else(|| {
-                changed("its front matter changed on disk and is no longer valid; `bcode-prompt skills doctor` says why".into())
-            })?;
+            .ok_or_else(|| changed(LoadCause::NoLongerValid))?;
         if current.manifest.id != skill.manifest.id {
-            return Err(changed(format!(
-                "its file now declares the id `{}`; it is available under that id once skills are reloaded",
-                current.manifest.id
-            )));
+            return Err(changed(LoadCause::IdChanged {
+                now: current.manifest.id.to_string(),
+            }));
         }
         let body = body_of(&current, &bytes)?;
         Ok((current, body))
@@ -429,12 +227,12 @@ impl SkillRegistry {
     fn read_instruction(&self, skill: &SkillSummary) -> Result<Vec<u8>, SkillError> {
         read_all(&skill.location, self.max_skill_file_bytes).map_err(|err| SkillError::Load {
             id: skill.manifest.id.to_string(),
-            reason: match err {
-                ReadError::TooLarge { len, max } => {
-                    format!("the file is {len} bytes; skills.max_skill_file_bytes is {max}")
-                }
-                ReadError::NotRegular => "the file is not a regular file".into(),
-                ReadError::Io(err) => err.to_string(),
+            cause: match err {
+                ReadError::TooLarge { len, max } => LoadCause::TooLarge { len, max },
+                ReadError::NotRegular => LoadCause::NotRegular,
+                ReadError::Io(err) => LoadCause::Io {
+                    message: err.to_string(),
+                },
             },
         })
     }
@@ -445,10 +243,12 @@ impl SkillRegistry {
         let mut out = Vec::new();
         for skill in self.skills() {
             if let Err(err) = self.body(skill) {
-                let code = if err.to_string().contains("UTF-8") {
-                    DiagnosticCode::InvalidUtf8
-                } else {
-                    DiagnosticCode::Unreadable
+                let code = match &err {
+                    SkillError::Load {
+                        cause: LoadCause::InvalidUtf8 { .. },
+                        ..
+                    } => DiagnosticCode::InvalidUtf8,
+                    _ => DiagnosticCode::Unreadable,
                 };
                 out.push(
                     Diagnostic::error(code, err.to_string())
@@ -463,22 +263,21 @@ impl SkillRegistry {
 
 /// The body in `bytes`, the text of `skill`'s instruction file.
 fn body_of(skill: &SkillSummary, bytes: &[u8]) -> Result<String, SkillError> {
-    let load_error = |reason: String| SkillError::Load {
+    let load_error = |cause: LoadCause| SkillError::Load {
         id: skill.manifest.id.to_string(),
-        reason,
+        cause,
     };
     let offset = match front_matter::split(bytes) {
         Split::Block { body_offset, .. } | Split::None { body_offset } => body_offset,
         Split::Unterminated { .. } => {
-            return Err(load_error("the front matter is no longer closed".into()));
+            return Err(load_error(LoadCause::UnterminatedFrontMatter));
         }
     };
-    let body = std::str::from_utf8(&bytes[offset..]).map_err(|err| {
-        let before = &bytes[offset..offset + err.valid_up_to()];
+    let rest = bytes.get(offset..).unwrap_or_default();
+    let body = std::str::from_utf8(rest).map_err(|err| {
+        let before = rest.get(..err.valid_up_to()).unwrap_or_default();
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        load_error(format!(
-            "the body is not valid UTF-8 (body line {line}); save the file as UTF-8"
-        ))
+        load_error(LoadCause::InvalidUtf8 { line })
     })?;
     Ok(normalize_body(body))
 }
@@ -496,115 +295,56 @@ fn normalize_body(body: &str) -> String {
     body[line_start..].trim_end().to_owned()
 }
 
-/// A digest of what a walk found: roots, every candidate's file identity,
-/// metadata and origin, and the walk's own diagnostics. Equal digests with
-/// every file answered by the cache mean an identical registry.
-fn walk_digest(
-    reports: &[RootReport],
-    candidates: &[(usize, Arc<Candidate>)],
-    diagnostics: &[Diagnostic],
-) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = crate::fxhash::FxHasher::default();
-    for report in reports {
-        report.label.hash(&mut hasher);
-        report
-            .canonical
-            .as_deref()
-            .map(std::path::Path::as_os_str)
-            .hash(&mut hasher);
-    }
-    for (root, candidate) in candidates {
-        root.hash(&mut hasher);
-        candidate.stamp.hash(&mut hasher);
-        candidate.origin_key.hash(&mut hasher);
-    }
-    for d in diagnostics {
-        d.code.hash(&mut hasher);
-        d.path
-            .as_deref()
-            .map(std::path::Path::as_os_str)
-            .hash(&mut hasher);
-        d.message.hash(&mut hasher);
-    }
-    hasher.finish()
-}
-
-/// What a build does with each candidate the walk finds, in walk order:
-/// drop second paths to a file already seen, answer from the cache, or
-/// submit a load.
-struct Intake<'a> {
-    cache: &'a mut SummaryCache,
-    stats: &'a mut DiscoveryStats,
-    /// File identity to the slot of the first candidate with it.
-    seen_files: HashMap<(u64, u64), usize, crate::fxhash::FxBuildHasher>,
-    /// Every kept candidate with its root's index, by slot.
-    candidates: Vec<(usize, Arc<Candidate>)>,
-    /// Filled now for cache hits, after loading for the rest.
-    outcomes: Vec<Option<Arc<ParseOutcome>>>,
-    /// `duplicate_path` diagnostics of the root being walked.
-    duplicates: Vec<Diagnostic>,
-    /// The last root's handle, shared by its candidates (they share one
-    /// source), so files are opened relative to it.
-    root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
-}
-
-impl Intake<'_> {
-    fn accept(&mut self, root_index: usize, candidate: Candidate, pool: &mut LoadPool<'_, '_>) {
-        self.stats.candidates += 1;
-        if let Some(identity) = candidate.stamp.identity() {
-            if let Some(&first) = self.seen_files.get(&identity) {
-                self.duplicates.push(
-                    Diagnostic::info(
-                        DiagnosticCode::DuplicatePath,
-                        format!(
-                            "`{}` is a second path to `{}`, already loaded",
-                            candidate.origin.location.display(),
-                            self.candidates[first].1.origin.location.display()
-                        ),
-                    )
-                    .with_path(&candidate.origin.location),
-                );
-                return;
-            }
-            self.seen_files.insert(identity, self.candidates.len());
+impl SkillRegistry {
+    /// `describe` of `bcode.skill/v1` for any skill in the registry: the
+    /// manifest and the diagnostics about it; provider skills add what their
+    /// provider reports.
+    pub fn describe(&self, id: &str) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
+        let skill = self.lookup(id)?;
+        let mut diagnostics: Vec<Diagnostic> =
+            self.diagnostics_for(skill).into_iter().cloned().collect();
+        if skill.layout != SkillLayout::Provided {
+            return Ok((skill.manifest.clone(), diagnostics));
         }
-        let slot = self.candidates.len();
-        let prior = match self.cache.lookup(&candidate) {
-            Lookup::Hit(outcome) => {
-                self.stats.cache_hits += 1;
-                self.candidates.push((root_index, Arc::new(candidate)));
-                self.outcomes.push(Some(outcome));
-                return;
-            }
-            Lookup::Verify(prior) => Some(prior),
-            Lookup::Miss => None,
-        };
-        let root = self.root_handle(&candidate.origin.source);
-        let candidate = Arc::new(candidate);
-        self.candidates.push((root_index, Arc::clone(&candidate)));
-        self.outcomes.push(None);
-        pool.submit(Job {
-            slot,
-            candidate,
-            root,
-            prior,
-        });
+        let (name, provider) = self.providers.serving(skill)?;
+        let (manifest, more) = guarded(name.to_owned(), "describe", || {
+            provider.describe(&skill.manifest.id)
+        })?;
+        if manifest.id != skill.manifest.id {
+            return Err(SkillError::Provider {
+                provider: name.to_owned(),
+                reason: format!(
+                    "describe(`{}`) returned the manifest of `{}`",
+                    skill.manifest.id, manifest.id
+                ),
+            });
+        }
+        diagnostics.extend(more);
+        Ok((manifest, diagnostics))
     }
 
-    /// The held-open root of `source`, opened on its first load.
-    fn root_handle(&mut self, source: &Arc<SkillSource>) -> Option<Arc<DirHandle>> {
-        if let Some((known, handle)) = &self.root_handle
-            && Arc::ptr_eq(known, source)
-        {
-            return handle.clone();
+    /// `invoke` of `bcode.skill/v1`: routes to the skill's provider. Folder
+    /// skills are prompt packs whose scripts stay inert, so they do not
+    /// support invoke.
+    pub fn invoke(
+        &self,
+        request: &InvokeSkillRequest,
+        host: &dyn SkillHost,
+    ) -> Result<InvokeSkillResponse, SkillError> {
+        let skill = self.lookup(request.id.as_str())?;
+        if skill.layout != SkillLayout::Provided {
+            return Err(SkillError::InvokeUnsupported {
+                id: request.id.to_string(),
+            });
         }
-        let handle = source
-            .root
-            .as_deref()
-            .and_then(|root| DirHandle::open(root).ok())
-            .map(Arc::new);
-        self.root_handle = Some((Arc::clone(source), handle.clone()));
-        handle
+        let (name, provider) = self.providers.serving(skill)?;
+        let response = guarded(name.to_owned(), "invoke", || provider.invoke(request, host))?;
+        if response.id != request.id {
+            return Err(SkillError::Provider {
+                provider: name.to_owned(),
+                reason: format!("invoke(`{}`) answered for `{}`", request.id, response.id),
+            });
+        }
+        Ok(response)
     }
 }

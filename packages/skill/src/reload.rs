@@ -11,11 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use bcode_skill_models::SkillLayout;
 use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
+use bcode_fs::FileStamp;
+
+use crate::discovery::{Discovery, DiscoveryStats};
+use crate::freshness;
 use crate::provider::SkillProvider;
-use crate::registry::{Discovery, DiscoveryOptions, SkillRegistry};
+use crate::registry::{DiscoveryOptions, SkillRegistry};
 use crate::sources::SourceRoot;
 
 /// How changes are noticed.
@@ -28,13 +33,6 @@ pub enum ReloadMode {
     MetadataCheck,
 }
 
-/// File identity of one skill's instruction file, to notice body-only edits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Fingerprint {
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-}
-
 /// A registry that follows its roots between turns.
 pub struct LiveRegistry {
     discovery: Discovery,
@@ -42,7 +40,9 @@ pub struct LiveRegistry {
     /// Plugin providers, listed again at every rebuild so their skills
     /// survive reloads (and a provider's own changes show up).
     providers: Vec<Arc<dyn SkillProvider>>,
-    fingerprints: BTreeMap<String, Fingerprint>,
+    /// The stamp of each skill's instruction file at the last build, to
+    /// notice body-only edits (which leave the summary as it was).
+    stamps: BTreeMap<String, FileStamp>,
     dirty: Arc<AtomicBool>,
     watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
     /// Some skill is reached through a symlink leaving its root, where the
@@ -63,7 +63,7 @@ impl std::fmt::Debug for LiveRegistry {
 #[derive(Debug)]
 pub struct TurnRefresh {
     pub registry: SkillRegistry,
-    /// Ids whose instruction file changed on disk (size or time), including
+    /// Ids whose instruction file changed on disk (its stamp), including
     /// body-only edits that leave the summary as it was.
     pub changed_files: BTreeSet<String>,
 }
@@ -95,7 +95,7 @@ impl LiveRegistry {
             discovery,
             roots,
             providers,
-            fingerprints: BTreeMap::new(),
+            stamps: BTreeMap::new(),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
             escapes_roots: false,
@@ -103,7 +103,7 @@ impl LiveRegistry {
         let registry = live
             .discovery
             .build_with_providers(&live.roots, &live.providers);
-        live.fingerprints = fingerprints(&registry);
+        live.stamps = stamps(&registry);
         live.escapes_roots = escapes_roots(&registry);
         (live, registry)
     }
@@ -149,13 +149,13 @@ impl LiveRegistry {
         let registry = self
             .discovery
             .build_with_providers(&self.roots, &self.providers);
-        let now = fingerprints(&registry);
+        let now = stamps(&registry);
         let changed_files = now
             .iter()
-            .filter(|(id, fp)| self.fingerprints.get(*id).is_some_and(|old| old != *fp))
+            .filter(|(id, stamp)| self.stamps.get(*id).is_some_and(|old| old != *stamp))
             .map(|(id, _)| id.clone())
             .collect();
-        self.fingerprints = now;
+        self.stamps = now;
         self.escapes_roots = escapes_roots(&registry);
         Some(TurnRefresh {
             registry,
@@ -164,24 +164,16 @@ impl LiveRegistry {
     }
 
     /// Counters of the last rebuild (tests check that unchanged files are not read).
-    pub fn last_stats(&self) -> crate::DiscoveryStats {
+    pub fn last_stats(&self) -> DiscoveryStats {
         self.discovery.last_stats()
     }
 }
 
-fn fingerprints(registry: &SkillRegistry) -> BTreeMap<String, Fingerprint> {
+fn stamps(registry: &SkillRegistry) -> BTreeMap<String, FileStamp> {
     registry
         .skills()
-        .filter_map(|s| {
-            let meta = fs::metadata(&s.location).ok()?;
-            Some((
-                s.manifest.id.to_string(),
-                Fingerprint {
-                    len: meta.len(),
-                    modified: meta.modified().ok(),
-                },
-            ))
-        })
+        .filter(|s| s.layout != SkillLayout::Provided)
+        .filter_map(|s| Some((s.manifest.id.to_string(), freshness::stamp_of(&s.location)?)))
         .collect()
 }
 

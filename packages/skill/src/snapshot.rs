@@ -22,21 +22,11 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::{DirHandle, FileStamp, below};
 use serde::{Deserialize, Serialize};
 
+use crate::freshness::{self, Observed, RACY_WINDOW};
 use crate::sources::SourceRoot;
-
-/// Stamps modified this close to the walk are not trusted on their own.
-pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// Fewer probes than this are checked on the calling thread.
 const PARALLEL_MIN_PROBES: usize = 512;
-
-/// What one lookup answered during the walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Expect {
-    Stamp(FileStamp),
-    /// Failed with this OS error (a dangling link, a loop).
-    Error(i32),
-}
 
 #[derive(Debug)]
 struct Probe {
@@ -45,7 +35,7 @@ struct Probe {
     /// probe: a walk records one probe per skill).
     relative: (u32, u32),
     follow: bool,
-    expect: Expect,
+    expect: Observed,
 }
 
 /// The probes of one root, recorded while it is walked.
@@ -99,11 +89,11 @@ impl RootSnapshot {
     /// Records that looking up `path` (following a final symlink or not)
     /// answered `stamp`.
     pub(crate) fn stamp(&mut self, path: &Path, follow: bool, stamp: FileStamp) {
-        if stamp.is_racy(self.started, self.racy_window) {
+        if !freshness::vouches(&stamp, self.started, self.racy_window) {
             self.trusted = false;
             return;
         }
-        self.push(path, follow, Expect::Stamp(stamp));
+        self.push(path, follow, Observed::Stamp(stamp));
     }
 
     /// Records that the folder symlink at `path` led to `canonical`.
@@ -117,12 +107,12 @@ impl RootSnapshot {
     /// Records that looking up `path` failed with `err`.
     pub(crate) fn error(&mut self, path: &Path, follow: bool, err: &io::Error) {
         match err.raw_os_error() {
-            Some(code) => self.push(path, follow, Expect::Error(code)),
+            Some(code) => self.push(path, follow, Observed::Failed(code)),
             None => self.trusted = false,
         }
     }
 
-    fn push(&mut self, path: &Path, follow: bool, expect: Expect) {
+    fn push(&mut self, path: &Path, follow: bool, expect: Observed) {
         if !self.trusted {
             return;
         }
@@ -166,7 +156,7 @@ impl RootSnapshot {
         let links_hold = self
             .links
             .iter()
-            .all(|(link, before)| std::fs::canonicalize(link).is_ok_and(|now| now == *before));
+            .all(|(link, before)| freshness::still_resolves(link, before));
         if !links_hold {
             return None;
         }
@@ -197,6 +187,14 @@ impl WalkSnapshot {
         self.candidates
     }
 
+    /// The canonical path of the root at `index` and the folder its probes
+    /// are below (the root, or the folder of a root that is one file);
+    /// `None` for a root that did not exist. A re-check confirms both.
+    pub(crate) fn root_bounds(&self, index: usize) -> Option<(&Path, &Path)> {
+        let root = self.roots.get(index)?;
+        Some((root.canonical.as_deref()?, root.base.as_deref()?))
+    }
+
     /// Whether walking `roots` now would find exactly what the recorded walk
     /// found, with the same stamps. Never reads a file.
     pub(crate) fn unchanged(&self, roots: &[SourceRoot]) -> bool {
@@ -213,7 +211,7 @@ impl WalkSnapshot {
             }
         }
         let total: usize = handles.iter().map(|(_, root)| root.probes.len()).sum();
-        let threads = crate::worker_threads();
+        let threads = bcode_fs::worker_threads();
         let per_thread = if total < PARALLEL_MIN_PROBES || threads < 2 {
             total.max(1)
         } else {
@@ -243,14 +241,7 @@ impl WalkSnapshot {
 
 fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool {
     probes.iter().all(|probe| {
-        let found = match handle.stamp(root.relative(probe), probe.follow) {
-            Ok(stamp) => Expect::Stamp(stamp),
-            Err(err) => match err.raw_os_error() {
-                Some(code) => Expect::Error(code),
-                None => return false,
-            },
-        };
-        found == probe.expect
+        freshness::still_observed(handle, root.relative(probe), probe.follow, probe.expect)
     })
 }
 
@@ -354,7 +345,7 @@ fn encode(probe: &Probe) -> [u64; PROBE_WORDS] {
     let follow = if probe.follow { FOLLOW } else { 0 };
     let (start, end) = (u64::from(probe.relative.0), u64::from(probe.relative.1));
     match probe.expect {
-        Expect::Stamp(s) => [
+        Observed::Stamp(s) => [
             start,
             end,
             follow,
@@ -366,7 +357,7 @@ fn encode(probe: &Probe) -> [u64; PROBE_WORDS] {
             s.dev,
             s.ino,
         ],
-        Expect::Error(code) => [start, end, follow | FAILED, code as u64, 0, 0, 0, 0, 0, 0],
+        Observed::Failed(code) => [start, end, follow | FAILED, code as u64, 0, 0, 0, 0, 0, 0],
     }
 }
 
@@ -375,9 +366,9 @@ fn decode(words: &[u64]) -> Option<Probe> {
         return None;
     };
     let expect = if flags & FAILED != 0 {
-        Expect::Error(i32::try_from(len as i64).ok()?)
+        Observed::Failed(i32::try_from(len as i64).ok()?)
     } else {
-        Expect::Stamp(FileStamp {
+        Observed::Stamp(FileStamp {
             len,
             modified: (ms as i64, mns as i64),
             changed: (cs as i64, cns as i64),

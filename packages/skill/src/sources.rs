@@ -53,6 +53,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 label,
                 ordinal,
                 root: None,
+                provider: None,
             },
             path,
         });

@@ -1,7 +1,9 @@
 //! The edge of discovery: walking one source root. Bounded (depth and entry
 //! budgets), never leaves the root except to load a skill folder a symlink
-//! points at, never follows a directory twice, and never opens anything but
-//! directories here (instruction files are read by `read.rs`).
+//! points at, never follows a directory twice. It opens directories, and
+//! reads at most the first 8 bytes of a `README.md` (through `read.rs`,
+//! non-blocking and regular files only) to tell a skill from documentation;
+//! instruction files themselves are read by the loaders.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -13,7 +15,8 @@ use std::time::SystemTime;
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SourceKind};
 
-use crate::parse::{InstructionKind, Origin};
+use crate::candidate::Candidate;
+use crate::parse::InstructionKind;
 use crate::snapshot::RootSnapshot;
 use crate::sources::SourceRoot;
 
@@ -37,22 +40,12 @@ impl Default for WalkOptions {
             follow_symlinks: true,
             max_depth: 12,
             max_entries: 200_000,
-            racy_window: crate::snapshot::RACY_WINDOW,
+            racy_window: crate::freshness::RACY_WINDOW,
         }
     }
 }
 
-pub use bcode_fs::FileStamp;
-use bcode_fs::{DirHandle, FileInfo, FileKind, ListedEntry};
-
-/// A file that may be a skill.
-#[derive(Clone, Debug)]
-pub struct Candidate {
-    pub origin: Origin,
-    pub stamp: FileStamp,
-    /// [`crate::cache::origin_key`] of `origin`, computed once.
-    pub origin_key: u64,
-}
+use bcode_fs::{FileInfo, FileKind, FileStamp, ListedEntry};
 
 /// What walking one root found besides its candidates, which go to the
 /// walk's sink as they are found.
@@ -73,9 +66,6 @@ struct Dir {
     /// Device of this directory: with a `readdir` inode it identifies a real
     /// child folder without another `stat`.
     dev: u64,
-    /// The `lstat` of `<this>/SKILL.md`, when the parent fetched it ahead
-    /// (in parallel): `Some(None)` means it does not exist.
-    prefetched: Option<Option<FileInfo>>,
     /// Reached through a symlink that leaves the root: only loaded when it is
     /// itself a skill folder, never searched.
     outside: bool,
@@ -184,7 +174,6 @@ pub fn walk_root(
         canonical: None,
         depth: 0,
         dev,
-        prefetched: None,
         outside: false,
     });
     w.result
@@ -197,7 +186,7 @@ struct Walker<'a> {
     result: WalkResult,
     /// Folder identities already searched (device, inode): hashed with
     /// the crate's fast hasher, as they are local and many.
-    visited: HashSet<(u64, u64), crate::fxhash::FxBuildHasher>,
+    visited: HashSet<(u64, u64), rustc_hash::FxBuildHasher>,
     entries_seen: usize,
     exhausted: bool,
     /// The root's source with its canonical root filled in, made once.
@@ -271,7 +260,7 @@ impl Walker<'_> {
             if name.starts_with('.') || name == "node_modules" {
                 continue;
             }
-            let path = joined(&dir.logical, &name);
+            let path = dir.logical.join(&name);
             if file_type == FileKind::Dir {
                 // A real folder: `readdir` already said what it is, and its
                 // inode with the parent's device identifies it (no `stat`).
@@ -321,7 +310,6 @@ impl Walker<'_> {
             let b = b.logical.as_os_str().as_encoded_bytes();
             a.get(skip..).cmp(&b.get(skip..))
         });
-        prefetch_skill_files(&dir.logical, &mut children);
         children
     }
 
@@ -329,28 +317,25 @@ impl Walker<'_> {
     /// a special file named SKILL.md is reported and the folder left alone),
     /// `Some(false)`/`None` when the folder must be listed.
     fn instruction_by_stat(&mut self, dir: &mut Dir) -> Option<bool> {
-        let path = joined(&dir.logical, "SKILL.md");
+        let path = dir.logical.join("SKILL.md");
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
-        let link_meta = match &dir.prefetched {
-            Some(prefetched) => (*prefetched)?,
-            None => match fs::symlink_metadata(&path) {
-                Ok(meta) => FileInfo::of(&meta),
-                Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
-                // Anything else (no permission, I/O) is reported, never
-                // taken for "no SKILL.md" in silence; the folder is listed.
-                Err(err) => {
-                    self.io_problem(&path, &err);
-                    return None;
-                }
-            },
+        let link_meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => FileInfo::of(&meta),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+            // Anything else (no permission, I/O) is reported, never taken
+            // for "no SKILL.md" in silence; the folder is listed.
+            Err(err) => {
+                self.io_problem(&path, &err);
+                return None;
+            }
         };
         self.result.snapshot.stamp(&path, false, link_meta.stamp);
         Some(self.accept_instruction(dir, path, link_meta, InstructionKind::SkillFile))
     }
 
     fn try_instruction(&mut self, dir: &mut Dir, name: &str, kind: InstructionKind) -> bool {
-        let path = joined(&dir.logical, name);
+        let path = dir.logical.join(name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
                 let meta = FileInfo::of(&meta);
@@ -553,7 +538,6 @@ impl Walker<'_> {
             canonical,
             depth: dir.depth + 1,
             dev,
-            prefetched: None,
             outside,
         })
     }
@@ -623,7 +607,7 @@ impl Walker<'_> {
         meta: &FileInfo,
     ) {
         let source = self.source();
-        (self.sink)(make_candidate(
+        (self.sink)(Candidate::new(
             source, path, directory, layout, kind, meta.stamp,
         ));
     }
@@ -685,108 +669,6 @@ impl Walker<'_> {
     }
 }
 
-/// Fetches `<child>/SKILL.md` metadata for many sibling folders on worker
-/// threads. Most folders under a root are skill folders, and this `lstat` is
-/// the one system call an unchanged rebuild makes per skill, so spreading it
-/// over the cores shortens both cold builds and rebuilds. Small folders are
-/// left to the sequential walk.
-fn prefetch_skill_files(parent: &Path, children: &mut [Dir]) {
-    const MIN_CHILDREN: usize = 256;
-    let threads = crate::worker_threads();
-    if children.len() < MIN_CHILDREN || threads < 2 {
-        return;
-    }
-    // Looked up relative to the parent, held open: the kernel then walks
-    // two path components per child instead of the whole absolute path.
-    let Ok(handle) = DirHandle::open(parent) else {
-        return;
-    };
-    let per_thread = children.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut chunks = children.chunks_mut(per_thread);
-        let own = chunks.next();
-        for chunk in chunks {
-            let handle = &handle;
-            // A thread that cannot be started leaves its folders unfetched:
-            // the sequential walk looks them up itself.
-            std::thread::Builder::new()
-                .name("bcode-skill-stat".into())
-                .spawn_scoped(scope, move || prefetch_chunk(handle, chunk))
-                .ok();
-        }
-        if let Some(own) = own {
-            prefetch_chunk(&handle, own);
-        }
-    });
-}
-
-fn prefetch_chunk(handle: &DirHandle, chunk: &mut [Dir]) {
-    for child in chunk {
-        let info = match handle.relative(&child.logical) {
-            Some(relative) => handle.info(&joined(relative, "SKILL.md"), false),
-            None => {
-                fs::symlink_metadata(child.logical.join("SKILL.md")).map(|meta| FileInfo::of(&meta))
-            }
-        };
-        child.prefetched = match info {
-            Ok(info) => Some(Some(info)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Some(None),
-            // Not fetched: the walk looks it up again and reports the error.
-            Err(_) => None,
-        };
-    }
-}
-
-/// `base/name` in one allocation: `Path::join` copies `base` and then
-/// grows the copy to append `name`, a reallocation per path, and the walk
-/// makes two paths per skill.
-/// `name` is one plain component (a directory entry or `SKILL.md`), so the
-/// text is appended as it is, without `PathBuf::push`'s per-call checks.
-fn joined(base: &Path, name: &str) -> PathBuf {
-    let base = base.as_os_str();
-    let mut path = std::ffi::OsString::with_capacity(base.len() + 1 + name.len());
-    path.push(base);
-    let ends_with_separator = base
-        .as_encoded_bytes()
-        .last()
-        .is_some_and(|&b| std::path::is_separator(char::from(b)));
-    if !base.is_empty() && !ends_with_separator {
-        path.push(std::path::MAIN_SEPARATOR_STR);
-    }
-    path.push(name);
-    PathBuf::from(path)
-}
-
-/// A candidate: where the file was found and what it is.
-fn make_candidate(
-    source: Arc<SkillSource>,
-    location: PathBuf,
-    directory: PathBuf,
-    layout: SkillLayout,
-    kind: InstructionKind,
-    stamp: FileStamp,
-) -> Candidate {
-    let inferred_id = match layout {
-        SkillLayout::Flat => location.file_stem(),
-        _ => directory.file_name(),
-    }
-    .map(|n| n.to_string_lossy().into_owned())
-    .unwrap_or_default();
-    let origin = Origin {
-        source,
-        layout,
-        kind,
-        location,
-        directory,
-        inferred_id,
-    };
-    Candidate {
-        origin_key: crate::cache::origin_key(&origin),
-        origin,
-        stamp,
-    }
-}
-
 fn is_markdown(name: Option<&OsStr>) -> bool {
     name.and_then(OsStr::to_str).is_some_and(|n| {
         n.len() > 3
@@ -809,26 +691,4 @@ fn starts_with_front_matter(path: &Path) -> bool {
         .strip_prefix(b"\xEF\xBB\xBF".as_slice())
         .unwrap_or(&head);
     head.starts_with(b"---") || head.starts_with(b"+++")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn joined_equals_path_join_for_one_component() {
-        for base in ["/a/b", "/a/b/", "/", "", "rel", "rel/x"] {
-            for name in ["SKILL.md", "skill-1", "é.md"] {
-                assert_eq!(
-                    joined(Path::new(base), name),
-                    Path::new(base).join(name),
-                    "{base:?} + {name:?}"
-                );
-                assert_eq!(
-                    joined(Path::new(base), name).as_os_str(),
-                    Path::new(base).join(name).as_os_str()
-                );
-            }
-        }
-    }
 }

@@ -321,7 +321,13 @@ info disabled [ROOT]/user/off/SKILL.md skill `off` from user-config:skills is di
 fn the_real_world_corpus_loads_without_errors() {
     let corpus =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/anthropic-skills");
-    let corpus = fs::canonicalize(&corpus).expect("the shared corpus is beside the repository");
+    let corpus = fs::canonicalize(&corpus).unwrap_or_else(|err| {
+        panic!(
+            "this test needs the project's shared folder beside the clone: `{}` ({err}); \
+             see README.md, \"Where ../shared must be\"",
+            corpus.display()
+        )
+    });
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(&corpus, tmp.path());
     let registry = build(

@@ -268,6 +268,7 @@ fn plugin_skills_share_registry_precedence_and_catalog() {
                 label: "bundled:acme".into(),
                 ordinal: 0,
                 root: None,
+                provider: Some("acme".into()),
             }
         )
     );
@@ -653,6 +654,7 @@ fn live_reload_keeps_provider_skills() {
             label: "repo:.bcode/skills".into(),
             ordinal: 0,
             root: None,
+            provider: None,
         },
         path: tmp.path().to_path_buf(),
     }];

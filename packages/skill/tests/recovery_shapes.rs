@@ -21,6 +21,7 @@ fn check(folder: &str, text: &str) -> String {
             label: "repo:.bcode/skills".into(),
             ordinal: 0,
             root: None,
+            provider: None,
         }),
         layout: SkillLayout::Folder,
         kind: InstructionKind::SkillFile,

@@ -127,12 +127,25 @@ fn a_fresh_tree_is_walked_every_time() {
     let mut f = Fixture::new();
     // The real window (two seconds): the tree was written just now.
     f.discovery = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()));
-    f.build();
-    f.build();
+    let first = f.build();
+    let second = f.build();
     // Stamps inside the racy window cannot vouch for the files: they are
     // walked and re-read, but their content hashes spare the parse.
     assert!(!f.confirmed());
     assert_eq!(f.discovery.last_stats().files_parsed, 0);
+    // The same result is the same registry, so a host sees nothing changed.
+    assert!(second.same_as(&first));
+    fs::write(
+        f.skills().join("beta/SKILL.md"),
+        "---\ndescription: Beta, edited.\n---\n",
+    )
+    .unwrap();
+    let third = f.build();
+    assert!(!third.same_as(&second));
+    assert_eq!(
+        third.get("beta").unwrap().manifest.description,
+        "Beta, edited."
+    );
 }
 
 #[test]
@@ -339,4 +352,72 @@ fn a_linked_folder_moving_inside_the_root_is_noticed() {
     let registry = discovery.build(&roots);
     assert!(!discovery.last_stats().confirmed_by_stamps);
     assert_eq!(ids(&registry), ["alpha", "s1"]);
+}
+
+/// Rewrites every skill entry of every cache file with `tamper`.
+fn tamper_disk_cache(cache: &Path, tamper: &dyn Fn(&mut serde_json::Value)) {
+    for entry in fs::read_dir(cache).unwrap() {
+        let path = entry.unwrap().path();
+        let mut stored: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        for skill in stored["skills"].as_array_mut().unwrap() {
+            tamper(skill);
+        }
+        fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn a_disk_cache_entry_pointing_outside_its_root_is_not_trusted() {
+    let f = Fixture::new();
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let outside = f.base.join("elsewhere/secret.md");
+    fs::write(&outside, "not a skill\n").unwrap();
+    let escapes = [
+        // Plainly elsewhere, and a path that only looks inside the root.
+        outside.clone(),
+        f.skills().join("../elsewhere/secret.md"),
+    ];
+    for (i, location) in escapes.iter().enumerate() {
+        let cache = f.base.join(format!("state/cache-{i}"));
+        let walked = with_disk(&cache, &config).build(&f.roots);
+        let location = location.display().to_string();
+        tamper_disk_cache(&cache, &|skill| {
+            if skill["manifest"]["id"] == "alpha" {
+                skill["location"] = location.clone().into();
+            }
+        });
+        let mut tampered = with_disk(&cache, &config);
+        let registry = tampered.build(&f.roots);
+        assert!(
+            !tampered.last_stats().from_disk_cache,
+            "{location}: a summary outside its root was trusted"
+        );
+        assert_eq!(summaries(&registry), summaries(&walked), "{location}");
+    }
+}
+
+#[test]
+fn a_disk_cache_entry_claiming_another_root_is_not_trusted() {
+    let f = Fixture::new();
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let cache = f.base.join("state/cache");
+    let walked = with_disk(&cache, &config).build(&f.roots);
+    let elsewhere = f.base.join("elsewhere").display().to_string();
+    tamper_disk_cache(&cache, &|skill| {
+        if skill["manifest"]["id"] == "beta" {
+            // The location is under the root it now claims, but that is not
+            // a root this build walked.
+            skill["source"]["root"] = elsewhere.clone().into();
+            skill["location"] = format!("{elsewhere}/linked/SKILL.md").into();
+        }
+    });
+    let mut tampered = with_disk(&cache, &config);
+    let registry = tampered.build(&f.roots);
+    assert!(!tampered.last_stats().from_disk_cache);
+    assert_eq!(summaries(&registry), summaries(&walked));
 }

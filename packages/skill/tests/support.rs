@@ -48,6 +48,7 @@ pub fn root(kind: SourceKind, label: &str, path: &Path) -> SourceRoot {
             label: label.into(),
             ordinal: 0,
             root: None,
+            provider: None,
         },
         path: path.to_path_buf(),
     }

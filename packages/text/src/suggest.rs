@@ -19,29 +19,7 @@ pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -
 /// and swaps of two neighbouring characters each cost one (optimal string
 /// alignment): `alpah` is one edit from `alpha`, as a typist would judge.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    for i in 0..=a.len() {
-        d[i * width] = i;
-    }
-    for (j, cell) in d.iter_mut().enumerate().take(width) {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * width + j] + 1)
-                .min(d[i * width + j - 1] + 1)
-                .min(d[(i - 1) * width + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[(i - 2) * width + j - 2] + 1);
-            }
-            d[i * width + j] = best;
-        }
-    }
-    d[a.len() * width + b.len()]
+    strsim::osa_distance(a, b)
 }
 
 #[cfg(test)]
@@ -66,5 +44,9 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("alpah", "alpha"), 1);
         assert_eq!(closest("alpah", ["alpha", "beta"]), Some("alpha"));
+        // Characters, not bytes: one substitution of a two-byte letter.
+        assert_eq!(edit_distance("café", "cafe"), 1);
+        // Optimal string alignment: a swapped pair is not edited again.
+        assert_eq!(edit_distance("ca", "abc"), 3);
     }
 }

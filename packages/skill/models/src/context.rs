@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{SkillId, SkillSource};
+use crate::id::SkillId;
+use crate::source::SkillSource;
 
 /// Ask for the context block of one skill.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,10 +68,50 @@ pub enum SkillError {
     Disabled { id: String },
     #[error("skills are disabled (skills.enabled = false)")]
     SkillsDisabled,
-    #[error("skill `{id}` could not be loaded: {reason}")]
-    Load { id: String, reason: String },
+    #[error("skill `{id}` could not be loaded: {cause}")]
+    Load { id: String, cause: LoadCause },
     #[error("skill `{id}` does not support invoke")]
     InvokeUnsupported { id: String },
     #[error("skill provider `{provider}` failed: {reason}")]
     Provider { provider: String, reason: String },
+}
+
+/// Why a skill's body could not be loaded: a closed set, so callers (the
+/// deep check, a host) decide by the cause, never by the words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LoadCause {
+    #[error("the file is {len} bytes; skills.max_skill_file_bytes is {max}")]
+    TooLarge { len: u64, max: usize },
+    #[error("the file is not a regular file")]
+    NotRegular,
+    /// The operating system's error, as it worded it.
+    #[error("{message}")]
+    Io { message: String },
+    #[error("the front matter is no longer closed")]
+    UnterminatedFrontMatter,
+    /// The file changed since discovery and is no longer a valid skill.
+    #[error(
+        "its front matter changed on disk and is no longer valid; `bcode-prompt skills doctor` says why"
+    )]
+    NoLongerValid,
+    /// The file changed since discovery and now declares another id.
+    #[error(
+        "its file now declares the id `{now}`; it is available under that id once skills are reloaded"
+    )]
+    IdChanged { now: String },
+    #[error("the body is not valid UTF-8 (body line {line}); save the file as UTF-8")]
+    InvalidUtf8 { line: usize },
+    #[error("no provider serves `{source_label}`")]
+    NoProvider { source_label: String },
+    #[error("the provider returned {len} bytes; skills.max_skill_file_bytes is {max}")]
+    ProviderBodyTooLarge { len: usize, max: usize },
+    /// The context block's template failed to render.
+    #[error("{message}")]
+    Template { message: String },
+    /// A cause another layer already put into words (a skill session's
+    /// error repeated by the façade); typed causes should replace it.
+    #[error("{message}")]
+    Other { message: String },
 }

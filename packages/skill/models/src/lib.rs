@@ -17,7 +17,8 @@ pub use config::{
     SkillsSourcesConfig,
 };
 pub use context::{
-    InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest, SkillContextResponse, SkillError,
+    InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillContextRequest, SkillContextResponse,
+    SkillError,
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use env::SourceEnv;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::SkillId;
+use crate::id::SkillId;
 
 /// Activation metadata used for suggestion and auto-activation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -38,6 +38,11 @@ pub struct SkillSource {
     /// The root directory (canonical when it exists), or `None` for skills a
     /// provider serves from memory.
     pub root: Option<PathBuf>,
+    /// The id of the provider serving this source's skills (`None` for a
+    /// folder source): how a provided skill finds its provider, rather than
+    /// by parsing the label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
 }
 
 impl SkillSource {

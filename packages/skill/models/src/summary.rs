@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{SkillManifest, SkillSource};
+use crate::manifest::SkillManifest;
+use crate::source::SkillSource;
 
 /// How a skill is laid out on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,0 +1,428 @@
+//! Building a [`SkillRegistry`] from source roots and providers, keeping
+//! what makes the next build cheap: the summary cache, the last registry
+//! with the walk snapshot that vouches for it, and optionally the disk
+//! cache that carries both to a later process.
+//!
+//! A build is a sequence of named steps (see
+//! [`Discovery::build_with_providers`]): answer from the last registry when
+//! nothing changed, else walk every root while loading its candidates,
+//! settle the loads into the cache, add the providers' skills, resolve
+//! precedence, and remember the result.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bcode_fs::DirHandle;
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary, SourceKind};
+
+use crate::cache::{Loaded, Lookup, SummaryCache, failed_load};
+use crate::candidate::Candidate;
+use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
+use crate::parse::ParseOutcome;
+use crate::persist::DiskCache;
+use crate::precedence;
+use crate::provider::{self, SkillProvider};
+use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
+use crate::snapshot::{RootSnapshot, WalkSnapshot};
+use crate::sources::SourceRoot;
+use crate::walk::walk_root;
+
+/// Counters of the last build, for tests and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiscoveryStats {
+    pub candidates: usize,
+    /// Instruction files opened and read.
+    pub files_read: usize,
+    /// Front matters parsed.
+    pub files_parsed: usize,
+    /// Candidates answered from the cache without reading.
+    pub cache_hits: usize,
+    /// The build did not walk: every stamp the last walk depended on was
+    /// unchanged, so the last registry was the answer.
+    pub confirmed_by_stamps: bool,
+    /// That last registry came from the disk cache (another process).
+    pub from_disk_cache: bool,
+    /// The build was written to the disk cache.
+    pub written_to_disk_cache: bool,
+}
+
+/// Builds registries, keeping the summary cache between builds.
+#[derive(Debug)]
+pub struct Discovery {
+    options: DiscoveryOptions,
+    cache: SummaryCache,
+    stats: DiscoveryStats,
+    /// The last registry built from roots alone, with what its walk
+    /// depended on: when every probe answers as before, the registry is
+    /// the answer without walking at all.
+    confirmed: Option<Confirmed>,
+    /// The last registry built from roots alone, vouched for or not: a
+    /// build that has to walk (a stamp too recent, an unreadable folder)
+    /// but produces the same result returns it, so callers that compare
+    /// registries ([`SkillRegistry::same_as`]) need not redo their work.
+    last: Option<SkillRegistry>,
+    /// Where `confirmed` survives the process, if anywhere.
+    disk: Option<DiskCache>,
+}
+
+#[derive(Debug)]
+struct Confirmed {
+    registry: SkillRegistry,
+    snapshot: WalkSnapshot,
+}
+
+/// What walking every root and loading its candidates produced.
+struct Walked {
+    /// Every kept candidate with its root's index, by slot.
+    candidates: Vec<(usize, Arc<Candidate>)>,
+    /// Each slot's outcome: cache hits filled during the walk, the rest
+    /// from `loads`.
+    outcomes: Vec<Option<Arc<ParseOutcome>>>,
+    /// What the loaders produced, by slot.
+    loads: Vec<(usize, Loaded)>,
+    snapshots: Vec<RootSnapshot>,
+    diagnostics: Vec<Diagnostic>,
+    reports: Vec<RootReport>,
+}
+
+impl Discovery {
+    pub fn new(options: DiscoveryOptions) -> Self {
+        Discovery {
+            cache: SummaryCache::new(options.walk.racy_window),
+            options,
+            stats: DiscoveryStats::default(),
+            confirmed: None,
+            last: None,
+            disk: None,
+        }
+    }
+
+    /// Keeps the last registry and its snapshot in `cache` too, so that a
+    /// later process with the same options and roots is answered from it
+    /// while nothing changed (see [`crate::DiskCache`]).
+    pub fn with_disk_cache(mut self, cache: DiskCache) -> Self {
+        self.disk = Some(cache);
+        self
+    }
+
+    /// Counters of the last [`Discovery::build`].
+    pub fn last_stats(&self) -> DiscoveryStats {
+        self.stats
+    }
+
+    /// Walks `roots` (highest precedence first) and builds the registry.
+    /// Never fails: every problem is a diagnostic.
+    pub fn build(&mut self, roots: &[SourceRoot]) -> SkillRegistry {
+        self.build_with_providers(roots, &[])
+    }
+
+    /// [`Discovery::build`] plus the skills of `providers`, which rank as
+    /// bundled after every bundled root, in the order given (see
+    /// [`crate::SkillProvider`]). A failing provider becomes a diagnostic.
+    pub fn build_with_providers(
+        &mut self,
+        roots: &[SourceRoot],
+        providers: &[Arc<dyn SkillProvider>],
+    ) -> SkillRegistry {
+        // A provider's answer can change without any stamp moving, so only
+        // builds from roots alone may be answered from the last registry.
+        if providers.is_empty()
+            && let Some(registry) = self.answer_if_unchanged(roots)
+        {
+            return registry;
+        }
+        let now = SystemTime::now();
+        let mut stats = DiscoveryStats::default();
+        let mut walked = self.walk_and_load(roots, now, &mut stats);
+        let (mut skills, all_cacheable) = self.settle_loads(&mut walked, now, &mut stats);
+        let Walked {
+            snapshots,
+            mut diagnostics,
+            reports,
+            ..
+        } = walked;
+        let provided = provider::collect(
+            providers,
+            first_provider_ordinal(roots),
+            self.options.max_skill_file_bytes,
+        );
+        skills.extend(provided.skills.into_iter().map(Arc::new));
+        diagnostics.extend(provided.diagnostics);
+        let (index, resolution) = precedence::resolve(skills, &self.options.disabled_ids);
+        diagnostics.extend(resolution);
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics.dedup();
+        let registry = match &self.last {
+            Some(last) if providers.is_empty() && last.holds(&index, &diagnostics, &reports) => {
+                last.clone()
+            }
+            _ => SkillRegistry::new(
+                index,
+                diagnostics,
+                reports,
+                &self.options,
+                provided.providers,
+            ),
+        };
+        self.last = providers.is_empty().then(|| registry.clone());
+        self.stats = stats;
+        // A file that could not be read (often transient: EMFILE, EIO) is
+        // not cached, so the next build tries again; the snapshot must not
+        // vouch for this registry either, in memory or on disk.
+        if providers.is_empty() && all_cacheable {
+            self.remember(roots, &registry, snapshots);
+        } else {
+            self.confirmed = None;
+        }
+        registry
+    }
+
+    /// The last registry, when every stamp its walk depended on answers as
+    /// before. A fresh discovery with a disk cache first takes the last
+    /// registry from there.
+    fn answer_if_unchanged(&mut self, roots: &[SourceRoot]) -> Option<SkillRegistry> {
+        let from_disk = self.confirmed.is_none() && self.load_from_disk(roots);
+        let confirmed = self.confirmed.as_ref()?;
+        if !confirmed.snapshot.unchanged(roots) {
+            return None;
+        }
+        let candidates = confirmed.snapshot.candidates();
+        self.stats = DiscoveryStats {
+            candidates,
+            cache_hits: candidates,
+            confirmed_by_stamps: true,
+            from_disk_cache: from_disk,
+            ..DiscoveryStats::default()
+        };
+        Some(confirmed.registry.clone())
+    }
+
+    /// Takes the last registry and its snapshot from the disk cache.
+    fn load_from_disk(&mut self, roots: &[SourceRoot]) -> bool {
+        let Some(disk) = &self.disk else {
+            return false;
+        };
+        let Some((registry, snapshot)) = disk.load(&self.options, roots) else {
+            return false;
+        };
+        self.confirmed = Some(Confirmed { registry, snapshot });
+        true
+    }
+
+    /// Walks every root in precedence order; each candidate is looked up in
+    /// the cache as it is found and, when it must be read, loaded on the
+    /// pool's workers while the walk goes on.
+    fn walk_and_load(
+        &mut self,
+        roots: &[SourceRoot],
+        now: SystemTime,
+        stats: &mut DiscoveryStats,
+    ) -> Walked {
+        let queue = JobQueue::new(LoadSettings {
+            max_bytes: self.options.max_skill_file_bytes,
+            now,
+            racy_window: self.options.walk.racy_window,
+        });
+        self.cache.begin_build();
+        let mut intake = Intake {
+            cache: &mut self.cache,
+            stats,
+            seen_files: HashMap::default(),
+            candidates: Vec::new(),
+            outcomes: Vec::new(),
+            duplicates: Vec::new(),
+            root_handle: None,
+        };
+        let mut snapshots = Vec::with_capacity(roots.len());
+        let mut diagnostics = Vec::new();
+        let mut reports = Vec::with_capacity(roots.len());
+        let walk_options = &self.options.walk;
+        let loads = std::thread::scope(|scope| {
+            let mut pool = LoadPool::new(scope, &queue, bcode_fs::worker_threads());
+            for (index, root) in roots.iter().enumerate() {
+                let walked = walk_root(root, walk_options, now, &mut |candidate| {
+                    intake.accept(index, candidate, &mut pool);
+                });
+                snapshots.push(walked.snapshot);
+                diagnostics.extend(walked.diagnostics);
+                diagnostics.append(&mut intake.duplicates);
+                reports.push(RootReport {
+                    label: root.source.label.clone(),
+                    path: root.path.clone(),
+                    canonical: walked.canonical_root,
+                    skills_found: 0,
+                });
+            }
+            pool.finish()
+        });
+        Walked {
+            candidates: intake.candidates,
+            outcomes: intake.outcomes,
+            loads,
+            snapshots,
+            diagnostics,
+            reports,
+        }
+    }
+
+    /// Stores what the loaders produced in the cache, fills every slot and
+    /// collects the skills in walk order, counting them per root. Returns
+    /// whether every outcome may be cached (and so vouched for).
+    fn settle_loads(
+        &mut self,
+        walked: &mut Walked,
+        now: SystemTime,
+        stats: &mut DiscoveryStats,
+    ) -> (Vec<Arc<SkillSummary>>, bool) {
+        let mut all_cacheable = true;
+        self.cache.reserve(walked.loads.len());
+        for (slot, loaded) in walked.loads.drain(..) {
+            all_cacheable &= loaded.cacheable;
+            stats.files_read += usize::from(loaded.read);
+            stats.files_parsed += usize::from(loaded.parsed);
+            stats.cache_hits += usize::from(loaded.reused);
+            if let (Some((_, candidate)), Some(outcome)) =
+                (walked.candidates.get(slot), walked.outcomes.get_mut(slot))
+            {
+                self.cache.store(candidate, &loaded, now);
+                *outcome = Some(loaded.outcome);
+            }
+        }
+        // A slot still empty was submitted but its worker died: its file
+        // becomes a diagnostic, like a load that panicked.
+        for (outcome, (_, candidate)) in walked.outcomes.iter_mut().zip(&walked.candidates) {
+            if outcome.is_none() {
+                all_cacheable = false;
+                *outcome = Some(failed_load(candidate).outcome);
+            }
+        }
+        let mut skills = Vec::with_capacity(walked.candidates.len());
+        for ((root_index, _), outcome) in walked.candidates.iter().zip(&walked.outcomes) {
+            let Some(outcome) = outcome else { continue };
+            walked
+                .diagnostics
+                .extend(outcome.diagnostics.iter().cloned());
+            if let Some(skill) = &outcome.skill {
+                if let Some(report) = walked.reports.get_mut(*root_index) {
+                    report.skills_found += 1;
+                }
+                skills.push(Arc::clone(skill));
+            }
+        }
+        self.cache.end_build();
+        (skills, all_cacheable)
+    }
+
+    /// Keeps `registry` with the snapshot of its walk for the next build,
+    /// and writes both to the disk cache when there is one.
+    fn remember(
+        &mut self,
+        roots: &[SourceRoot],
+        registry: &SkillRegistry,
+        snapshots: Vec<RootSnapshot>,
+    ) {
+        let snapshot = WalkSnapshot::new(snapshots, self.stats.candidates);
+        if let Some(disk) = &self.disk {
+            self.stats.written_to_disk_cache =
+                disk.store(&self.options, roots, registry, &snapshot);
+        }
+        self.confirmed = Some(Confirmed {
+            registry: registry.clone(),
+            snapshot,
+        });
+    }
+}
+
+/// Provider skills rank as bundled, after every bundled root.
+fn first_provider_ordinal(roots: &[SourceRoot]) -> usize {
+    roots
+        .iter()
+        .filter(|r| r.source.kind == SourceKind::Bundled)
+        .map(|r| r.source.ordinal.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// What a build does with each candidate the walk finds, in walk order:
+/// drop second paths to a file already seen, answer from the cache, or
+/// submit a load.
+struct Intake<'a> {
+    cache: &'a mut SummaryCache,
+    stats: &'a mut DiscoveryStats,
+    /// File identity to the slot of the first candidate with it.
+    seen_files: HashMap<(u64, u64), usize, rustc_hash::FxBuildHasher>,
+    /// Every kept candidate with its root's index, by slot.
+    candidates: Vec<(usize, Arc<Candidate>)>,
+    /// Filled now for cache hits, after loading for the rest.
+    outcomes: Vec<Option<Arc<ParseOutcome>>>,
+    /// `duplicate_path` diagnostics of the root being walked.
+    duplicates: Vec<Diagnostic>,
+    /// The last root's handle, shared by its candidates (they share one
+    /// source), so files are opened relative to it.
+    root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
+}
+
+impl Intake<'_> {
+    fn accept(&mut self, root_index: usize, candidate: Candidate, pool: &mut LoadPool<'_, '_>) {
+        self.stats.candidates += 1;
+        if let Some(identity) = candidate.stamp.identity() {
+            if let Some(&first) = self.seen_files.get(&identity) {
+                let first = self
+                    .candidates
+                    .get(first)
+                    .map(|(_, c)| c.origin.location.display().to_string())
+                    .unwrap_or_default();
+                self.duplicates.push(
+                    Diagnostic::info(
+                        DiagnosticCode::DuplicatePath,
+                        format!(
+                            "`{}` is a second path to `{first}`, already loaded",
+                            candidate.origin.location.display(),
+                        ),
+                    )
+                    .with_path(&candidate.origin.location),
+                );
+                return;
+            }
+            self.seen_files.insert(identity, self.candidates.len());
+        }
+        let slot = self.candidates.len();
+        let prior = match self.cache.lookup(&candidate) {
+            Lookup::Hit(outcome) => {
+                self.stats.cache_hits += 1;
+                self.candidates.push((root_index, Arc::new(candidate)));
+                self.outcomes.push(Some(outcome));
+                return;
+            }
+            Lookup::Verify(prior) => Some(prior),
+            Lookup::Miss => None,
+        };
+        let root = self.root_handle(&candidate.origin.source);
+        let candidate = Arc::new(candidate);
+        self.candidates.push((root_index, Arc::clone(&candidate)));
+        self.outcomes.push(None);
+        pool.submit(Job {
+            slot,
+            candidate,
+            root,
+            prior,
+        });
+    }
+
+    /// The held-open root of `source`, opened on its first load.
+    fn root_handle(&mut self, source: &Arc<SkillSource>) -> Option<Arc<DirHandle>> {
+        if let Some((known, handle)) = &self.root_handle
+            && Arc::ptr_eq(known, source)
+        {
+            return handle.clone();
+        }
+        let handle = source
+            .root
+            .as_deref()
+            .and_then(|root| DirHandle::open(root).ok())
+            .map(Arc::new);
+        self.root_handle = Some((Arc::clone(source), handle.clone()));
+        handle
+    }
+}

@@ -1,0 +1,493 @@
+//! Architecture invariants of ARCHITECTURE.md that can be checked by reading
+//! the source: no import loops between the modules of a library crate and
+//! no imports from a crate's root module (`lib.rs`) by the modules below it,
+//! no library crate reading the process environment (only the CLI does),
+//! and no filesystem access outside the edge modules named there.
+//!
+//! The sources are scanned as text with `std::fs`: a `crate::`/`super::`
+//! path names a module (the longest known prefix); comments and the
+//! `#[cfg(test)]` block at the end of a file are left out, because test
+//! code is not part of the layering.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The library crates, by folder below the workspace root. The CLI is the
+/// binary that may read the environment; `benches` and `tests` are
+/// measurement and test harnesses, not libraries of the product.
+const LIBRARY_CRATES: [&str; 8] = [
+    "packages/text",
+    "packages/fs",
+    "packages/skill/models",
+    "packages/templates",
+    "packages/skill",
+    "pipeline",
+    "sections",
+    "prompt",
+];
+
+/// Import loops known when this test was written, in crates whose owners are
+/// removing them; each is `crate folder`, then the modules of the loop in
+/// the order this test reports them. Delete an entry when its loop is gone
+/// (the test fails on an entry that no longer matches, so none is stale).
+const KNOWN_LOOPS: &[(&str, &[&str])] = &[
+    // `gathered` (the typed inputs of the façade) and the stage modules it
+    // gathers for import each other; the sections owner is removing these.
+    ("sections", &["datetime", "environment", "gathered"]),
+    ("sections", &["datetime", "gathered"]),
+    ("sections", &["environment", "gathered"]),
+    ("sections", &["environment", "gathered", "git"]),
+    ("sections", &["gathered", "git"]),
+    ("sections", &["gathered", "instructions"]),
+    ("sections", &["gathered", "invariants"]),
+    ("sections", &["gathered", "invariants", "instructions"]),
+    ("sections", &["gathered", "toolchain"]),
+];
+
+/// Modules of `bcode-skill` that may touch the filesystem (ARCHITECTURE.md,
+/// "Architecture invariants"); every other module takes data.
+const SKILL_FS_EDGES: [&str; 10] = [
+    "cache",
+    "discovery",
+    "events",
+    "freshness",
+    "load_pool",
+    "persist",
+    "read",
+    "reload",
+    "snapshot",
+    "walk",
+];
+
+/// Modules of `bcode-prompt` that may touch the filesystem: the config
+/// layers and the template overrides.
+const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
+
+/// Modules of `bcode-prompt-sections` that may touch the filesystem: the
+/// probes (the machine, git, the relevant-mode session sidecar).
+const SECTIONS_FS_EDGES: [&str; 4] = ["probe", "git::read", "git::status", "relevant::sidecar"];
+
+/// Stage modules of `bcode-prompt-sections` that read files themselves when
+/// this test was written; ARCHITECTURE.md wants stages to take gathered
+/// inputs. For the sections owner to move into probes; the test fails once
+/// an entry no longer touches the filesystem, so the list cannot go stale.
+const KNOWN_STAGES_WITH_FS: [&str; 2] = ["instructions", "invariants"];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One source file of a crate: its module path (`""` for `lib.rs`,
+/// `session::commands` for `src/session/commands.rs`) and its code.
+struct Source {
+    module: String,
+    code: String,
+}
+
+fn sources(krate: &str) -> Vec<Source> {
+    let src = workspace().join(krate).join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                // `src/bin` holds binaries, each its own crate.
+                if path.file_name().is_some_and(|n| n != "bin") {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let relative = path.strip_prefix(&src).unwrap().with_extension("");
+            let mut parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            if parts == ["lib"] {
+                parts.clear();
+            } else if parts == ["main"] {
+                return None;
+            }
+            Some(Source {
+                module: parts.join("::"),
+                code: code_of(&fs::read_to_string(&path).unwrap()),
+            })
+        })
+        .collect()
+}
+
+/// The code of a file without comments and without its test module.
+fn code_of(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod "))
+        {
+            break;
+        }
+        let code = match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        };
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// The path segments after each `crate::` or `super::` in `code`, grouped
+/// imports (`crate::{a, b::c}`) expanded, with how many `super`s led there
+/// (`None`: from the crate root).
+fn paths(code: &str) -> Vec<(Option<usize>, Vec<String>)> {
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    for keyword in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(keyword) {
+            let start = from + at;
+            from = start + keyword.len();
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
+                continue;
+            }
+            if before == Some(b':') {
+                // The second `super` of `super::super::`, counted below.
+                continue;
+            }
+            let mut supers = (keyword == "super::").then_some(1);
+            let mut rest = &code[from..];
+            while let Some(after) = rest.strip_prefix("super::") {
+                supers = supers.map(|n| n + 1);
+                rest = after;
+            }
+            for path in expand(rest) {
+                found.push((supers, path));
+            }
+        }
+    }
+    found
+}
+
+/// `a::b::C`, or every path of a group `{a, b::{c, d}}`, as segments.
+fn expand(rest: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut rest = rest;
+    loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut end = group.len();
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let inner = &group[..end];
+            let mut out = Vec::new();
+            let mut depth = 0;
+            let mut piece = String::new();
+            for c in inner.chars().chain([',']) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        for tail in expand(piece.trim()) {
+                            let mut path = segments.clone();
+                            path.extend(tail);
+                            out.push(path);
+                        }
+                        piece.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                piece.push(c);
+            }
+            return out;
+        }
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            break;
+        }
+        segments.push(rest[..len].to_owned());
+        match rest[len..].strip_prefix("::") {
+            Some(after) => rest = after,
+            None => break,
+        }
+    }
+    if segments.is_empty() || segments == ["self"] {
+        Vec::new()
+    } else {
+        vec![segments]
+    }
+}
+
+/// What one module imports: the modules it names, and whether it names an
+/// item of the crate root.
+fn imports(source: &Source, modules: &BTreeSet<String>) -> (BTreeSet<String>, Vec<String>) {
+    let own: Vec<&str> = if source.module.is_empty() {
+        Vec::new()
+    } else {
+        source.module.split("::").collect()
+    };
+    let mut targets = BTreeSet::new();
+    let mut from_root = Vec::new();
+    for (supers, path) in paths(&source.code) {
+        let base = match supers {
+            None => 0,
+            Some(n) => match own.len().checked_sub(n) {
+                Some(base) => base,
+                None => continue,
+            },
+        };
+        let mut full: Vec<&str> = own[..base].to_vec();
+        full.extend(path.iter().map(String::as_str).filter(|s| *s != "self"));
+        // The longest prefix that is a module is the module named.
+        let module = (0..=full.len())
+            .rev()
+            .map(|n| full[..n].join("::"))
+            .find(|m| m.is_empty() || modules.contains(m))
+            .unwrap_or_default();
+        if module.is_empty() {
+            if !source.module.is_empty() && supers.is_none() {
+                from_root.push(path.join("::"));
+            }
+        } else if module != source.module && !source.module.starts_with(&(module.clone() + "::")) {
+            targets.insert(module);
+        }
+    }
+    (targets, from_root)
+}
+
+/// Every import loop of a module graph, each reported once, starting at its
+/// smallest module.
+fn loops(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>> {
+    let mut found = BTreeSet::new();
+    for start in graph.keys() {
+        // Depth-first search for paths back to `start` through modules
+        // larger than it (so each loop is found from its smallest module).
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        while let Some((node, path)) = stack.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if next == start {
+                    found.insert(path.clone());
+                } else if next > start && !path.contains(next) && path.len() < 8 {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_library_crate_has_an_import_loop_or_an_upward_import() {
+    let mut problems = Vec::new();
+    let mut known_seen = BTreeSet::new();
+    for krate in LIBRARY_CRATES {
+        let sources = sources(krate);
+        let modules: BTreeSet<String> = sources.iter().map(|s| s.module.clone()).collect();
+        let mut graph = BTreeMap::new();
+        for source in &sources {
+            let (targets, from_root) = imports(source, &modules);
+            for item in from_root {
+                problems.push(format!(
+                    "{krate}: `{}` imports `crate::{item}` from the crate root (import it from the module that defines it)",
+                    source.module
+                ));
+            }
+            graph.insert(source.module.clone(), targets);
+        }
+        for cycle in loops(&graph) {
+            let known = KNOWN_LOOPS.iter().position(|(k, m)| {
+                *k == krate && m.iter().copied().eq(cycle.iter().map(String::as_str))
+            });
+            match known {
+                Some(index) => {
+                    known_seen.insert(index);
+                }
+                None => problems.push(format!("{krate}: import loop {}", cycle.join(" -> "))),
+            }
+        }
+    }
+    for (index, (krate, modules)) in KNOWN_LOOPS.iter().enumerate() {
+        if !known_seen.contains(&index) {
+            problems.push(format!(
+                "{krate}: the known loop {} is gone: remove it from KNOWN_LOOPS",
+                modules.join(" -> ")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn only_the_cli_reads_the_process_environment() {
+    let mut problems = Vec::new();
+    for krate in LIBRARY_CRATES {
+        for source in sources(krate) {
+            for call in ["env::var(", "env::var_os(", "env::vars(", "env::vars_os("] {
+                if source.code.contains(call) {
+                    problems.push(format!(
+                        "{krate}: `{}` calls `{call}..)`; take the value from the caller (the CLI injects a snapshot)",
+                        source.module
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Whether `code` uses a filesystem API: `std::fs` (or `fs::` after it was
+/// imported), `File`, a directory handle, or one of `bcode-fs`'s readers.
+fn touches_filesystem(code: &str) -> Option<&'static str> {
+    const APIS: [&str; 9] = [
+        "fs::",
+        "File::",
+        "OpenOptions",
+        "DirHandle",
+        "for_each_entry",
+        "read_bounded",
+        "read_head",
+        "open_regular",
+        "canonicalize(",
+    ];
+    APIS.into_iter().find(|api| {
+        code.match_indices(api).any(|(at, _)| {
+            let (head, tail) = (&code[..at], &code[at + api.len()..]);
+            if head.ends_with("bcode_") {
+                // `bcode_fs::FileStamp` names a type, not a call.
+                return !["FileStamp", "FileInfo", "FileKind", "worker_threads"]
+                    .iter()
+                    .any(|t| tail.starts_with(t));
+            }
+            !head
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
+}
+
+#[test]
+fn only_the_edge_modules_touch_the_filesystem() {
+    let mut problems = Vec::new();
+    for krate in ["packages/text", "packages/skill/models"] {
+        for source in sources(krate) {
+            if let Some(api) = touches_filesystem(&source.code) {
+                problems.push(format!(
+                    "{krate}: `{}` uses `{api}`: this crate does no I/O",
+                    source.module
+                ));
+            }
+        }
+    }
+    for source in sources("packages/skill") {
+        let top = source.module.split("::").next().unwrap_or_default();
+        if let Some(api) = touches_filesystem(&source.code)
+            && !SKILL_FS_EDGES.contains(&top)
+        {
+            problems.push(format!(
+                "packages/skill: `{}` uses `{api}`; only the edge modules in ARCHITECTURE.md touch the filesystem",
+                source.module
+            ));
+        }
+    }
+    for (krate, edges, known) in [
+        ("pipeline", &PIPELINE_FS_EDGES[..], &[][..]),
+        (
+            "sections",
+            &SECTIONS_FS_EDGES[..],
+            &KNOWN_STAGES_WITH_FS[..],
+        ),
+    ] {
+        let mut known_seen = BTreeSet::new();
+        for source in sources(krate) {
+            let module = source.module.as_str();
+            let Some(api) = touches_filesystem(&source.code) else {
+                continue;
+            };
+            if known.contains(&module) {
+                known_seen.insert(module.to_owned());
+            } else if !edges.contains(&module) {
+                problems.push(format!(
+                    "{krate}: `{module}` uses `{api}`; only the edge modules in ARCHITECTURE.md touch the filesystem"
+                ));
+            }
+        }
+        for module in known {
+            if !known_seen.contains(*module) {
+                problems.push(format!(
+                    "{krate}: `{module}` no longer touches the filesystem: remove it from the known list"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scanner_sees_loops_and_groups() {
+    let modules: BTreeSet<String> = ["a", "b", "b::c"].iter().map(|s| (*s).to_owned()).collect();
+    let a = Source {
+        module: "a".into(),
+        code: code_of("use crate::{b::{c::X, Y}, Z};\n// use crate::nothing;\n"),
+    };
+    let (targets, from_root) = imports(&a, &modules);
+    assert_eq!(targets, BTreeSet::from(["b".to_owned(), "b::c".to_owned()]));
+    assert_eq!(from_root, ["Z"]);
+    let c = Source {
+        module: "b::c".into(),
+        code: code_of(
+            "use super::super::a::f;\nfn g() { super::h(); }\n#[cfg(test)]\nmod tests { use crate::a; }\n",
+        ),
+    };
+    let (targets, _) = imports(&c, &modules);
+    assert_eq!(targets, BTreeSet::from(["a".to_owned()]));
+    let graph = BTreeMap::from([
+        ("a".to_owned(), BTreeSet::from(["b".to_owned()])),
+        ("b".to_owned(), BTreeSet::from(["a".to_owned()])),
+    ]);
+    assert_eq!(
+        loops(&graph),
+        BTreeSet::from([vec!["a".to_owned(), "b".to_owned()]])
+    );
+    assert_eq!(
+        touches_filesystem("let m = std::fs::metadata(p);"),
+        Some("fs::")
+    );
+    assert_eq!(touches_filesystem("use bcode_fs::FileStamp;"), None);
+    assert_eq!(
+        touches_filesystem("bcode_fs::read_bounded(p, 1)"),
+        Some("fs::")
+    );
+}
