@@ -50,8 +50,13 @@ impl AssembledPrompt {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct SectionReport {
+    /// The section id: its stage's id, or `<stage id>:<suffix>` when the
+    /// stage yields several (e.g. `active_skill:rust-debugging`).
     pub id: String,
+    /// The stability class its stage declared, which decides whether it may
+    /// sit before the cache boundary.
     pub class: SectionClass,
+    /// Which of the two texts, `system` or `request_context`, holds it.
     pub placement: Placement,
     /// UTF-8 bytes of the section's text (separators excluded).
     pub bytes: usize,
@@ -59,11 +64,19 @@ pub struct SectionReport {
     pub chars: usize,
     /// Byte range within its part (`system` or `request_context`).
     pub range: Range<usize>,
+    /// Whether any part of the section was cut to a limit (`truncations` is
+    /// not empty).
     pub truncated: bool,
+    /// Every cut made while building the section, with where the full text
+    /// can be found.
     pub truncations: Vec<SectionTruncation>,
     /// Files and commands the text came from.
     pub sources: Vec<String>,
+    /// The template that rendered the section and whether an operator
+    /// override replaced it; `None` for text not rendered from a template.
     pub template: Option<TemplateUse>,
+    /// The stage's free-form remarks for `--explain`, e.g. a probe that hit
+    /// its deadline.
     pub notes: Vec<String>,
 }
 
@@ -73,8 +86,12 @@ pub struct SectionReport {
 pub struct OmittedSection {
     /// The stage id (or section id when the stage named it).
     pub id: String,
+    /// The stability class the stage declared.
     pub class: SectionClass,
+    /// The part of the prompt the section would have gone to.
     pub placement: Placement,
+    /// Why no text was emitted; serialized inline as `reason` plus its
+    /// fields.
     #[serde(flatten)]
     pub reason: OmitReason,
 }
@@ -85,9 +102,15 @@ pub struct OmittedSection {
 #[non_exhaustive]
 pub enum OmitReason {
     /// Its `[system_prompt.sections]` toggle is off.
-    Disabled { toggle: String },
+    Disabled {
+        /// The `[system_prompt.sections]` key that is set to `false`.
+        toggle: String,
+    },
     /// The stage ran and had nothing to say (or only whitespace).
     Empty,
     /// The stage failed without aborting assembly; `message` says why.
-    Failed { message: String },
+    Failed {
+        /// The stage error's one-line message.
+        message: String,
+    },
 }

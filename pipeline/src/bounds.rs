@@ -21,6 +21,8 @@ pub struct SectionTruncation {
     /// stage's input), not to the section or the prompt.
     #[serde(flatten)]
     pub truncation: bcode_text::Truncation,
+    /// The file path or command the marker points the model at for the
+    /// whole text; `None` when the stage knows of no such place.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub full_text_at: Option<String>,
 }
@@ -33,7 +35,11 @@ pub const MARKER_TEMPLATE: &str = "truncation_marker.j2";
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BoundedText {
+    /// The text to place in the section: the input unchanged, or the kept
+    /// prefix with the rendered marker appended.
     pub text: String,
+    /// The cut that was made, or `None` when the text fit (or no limit was
+    /// set).
     pub truncation: Option<SectionTruncation>,
 }
 

@@ -2,6 +2,8 @@
 //! stage trait, the ordered pipeline, bounds, the template environment and the
 //! assembled-prompt result with per-section accounting.
 
+#![warn(missing_docs)]
+
 pub mod assembled;
 pub mod base;
 pub mod bounds;

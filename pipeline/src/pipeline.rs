@@ -46,16 +46,37 @@ impl<I> fmt::Debug for Pipeline<I> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PipelineError {
+    /// A stage placed `At` a canonical section declared an id other than
+    /// that section's name.
     #[error("stage `{id}` has no place in the canonical section order")]
-    UnknownStage { id: String },
+    UnknownStage {
+        /// The id the stage's spec declared.
+        id: String,
+    },
+    /// A canonical stage's toggle is not a field of `SectionToggles`, so no
+    /// config could ever switch it.
     #[error("stage `{stage}` names toggle `{toggle}`, which is not a [system_prompt.sections] key")]
-    UnknownToggle { stage: String, toggle: String },
+    UnknownToggle {
+        /// The id of the stage that declared the toggle.
+        stage: String,
+        /// The toggle name as declared.
+        toggle: String,
+    },
+    /// Two stages declared the same id.
     #[error("stage `{id}` was registered twice")]
-    DuplicateStage { id: String },
+    DuplicateStage {
+        /// The id both stages declared.
+        id: String,
+    },
+    /// A host section's id breaks the host id grammar or takes a canonical
+    /// section's name.
     #[error(
         "host section id `{id}` is not usable: use lower-case letters, digits and `_`, start with a letter, and do not reuse a canonical section name"
     )]
-    InvalidHostId { id: String },
+    InvalidHostId {
+        /// The rejected id.
+        id: String,
+    },
 }
 
 /// Why assembly stopped.
@@ -64,29 +85,53 @@ pub enum PipelineError {
 pub enum AssembleError {
     /// A stage failed fatally.
     #[error("section `{section}` failed: {error}")]
-    Stage { section: String, error: StageError },
+    Stage {
+        /// The id of the stage that failed.
+        section: String,
+        /// The stage's error: a fatal one, or any error of a host stage
+        /// when assembling in strict mode.
+        error: StageError,
+    },
     /// A stage yielded a section whose id is not its own id or `<id>:...`.
     #[error(
         "stage `{stage}` yielded section `{section}`, whose id must be `{stage}` or start with `{stage}:`"
     )]
-    ForeignSectionId { stage: String, section: String },
+    ForeignSectionId {
+        /// The id of the stage that yielded the section.
+        stage: String,
+        /// The section id it used.
+        section: String,
+    },
     /// Two sections share an id.
     #[error("section `{section}` was yielded twice")]
-    DuplicateSection { section: String },
+    DuplicateSection {
+        /// The section id yielded a second time.
+        section: String,
+    },
 }
 
 /// What `--explain` shows about a stage before anything runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct StageInfo {
+    /// The stage id, which is also the id (or id prefix) of its sections.
     pub id: String,
     /// Whether a host defined this section (not one of the canonical ones).
     pub host: bool,
+    /// The `[system_prompt.sections]` key that switches the stage, or `None`
+    /// for a stage that always runs (such as `base` and `active_skill`).
     pub toggle: Option<String>,
+    /// Whether the stage runs under the given config: it has no toggle, or
+    /// its toggle is not `false`.
     pub enabled: bool,
+    /// The stability class from the stage's spec.
     pub class: SectionClass,
+    /// The part of the prompt its sections go to.
     pub placement: Placement,
+    /// The main template the stage renders, when its spec names one.
     pub template: Option<String>,
+    /// The bound the stage applies to its variable text under the config;
+    /// `None` means untruncated.
     pub limit: Option<Limit>,
 }
 

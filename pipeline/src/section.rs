@@ -56,24 +56,39 @@ pub enum Placement {
 pub enum SectionKind {
     /// The base or replacement text.
     Base,
+    /// The local date, time, timezone abbreviation and UTC offset.
     CurrentDatetime,
+    /// OS family and version, architecture and shell name.
     ExecutionEnvironment,
+    /// Presence-only hosting signals: CI, container, SSH.
     HostingEnvironment,
+    /// The user's locale, or that none is set.
     Locale,
+    /// How Bcode runs: interactive, scripted or a one-shot render.
     RuntimeMode,
+    /// Whether the checkout is the main, a linked or a bare worktree, and
+    /// its root.
     WorktreeContext,
+    /// The active configuration profile's name, if any.
     ConfigProfile,
+    /// Branch or detached HEAD, commit and dirty flag.
     GitRevision,
+    /// The first line of a fixed set of version commands (opt-in).
     ToolchainContext,
     /// Git status.
     DynamicRepositoryContext,
     /// Repository instructions (`BCODE.md`, `AGENTS.md`).
     RepositoryContext,
+    /// The repository's invariants: the whole catalog in `full` mode, or
+    /// the selected ones in relevant mode.
     RepositoryInvariants,
+    /// The model-visible catalog of available skills.
     SkillCatalog,
+    /// The instruction-precedence policy for explicit user overrides.
     UserAuthority,
     /// One block per active skill (`active_skill:<id>`), after a short guide.
     ActiveSkill,
+    /// The closing instructions of the system prompt.
     AgentSuffix,
 }
 
@@ -237,8 +252,11 @@ impl SectionKind {
 #[serde(rename_all = "snake_case", tag = "relative_to", content = "section")]
 #[non_exhaustive]
 pub enum Position {
+    /// The canonical section's own place; only its own stage may use it.
     At(SectionKind),
+    /// Just before the canonical section (a host section).
     Before(SectionKind),
+    /// Just after the canonical section (a host section).
     After(SectionKind),
 }
 
@@ -262,10 +280,14 @@ pub struct StageSpec {
     pub id: Cow<'static, str>,
     /// The `[system_prompt.sections]` key that switches the stage off.
     pub toggle: Option<Cow<'static, str>>,
+    /// How often the stage's text can change, which decides whether it may
+    /// sit before the cache boundary.
     pub class: SectionClass,
+    /// The part of the prompt every section of the stage goes to.
     pub placement: Placement,
     /// The main template (for `--explain`).
     pub template: Option<Cow<'static, str>>,
+    /// Where the stage sorts in the canonical order.
     pub position: Position,
 }
 

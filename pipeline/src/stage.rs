@@ -34,17 +34,23 @@ use crate::templates::{TemplateError, TemplateUse, Templates};
 pub struct Section {
     /// The stage's id, or `<stage id>:<suffix>` when a stage yields several.
     pub id: String,
+    /// The section's model-visible text; trailing whitespace is trimmed at
+    /// assembly, and empty text omits the section.
     pub text: String,
     /// Files and commands the text came from.
     pub sources: Vec<String>,
     /// The template that produced `text`, if any.
     pub template: Option<TemplateUse>,
+    /// Every cut made while building `text`, recorded with
+    /// [`Section::with_bounded`].
     pub truncations: Vec<SectionTruncation>,
     /// Free-form remarks for `--explain`, e.g. a probe's deadline being hit.
     pub notes: Vec<String>,
 }
 
 impl Section {
+    /// A section with `id` and `text` and nothing yet recorded about where
+    /// it came from.
     pub fn new(id: &str, text: String) -> Section {
         Section {
             id: id.to_owned(),
@@ -56,11 +62,14 @@ impl Section {
         }
     }
 
+    /// Records a file or command the text came from (shown by `--explain`).
     pub fn with_source(mut self, source: &str) -> Section {
         self.sources.push(source.to_owned());
         self
     }
 
+    /// Records the template that rendered the text, as returned by
+    /// [`StageContext::render`].
     pub fn with_template(mut self, template: TemplateUse) -> Section {
         self.template = Some(template);
         self
@@ -74,6 +83,7 @@ impl Section {
         self
     }
 
+    /// Adds a remark for `--explain`, e.g. that a probe hit its deadline.
     pub fn with_note(mut self, note: &str) -> Section {
         self.notes.push(note.to_owned());
         self
@@ -90,11 +100,19 @@ pub enum StageError {
     Template(#[from] TemplateError),
     /// The configuration cannot produce this section. Fatal.
     #[error("invalid configuration `{key}`: {message}")]
-    Config { key: String, message: String },
+    Config {
+        /// The dotted config key at fault, e.g. `system_prompt.text`.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The stage could not produce useful text this time (a probe's data was
     /// unusable). The section is omitted and reported.
     #[error("{message}")]
-    Degraded { message: String },
+    Degraded {
+        /// Why the section is missing, shown in the omitted list.
+        message: String,
+    },
 }
 
 impl StageError {
@@ -111,8 +129,12 @@ impl StageError {
 /// the gathered inputs of this turn. Cheap to build per request.
 #[derive(Debug)]
 pub struct StageContext<'a, I> {
+    /// The resolved configuration of this session.
     pub config: &'a BcodeConfig,
+    /// The template environment, with operator overrides applied.
     pub templates: &'a Templates,
+    /// What the edge gathered for this turn (the sections crate's
+    /// `Gathered`).
     pub inputs: &'a I,
 }
 
@@ -125,6 +147,7 @@ impl<I> Clone for StageContext<'_, I> {
 impl<I> Copy for StageContext<'_, I> {}
 
 impl<'a, I> StageContext<'a, I> {
+    /// Borrows the three parts a stage may read for one assembly.
     pub fn new(config: &'a BcodeConfig, templates: &'a Templates, inputs: &'a I) -> Self {
         StageContext {
             config,

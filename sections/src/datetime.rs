@@ -44,8 +44,12 @@ impl ZoneSource {
 /// The gathered clock reading and zone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DateTimeInput {
+    /// The injected clock reading of this request (`ProbeRequest::now`),
+    /// never read from the real clock here.
     pub now: DateTime<Utc>,
+    /// The zone `now` is shown in, as chosen by [`resolve_timezone`].
     pub zone: Tz,
+    /// Which source supplied `zone`; it becomes the section's note.
     pub zone_source: ZoneSource,
 }
 

@@ -55,6 +55,7 @@ pub struct OsFacts {
 /// What `execution_environment` shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecutionFacts {
+    /// OS family, version and architecture from the [`crate::probe::Machine`].
     pub os: OsFacts,
     /// The basename of `$SHELL`, when it looks like an executable name.
     pub shell: Option<String>,
@@ -63,8 +64,13 @@ pub struct ExecutionFacts {
 /// Coarse hosting signals: presence only, never values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostingSignals {
+    /// One of [`CI_VARIABLES`] is set to something other than empty,
+    /// `false` or `0`.
     pub ci: bool,
+    /// A container marker file exists or one of [`CONTAINER_VARIABLES`] is
+    /// set.
     pub container: bool,
+    /// One of [`SSH_VARIABLES`] is set.
     pub ssh: bool,
 }
 
@@ -72,15 +78,22 @@ pub struct HostingSignals {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LocaleSource {
+    /// The `LC_ALL` variable, which overrides every other source.
     LcAll,
+    /// The `LC_MESSAGES` variable.
     LcMessages,
+    /// The `LANG` variable.
     Lang,
+    /// The operating system's setting (sys-locale), used when no variable
+    /// holds a usable value.
     System,
 }
 
 /// What `locale` shows; `None` when nothing usable was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocaleFacts {
+    /// The allowlisted locale name (e.g. `en_US.UTF-8`) and where it came
+    /// from.
     pub locale: Option<(String, LocaleSource)>,
 }
 

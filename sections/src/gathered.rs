@@ -25,14 +25,24 @@ use crate::toolchain::ToolchainFacts;
 pub struct Gathered {
     /// The user's prompt of this turn, if any (host sections may read it).
     pub prompt: Option<String>,
+    /// The clock reading and zone for `current_datetime`.
     pub datetime: Option<DateTimeInput>,
+    /// OS, architecture and shell for `execution_environment`.
     pub execution: Option<ExecutionFacts>,
+    /// CI, container and SSH presence for `hosting_environment`.
     pub hosting: Option<HostingSignals>,
+    /// The locale for `locale`.
     pub locale: Option<LocaleFacts>,
+    /// How Bcode runs this request, for `runtime_mode`.
     pub runtime_mode: Option<RuntimeMode>,
+    /// The active profile for `config_profile`.
     pub config_profile: Option<ConfigProfile>,
+    /// One read of the repository, shared by `git_revision`,
+    /// `worktree_context` and `dynamic_repository_context`.
     pub git: Option<GitFacts>,
+    /// The version lines for `toolchain_context`.
     pub toolchain: Option<ToolchainFacts>,
+    /// The instruction files for `repository_context`.
     pub instructions: Option<RepositoryInstructions>,
     /// The invariant catalog (full mode, or relevant mode's whole catalog).
     pub invariants: Option<Arc<InvariantCatalog>>,

@@ -22,9 +22,12 @@ use serde::Serialize;
 use crate::environment::small_section;
 use crate::gathered::{Gathered, need};
 
-/// Templates rendered by the git stages.
+/// The template of `git_revision`: branch or detached HEAD, commit, dirty
+/// flag.
 pub const REVISION_TEMPLATE: &str = "sections/git_revision.j2";
+/// The template of `worktree_context`: main, linked or bare, and the root.
 pub const WORKTREE_TEMPLATE: &str = "sections/worktree_context.j2";
+/// The template of `dynamic_repository_context`: the short status listing.
 pub const STATUS_TEMPLATE: &str = "sections/git_status.j2";
 /// The one line said when there is no git information at all.
 pub const NO_GIT_TEMPLATE: &str = "sections/no_git.j2";
@@ -40,6 +43,7 @@ pub enum GitFacts {
     NoRepository,
     /// There is a repository, but it could not be used.
     Unavailable(GitUnavailable),
+    /// The repository was opened; what could be read from it.
     Repository(RepoFacts),
 }
 
@@ -50,13 +54,19 @@ pub enum GitUnavailable {
     /// libgit2 refused it: it is owned by another user (`Owner`).
     OwnedByAnotherUser,
     /// Any other failure; `detail` goes to the section notes only.
-    Unreadable { detail: String },
+    Unreadable {
+        /// libgit2's error message.
+        detail: String,
+    },
 }
 
 /// A commit id, abbreviated and in full.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CommitId {
+    /// The unambiguous abbreviation libgit2's `short_id` gives (honouring
+    /// `core.abbrev`), or the first seven hex digits when that fails.
     pub short: String,
+    /// The full object id in hex.
     pub full: String,
 }
 
@@ -64,19 +74,28 @@ pub struct CommitId {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HeadFacts {
+    /// `HEAD` is on a local branch.
     Branch {
+        /// The branch's short name (e.g. `main`), control characters
+        /// replaced.
         name: String,
+        /// The commit the branch points at.
         commit: CommitId,
     },
+    /// `HEAD` points at a commit directly, not through a branch.
     Detached {
+        /// The checked-out commit.
         commit: CommitId,
     },
     /// A branch with no commits yet.
     Unborn {
+        /// The branch `HEAD` names (without `refs/heads/`), or `HEAD` when
+        /// it could not be read.
         name: String,
     },
     /// `HEAD` could not be read; `detail` goes to the notes.
     Unknown {
+        /// Why, as libgit2 or the probe put it.
         detail: String,
     },
 }
@@ -86,11 +105,20 @@ pub enum HeadFacts {
 #[non_exhaustive]
 pub enum WorktreeFacts {
     /// The repository's main working tree, rooted at `root`.
-    Main { root: String },
+    Main {
+        /// The working tree's root, with `/` separators and no trailing
+        /// slash.
+        root: String,
+    },
     /// A linked worktree (`git worktree add`).
     Linked {
+        /// This linked working tree's root, with `/` separators.
         root: String,
+        /// The worktree's name under `.git/worktrees`, when libgit2 reports
+        /// one.
         name: Option<String>,
+        /// The main working tree's root, or `None` when the main
+        /// repository is bare.
         main_root: Option<String>,
     },
     /// A bare repository: no working tree.
@@ -101,26 +129,39 @@ pub enum WorktreeFacts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EntryState {
+    /// Changed content or type, staged or not (anything not listed below).
     Modified,
+    /// A new file staged in the index.
     Added,
+    /// Deleted in the index or the working tree.
     Deleted,
+    /// Renamed in the index or the working tree.
     Renamed,
+    /// A new file not in the index.
     Untracked,
+    /// An unresolved merge conflict; wins over every other state.
     Conflicted,
 }
 
 /// Entry counts by state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StateCounts {
+    /// Entries counted as [`EntryState::Modified`].
     pub modified: usize,
+    /// Entries counted as [`EntryState::Added`].
     pub added: usize,
+    /// Entries counted as [`EntryState::Deleted`].
     pub deleted: usize,
+    /// Entries counted as [`EntryState::Renamed`].
     pub renamed: usize,
+    /// Entries counted as [`EntryState::Untracked`].
     pub untracked: usize,
+    /// Entries counted as [`EntryState::Conflicted`].
     pub conflicted: usize,
 }
 
 impl StateCounts {
+    /// Counts one more entry in `state`.
     pub fn add(&mut self, state: EntryState) {
         let slot = match state {
             EntryState::Modified => &mut self.modified,
@@ -133,6 +174,7 @@ impl StateCounts {
         *slot += 1;
     }
 
+    /// Every entry counted, whatever its state; zero means a clean tree.
     pub fn total(&self) -> usize {
         self.modified + self.added + self.deleted + self.renamed + self.untracked + self.conflicted
     }
@@ -152,9 +194,12 @@ impl StateCounts {
 /// One line of short-format status: `code` is git's two-letter `XY`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusEntry {
+    /// The two-letter code as `git status --short` prints it, e.g. ` M`,
+    /// `A `, `??` or `UU`.
     pub code: String,
     /// The path, or `old -> new` for a rename; control characters replaced.
     pub path: String,
+    /// The one state the entry is counted under in [`StatusFacts::total`].
     pub state: EntryState,
 }
 
@@ -177,20 +222,29 @@ pub enum StatusOutcome {
     NotGathered,
     /// It did not finish within the deadline.
     TimedOut {
+        /// The deadline that passed, in milliseconds
+        /// ([`read::GitProbeOptions::status_deadline`]).
         deadline_ms: u64,
     },
     /// It failed; `detail` goes to the notes.
     Failed {
+        /// libgit2's error message, or why the worker thread could not
+        /// start.
         detail: String,
     },
+    /// The scan finished; its listing and counts.
     Done(StatusFacts),
 }
 
 /// Facts about a usable repository.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepoFacts {
+    /// Where `HEAD` points, for `git_revision`.
     pub head: HeadFacts,
+    /// The kind of checkout, for `worktree_context`.
     pub worktree: WorktreeFacts,
+    /// The status scan, for `git_revision`'s dirty flag and
+    /// `dynamic_repository_context`.
     pub status: StatusOutcome,
 }
 

@@ -42,6 +42,8 @@ pub struct InstructionFile {
     pub name: String,
     /// Absolute path with `/` separators, as shown to the model.
     pub path: String,
+    /// The file's whole text, unbounded here (a file over the 8 MiB read
+    /// cap is a problem instead); the stage bounds it when rendering.
     pub text: String,
 }
 

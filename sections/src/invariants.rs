@@ -49,9 +49,14 @@ pub const INVARIANTS_DIR: &str = ".bcode/invariants";
 /// One repository invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invariant {
+    /// The front matter's `id`, trimmed; unique within the catalog.
     pub id: String,
+    /// The front matter's `title`, trimmed: a short name for the rule.
     pub title: String,
+    /// The front matter's `summary`, trimmed: the rule in a sentence or two.
     pub summary: String,
+    /// The front matter's `keywords` (one string or a list), which the
+    /// relevant-mode selector matches against the task.
     pub keywords: Vec<String>,
     /// Globs of the paths it applies to (for relevant mode; shown in full mode).
     pub paths: Vec<String>,
@@ -64,8 +69,11 @@ pub struct Invariant {
 /// A file under the invariants directory that could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvariantProblem {
+    /// The file, relative to the repository root, `/` separators.
     pub file: String,
+    /// The 1-based line the problem is at, when the parser knows it.
     pub line: Option<u32>,
+    /// What is wrong, ending with what was done about it (`skipped`).
     pub message: String,
 }
 
@@ -81,7 +89,9 @@ impl std::fmt::Display for InvariantProblem {
 /// The loaded catalog: usable invariants sorted by file name, and problems.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InvariantCatalog {
+    /// The usable invariants, sorted by file name, ids unique.
     pub invariants: Vec<Invariant>,
+    /// Files that were skipped and why, sorted by file name.
     pub problems: Vec<InvariantProblem>,
     /// Absolute path of the directory, `/` separators (for the marker).
     pub directory: String,
@@ -98,11 +108,11 @@ pub enum InvariantSelection {
     Selected(Vec<String>),
 }
 
-/// Reads `<repo>/.bcode/invariants/*.md` (not recursive) and parses them.
 /// The most of one invariant file that is read (1 MiB); non-regular files
 /// are refused without blocking.
 const MAX_INVARIANT_FILE_BYTES: usize = 1024 * 1024;
 
+/// Reads `<repo>/.bcode/invariants/*.md` (not recursive) and parses them.
 /// A missing directory is an empty catalog.
 pub fn gather(repo: &Path) -> InvariantCatalog {
     let dir = repo.join(".bcode").join("invariants");
@@ -324,10 +334,10 @@ fn catalog_section(
     Ok(section)
 }
 
-/// Relevant mode's invariant guidance: renders the [`Decision`] the
-/// [`crate::relevant`] driver made for this prompt (focused selection,
-/// complete catalog or nothing), with every step of the decision as section
-/// notes.
+/// Relevant mode's invariant guidance: renders the
+/// [`crate::relevant::Decision`] the [`crate::relevant`] driver made for this
+/// prompt (focused selection, complete catalog or nothing), with every step
+/// of the decision as section notes.
 ///
 /// Turn class: the focus may change from one prompt to the next, so it sits
 /// after the cacheable prefix rather than invalidating it. No toggle: the

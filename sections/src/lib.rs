@@ -5,6 +5,8 @@
 //! functions and the `gather` functions of the repository sections touch the
 //! machine.
 
+#![warn(missing_docs)]
+
 pub mod datetime;
 pub mod environment;
 pub mod git;

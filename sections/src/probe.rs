@@ -37,15 +37,18 @@ pub struct ProbeRequest<'a> {
     pub now: chrono::DateTime<chrono::Utc>,
     /// `--timezone`; else `TZ` from `env`, else the system zone, else UTC.
     pub timezone: Option<chrono_tz::Tz>,
+    /// The resolved config; its section toggles decide which probes run.
     pub config: &'a BcodeConfig,
     /// The active config profile name, if any.
     pub profile: Option<String>,
+    /// How Bcode runs this request, shown by `runtime_mode`.
     pub runtime_mode: RuntimeMode,
 }
 
 /// The machine facts the environment does not carry. [`RealMachine`] asks
 /// the OS; tests pass a fake.
 pub trait Machine: Send + Sync {
+    /// The OS family, version and architecture.
     fn os(&self) -> OsFacts;
     /// Whether `/.dockerenv` or `/run/.containerenv` exists.
     fn container_marker(&self) -> bool;
@@ -95,7 +98,10 @@ impl Machine for RealMachine {
 /// Time and size bounds of the slow probes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProbeLimits {
+    /// Deadlines and caps for reading the repository (whether to read the
+    /// status is decided per request from the toggles).
     pub git: GitProbeOptions,
+    /// Per-command time and output limits of the version commands.
     pub toolchain: ToolchainLimits,
 }
 

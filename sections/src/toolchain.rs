@@ -48,8 +48,11 @@ pub const TOOLCHAIN_COMMANDS: &[(&str, &str, &[&str])] = &[
 /// One version command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCommand {
+    /// The tool's name as shown in the section, e.g. `python3`.
     pub name: String,
+    /// The executable, looked up on `PATH` and run without a shell.
     pub program: String,
+    /// The arguments that make it print its version, e.g. `--version`.
     pub args: Vec<String>,
 }
 
@@ -89,7 +92,10 @@ impl Default for ToolchainLimits {
 /// A tool's version line (the first line of its output).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ToolVersion {
+    /// The tool's name from its [`ToolCommand`].
     pub name: String,
+    /// The first line of its stdout, trimmed, control characters replaced;
+    /// the stage bounds it to [`VERSION_LINE_LIMIT`].
     pub version: String,
 }
 
@@ -121,7 +127,9 @@ impl ToolOmission {
 /// What the toolchain probe found, in command-list order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolchainFacts {
+    /// The tools that printed a version line.
     pub versions: Vec<ToolVersion>,
+    /// The tools left out, by name, with why (listed in the section notes).
     pub omitted: Vec<(String, ToolOmission)>,
 }
 

@@ -25,6 +25,8 @@
 //! it is meant to be called at the edge (the CLI), and [`Templates::new`]
 //! takes the files as data.
 
+#![warn(missing_docs)]
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -63,7 +65,10 @@ pub struct TemplateOverride {
 /// Which template rendered a section, and whether an operator replaced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TemplateUse {
+    /// The template's name as the section asked for it, e.g. `base.j2`.
     pub name: String,
+    /// Whether a file from the operator's override directory replaced the
+    /// embedded (or host) template of that name.
     pub overridden: bool,
     /// The override file, when `overridden`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,7 +83,13 @@ pub struct TemplateUse {
 pub enum TemplateWarning {
     /// A file in the override directory matches no known template, so it is
     /// ignored (most likely a typo in its name).
-    UnknownTemplate { name: String, file: String },
+    UnknownTemplate {
+        /// The name the file would replace, its path relative to the
+        /// override directory with `/` separators.
+        name: String,
+        /// The override file's path, as shown to the operator.
+        file: String,
+    },
 }
 
 impl fmt::Display for TemplateWarning {
@@ -97,7 +108,10 @@ impl fmt::Display for TemplateWarning {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum TemplatePhase {
+    /// Compiling the template source, before any variable is bound.
     Parse,
+    /// Rendering with the caller's context: an undefined variable, a failing
+    /// filter, running out of fuel or exceeding the output cap.
     Render,
 }
 
@@ -118,24 +132,42 @@ pub enum TemplateError {
     /// An operator's override failed. `line` is the line in `file`.
     #[error("template `{name}` overridden by {file} failed to {phase}{}: {detail}", at_line(*.line))]
     Override {
+        /// The name of the overridden template that failed (an included
+        /// template's own name when the error was raised inside it).
         name: String,
+        /// The override file that replaced the template.
         file: String,
+        /// Whether the template failed to parse or to render.
         phase: TemplatePhase,
+        /// The 1-based line in `file` where minijinja located the error, when
+        /// it could.
         line: Option<usize>,
+        /// minijinja's error kind and message, or the output-cap message.
         detail: String,
     },
     /// A built-in template failed; this is a Bcode bug or a caller passing
     /// the wrong variables.
     #[error("built-in template `{name}` failed to {phase}{}: {detail}", at_line(*.line))]
     Builtin {
+        /// The name of the embedded or host template that failed.
         name: String,
+        /// Whether the template failed to parse or to render.
         phase: TemplatePhase,
+        /// The 1-based line in the template source where minijinja located
+        /// the error, when it could.
         line: Option<usize>,
+        /// minijinja's error kind and message, or the output-cap message.
         detail: String,
     },
     /// The override directory or one of its files could not be read.
     #[error("cannot read template override {path}: {detail}")]
-    Unreadable { path: String, detail: String },
+    Unreadable {
+        /// The folder or file that could not be listed or read.
+        path: String,
+        /// The I/O error's message, or `not valid UTF-8` for a file that is
+        /// not text.
+        detail: String,
+    },
 }
 
 fn at_line(line: Option<usize>) -> String {

@@ -20,16 +20,26 @@ pub struct ConfigError {
 pub enum ConfigErrorKind {
     /// A file that must exist (a `--config` file), or any file that exists,
     /// could not be read.
-    Read { origin: Origin, message: String },
+    Read {
+        /// The file layer that could not be read.
+        origin: Origin,
+        /// The I/O error's message, or that the file is not valid UTF-8.
+        message: String,
+    },
     /// A file is not valid TOML.
     Syntax {
+        /// The file layer holding the bad TOML.
         origin: Origin,
+        /// The 1-based line of the parser's error span (its start).
         line: usize,
+        /// The 1-based column, counted in characters, on that line.
         column: usize,
+        /// The TOML parser's message, trailing whitespace trimmed.
         message: String,
     },
     /// A known key holds a value of the wrong type or outside its range.
     InvalidValue {
+        /// The dotted key, e.g. `skills.prompt.catalog`.
         key: String,
         /// The value as written, rendered as TOML.
         value: String,
@@ -37,23 +47,39 @@ pub enum ConfigErrorKind {
         expected: String,
         /// A close allowed value for a misspelt enum value.
         suggestion: Option<String>,
+        /// The layer that set the bad value.
         origin: Origin,
+        /// The 1-based line of the key in the origin's file, when the origin
+        /// is a file and the key was found in it.
         line: Option<usize>,
     },
     /// A `--set` flag that is not `KEY=VALUE`.
-    MalformedSet { arg: String },
+    MalformedSet {
+        /// The flag's argument as written, without `--set`.
+        arg: String,
+    },
     /// `system_prompt.mode = "replace"` with an empty `system_prompt.text`.
     ReplaceWithoutText {
+        /// The layer that set `system_prompt.mode`.
         mode_origin: Origin,
+        /// The 1-based line of `system_prompt.mode` in that layer's file,
+        /// when known.
         mode_line: Option<usize>,
+        /// The layer that last set `system_prompt.text`, or
+        /// [`Origin::Default`] when no layer did.
         text_origin: Origin,
+        /// The 1-based line of `system_prompt.text` in that layer's file,
+        /// when known.
         text_line: Option<usize>,
     },
     /// The merged values did not fit the typed config. Validation runs first,
     /// so this only guards against a gap between validation and the types.
     Extract {
+        /// The dotted key figment could not convert (empty for the root).
         key: String,
+        /// The layer that supplied the value, when figment recorded one.
         origin: Option<Origin>,
+        /// figment's description of the mismatch.
         message: String,
     },
 }

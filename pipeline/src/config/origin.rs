@@ -15,15 +15,30 @@ pub enum Origin {
     /// The built-in default.
     Default,
     /// `$XDG_CONFIG_HOME/bcode/bcode.toml` (or `~/.config/bcode/bcode.toml`).
-    UserFile { path: PathBuf },
+    UserFile {
+        /// The user config file, resolved from `XDG_CONFIG_HOME` or `HOME`.
+        path: PathBuf,
+    },
     /// `<repo>/.bcode/bcode.toml`.
-    RepoFile { path: PathBuf },
+    RepoFile {
+        /// The repository config file, joined onto the working directory.
+        path: PathBuf,
+    },
     /// A `BCODE_<SECTION>__<KEY>` environment variable.
-    Env { var: String },
+    Env {
+        /// The variable's name, e.g. `BCODE_SKILLS__ENABLED`.
+        var: String,
+    },
     /// A file given with `--config`.
-    ConfigFile { path: PathBuf },
+    ConfigFile {
+        /// The `--config` argument, joined onto the working directory.
+        path: PathBuf,
+    },
     /// A `--set key.path=value` flag, as written.
-    SetFlag { arg: String },
+    SetFlag {
+        /// The flag's `KEY=VALUE` argument, without `--set`.
+        arg: String,
+    },
 }
 
 impl Origin {

@@ -28,7 +28,11 @@ pub struct GitProbeOptions {
     /// Read the status (needed by `git_revision`'s dirty flag and by
     /// `dynamic_repository_context`).
     pub status: bool,
+    /// How long the probe waits for the status scan before reporting
+    /// `TimedOut` (default 1.5 s); the scan itself is not stopped.
     pub status_deadline: Duration,
+    /// The most status entries kept (default 10,000); the rest are only
+    /// counted.
     pub max_entries: usize,
     /// When and how the status scan of a large tree is split over threads.
     pub split: StatusSplit,

@@ -106,6 +106,8 @@ pub struct RelevantInvariants {
 }
 
 impl RelevantInvariants {
+    /// A driver for one session over `catalog`, asking `selector` under the
+    /// `[invariants]` settings; nothing runs until the first prompt.
     pub fn new(
         config: InvariantsConfig,
         catalog: Arc<InvariantCatalog>,

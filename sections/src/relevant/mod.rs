@@ -35,12 +35,16 @@ pub use selector::{InvariantSelector, SelectorAnswer, SelectorError, SelectorReq
 /// and the repository paths the task touched so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskContext {
+    /// The user's prompt, plus for a re-evaluation whatever the host adds
+    /// (such as the final assistant turn).
     pub text: String,
     /// Repository-relative paths with `/` separators.
     pub touched_paths: Vec<String>,
 }
 
 impl TaskContext {
+    /// A task from borrowed parts, copied so the selector may keep it past
+    /// the call.
     pub fn new(text: &str, touched_paths: &[String]) -> TaskContext {
         TaskContext {
             text: text.to_owned(),
@@ -60,6 +64,7 @@ pub enum SelectionOrigin {
 }
 
 impl SelectionOrigin {
+    /// The lower-case name used in `--explain` notes and the sidecar file.
     pub fn as_str(self) -> &'static str {
         match self {
             SelectionOrigin::Selector => "selector",
@@ -72,9 +77,11 @@ impl SelectionOrigin {
 /// the selector's order of relevance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selection {
+    /// The selected invariant ids, most relevant first.
     pub ids: Vec<String>,
     /// The selector's short task summary, if it gave one.
     pub task_summary: Option<String>,
+    /// Which selector made it: the host's or the deterministic one.
     pub origin: SelectionOrigin,
     /// Which selector request produced it (1 is the session's first); a newer
     /// request's answer always wins over an older one.
@@ -116,6 +123,7 @@ pub enum PathTaken {
 }
 
 impl PathTaken {
+    /// The wording of the `relevant mode: ...` note in `--explain`.
     pub fn as_str(self) -> &'static str {
         match self {
             PathTaken::Disabled => "disabled",
@@ -134,15 +142,24 @@ impl PathTaken {
 #[non_exhaustive]
 pub enum FallbackReason {
     /// The selector did not answer by its deadline.
-    TimedOut { after: Duration },
+    TimedOut {
+        /// The deadline the selector was given, measured from the call's
+        /// start.
+        after: Duration,
+    },
     /// The selector failed (an error, a cancelled or panicked task).
-    Failed { message: String },
+    Failed {
+        /// The selector's error, or what went wrong with its task.
+        message: String,
+    },
 }
 
 /// A fallback that `on_timeout` chose.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FallbackUsed {
+    /// The `[invariants] on_timeout` policy that decided the guidance.
     pub policy: OnTimeout,
+    /// What went wrong with the selection that made a fallback necessary.
     pub reason: FallbackReason,
 }
 
@@ -160,9 +177,13 @@ pub struct Timings {
 /// the driver got there. [`Decision::notes`] is the `--explain` wording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// What the invariants section places this turn.
     pub guidance: Guidance,
+    /// Which branch of the driver's lifecycle produced the decision.
     pub path: PathTaken,
+    /// The `on_timeout` fallback applied, when the selector did not deliver.
     pub fallback: Option<FallbackUsed>,
+    /// How long the prompt waited and the selector took.
     pub timings: Timings,
     /// Ids a selector named that the catalog does not hold (dropped).
     pub unknown_ids: Vec<String>,

@@ -22,19 +22,27 @@ pub const TASK_SUMMARY_MAX_CHARS: usize = 280;
 /// decides from the metadata).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvariantSummary {
+    /// The invariant's id, which the answer must name to select it.
     pub id: String,
+    /// The invariant's short title.
     pub title: String,
+    /// The invariant's one- or two-sentence summary.
     pub summary: String,
+    /// The invariant's activation keywords, possibly empty.
     pub keywords: Vec<String>,
+    /// Globs of the repository paths it applies to, possibly empty.
     pub paths: Vec<String>,
 }
 
 /// One selector call. Owned, so a host can move it into a spawned task.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SelectorRequest {
+    /// The prompt and touched paths to select for.
     pub task: TaskContext,
     /// The catalog, in catalog order.
     pub invariants: Vec<InvariantSummary>,
+    /// `[invariants] max_selected`: ids beyond it are dropped by
+    /// [`validate`], so a host may tell the model the cap.
     pub max_selected: usize,
     /// `[invariants.selector] model_profile`; `None` means the active model.
     pub model_profile: Option<String>,
@@ -44,6 +52,8 @@ pub struct SelectorRequest {
 }
 
 impl SelectorRequest {
+    /// The request for `task` over the whole `catalog`, with the selection
+    /// settings of the `[invariants]` config.
     pub fn new(
         task: &TaskContext,
         catalog: &InvariantCatalog,
@@ -73,7 +83,10 @@ impl SelectorRequest {
 /// task summary. Not trusted until [`validate`]d.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SelectorAnswer {
+    /// Invariant ids, most relevant first; may name unknown ids or too many.
     pub ids: Vec<String>,
+    /// A short description of the task for the focused guidance; cut to
+    /// [`TASK_SUMMARY_MAX_CHARS`] when longer.
     pub task_summary: Option<String>,
 }
 
@@ -81,10 +94,12 @@ pub struct SelectorAnswer {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct SelectorError {
+    /// What went wrong, in the host's words; shown in the decision's notes.
     pub message: String,
 }
 
 impl SelectorError {
+    /// An error with `message`.
     pub fn new(message: &str) -> SelectorError {
         SelectorError {
             message: message.to_owned(),
@@ -113,6 +128,8 @@ pub trait InvariantSelector: Send + Sync + fmt::Debug {
 /// An answer checked against the catalog.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Validated {
+    /// The usable part of the answer: known ids within the cap, and the
+    /// bounded summary.
     pub selection: Selection,
     /// Ids the catalog does not hold, in the order given.
     pub unknown_ids: Vec<String>,

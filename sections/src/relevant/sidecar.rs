@@ -42,13 +42,20 @@ const VERSION: u32 = 1;
 /// The focus a session keeps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FocusState {
+    /// The selector request that produced the focus (1 is a session's
+    /// first); at most [`MAX_GENERATION`] when read back.
     pub generation: u64,
+    /// The focused invariant ids, most relevant first; at most [`MAX_IDS`]
+    /// are stored.
     pub ids: Vec<String>,
+    /// The selector's task summary, cut like a fresh answer's.
     pub task_summary: Option<String>,
+    /// Which selector made the selection, stored as its lower-case name.
     pub origin: SelectionOrigin,
 }
 
 impl FocusState {
+    /// The part of a validated selection worth keeping across reconnects.
     pub fn from_selection(selection: &Selection) -> FocusState {
         FocusState {
             generation: selection.generation,
@@ -63,23 +70,36 @@ impl FocusState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SidecarProblem {
+    /// The file is larger than [`SIDECAR_MAX_BYTES`].
     TooLarge {
+        /// Its size in bytes, as found.
         bytes: u64,
     },
+    /// The file is not a sidecar this version wrote: bad JSON, an unknown
+    /// field or origin, or too many or too long ids.
     Corrupt {
+        /// What exactly is wrong, e.g. serde_json's message.
         message: String,
     },
+    /// The file's `version` is not the one this build reads.
     UnsupportedVersion {
+        /// The version the file declares.
         version: u32,
     },
+    /// The file exists but could not be read (or is not a regular file).
     Unreadable {
+        /// The read error's message.
         message: String,
     },
+    /// Creating the folder, writing, syncing or renaming the temp file
+    /// failed; the previous sidecar is left as it was.
     Unwritable {
+        /// The I/O error's message.
         message: String,
     },
     /// A generation above [`MAX_GENERATION`]: not written by a real session.
     ImplausibleGeneration {
+        /// The generation the file declares.
         generation: u64,
     },
 }
