@@ -330,8 +330,17 @@ impl Core {
                 activation.reason.clone(),
             );
             prepared.events.extend(outcome.events);
-            if let Err(err) = outcome.reply {
-                return Err(PromptError::Skill(skill_error(err)));
+            match outcome.reply {
+                Err(SessionError::Skill(err)) => return Err(PromptError::Skill(err)),
+                Err(other) => {
+                    return Err(PromptError::Skill(SkillError::Load {
+                        id: activation.id.clone(),
+                        cause: LoadCause::Template {
+                            message: other.to_string(),
+                        },
+                    }));
+                }
+                Ok(_) => {}
             }
         }
         let text = input.text.trim();
@@ -345,7 +354,7 @@ impl Core {
                         Err(err) => CommandReply::Failed(err),
                     }
                 }
-                Ok(Some(_)) => CommandReply::Failed(SessionError::SkillsDisabled),
+                Ok(Some(_)) => CommandReply::Failed(SkillError::SkillsDisabled.into()),
                 Ok(None) => CommandReply::Invalid(bcode_skill::CommandError {
                     message: "not a command".to_owned(),
                     hint: None,
@@ -582,23 +591,4 @@ fn invariant_paths(repo: &Path) -> Vec<PathBuf> {
         paths.extend(files);
     }
     paths
-}
-
-/// A session's refusal as the skill error it repeats.
-fn skill_error(err: SessionError) -> SkillError {
-    match err {
-        SessionError::UnknownSkill { id, suggestion } => SkillError::NotFound { id, suggestion },
-        SessionError::Disabled { id } => SkillError::Disabled { id },
-        SessionError::SkillsDisabled => SkillError::SkillsDisabled,
-        SessionError::Load { id, reason } => SkillError::Load {
-            id,
-            cause: LoadCause::Other { message: reason },
-        },
-        other => SkillError::Load {
-            id: String::new(),
-            cause: LoadCause::Other {
-                message: other.to_string(),
-            },
-        },
-    }
 }

@@ -84,7 +84,7 @@ fn a_skill_broken_or_renamed_since_discovery_is_a_load_error() {
             .context(&request("alpha", None), &templates)
             .unwrap_err()
             .to_string(),
-        "skill `alpha` could not be loaded: its front matter changed on disk and is no longer valid; `bcode-prompt skills doctor` says why"
+        "skill `alpha` could not be loaded: its front matter changed on disk and is no longer valid; the skill's diagnostics say why"
     );
     fs::write(&file, "---\nid: beta\ndescription: d\n---\nBody.\n").unwrap();
     assert_eq!(

@@ -12,7 +12,7 @@ use bcode_skill::{
     ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, SlashCommand,
     Templates,
 };
-use bcode_skill_models::{AutoActivate, SkillEvent, SkillsConfig, SourceKind};
+use bcode_skill_models::{AutoActivate, SkillError, SkillEvent, SkillsConfig, SourceKind};
 use support::{build, root, write_tree};
 
 fn skill(description: &str, keywords: &[&str], extra: &str) -> String {
@@ -140,10 +140,10 @@ fn explicit_activation_events_and_errors() {
     let unknown = session.run(&activate("rust-debuging", &[]));
     assert_eq!(
         unknown.reply,
-        Err(SessionError::UnknownSkill {
+        Err(SessionError::Skill(SkillError::NotFound {
             id: "rust-debuging".into(),
             suggestion: Some("rust-debugging".into())
-        })
+        }))
     );
     assert_eq!(
         unknown.events,
@@ -154,9 +154,9 @@ fn explicit_activation_events_and_errors() {
     );
     assert_eq!(
         session.run(&activate("off-skill", &[])).reply,
-        Err(SessionError::Disabled {
+        Err(SessionError::Skill(SkillError::Disabled {
             id: "off-skill".into()
-        })
+        }))
     );
 
     let off = session.run(&SlashCommand::Off { id: "docs".into() });

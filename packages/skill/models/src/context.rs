@@ -93,7 +93,7 @@ pub enum LoadCause {
     UnterminatedFrontMatter,
     /// The file changed since discovery and is no longer a valid skill.
     #[error(
-        "its front matter changed on disk and is no longer valid; `bcode-prompt skills doctor` says why"
+        "its front matter changed on disk and is no longer valid; the skill's diagnostics say why"
     )]
     NoLongerValid,
     /// The file changed since discovery and now declares another id.
@@ -110,8 +110,4 @@ pub enum LoadCause {
     /// The context block's template failed to render.
     #[error("{message}")]
     Template { message: String },
-    /// A cause another layer already put into words (a skill session's
-    /// error repeated by the façade); typed causes should replace it.
-    #[error("{message}")]
-    Other { message: String },
 }

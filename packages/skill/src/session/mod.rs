@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bcode_skill_models::{
-    AutoActivate, Diagnostic, DiagnosticCode, SkillContextRequest, SkillContextResponse,
+    AutoActivate, Diagnostic, DiagnosticCode, LoadCause, SkillContextRequest, SkillContextResponse,
     SkillError, SkillEvent, SkillId, SkillsConfig,
 };
 
@@ -20,7 +20,6 @@ use crate::context::preview_arguments;
 use crate::keywords::{KeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
 use bcode_templates::Templates;
-use bcode_text::closest;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
 /// one-word keywords, or one keyword of two words or more. One common word
@@ -115,17 +114,12 @@ pub enum SessionReply {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SessionError {
-    #[error("no skill with id `{id}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
-    UnknownSkill {
-        id: String,
-        suggestion: Option<String>,
-    },
-    #[error("skill `{id}` is disabled by skills.disabled.ids")]
-    Disabled { id: String },
-    #[error("skills are disabled (skills.enabled = false)")]
-    SkillsDisabled,
-    #[error("skill `{id}` could not be loaded: {reason}")]
-    Load { id: String, reason: String },
+    /// The skill cannot be used: unknown (with the closest id), disabled,
+    /// skills disabled, or its file cannot be loaded. One error type for
+    /// these, shared with the registry and the façade.
+    #[error(transparent)]
+    Skill(#[from] SkillError),
+    /// `/skill off` for a skill that is not active.
     #[error("skill `{id}` is not active{}", if active.is_empty() { String::from("; no skill is active") } else { format!("; active: {}", active.join(", ")) })]
     NotActive { id: String, active: Vec<String> },
 }
@@ -302,15 +296,9 @@ impl SkillSession {
         events: &mut Vec<SkillEvent>,
     ) -> Result<SessionReply, SessionError> {
         if !self.options.enabled {
-            return Err(SessionError::SkillsDisabled);
+            return Err(SkillError::SkillsDisabled.into());
         }
-        let skill = self.registry.lookup(id).map_err(|err| match err {
-            SkillError::Disabled { id } => SessionError::Disabled { id },
-            _ => SessionError::UnknownSkill {
-                id: id.to_owned(),
-                suggestion: closest(id, self.registry.ids()).map(str::to_owned),
-            },
-        })?;
+        let skill = self.registry.lookup(id)?;
         let skill_id = skill.manifest.id.clone();
         let source = skill.source.label.clone();
         let context = self.load_context(&skill_id, arguments)?;
@@ -318,9 +306,11 @@ impl SkillSession {
         // bounded preview of them, or the sink would refuse the record
         // (`MAX_RECORD_BYTES`) and the activation would go unlogged.
         let shown = preview_arguments(arguments, self.options.preview_max_chars, &self.templates)
-            .map_err(|err| SessionError::Load {
+            .map_err(|err| SkillError::Load {
             id: skill_id.to_string(),
-            reason: err.to_string(),
+            cause: LoadCause::Template {
+                message: err.to_string(),
+            },
         })?;
         events.push(SkillEvent::SkillActivated {
             id: skill_id.to_string(),
@@ -376,12 +366,7 @@ impl SkillSession {
             max_bytes: self.options.max_context_bytes,
             preview_max_chars: self.options.preview_max_chars,
         };
-        self.registry
-            .context(&request, &self.templates)
-            .map_err(|err| SessionError::Load {
-                id: id.to_string(),
-                reason: err.to_string(),
-            })
+        Ok(self.registry.context(&request, &self.templates)?)
     }
 
     /// Deactivates `id`.
