@@ -48,6 +48,8 @@ pub struct LiveRegistry {
     /// Some skill is reached through a symlink leaving its root, where the
     /// watcher sees nothing: such trees are always checked.
     escapes_roots: bool,
+    /// The registry of the last build.
+    last: SkillRegistry,
 }
 
 impl std::fmt::Debug for LiveRegistry {
@@ -99,12 +101,14 @@ impl LiveRegistry {
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
             escapes_roots: false,
+            last: SkillRegistry::empty(),
         };
         let registry = live
             .discovery
             .build_with_providers(&live.roots, &live.providers);
         live.stamps = stamps(&registry);
         live.escapes_roots = escapes_roots(&registry);
+        live.last = registry.clone();
         (live, registry)
     }
 
@@ -149,6 +153,15 @@ impl LiveRegistry {
         let registry = self
             .discovery
             .build_with_providers(&self.roots, &self.providers);
+        // Every stamp the last build depended on answered as before (the
+        // instruction files among them): no file changed, so the per-skill
+        // stamps and the root-escape check would only repeat that answer.
+        if self.discovery.last_stats().confirmed_by_stamps && registry.same_as(&self.last) {
+            return Some(TurnRefresh {
+                registry,
+                changed_files: BTreeSet::new(),
+            });
+        }
         let now = stamps(&registry);
         let changed_files = now
             .iter()
@@ -157,6 +170,7 @@ impl LiveRegistry {
             .collect();
         self.stamps = now;
         self.escapes_roots = escapes_roots(&registry);
+        self.last = registry.clone();
         Some(TurnRefresh {
             registry,
             changed_files,
