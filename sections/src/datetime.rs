@@ -4,14 +4,6 @@
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use minijinja::context;
-
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
-
-use crate::environment::small_section;
-use crate::gathered::{Gathered, need};
 
 /// The template this stage renders.
 pub const DATETIME_TEMPLATE: &str = "sections/datetime.j2";
@@ -31,7 +23,7 @@ pub enum ZoneSource {
 }
 
 impl ZoneSource {
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             ZoneSource::Flag => "timezone from --timezone",
             ZoneSource::TzVariable => "timezone from TZ",
@@ -72,32 +64,6 @@ pub fn resolve_timezone(
         return (zone, ZoneSource::System);
     }
     (Tz::UTC, ZoneSource::DefaultUtc)
-}
-
-/// `current_datetime`: changes every request, so it is request-only context.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DateTimeStage;
-
-impl Stage<Gathered> for DateTimeStage {
-    fn spec(&self) -> StageSpec {
-        SectionKind::CurrentDatetime.spec()
-    }
-
-    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
-        let input = need(&cx.inputs.datetime, "the clock reading")?;
-        let local = input.now.with_timezone(&input.zone);
-        let ctx = context! {
-            date => local.format("%Y-%m-%d").to_string(),
-            time => local.format("%H:%M:%S").to_string(),
-            weekday => local.format("%A").to_string(),
-            abbreviation => local.format("%Z").to_string(),
-            offset => local.format("%:z").to_string(),
-            zone => input.zone.name(),
-        };
-        let section = small_section(cx, SectionKind::CurrentDatetime, DATETIME_TEMPLATE, ctx)?
-            .with_note(input.zone_source.describe());
-        Ok(vec![section])
-    }
 }
 
 #[cfg(test)]

@@ -9,16 +9,6 @@
 
 use std::path::Path;
 
-use bcode_text::Limit;
-use minijinja::context;
-
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
-
-use crate::gathered::{Gathered, need};
-
 /// The instruction files, in the order they are placed.
 pub const INSTRUCTION_FILES: &[&str] = &["BCODE.md", "AGENTS.md"];
 
@@ -82,59 +72,4 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
 /// whole project, in `bcode-text`).
 pub(crate) fn model_path(path: &Path) -> String {
     bcode_text::model_path(path).into_owned()
-}
-
-/// Repository instructions.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RepositoryContextStage;
-
-impl Stage<Gathered> for RepositoryContextStage {
-    fn spec(&self) -> StageSpec {
-        SectionKind::RepositoryContext.spec()
-    }
-
-    fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
-        config
-            .system_prompt
-            .repository_instructions_max_chars
-            .map(Limit::Chars)
-    }
-
-    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
-        let gathered = need(&cx.inputs.instructions, "the repository instructions")?;
-        let limit = self.limit(cx.config);
-        let mut sections = Vec::with_capacity(gathered.files.len());
-        for file in &gathered.files {
-            // The limit applies to the file's own text, so the framing and
-            // the marker never eat into another file's share.
-            let bounded = cx.bound(&file.text, limit, Some(&file.path))?;
-            let text = bcode_text::neutralize_closing_tag(&bounded.text, "repository_instructions");
-            let (rendered, template) = cx.render(
-                INSTRUCTIONS_TEMPLATE,
-                context! { name => &file.name, path => &file.path, text => text.trim_end() },
-            )?;
-            let mut section = Section::new(
-                &format!("{}:{}", SectionKind::RepositoryContext.name(), file.name),
-                rendered,
-            )
-            .with_source(&file.path)
-            .with_template(template)
-            .with_bounded(&bounded);
-            if bounded.truncation.is_some() {
-                section =
-                    section.with_note("cut by system_prompt.repository_instructions_max_chars");
-            }
-            sections.push(section);
-        }
-        if let (Some(first), false) = (sections.first_mut(), gathered.problems.is_empty()) {
-            for problem in &gathered.problems {
-                first.notes.push(problem.clone());
-            }
-        } else if sections.is_empty() && !gathered.problems.is_empty() {
-            return Err(StageError::Degraded {
-                message: gathered.problems.join("; "),
-            });
-        }
-        Ok(sections)
-    }
 }

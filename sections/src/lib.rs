@@ -13,11 +13,8 @@ pub mod git;
 pub mod probe;
 pub mod toolchain;
 
-pub mod authority;
 pub mod gathered;
 pub mod instructions;
 pub mod invariants;
 pub mod relevant;
-pub mod skills;
 pub mod stages;
-pub mod suffix;

@@ -1,6 +1,6 @@
 //! The edge of the machine-facing sections: [`gather`] reads the clock
 //! reading, environment snapshot, OS, git and toolchain into [`Gathered`] for
-//! the stages of [`stages`], skipping every probe whose sections are off.
+//! the stages of [`crate::stages`], skipping every probe whose sections are off.
 //!
 //! Only the [`Machine`] implementation and the git and toolchain probes touch
 //! the machine; the clock and the process environment arrive in
@@ -11,18 +11,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::Stage;
 
-use crate::datetime::{DateTimeInput, DateTimeStage, resolve_timezone};
+use crate::datetime::{DateTimeInput, resolve_timezone};
 use crate::environment::{
-    ConfigProfile, ConfigProfileStage, ExecutionEnvironmentStage, ExecutionFacts,
-    HostingEnvironmentStage, LocaleStage, OsFacts, RuntimeModeStage, hosting_signals, locale,
-    shell_name,
+    ConfigProfile, ExecutionFacts, OsFacts, hosting_signals, locale, shell_name,
 };
 use crate::gathered::Gathered;
 use crate::git::read::GitProbeOptions;
-use crate::git::{GitRevisionStage, GitStatusStage, WorktreeStage};
-use crate::toolchain::{self, ToolCommand, ToolchainLimits, ToolchainStage};
+use crate::toolchain::{self, ToolCommand, ToolchainLimits};
 
 pub use crate::environment::RuntimeMode;
 
@@ -105,7 +101,7 @@ pub struct ProbeLimits {
     pub toolchain: ToolchainLimits,
 }
 
-/// Gathers every input the stages of [`stages`] need, from the real machine.
+/// Gathers every input the stages of [`crate::stages`] need, from the real machine.
 pub fn gather(request: &ProbeRequest<'_>, inputs: &mut Gathered) {
     gather_with(request, &RealMachine, &ProbeLimits::default(), inputs);
 }
@@ -208,20 +204,4 @@ pub fn gather_turn_facts(
         };
         inputs.git = Some(crate::git::read::read(request.repo, &options));
     }
-}
-
-/// The machine-facing stages, in canonical order.
-pub fn stages() -> Vec<Box<dyn Stage<Gathered>>> {
-    vec![
-        Box::new(DateTimeStage),
-        Box::new(ExecutionEnvironmentStage),
-        Box::new(HostingEnvironmentStage),
-        Box::new(LocaleStage),
-        Box::new(RuntimeModeStage),
-        Box::new(WorktreeStage),
-        Box::new(ConfigProfileStage),
-        Box::new(GitRevisionStage),
-        Box::new(ToolchainStage),
-        Box::new(GitStatusStage),
-    ]
 }

@@ -21,9 +21,7 @@ use bcode_prompt_sections::environment::OsFacts;
 use bcode_prompt_sections::gathered::Gathered as Inputs;
 use bcode_prompt_sections::git::read::GitProbeOptions;
 use bcode_prompt_sections::git::{GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome};
-use bcode_prompt_sections::probe::{
-    self, Machine, ProbeLimits, ProbeRequest, RuntimeMode, gather_with,
-};
+use bcode_prompt_sections::probe::{Machine, ProbeLimits, ProbeRequest, RuntimeMode, gather_with};
 use bcode_prompt_sections::toolchain::{
     self, ToolCommand, ToolOmission, ToolVersion, ToolchainFacts, ToolchainLimits,
 };
@@ -126,7 +124,7 @@ impl<'a> Case<'a> {
 
 fn assemble(config: &BcodeConfig, inputs: &Inputs) -> AssembledPrompt {
     let templates = Templates::builtin();
-    let pipeline = Pipeline::new(probe::stages()).unwrap();
+    let pipeline = Pipeline::new(bcode_prompt_sections::stages::machine()).unwrap();
     pipeline
         .assemble(&StageContext::new(config, &templates, inputs), false)
         .unwrap()
@@ -789,7 +787,7 @@ fn render_invariants_for_test(
 ) -> String {
     let templates = Templates::builtin();
     let pipeline = Pipeline::new(vec![Box::new(
-        bcode_prompt_sections::invariants::RepositoryInvariantsStage,
+        bcode_prompt_sections::stages::invariants::RepositoryInvariantsStage,
     )])
     .unwrap();
     let mut inputs = Inputs::new();

@@ -33,19 +33,7 @@ const LIBRARY_CRATES: [&str; 8] = [
 /// removing them; each is `crate folder`, then the modules of the loop in
 /// the order this test reports them. Delete an entry when its loop is gone
 /// (the test fails on an entry that no longer matches, so none is stale).
-const KNOWN_LOOPS: &[(&str, &[&str])] = &[
-    // `gathered` (the typed inputs of the façade) and the stage modules it
-    // gathers for import each other; the sections owner is removing these.
-    ("sections", &["datetime", "environment", "gathered"]),
-    ("sections", &["datetime", "gathered"]),
-    ("sections", &["environment", "gathered"]),
-    ("sections", &["environment", "gathered", "git"]),
-    ("sections", &["gathered", "git"]),
-    ("sections", &["gathered", "instructions"]),
-    ("sections", &["gathered", "invariants"]),
-    ("sections", &["gathered", "invariants", "instructions"]),
-    ("sections", &["gathered", "toolchain"]),
-];
+const KNOWN_LOOPS: &[(&str, &[&str])] = &[];
 
 /// Modules of `bcode-skill` that may touch the filesystem (ARCHITECTURE.md,
 /// "Architecture invariants"); every other module takes data.
@@ -67,14 +55,17 @@ const SKILL_FS_EDGES: [&str; 10] = [
 const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
 
 /// Modules of `bcode-prompt-sections` that may touch the filesystem: the
-/// probes (the machine, git, the relevant-mode session sidecar).
-const SECTIONS_FS_EDGES: [&str; 4] = ["probe", "git::read", "git::status", "relevant::sidecar"];
-
-/// Stage modules of `bcode-prompt-sections` that read files themselves when
-/// this test was written; ARCHITECTURE.md wants stages to take gathered
-/// inputs. For the sections owner to move into probes; the test fails once
-/// an entry no longer touches the filesystem, so the list cannot go stale.
-const KNOWN_STAGES_WITH_FS: [&str; 2] = ["instructions", "invariants"];
+/// probes (the machine, git, the relevant-mode session sidecar) and the
+/// gathering of the repository's instructions and invariants. The stages
+/// (`stages::*`) never do: they are pure functions of the gathered inputs.
+const SECTIONS_FS_EDGES: [&str; 6] = [
+    "probe",
+    "git::read",
+    "git::status",
+    "relevant::sidecar",
+    "instructions",
+    "invariants",
+];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -424,11 +415,7 @@ fn only_the_edge_modules_touch_the_filesystem() {
     }
     for (krate, edges, known) in [
         ("pipeline", &PIPELINE_FS_EDGES[..], &[][..]),
-        (
-            "sections",
-            &SECTIONS_FS_EDGES[..],
-            &KNOWN_STAGES_WITH_FS[..],
-        ),
+        ("sections", &SECTIONS_FS_EDGES[..], &[][..]),
     ] {
         let mut known_seen = BTreeSet::new();
         for source in sources(krate) {

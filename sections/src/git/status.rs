@@ -30,15 +30,11 @@ pub struct StatusSplit {
 
 impl Default for StatusSplit {
     fn default() -> Self {
-        // Asked once per process: the answer reads cgroup files each time.
-        static GROUPS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         StatusSplit {
             min_entries: 4096,
-            groups: *GROUPS.get_or_init(|| {
-                std::thread::available_parallelism()
-                    .map_or(1, usize::from)
-                    .clamp(1, 4)
-            }),
+            // The one worker count of the project (asked once per process),
+            // at most four groups: more only adds index opens.
+            groups: bcode_fs::worker_threads().clamp(1, 4),
         }
     }
 }

@@ -1,0 +1,66 @@
+//! The stages: one module each, pure functions of the turn's
+//! [`Gathered`] inputs, the config and the templates (they import no
+//! filesystem API; the fact modules beside them gather at the edge), and the
+//! canonical stage list for full or relevant invariant mode.
+
+pub mod authority;
+pub mod datetime;
+pub mod environment;
+pub mod git;
+pub mod instructions;
+pub mod invariants;
+pub mod skills;
+pub mod suffix;
+pub mod toolchain;
+
+use bcode_prompt_pipeline::base::BaseStage;
+use bcode_prompt_pipeline::stage::Stage;
+
+use crate::gathered::Gathered;
+use authority::UserAuthorityStage;
+use datetime::DateTimeStage;
+use environment::{
+    ConfigProfileStage, ExecutionEnvironmentStage, HostingEnvironmentStage, LocaleStage,
+    RuntimeModeStage,
+};
+use git::{GitRevisionStage, GitStatusStage, WorktreeStage};
+use instructions::RepositoryContextStage;
+use invariants::{FocusedInvariantsStage, RepositoryInvariantsStage};
+use skills::{ActiveSkillStage, SkillCatalogStage};
+use suffix::AgentSuffixStage;
+use toolchain::ToolchainStage;
+
+/// The machine-facing stages, in canonical order.
+pub fn machine() -> Vec<Box<dyn Stage<Gathered>>> {
+    vec![
+        Box::new(DateTimeStage),
+        Box::new(ExecutionEnvironmentStage),
+        Box::new(HostingEnvironmentStage),
+        Box::new(LocaleStage),
+        Box::new(RuntimeModeStage),
+        Box::new(WorktreeStage),
+        Box::new(ConfigProfileStage),
+        Box::new(GitRevisionStage),
+        Box::new(ToolchainStage),
+        Box::new(GitStatusStage),
+    ]
+}
+
+/// Every canonical stage. `[invariants] enabled = false` registers no
+/// invariant stage at all (not even an "omitted" line mentions invariants);
+/// `relevant` chooses the focused stage over the complete catalog.
+pub fn canonical(invariants_enabled: bool, relevant: bool) -> Vec<Box<dyn Stage<Gathered>>> {
+    let mut stages: Vec<Box<dyn Stage<Gathered>>> = vec![Box::new(BaseStage)];
+    stages.extend(machine());
+    stages.push(Box::new(RepositoryContextStage));
+    if invariants_enabled && relevant {
+        stages.push(Box::new(FocusedInvariantsStage));
+    } else if invariants_enabled {
+        stages.push(Box::new(RepositoryInvariantsStage));
+    }
+    stages.push(Box::new(SkillCatalogStage));
+    stages.push(Box::new(UserAuthorityStage));
+    stages.push(Box::new(ActiveSkillStage));
+    stages.push(Box::new(AgentSuffixStage));
+    stages
+}
