@@ -45,9 +45,12 @@ pub struct LiveRegistry {
     stamps: BTreeMap<String, FileStamp>,
     dirty: Arc<AtomicBool>,
     watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
-    /// Some skill is reached through a symlink leaving its root, where the
-    /// watcher sees nothing: such trees are always checked.
-    escapes_roots: bool,
+    /// Folders of skills reached through a symlink leaving their root: the
+    /// root's watcher does not see inside them, so each is watched too.
+    escapes: BTreeSet<(PathBuf, bool)>,
+    /// Which of `escapes` the watcher covers; a tree with an escape it does
+    /// not cover is checked at every turn.
+    watched_escapes: BTreeSet<(PathBuf, bool)>,
     /// The registry of the last build.
     last: SkillRegistry,
 }
@@ -100,14 +103,15 @@ impl LiveRegistry {
             stamps: BTreeMap::new(),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
-            escapes_roots: false,
+            escapes: BTreeSet::new(),
+            watched_escapes: BTreeSet::new(),
             last: SkillRegistry::empty(),
         };
         let registry = live
             .discovery
             .build_with_providers(&live.roots, &live.providers);
         live.stamps = stamps(&registry);
-        live.escapes_roots = escapes_roots(&registry);
+        live.escapes = escape_dirs(&registry);
         live.last = registry.clone();
         (live, registry)
     }
@@ -133,11 +137,38 @@ impl LiveRegistry {
                 .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
         }
         self.watcher = Some(debouncer);
+        self.watch_escapes();
         Ok(())
     }
 
+    /// Adds a watch on every escaping skill folder not watched yet: a
+    /// skill folder with its resources, a flat skill's folder alone. A
+    /// failure, or more than [`MAX_ESCAPE_WATCHES`] of them, leaves folders
+    /// uncovered: the tree is then checked at every turn instead.
+    fn watch_escapes(&mut self) {
+        let Some(watcher) = &mut self.watcher else {
+            return;
+        };
+        for escape in &self.escapes {
+            if self.watched_escapes.len() >= MAX_ESCAPE_WATCHES {
+                break;
+            }
+            let (dir, recursive) = escape;
+            let mode = if *recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            if !self.watched_escapes.contains(escape) && watcher.watch(dir, mode).is_ok() {
+                self.watched_escapes.insert(escape.clone());
+            }
+        }
+    }
+
+    /// How changes are noticed now: watching only while the watcher covers
+    /// every root and every folder a skill link leads to.
     pub fn mode(&self) -> ReloadMode {
-        if self.watcher.is_some() && !self.escapes_roots {
+        if self.watcher.is_some() && self.escapes.is_subset(&self.watched_escapes) {
             ReloadMode::Watching
         } else {
             ReloadMode::MetadataCheck
@@ -169,7 +200,8 @@ impl LiveRegistry {
             .map(|(id, _)| id.clone())
             .collect();
         self.stamps = now;
-        self.escapes_roots = escapes_roots(&registry);
+        self.escapes = escape_dirs(&registry);
+        self.watch_escapes();
         self.last = registry.clone();
         Some(TurnRefresh {
             registry,
@@ -191,14 +223,26 @@ fn stamps(registry: &SkillRegistry) -> BTreeMap<String, FileStamp> {
         .collect()
 }
 
-/// Whether any skill file really lives outside its root (through a symlink).
-fn escapes_roots(registry: &SkillRegistry) -> bool {
-    registry.skills().any(|s| {
-        let Some(root) = &s.source.root else {
-            return false;
-        };
-        fs::canonicalize(&s.location).is_ok_and(|real| !real.starts_with(root))
-    })
+/// The most escaping skill folders watched one by one; beyond it a tree is
+/// checked by stamps at every turn (inotify watches are a shared budget).
+const MAX_ESCAPE_WATCHES: usize = 1024;
+
+/// The real folders of skill files that live outside their root (reached
+/// through a symlink), each with whether to watch it recursively: a skill
+/// folder with its resources is, a flat skill's folder is not.
+fn escape_dirs(registry: &SkillRegistry) -> BTreeSet<(PathBuf, bool)> {
+    registry
+        .skills()
+        .filter_map(|s| {
+            let root = s.source.root.as_ref()?;
+            let real = fs::canonicalize(&s.location).ok()?;
+            if real.starts_with(root) {
+                return None;
+            }
+            let dir = real.parent()?.to_path_buf();
+            Some((dir, s.layout == SkillLayout::Folder))
+        })
+        .collect()
 }
 
 /// A root that exists is watched recursively; a missing one through its

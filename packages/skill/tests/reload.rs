@@ -111,3 +111,53 @@ fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
     let ids: Vec<&str> = refresh.registry.ids().collect();
     assert_eq!(ids, ["a", "b"]);
 }
+
+/// A skill folder reached through a symlink that leaves its root (the Nix /
+/// Home Manager layout) used to force a stamp check at every turn, since
+/// the root's watcher does not see inside the link's target. The target is
+/// watched too now: a quiet tree costs nothing, and an edit inside the
+/// target is still noticed.
+#[test]
+fn a_watcher_covers_skill_folders_that_links_lead_out_of_the_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let (root_dir, store) = (base.join("root"), base.join("store"));
+    write_tree(
+        &store,
+        &[("nixed/SKILL.md", "---\ndescription: n\n---\nold\n")],
+    );
+    fs::create_dir_all(&root_dir).unwrap();
+    std::os::unix::fs::symlink(store.join("nixed"), root_dir.join("nixed")).unwrap();
+    age(&store.join("nixed/SKILL.md"));
+    past_racy_window();
+    let roots = vec![root(
+        SourceKind::UserConfig,
+        "user-config:skills",
+        &root_dir,
+    )];
+    let (mut live, registry) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    assert_eq!(registry.ids().collect::<Vec<_>>(), ["nixed"]);
+    assert_eq!(live.mode(), ReloadMode::MetadataCheck);
+    live.watch(Duration::from_millis(50)).unwrap();
+    assert_eq!(live.mode(), ReloadMode::Watching);
+    assert!(live.begin_turn().is_none(), "a quiet tree is not checked");
+
+    fs::write(
+        store.join("nixed/SKILL.md"),
+        "---\ndescription: n, edited\n---\nnew\n",
+    )
+    .unwrap();
+    let mut refresh = None;
+    for _ in 0..100 {
+        std::thread::sleep(Duration::from_millis(50));
+        if let Some(found) = live.begin_turn() {
+            refresh = Some(found);
+            break;
+        }
+    }
+    let refresh = refresh.expect("the edit behind the link is noticed");
+    assert_eq!(
+        refresh.registry.get("nixed").unwrap().manifest.description,
+        "n, edited"
+    );
+}
