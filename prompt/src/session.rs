@@ -339,14 +339,9 @@ impl PromptSession {
     /// plain `main` and from inside a runtime (it then waits on a helper
     /// thread rather than nesting runtimes).
     pub fn open_blocking(options: SessionOptions) -> Result<PromptSession, PromptError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("bcode-prompt")
-            .enable_time()
-            .build()
-            .map_err(|err| PromptError::Runtime {
-                detail: err.to_string(),
-            })?;
+        let runtime = blocking_runtime().map_err(|err| PromptError::Runtime {
+            detail: err.to_string(),
+        })?;
         let mut session = run_on(&runtime, PromptSession::open(options))??;
         session.blocking = Some(runtime);
         Ok(session)
@@ -374,14 +369,9 @@ impl PromptSession {
     fn take_runtime(&mut self) -> Result<tokio::runtime::Runtime, PromptError> {
         match self.blocking.take() {
             Some(runtime) => Ok(runtime),
-            None => tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("bcode-prompt")
-                .enable_time()
-                .build()
-                .map_err(|err| PromptError::Runtime {
-                    detail: err.to_string(),
-                }),
+            None => blocking_runtime().map_err(|err| PromptError::Runtime {
+                detail: err.to_string(),
+            }),
         }
     }
 }
@@ -394,6 +384,16 @@ impl Drop for PromptSession {
             runtime.shutdown_background();
         }
     }
+}
+
+/// The runtime of the blocking wrappers: current-thread (no worker thread
+/// to start for a one-shot render); background selector work progresses
+/// while a blocking call runs, and `settle` turns wait for it.
+fn blocking_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .thread_name("bcode-prompt")
+        .enable_time()
+        .build()
 }
 
 /// Runs `future` to completion on `runtime`, from a plain thread or from

@@ -111,7 +111,6 @@ impl LiveRegistry {
             .discovery
             .build_with_providers(&live.roots, &live.providers);
         live.stamps = stamps(&registry);
-        live.escapes = escape_dirs(&registry);
         live.last = registry.clone();
         (live, registry)
     }
@@ -137,6 +136,10 @@ impl LiveRegistry {
                 .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
         }
         self.watcher = Some(debouncer);
+        // Only a watcher needs to know where skill links lead (one
+        // canonicalisation per skill, so not paid by sessions that check
+        // stamps anyway).
+        self.escapes = escape_dirs(&self.last);
         self.watch_escapes();
         Ok(())
     }
@@ -200,8 +203,10 @@ impl LiveRegistry {
             .map(|(id, _)| id.clone())
             .collect();
         self.stamps = now;
-        self.escapes = escape_dirs(&registry);
-        self.watch_escapes();
+        if self.watcher.is_some() {
+            self.escapes = escape_dirs(&registry);
+            self.watch_escapes();
+        }
         self.last = registry.clone();
         Some(TurnRefresh {
             registry,
