@@ -214,7 +214,8 @@ fn render(request: &Request) -> Result<bcode_prompt::Turn, bcode_prompt::PromptE
         .cwd(&request.cwd)
         .env(request.env.clone())
         .machine(Arc::new(FakeMachine))
-        .runtime_mode(RuntimeMode::Render);
+        .runtime_mode(RuntimeMode::Render)
+        .single_turn(true);
     for assignment in &request.set {
         options = options.set(assignment);
     }

@@ -60,7 +60,8 @@ fn render(request: &RenderRequest) -> Result<Turn, PromptError> {
     let mut options = SessionOptions::new(&request.repo)
         .cwd(&request.repo)
         .env(request.env.clone())
-        .runtime_mode(RuntimeMode::Render);
+        .runtime_mode(RuntimeMode::Render)
+        .single_turn(true);
     for assignment in &request.set {
         options = options.set(assignment);
     }

@@ -45,7 +45,10 @@ pub fn run(
         None => None,
     };
     // One session, one settled turn: the façade does all the wiring.
-    let mut session_options = context.session_options().runtime_mode(RuntimeMode::Render);
+    let mut session_options = context
+        .session_options()
+        .runtime_mode(RuntimeMode::Render)
+        .single_turn(true);
     if let Some(dir) = &options.session {
         // Relative to the working directory, like every path on the command line.
         session_options = session_options.focus_dir(dir);

@@ -51,6 +51,7 @@ pub(crate) struct Settings {
     pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
     pub(crate) watch: Option<std::time::Duration>,
     pub(crate) shared: SharedSkills,
+    pub(crate) single_turn: bool,
 }
 
 impl Settings {
@@ -505,6 +506,7 @@ impl Skills {
                 .iter()
                 .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
                 .collect(),
+            live: !settings.single_turn,
         };
         let pool = settings.shared.pool(key);
         let snapshot = pool.open(

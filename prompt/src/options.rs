@@ -37,6 +37,7 @@ pub struct SessionOptions {
     pub(crate) watch: Option<Duration>,
     pub(crate) probe_limits: ProbeLimits,
     pub(crate) shared: SharedSkills,
+    pub(crate) single_turn: bool,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -79,6 +80,7 @@ impl SessionOptions {
             watch: None,
             probe_limits: ProbeLimits::default(),
             shared: SharedSkills::new(),
+            single_turn: false,
         }
     }
 
@@ -218,6 +220,15 @@ impl SessionOptions {
     /// then share one registry, keyword index and catalog.
     pub fn shared_skills(mut self, shared: SharedSkills) -> SessionOptions {
         self.shared = shared;
+        self
+    }
+
+    /// A session that answers one turn (a one-shot render): skills are
+    /// discovered once and not followed between turns, so it pays for no
+    /// per-skill stamps or watcher. Config and repository files are still
+    /// re-checked if it is asked for more turns.
+    pub fn single_turn(mut self, single_turn: bool) -> SessionOptions {
+        self.single_turn = single_turn;
         self
     }
 

@@ -94,6 +94,7 @@ impl PromptSession {
             watch,
             probe_limits,
             shared,
+            single_turn,
         } = options;
         let settings = Settings {
             repo,
@@ -110,6 +111,7 @@ impl PromptSession {
             providers,
             watch,
             shared,
+            single_turn,
         };
         let (core, focus) = blocking(move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

@@ -68,6 +68,9 @@ pub(crate) struct PoolKey {
     pub(crate) disk_cache: Option<PathBuf>,
     /// Provider identities (their addresses), in order.
     pub(crate) providers: Vec<usize>,
+    /// Whether the pool follows its roots between turns (a single-turn
+    /// session's pool discovers once and never checks again).
+    pub(crate) live: bool,
 }
 
 /// One shared registry and everything derived from it.
@@ -117,7 +120,15 @@ impl Pool {
         watch: Option<std::time::Duration>,
     ) -> Snapshot {
         let mut live = lock(&self.live);
-        if live.is_none() {
+        let mut state = write(&self.state);
+        if live.is_none() && !self.key.live && state.generation == 0 {
+            // One discovery, nothing kept to follow the roots: a single
+            // turn pays for no stamps of its own nor a watcher.
+            let registry = discovery().build_with_providers(&self.key.roots, providers);
+            state.index = Arc::new(KeywordIndex::build(registry.skills()));
+            state.registry = registry;
+            state.generation = 1;
+        } else if live.is_none() && self.key.live {
             let (mut fresh, registry) = LiveRegistry::with_discovery(
                 discovery(),
                 self.key.roots.clone(),
@@ -127,11 +138,11 @@ impl Pool {
                 // Without a watcher, every turn start checks stamps instead.
                 let _ = fresh.watch(debounce);
             }
-            let mut state = write(&self.state);
             state.index = Arc::new(KeywordIndex::build(registry.skills()));
             state.registry = registry;
             *live = Some(fresh);
         }
+        drop(state);
         drop(live);
         self.snapshot(u64::MAX)
     }
