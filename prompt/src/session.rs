@@ -76,6 +76,15 @@ impl PromptSession {
     /// relevant-mode focus. A missing repository, an invalid config or a
     /// broken template override is a [`PromptError`].
     pub async fn open(options: SessionOptions) -> Result<PromptSession, PromptError> {
+        PromptSession::open_with(options, false).await
+    }
+
+    /// [`PromptSession::open`]; `inline` runs the blocking steps on the
+    /// calling thread (the blocking wrappers' own thread, which may block).
+    async fn open_with(
+        options: SessionOptions,
+        inline: bool,
+    ) -> Result<PromptSession, PromptError> {
         let SessionOptions {
             repo,
             cwd,
@@ -113,7 +122,7 @@ impl PromptSession {
             shared,
             single_turn,
         };
-        let (core, focus) = blocking(move || {
+        let (core, focus) = blocking(inline, move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));
             let core = Core::open(settings, events)?;
             let mut focus = Focus {
@@ -144,9 +153,19 @@ impl PromptSession {
     /// turn's skill command or prompt, gathers every input and assembles the
     /// prompt. Nothing the turn depends on moves while it is built.
     pub async fn next_turn(&mut self, input: TurnInput) -> Result<Turn, PromptError> {
+        self.next_turn_with(input, false).await
+    }
+
+    /// [`PromptSession::next_turn`]; `inline` runs the blocking steps on the
+    /// calling thread (a blocking wrapper's thread: no thread hop per step).
+    async fn next_turn_with(
+        &mut self,
+        input: TurnInput,
+        inline: bool,
+    ) -> Result<Turn, PromptError> {
         let core = Arc::clone(&self.core);
         let turn_input = input.clone();
-        let mut prepared = blocking(move || lock(&core).prepare(&turn_input)).await?;
+        let mut prepared = blocking(inline, move || lock(&core).prepare(&turn_input)).await?;
         if let Some((catalog, config)) = prepared.relevant.take() {
             let decision = self.decide(&input, &prepared, catalog, config).await;
             prepared.gathered.relevant = Some(decision);
@@ -157,7 +176,7 @@ impl PromptSession {
         let dir = self.focus.dir.clone();
         let focus = self.relevant.as_ref().and_then(|r| r.driver.focus_state());
         let save = focus.filter(|state| self.focus.saved != Some(state.generation));
-        let (prompt, prepared, saved) = blocking(move || {
+        let (prompt, prepared, saved) = blocking(inline, move || {
             let mut prepared = prepared;
             let saved = match (dir, save) {
                 (Some(dir), Some(state)) => {
@@ -230,6 +249,10 @@ impl PromptSession {
     /// saves the focus they settle on to the session sidecar: for hosts that
     /// end a process after a turn, so the next process starts from it.
     pub async fn finish_background(&mut self) -> Result<(), PromptError> {
+        self.finish_background_with(false).await
+    }
+
+    async fn finish_background_with(&mut self, inline: bool) -> Result<(), PromptError> {
         let Some(relevant) = &mut self.relevant else {
             return Ok(());
         };
@@ -242,7 +265,7 @@ impl PromptSession {
             return Ok(());
         }
         let generation = state.generation;
-        let saved = blocking(move || Ok(sidecar::save(&dir, &state))).await?;
+        let saved = blocking(inline, move || Ok(sidecar::save(&dir, &state))).await?;
         if saved.is_ok() {
             self.focus.saved = Some(generation);
         }
@@ -344,7 +367,7 @@ impl PromptSession {
         let runtime = blocking_runtime().map_err(|err| PromptError::Runtime {
             detail: err.to_string(),
         })?;
-        let mut session = run_on(&runtime, PromptSession::open(options))??;
+        let mut session = run_on(&runtime, PromptSession::open_with(options, true))??;
         session.blocking = Some(runtime);
         Ok(session)
     }
@@ -353,7 +376,7 @@ impl PromptSession {
     /// session's own runtime; see [`PromptSession::open_blocking`]).
     pub fn next_turn_blocking(&mut self, input: TurnInput) -> Result<Turn, PromptError> {
         let runtime = self.take_runtime()?;
-        let result = run_on(&runtime, self.next_turn(input));
+        let result = run_on(&runtime, self.next_turn_with(input, true));
         self.blocking = Some(runtime);
         result?
     }
@@ -361,7 +384,7 @@ impl PromptSession {
     /// [`PromptSession::finish_background`] for a synchronous host.
     pub fn finish_background_blocking(&mut self) -> Result<(), PromptError> {
         let runtime = self.take_runtime()?;
-        let result = run_on(&runtime, self.finish_background());
+        let result = run_on(&runtime, self.finish_background_with(true));
         self.blocking = Some(runtime);
         result?
     }
@@ -419,13 +442,21 @@ where
     })
 }
 
-/// Runs blocking work on tokio's blocking pool. A panic in it is an error
-/// of this call, not of the host.
-async fn blocking<T, F>(work: F) -> Result<T, PromptError>
+/// Runs blocking work on tokio's blocking pool, or on the calling thread
+/// when `inline` (a blocking wrapper's thread: nothing else runs on it). A
+/// panic in it is an error of this call, not of the host.
+async fn blocking<T, F>(inline: bool, work: F) -> Result<T, PromptError>
 where
     F: FnOnce() -> Result<T, PromptError> + Send + 'static,
     T: Send + 'static,
 {
+    if inline {
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
+            Err(PromptError::Runtime {
+                detail: "a blocking step panicked".to_owned(),
+            })
+        });
+    }
     match tokio::task::spawn_blocking(work).await {
         Ok(result) => result,
         Err(err) => Err(PromptError::Runtime {
