@@ -46,6 +46,8 @@ impl DirHandle {
         }
     }
 
+    /// The path the directory was opened at, as the caller gave it; stamps
+    /// and reads below the handle are reported relative to it.
     pub fn path(&self) -> &Path {
         &self.path
     }

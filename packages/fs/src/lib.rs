@@ -12,6 +12,8 @@
 //! directory, cheaply, and the one answer to how many worker threads an
 //! edge may use.
 
+#![warn(missing_docs)]
+
 mod dir;
 mod list;
 mod read;

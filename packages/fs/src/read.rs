@@ -12,11 +12,15 @@ use std::path::Path;
 pub enum ReadError {
     /// Larger than the limit (`len` is what was seen).
     TooLarge {
+        /// Size in bytes: the `fstat` length, or the bytes read so far
+        /// (one past `max`) when the file grew after it was checked.
         len: u64,
+        /// The caller's limit in bytes.
         max: usize,
     },
     /// A FIFO, socket, device or directory.
     NotRegular,
+    /// Opening, `fstat` or reading failed (missing file, permissions, ...).
     Io(io::Error),
 }
 

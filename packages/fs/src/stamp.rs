@@ -9,14 +9,20 @@ use std::time::{Duration, SystemTime};
 /// What kind of entry a path names (without or after following a link).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FileKind {
+    /// A regular file.
     File,
+    /// A directory.
     Dir,
+    /// A symbolic link (only when the link itself was looked at, not
+    /// followed).
     Symlink,
     /// A FIFO, socket or device.
     Special,
 }
 
 impl FileKind {
+    /// The kind a `std` file type names; anything that is not a link,
+    /// directory or regular file is [`FileKind::Special`].
     pub fn of(file_type: std::fs::FileType) -> Self {
         if file_type.is_symlink() {
             FileKind::Symlink
@@ -33,11 +39,15 @@ impl FileKind {
 /// A stamp with the kind of entry it belongs to: what a `stat` answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileInfo {
+    /// What the path named: file, directory, link or special file.
     pub kind: FileKind,
+    /// Size, times and identity of the same entry.
     pub stamp: FileStamp,
 }
 
 impl FileInfo {
+    /// Kind and stamp from `std` metadata (`metadata` or `symlink_metadata`,
+    /// whichever the caller took).
     pub fn of(meta: &Metadata) -> Self {
         FileInfo {
             kind: FileKind::of(meta.file_type()),
@@ -45,14 +55,17 @@ impl FileInfo {
         }
     }
 
+    /// Whether the entry is a regular file.
     pub fn is_file(&self) -> bool {
         self.kind == FileKind::File
     }
 
+    /// Whether the entry is a directory.
     pub fn is_dir(&self) -> bool {
         self.kind == FileKind::Dir
     }
 
+    /// Whether the entry is a symbolic link (seen without following it).
     pub fn is_symlink(&self) -> bool {
         self.kind == FileKind::Symlink
     }
@@ -61,17 +74,24 @@ impl FileInfo {
 /// Size, times and identity of a file, compared whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileStamp {
+    /// Size in bytes.
     pub len: u64,
     /// Modification time as seconds and nanoseconds since the epoch.
     pub modified: (i64, i64),
     /// Status-change time (`ctime`), which also moves on renames and
     /// permission changes; `(0, 0)` where the platform has none.
     pub changed: (i64, i64),
+    /// Device number of the file system holding the file; `0` where the
+    /// platform has none (see [`FileStamp::identity`]).
     pub dev: u64,
+    /// Inode number on that device; `0` where the platform has none.
     pub ino: u64,
 }
 
 impl FileStamp {
+    /// The stamp `std` metadata describes, from the raw Unix fields so it
+    /// equals a `statx` stamp of the same unchanged file (elsewhere only the
+    /// size and modification time are known).
     pub fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         {

@@ -21,12 +21,17 @@ pub struct Catalog {
     pub omitted: usize,
     /// Descriptions shortened by `max_description_chars`.
     pub descriptions_cut: usize,
+    /// What the `max_bytes` cut removed from the list of entries (offsets
+    /// into the entries, without the template text around them), or `None` when
+    /// every model-visible skill fit.
     pub truncation: Option<Truncation>,
 }
 
 /// Options beyond `[skills.prompt]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CatalogOptions<'a> {
+    /// The `[skills.prompt]` table: whether the catalog is shown, its byte
+    /// budget and the description length cap.
     pub prompt: &'a SkillsPromptConfig,
     /// Whether user skill roots are searched (`skills.include_user_skills`);
     /// the preamble only mentions them when they are.

@@ -164,6 +164,7 @@ pub struct ArgumentsPreview {
     /// The arguments in order while they fit; the one that does not fit is
     /// cut with the preview marker and the rest are left out.
     pub arguments: Vec<String>,
+    /// Whether any argument was cut or left out.
     pub truncated: bool,
     /// The total UTF-8 bytes of the arguments as given.
     pub original_bytes: usize,

@@ -31,6 +31,8 @@ use crate::walk::walk_root;
 /// Counters of the last build, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DiscoveryStats {
+    /// Files the walks of the last build offered as possible skills, aliases
+    /// included, whether then read or answered from the cache.
     pub candidates: usize,
     /// Instruction files opened and read.
     pub files_read: usize,
@@ -87,6 +89,8 @@ struct Walked {
 }
 
 impl Discovery {
+    /// A discovery with an empty summary cache, no previous registry and no
+    /// disk cache, so its first build walks every root.
     pub fn new(options: DiscoveryOptions) -> Self {
         Discovery {
             cache: SummaryCache::new(options.walk.racy_window),

@@ -22,8 +22,12 @@ pub struct Document {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct DocumentError {
+    /// What is wrong with the front matter, from the YAML or TOML parser or
+    /// the splitter.
     pub message: String,
+    /// 1-based line in the whole file (not the front matter), where known.
     pub line: Option<u32>,
+    /// 1-based column, where known.
     pub column: Option<u32>,
 }
 

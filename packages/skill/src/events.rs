@@ -48,26 +48,44 @@ pub trait EventSink: Send {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EventSinkError {
+    /// Opening, locking, reading, writing or syncing the log file failed.
     #[error("event log `{path}`: {source}")]
     Io {
+        /// The log file.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: io::Error,
     },
+    /// The event could not be turned into JSON.
     #[error("event could not be serialized: {reason}")]
-    Serialize { reason: String },
+    Serialize {
+        /// serde_json's error message.
+        reason: String,
+    },
+    /// The serialized record is longer than a log line may be, so it was not
+    /// written (a reader would skip it as oversized).
     #[error("event record is {bytes} bytes; the limit is {max}")]
-    TooLarge { bytes: usize, max: usize },
+    TooLarge {
+        /// Size of the serialized record in bytes, without its newline.
+        bytes: usize,
+        /// [`MAX_RECORD_BYTES`].
+        max: usize,
+    },
     /// Another sink (in this or another process) holds the log: a log has
     /// one writer at a time, or two would number records from the same point.
     #[error(
         "event log `{path}` is in use by another writer (is a session with the same id still running?)"
     )]
-    Locked { path: PathBuf },
+    Locked {
+        /// The log file that is locked.
+        path: PathBuf,
+    },
 }
 
 /// A source of timestamps, injected so tests and golden files are hermetic.
 pub trait Clock: Send {
+    /// The current time, stamped on each record as it is written.
     fn now(&self) -> SystemTime;
 }
 
@@ -88,6 +106,7 @@ pub struct EventRecord {
     pub seq: u64,
     /// When the event was emitted, UTC, RFC 3339 with milliseconds.
     pub at: String,
+    /// The event itself; its fields sit beside `seq` and `at` in the JSON.
     #[serde(flatten)]
     pub event: SkillEvent,
 }
@@ -95,6 +114,7 @@ pub struct EventRecord {
 /// Collects events in memory, for tests and hosts that persist elsewhere.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemorySink {
+    /// Every event emitted, in order.
     pub events: Vec<SkillEvent>,
 }
 
@@ -224,7 +244,9 @@ impl EventSink for JsonlSink {
 /// line that was skipped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadOutcome {
+    /// The intact records, in file order.
     pub events: Vec<EventRecord>,
+    /// Every skipped line, in file order.
     pub problems: Vec<LogProblem>,
 }
 
@@ -233,6 +255,7 @@ pub struct ReadOutcome {
 pub struct LogProblem {
     /// 1-based line number.
     pub line: u64,
+    /// Why the line was skipped.
     pub kind: LogProblemKind,
 }
 
@@ -243,13 +266,22 @@ pub enum LogProblemKind {
     /// The last line has no newline: a write interrupted by a crash. Its
     /// record was never acknowledged, so it is not an event even when the
     /// fragment happens to be valid JSON.
-    TornTail { bytes: usize },
+    TornTail {
+        /// Length of the fragment in bytes.
+        bytes: usize,
+    },
     /// A complete line that is not a record (not UTF-8, not JSON, an unknown
     /// event, a blank line).
-    Malformed { reason: String },
+    Malformed {
+        /// What was wrong with the line, in the decoder's words.
+        reason: String,
+    },
     /// A line over [`MAX_RECORD_BYTES`]; it was skipped without being held
     /// in memory. `bytes` counts the line without its newline.
-    Oversized { bytes: usize },
+    Oversized {
+        /// Length of the line in bytes, without its newline.
+        bytes: usize,
+    },
 }
 
 /// Reads the log at `path`. Damaged lines are reported and skipped; only

@@ -21,10 +21,13 @@ pub struct FolderProvider {
 }
 
 impl FolderProvider {
+    /// Serves the skills of `registry` (already discovered from folders)
+    /// through the provider interface.
     pub fn new(registry: SkillRegistry) -> Self {
         FolderProvider { registry }
     }
 
+    /// The wrapped registry, as given to [`FolderProvider::new`].
     pub fn registry(&self) -> &SkillRegistry {
         &self.registry
     }

@@ -12,13 +12,17 @@ use unicode_segmentation::UnicodeSegmentation;
 /// One skill the prompt points at, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Suggestion {
+    /// The suggested skill.
     pub id: SkillId,
+    /// The label of the skill's source, as events record it.
     pub source: String,
     /// The keywords that matched, as the skill wrote them, in the skill's order.
     pub matched_keywords: Vec<String>,
     /// Total words of the matched keywords: a two-word keyword is stronger
     /// evidence than a one-word one.
     pub score: usize,
+    /// Whether the skill appears in the model-visible catalog; sessions
+    /// never auto-activate or suggest a hidden one.
     pub model_visible: bool,
 }
 

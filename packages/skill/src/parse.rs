@@ -28,7 +28,10 @@ pub enum InstructionKind {
 pub struct Origin {
     /// Shared by every candidate of a root (one allocation per root).
     pub source: Arc<SkillSource>,
+    /// Folder, flat file or provided, as the summary will record it.
     pub layout: SkillLayout,
+    /// Which file name made it a candidate, which decides whether a file
+    /// without front matter is a skill or documentation.
     pub kind: InstructionKind,
     /// Absolute path of the instruction file.
     pub location: PathBuf,
@@ -46,6 +49,8 @@ pub struct ParseOutcome {
     /// The file is documentation, not a skill (a README or flat markdown file
     /// without front matter): its folder is searched for skills like any other.
     pub not_a_skill: bool,
+    /// Everything found wrong or worth noting, whether or not a skill came
+    /// out.
     pub diagnostics: Vec<Diagnostic>,
 }
 

@@ -63,6 +63,9 @@ pub const PROVIDER_LOCATION_SCHEME: &str = "bcode-provider";
 /// One entry of a provider's list: the compact summary of a skill.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProvidedSkill {
+    /// The skill's metadata. It passes the same checks as a folder skill's
+    /// front matter (a description, a size limit); when a provider lists an
+    /// id twice, the first entry wins.
     pub manifest: SkillManifest,
     /// The size of the body in bytes, when the provider knows it without
     /// producing the body; checked against `skills.max_skill_file_bytes`.
@@ -129,6 +132,8 @@ pub struct PermissionRequest {
     pub category: String,
     /// What exactly would run, shown to the user.
     pub detail: String,
+    /// The skill on whose behalf the provider asks, so the user knows who
+    /// wants it.
     pub skill_id: SkillId,
 }
 
@@ -136,7 +141,9 @@ pub struct PermissionRequest {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PermissionDecision {
+    /// Granted for this request.
     Allow,
+    /// Refused; the provider must not go ahead.
     Deny,
     /// The user must be asked (from a policy), or was not reachable (from a
     /// host): not a grant.
@@ -147,14 +154,33 @@ pub enum PermissionDecision {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HostError {
+    /// The host answered [`PermissionDecision::Deny`].
     #[error("permission `{category}` was denied")]
-    PermissionDenied { category: String },
+    PermissionDenied {
+        /// The permission category that was asked for.
+        category: String,
+    },
+    /// The host answered [`PermissionDecision::Ask`]: approval was needed and
+    /// not given, which is not a grant.
     #[error("permission `{category}` needs the user's approval, which was not given")]
-    PermissionNotGranted { category: String },
+    PermissionNotGranted {
+        /// The permission category that was asked for.
+        category: String,
+    },
+    /// The provider asked for a tool the host does not have.
     #[error("no tool named `{tool}`")]
-    UnknownTool { tool: String },
+    UnknownTool {
+        /// The tool name as the provider gave it.
+        tool: String,
+    },
+    /// The tool ran and failed.
     #[error("tool `{tool}` failed: {reason}")]
-    Tool { tool: String, reason: String },
+    Tool {
+        /// The tool that failed.
+        tool: String,
+        /// Why, in the tool's words.
+        reason: String,
+    },
 }
 
 /// Requests `request` from `host` and succeeds only on an explicit `Allow`.

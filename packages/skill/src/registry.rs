@@ -20,12 +20,19 @@ use crate::walk::WalkOptions;
 /// Everything discovery needs besides the roots.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiscoveryOptions {
+    /// Depth, entry budget and symlink switch of each root's walk.
     pub walk: WalkOptions,
+    /// `skills.max_skill_file_bytes`: larger instruction files are skipped
+    /// with a `file_too_large` error, unread.
     pub max_skill_file_bytes: usize,
+    /// `skills.disabled.ids`: ids left out of the registry (lookups say they
+    /// are disabled rather than unknown).
     pub disabled_ids: BTreeSet<String>,
 }
 
 impl DiscoveryOptions {
+    /// The options the `[skills]` table sets; walk limits other than
+    /// `follow_symlinks` keep their defaults.
     pub fn from_config(config: &SkillsConfig) -> Self {
         DiscoveryOptions {
             walk: WalkOptions {
@@ -41,10 +48,14 @@ impl DiscoveryOptions {
 /// A source root as discovery saw it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RootReport {
+    /// The source's label (for example `repo:.bcode/skills`).
     pub label: String,
+    /// The root as computed or configured, before canonicalisation.
     pub path: PathBuf,
     /// `None` when the root does not exist.
     pub canonical: Option<PathBuf>,
+    /// Skills parsed under this root, before precedence, disabling and
+    /// duplicate ids are applied.
     pub skills_found: usize,
 }
 
@@ -120,14 +131,18 @@ impl SkillRegistry {
         self.skills.values().map(|s| &**s)
     }
 
+    /// How many skills are available (hidden ones included).
     pub fn len(&self) -> usize {
         self.skills.len()
     }
 
+    /// Whether no skill is available.
     pub fn is_empty(&self) -> bool {
         self.skills.is_empty()
     }
 
+    /// The available skill with this id; `None` for an unknown, disabled or
+    /// malformed id (see [`SkillRegistry::lookup`] for which).
     pub fn get(&self, id: &str) -> Option<&SkillSummary> {
         let id = SkillId::parse(id).ok()?;
         self.skills.get(&id).map(|s| &**s)
@@ -147,6 +162,8 @@ impl SkillRegistry {
         })
     }
 
+    /// Every diagnostic of the build (walk, parse, precedence, providers),
+    /// sorted by path, position and code.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
@@ -162,6 +179,7 @@ impl SkillRegistry {
             .collect()
     }
 
+    /// One report per searched root, highest precedence first.
     pub fn roots(&self) -> &[RootReport] {
         &self.roots
     }

@@ -8,6 +8,8 @@ use bcode_skill_models::{SkillSource, SkillsConfig, SourceEnv, SourceKind};
 /// One root to search, with the source its skills belong to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceRoot {
+    /// The source every skill found under the root belongs to (its kind,
+    /// label and ordinal decide precedence).
     pub source: SkillSource,
     /// The path as computed or configured (canonicalised by discovery).
     pub path: PathBuf,
@@ -17,24 +19,35 @@ pub struct SourceRoot {
 /// directory of the file that set it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfiguredRoot {
+    /// The path as written in the config file; the source label is
+    /// `config:<written>`.
     pub written: String,
+    /// The path to search: `written` resolved against the directory of the
+    /// config file that set it.
     pub resolved: PathBuf,
 }
 
 /// A bundled root shipped with Bcode or a plugin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BundledRoot {
+    /// The name in the source label `bundled:<name>`.
     pub name: String,
+    /// The directory holding the bundled skills.
     pub path: PathBuf,
 }
 
 /// Everything that decides the roots.
 #[derive(Clone, Copy, Debug)]
 pub struct RootsInput<'a> {
+    /// The repository root; the three repository roots are below it.
     pub repo: &'a Path,
+    /// `HOME` and the XDG variables that locate the two user roots.
     pub env: &'a SourceEnv,
+    /// The `[skills]` table: `enabled` and the `include_*` switches.
     pub config: &'a SkillsConfig,
+    /// `skills.sources.paths`, resolved, in the order written.
     pub configured: &'a [ConfiguredRoot],
+    /// Roots shipped with Bcode or plugins, weakest of all.
     pub bundled: &'a [BundledRoot],
 }
 

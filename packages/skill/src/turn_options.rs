@@ -55,9 +55,16 @@ pub enum SettingOrigin {
 /// admission time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvocationOptions {
+    /// The model the invocation would run on, as the host names it.
     pub model: String,
+    /// Who chose `model`; only a [`SettingOrigin::User`] choice stops a
+    /// skill's preferred model.
     pub model_origin: SettingOrigin,
+    /// The reasoning effort level, as the provider spells it; `None` means
+    /// the provider's default.
     pub reasoning_effort: Option<String>,
+    /// The reasoning summary setting, as the provider spells it; `None`
+    /// means the provider's default.
     pub reasoning_summary: Option<String>,
     /// Who chose the reasoning effort and summary. Kept apart from
     /// `model_origin` because changing reasoning is not selecting a model.
@@ -67,12 +74,16 @@ pub struct InvocationOptions {
 /// What a skill's manifest asks for its turns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkillTurnHints {
+    /// The reasoning effort the skill asks for (front matter
+    /// `thinking_effort`); it overrides the invocation's for the turn.
     pub thinking_effort: Option<String>,
     /// The preferred model.
     pub model: Option<String>,
 }
 
 impl SkillTurnHints {
+    /// The hints a skill's front matter declares (`thinking_effort` and
+    /// `model`).
     pub fn from_manifest(manifest: &SkillManifest) -> Self {
         SkillTurnHints {
             thinking_effort: manifest.thinking_effort.clone(),
@@ -99,10 +110,18 @@ pub enum SkillTurnPolicy {
 #[non_exhaustive]
 pub enum TurnReason {
     /// The skill's preferred model replaced the invocation's.
-    PreferredModelApplied { from: String, to: String },
+    PreferredModelApplied {
+        /// The invocation's model, replaced for this turn.
+        from: String,
+        /// The skill's preferred model, now in use.
+        to: String,
+    },
     /// The user selected the current model explicitly, so the skill's
     /// preferred model was not applied.
-    PreferredModelNotEligible { preferred: String },
+    PreferredModelNotEligible {
+        /// The model the skill asked for and did not get.
+        preferred: String,
+    },
     /// The preferred model is already the current model.
     PreferredModelAlreadyCurrent,
     /// The model changed and the model-only policy kept the invocation's
@@ -114,16 +133,27 @@ pub enum TurnReason {
     /// new model's defaults.
     ReasoningReset,
     /// The skill's `thinking_effort` set the effort for this turn.
-    ThinkingEffortApplied { effort: String },
+    ThinkingEffortApplied {
+        /// The effort the skill set, as it wrote it.
+        effort: String,
+    },
 }
 
 /// The options of one invoked-skill turn, with the reasons for them in the
 /// order the rules were applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TurnOptions {
+    /// The model to run the turn on: the skill's preferred one when it was
+    /// eligible, else the invocation's.
     pub model: String,
+    /// The reasoning effort for the turn; `None` means the model's provider
+    /// default.
     pub reasoning_effort: Option<String>,
+    /// The reasoning summary for the turn; `None` means the model's provider
+    /// default. A skill never sets it.
     pub reasoning_summary: Option<String>,
+    /// Every decision the rules made, in the order applied, for events and
+    /// traces.
     pub reasons: Vec<TurnReason>,
 }
 

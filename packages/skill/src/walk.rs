@@ -23,6 +23,9 @@ use crate::sources::SourceRoot;
 /// Limits and switches of a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WalkOptions {
+    /// `skills.follow_symlinks`: whether symlinked files and folders inside
+    /// the root are followed (never out of it); skipped ones get a
+    /// `symlink_skipped` diagnostic.
     pub follow_symlinks: bool,
     /// Folder levels below the root searched for skills.
     pub max_depth: usize,

@@ -6,6 +6,8 @@
 //! marker says; this crate guarantees the cut never splits a grapheme cluster and
 //! that the result, marker included, stays within the limit.
 
+#![warn(missing_docs)]
+
 mod path;
 mod suggest;
 mod truncate;

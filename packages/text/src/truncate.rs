@@ -10,7 +10,10 @@ use unicode_segmentation::UnicodeSegmentation;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
+    /// At most this many UTF-8 bytes (for `_bytes` configuration keys).
     Bytes(usize),
+    /// At most this many Unicode scalar values (for `_chars` configuration
+    /// keys); a scalar value is a Rust `char`, not a grapheme cluster.
     Chars(usize),
 }
 
@@ -35,12 +38,19 @@ impl Limit {
 /// was left out and where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truncation {
+    /// The limit the text was bounded to, marker included.
     pub limit: Limit,
     /// Byte offset in the original text where the kept prefix ends.
     pub cut_at_byte: usize,
+    /// Size of the whole original text in UTF-8 bytes.
     pub original_bytes: usize,
+    /// Size of the whole original text in Unicode scalar values.
     pub original_chars: usize,
+    /// UTF-8 bytes of the original text left out after the cut (the marker
+    /// is not counted).
     pub omitted_bytes: usize,
+    /// Unicode scalar values of the original text left out after the cut
+    /// (the marker is not counted).
     pub omitted_chars: usize,
 }
 
@@ -48,7 +58,12 @@ pub struct Truncation {
 /// it followed by the marker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounded<'a> {
+    /// The text to use: borrowed from the input when it already fit, owned
+    /// (kept prefix plus rendered marker) when it was cut, and empty when not
+    /// even the marker fit.
     pub text: Cow<'a, str>,
+    /// What the cut removed, or `None` when the input fit and is returned
+    /// untouched.
     pub truncation: Option<Truncation>,
 }
 

@@ -10,6 +10,7 @@ use crate::source::SkillSource;
 /// Ask for the context block of one skill.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillContextRequest {
+    /// The skill whose context block is wanted.
     pub id: SkillId,
     /// Arguments given at invocation (`/skill id args...`).
     pub arguments: Vec<String>,
@@ -22,8 +23,12 @@ pub struct SkillContextRequest {
 /// The context block of one skill, with the accounting events and traces need.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillContextResponse {
+    /// The skill the block belongs to (the winner for its id).
     pub id: SkillId,
+    /// The source the skill was loaded from, named in the block's provenance.
     pub source: SkillSource,
+    /// Absolute path of the instruction file, or `None` for a skill a
+    /// provider serves from memory.
     pub location: Option<PathBuf>,
     /// The `<skill ...>` block exactly as injected.
     pub text: String,
@@ -42,14 +47,19 @@ pub struct SkillContextResponse {
 /// Ask a provider to run plugin-backed behaviour for a skill.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvokeSkillRequest {
+    /// The skill to invoke.
     pub id: SkillId,
+    /// Arguments given at invocation (`/skill id args...`), as typed.
     pub arguments: Vec<String>,
 }
 
 /// What an invocation produced: text for the transcript or the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvokeSkillResponse {
+    /// The skill that was invoked.
     pub id: SkillId,
+    /// The text the provider produced, unbounded; the caller decides where it
+    /// goes and how much of it is kept.
     pub output: String,
 }
 
@@ -60,20 +70,44 @@ pub enum SkillError {
     /// No skill has this id; `suggestion` is the closest id there is.
     #[error("no skill with id `{id}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
     NotFound {
+        /// The id as asked for (not necessarily a valid id).
         id: String,
+        /// The closest known id, when one is close enough to offer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         suggestion: Option<String>,
     },
+    /// The skill exists but `skills.disabled.ids` lists it.
     #[error("skill `{id}` is disabled by skills.disabled.ids")]
-    Disabled { id: String },
+    Disabled {
+        /// The disabled skill's id.
+        id: String,
+    },
+    /// The whole subsystem is off (`skills.enabled = false`).
     #[error("skills are disabled (skills.enabled = false)")]
     SkillsDisabled,
+    /// The skill is known but its body could not be read or no longer parses.
     #[error("skill `{id}` could not be loaded: {cause}")]
-    Load { id: String, cause: LoadCause },
+    Load {
+        /// The id of the skill that failed to load.
+        id: String,
+        /// Why loading failed, as a closed set callers can match on.
+        cause: LoadCause,
+    },
+    /// The skill's provider has no `invoke` (the default for every provider
+    /// and for folder skills).
     #[error("skill `{id}` does not support invoke")]
-    InvokeUnsupported { id: String },
+    InvokeUnsupported {
+        /// The id of the skill that was invoked.
+        id: String,
+    },
+    /// A provider returned an error or panicked.
     #[error("skill provider `{provider}` failed: {reason}")]
-    Provider { provider: String, reason: String },
+    Provider {
+        /// The id of the failing provider.
+        provider: String,
+        /// What went wrong, in the provider's words or the panic message.
+        reason: String,
+    },
 }
 
 /// Why a skill's body could not be loaded: a closed set, so callers (the
@@ -82,13 +116,26 @@ pub enum SkillError {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LoadCause {
+    /// The instruction file grew past `skills.max_skill_file_bytes` since
+    /// discovery.
     #[error("the file is {len} bytes; skills.max_skill_file_bytes is {max}")]
-    TooLarge { len: u64, max: usize },
+    TooLarge {
+        /// Size of the file in bytes, as seen when reading it.
+        len: u64,
+        /// `skills.max_skill_file_bytes`.
+        max: usize,
+    },
+    /// The path now names a FIFO, socket, device or directory.
     #[error("the file is not a regular file")]
     NotRegular,
     /// The operating system's error, as it worded it.
     #[error("{message}")]
-    Io { message: String },
+    Io {
+        /// The error text, kept as a string so the cause stays serializable.
+        message: String,
+    },
+    /// The file was edited since discovery and its front matter is now opened
+    /// but never closed.
     #[error("the front matter is no longer closed")]
     UnterminatedFrontMatter,
     /// The file changed since discovery and is no longer a valid skill.
@@ -100,14 +147,34 @@ pub enum LoadCause {
     #[error(
         "its file now declares the id `{now}`; it is available under that id once skills are reloaded"
     )]
-    IdChanged { now: String },
+    IdChanged {
+        /// The id the file declares now.
+        now: String,
+    },
+    /// The skill body (after the front matter) is not UTF-8.
     #[error("the body is not valid UTF-8 (body line {line}); save the file as UTF-8")]
-    InvalidUtf8 { line: usize },
+    InvalidUtf8 {
+        /// 1-based line within the body where the first invalid byte is.
+        line: usize,
+    },
+    /// The skill's source names a provider that is not registered.
     #[error("no provider serves `{source_label}`")]
-    NoProvider { source_label: String },
+    NoProvider {
+        /// The label of the skill's source (`bundled:<provider name>`).
+        source_label: String,
+    },
+    /// A provider's body is larger than a skill file may be.
     #[error("the provider returned {len} bytes; skills.max_skill_file_bytes is {max}")]
-    ProviderBodyTooLarge { len: usize, max: usize },
+    ProviderBodyTooLarge {
+        /// Size of the returned body in bytes.
+        len: usize,
+        /// `skills.max_skill_file_bytes`.
+        max: usize,
+    },
     /// The context block's template failed to render.
     #[error("{message}")]
-    Template { message: String },
+    Template {
+        /// The template engine's error, naming the template.
+        message: String,
+    },
 }

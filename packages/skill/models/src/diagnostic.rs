@@ -12,8 +12,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// The skill or file was skipped.
     Error,
+    /// It loaded, but something should be fixed.
     Warning,
+    /// Worth knowing; no action needed.
     Info,
 }
 
@@ -47,24 +50,37 @@ pub enum DiagnosticCode {
     UnterminatedFrontMatter,
     /// Front matter exceeded a parser budget (aliases, nesting, size).
     FrontMatterTooComplex,
+    /// Front matter has no usable `description`; the skill is skipped, since
+    /// the catalog has nothing to show the model.
     MissingDescription,
+    /// The `id` (or the folder name or file stem it falls back to) breaks the
+    /// id grammar; the skill is skipped.
     InvalidId,
     /// The folder name or file stem is not a valid id and front matter has
     /// no `id`; the `name` field, a valid id, was used instead.
     IdFromName,
     /// A known field has the wrong type or value.
     InvalidField,
+    /// A front-matter field Bcode does not know; it is kept in
+    /// `SkillManifest::extra` and otherwise ignored.
     UnknownField,
+    /// The instruction file is larger than `skills.max_skill_file_bytes`; the
+    /// skill is skipped without reading it.
     FileTooLarge,
+    /// The front matter or body is not valid UTF-8.
     InvalidUtf8,
     /// A path leads outside the root it was found under and was not followed.
     PathEscape,
+    /// A symlink leads back to a folder already being walked; it was not
+    /// followed again.
     SymlinkLoop,
+    /// A symlink points at nothing.
     DanglingSymlink,
     /// A symlink was not followed because `follow_symlinks = false`.
     SymlinkSkipped,
     /// A FIFO, socket or device; never opened.
     SpecialFile,
+    /// The file or folder could not be opened or read (permissions, I/O).
     Unreadable,
     /// Listed in `skills.disabled.ids`.
     Disabled,
@@ -123,7 +139,10 @@ impl fmt::Display for DiagnosticCode {
 /// One problem, with everything needed to find and fix it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
+    /// How much it matters: whether the skill was skipped, loaded with a
+    /// problem, or is merely noted.
     pub severity: Severity,
+    /// The stable code tools and tests match on.
     pub code: DiagnosticCode,
     /// The file or directory concerned.
     pub path: Option<PathBuf>,
@@ -135,12 +154,15 @@ pub struct Diagnostic {
     pub field: Option<String>,
     /// The skill id concerned, where known.
     pub skill_id: Option<String>,
+    /// What is wrong, in one sentence for a person.
     pub message: String,
     /// How to fix it.
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
+    /// A diagnostic with only severity, code and message; the `with_*`
+    /// builders add the location, field, skill and hint.
     pub fn new(severity: Severity, code: DiagnosticCode, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
@@ -155,39 +177,48 @@ impl Diagnostic {
         }
     }
 
+    /// A [`Severity::Error`] diagnostic: the skill or file was skipped.
     pub fn error(code: DiagnosticCode, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, code, message)
     }
 
+    /// A [`Severity::Warning`] diagnostic: loaded, but should be fixed.
     pub fn warning(code: DiagnosticCode, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, code, message)
     }
 
+    /// A [`Severity::Info`] diagnostic: worth knowing, no action needed.
     pub fn info(code: DiagnosticCode, message: impl Into<String>) -> Self {
         Self::new(Severity::Info, code, message)
     }
 
+    /// Names the file or directory concerned.
     pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.path = Some(path.into());
         self
     }
 
+    /// Sets the 1-based line and, where known, the 1-based column in
+    /// characters.
     pub fn with_position(mut self, line: u32, column: Option<u32>) -> Self {
         self.line = Some(line);
         self.column = column;
         self
     }
 
+    /// Names the front-matter field concerned.
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
     }
 
+    /// Names the skill id concerned.
     pub fn with_skill(mut self, id: impl Into<String>) -> Self {
         self.skill_id = Some(id.into());
         self
     }
 
+    /// Adds how to fix the problem.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -9,9 +9,16 @@ use std::path::PathBuf;
 /// are hermetic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceEnv {
+    /// `HOME`: the fallback base of the config and state directories.
     pub home: Option<PathBuf>,
+    /// `XDG_CONFIG_HOME`: where `bcode/` (config file and user skills) lives
+    /// instead of `~/.config`.
     pub xdg_config_home: Option<PathBuf>,
+    /// `XDG_STATE_HOME`: where `bcode/` state lives instead of
+    /// `~/.local/state`.
     pub xdg_state_home: Option<PathBuf>,
+    /// `BCODE_STATE_DIR`: the state directory itself, overriding both
+    /// `XDG_STATE_HOME` and `HOME`.
     pub bcode_state_dir: Option<PathBuf>,
 }
 

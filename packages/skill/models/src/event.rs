@@ -8,14 +8,22 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "event", rename_all = "PascalCase")]
 #[non_exhaustive]
 pub enum SkillEvent {
+    /// A skill's activation keywords matched the prompt and it was offered,
+    /// not activated (auto-activation is set to suggest only, the match was
+    /// too weak, the per-prompt cap was reached, or activating failed).
     SkillSuggested {
+        /// The suggested skill.
         id: String,
+        /// The label of the skill's source (for example `repo:.bcode/skills`).
         source: String,
         /// The activation keywords that matched the prompt.
         matched_keywords: Vec<String>,
     },
+    /// A skill became active, by `/skill` or by keyword auto-activation.
     SkillActivated {
+        /// The activated skill.
         id: String,
+        /// The label of the skill's source.
         source: String,
         /// The invocation arguments, bounded like every preview (a total of
         /// `skills.preview_max_chars` characters): a `/skill` with megabytes
@@ -32,25 +40,42 @@ pub enum SkillEvent {
         /// `explicit` or `auto`, with the matched keywords for `auto`.
         reason: String,
     },
+    /// An active skill was deactivated and its context is no longer sent.
     SkillDeactivated {
+        /// The deactivated skill.
         id: String,
+        /// Why: `explicit` when the user asked for it.
         reason: String,
     },
+    /// A skill's context block was loaded for the model.
     SkillContextLoaded {
+        /// The skill whose block was loaded.
         id: String,
+        /// The label of the skill's source.
         source: String,
+        /// Size of the injected block in UTF-8 bytes.
         bytes: usize,
+        /// Whether `skills.max_context_bytes` cut the body.
         truncated: bool,
+        /// A bounded preview of the body (`skills.preview_max_chars`), never
+        /// the whole body.
         preview: String,
     },
+    /// Activating a skill failed (unknown id, disabled, unreadable, ...).
     SkillInvocationFailed {
+        /// The id as typed, bounded like a preview.
         id: String,
+        /// The error message, bounded like a preview.
         error: String,
     },
     /// The registry changed between turns (live reload): `+added ~changed -removed`.
     SkillsReloaded {
+        /// Ids that are new in the registry.
         added: Vec<String>,
+        /// Ids present before and after whose summary changed, or whose file
+        /// changed on disk (a body edit).
         changed: Vec<String>,
+        /// Ids that are no longer in the registry.
         removed: Vec<String>,
     },
 }

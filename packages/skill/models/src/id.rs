@@ -20,12 +20,22 @@ pub struct SkillId(String);
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InvalidSkillId {
+    /// The string is empty.
     #[error("the id is empty")]
     Empty,
+    /// The string is longer than [`MAX_SKILL_ID_LEN`].
     #[error("the id is {len} bytes long; the limit is {MAX_SKILL_ID_LEN}")]
-    TooLong { len: usize },
+    TooLong {
+        /// Length of the string in bytes.
+        len: usize,
+    },
+    /// The string holds a character outside `a-z`, `0-9` and `-`.
     #[error("the id contains {found:?}; only lowercase letters, digits and hyphens are allowed")]
-    BadCharacter { found: char },
+    BadCharacter {
+        /// The first character that is not allowed.
+        found: char,
+    },
+    /// The string starts or ends with a hyphen.
     #[error("the id must start with a letter or digit and must not end with a hyphen")]
     BadEdge,
 }
@@ -63,6 +73,7 @@ impl SkillId {
         SkillId::parse(trimmed.trim_end_matches('-')).ok()
     }
 
+    /// The id as a string slice, as written in front matter and commands.
     pub fn as_str(&self) -> &str {
         &self.0
     }

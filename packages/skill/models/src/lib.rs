@@ -2,6 +2,8 @@
 //! prompt pipeline, plugins and hosts. Serde-ready; no I/O and no logic beyond
 //! validating a skill id.
 
+#![warn(missing_docs)]
+
 mod config;
 mod context;
 mod diagnostic;

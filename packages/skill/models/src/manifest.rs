@@ -26,11 +26,20 @@ pub struct SkillPermissionHints {
 /// Everything a skill's front matter declares, validated and normalised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkillManifest {
+    /// The id the skill is known by: front matter `id`, else the folder name
+    /// or file stem, else a `name` that is a valid id.
     pub id: SkillId,
+    /// The display name: front matter `name`, or the id when it is absent or
+    /// empty.
     pub name: String,
+    /// What the skill is for and when to use it, shown in the model-visible
+    /// catalog; required, so never empty for a parsed skill.
     pub description: String,
+    /// Front matter `version`, free-form and not interpreted.
     pub version: Option<String>,
+    /// Keywords that suggest or auto-activate the skill.
     pub activation: SkillActivation,
+    /// Advisory tool hints; they grant nothing.
     pub permissions: SkillPermissionHints,
     /// `disable_model_invocation` / `disable-model-invocation`.
     pub disable_model_invocation: bool,
@@ -38,7 +47,10 @@ pub struct SkillManifest {
     pub thinking_effort: Option<String>,
     /// A preferred model for turns that invoke this skill.
     pub model: Option<String>,
+    /// Agent Skills `license`, kept as written.
     pub license: Option<String>,
+    /// Agent Skills `compatibility` (the environments the skill needs), kept
+    /// as written.
     pub compatibility: Option<String>,
     /// Agent Skills `metadata`: free-form, kept as written.
     pub metadata: BTreeMap<String, serde_json::Value>,

@@ -31,7 +31,10 @@ pub enum SourceKind {
 /// (configured paths keep the order they were written in) and its root.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SkillSource {
+    /// Which of the seven kinds this source is; decides precedence first.
     pub kind: SourceKind,
+    /// How the source is named in diagnostics, events and the context
+    /// block's provenance (for example `user-config:skills`).
     pub label: String,
     /// Order among sources of the same kind; lower wins.
     pub ordinal: usize,

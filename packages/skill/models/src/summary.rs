@@ -25,10 +25,12 @@ pub enum SkillLayout {
 /// body is loaded separately, only when a skill is described or activated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkillSummary {
+    /// The validated front matter.
     pub manifest: SkillManifest,
     /// Shared by every skill of one source root: one allocation per root,
     /// not a label and a path per skill (serialized as the source itself).
     pub source: Arc<SkillSource>,
+    /// Whether the skill is a folder, a flat file or provided from memory.
     pub layout: SkillLayout,
     /// Absolute path of the instruction file (inside the canonical root).
     pub location: PathBuf,

@@ -11,18 +11,29 @@ pub enum SlashCommand {
     /// `/skills`: list available skills.
     List,
     /// `/skill <id> [args...]`: activate a skill with arguments.
-    Activate { id: String, arguments: Vec<String> },
+    Activate {
+        /// The id as typed; not yet checked against the registry.
+        id: String,
+        /// The words after the id, split on whitespace with double quotes
+        /// grouping words.
+        arguments: Vec<String>,
+    },
     /// `/skill active`: list active skills.
     Active,
     /// `/skill off <id>`: deactivate a skill.
-    Off { id: String },
+    Off {
+        /// The id as typed; not yet checked against the active skills.
+        id: String,
+    },
 }
 
 /// A line that looks like a command but is not a valid one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}{}", hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default())]
 pub struct CommandError {
+    /// What is wrong with the line (for example "`/skill` needs a skill id").
     pub message: String,
+    /// How to write it instead: the usage line or a "did you mean".
     pub hint: Option<String>,
 }
 

@@ -32,13 +32,22 @@ pub const AUTO_ACTIVATE_MAX_PER_PROMPT: usize = 2;
 /// The session's share of `[skills]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionOptions {
+    /// `skills.enabled`: when false, prompts trigger nothing and every
+    /// activation fails with `SkillsDisabled`.
     pub enabled: bool,
+    /// `skills.auto_activate`: whether keyword matches are ignored, only
+    /// suggested, or activated.
     pub auto_activate: AutoActivate,
+    /// `skills.max_context_bytes`: the cap on each context block in bytes;
+    /// `None` means unlimited.
     pub max_context_bytes: Option<usize>,
+    /// `skills.preview_max_chars`: the characters of body and arguments that
+    /// events and replies keep.
     pub preview_max_chars: usize,
 }
 
 impl SessionOptions {
+    /// Copies the session's four keys out of the `[skills]` table.
     pub fn from_config(config: &SkillsConfig) -> Self {
         SessionOptions {
             enabled: config.enabled,
@@ -54,8 +63,14 @@ impl SessionOptions {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ActivationReason {
+    /// The user asked for it (`/skill <id>`).
     Explicit,
-    Auto { matched_keywords: Vec<String> },
+    /// `skills.auto_activate = "on"` activated it because the prompt matched
+    /// its keywords.
+    Auto {
+        /// The keywords that matched, as the skill wrote them.
+        matched_keywords: Vec<String>,
+    },
 }
 
 impl ActivationReason {
@@ -72,9 +87,14 @@ impl ActivationReason {
 /// An active skill and the context that was loaded for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ActiveSkill {
+    /// The active skill.
     pub id: SkillId,
+    /// The invocation arguments, whole (events keep only a preview); a
+    /// reload renders the context again with them.
     pub arguments: Vec<String>,
+    /// Whether the user or keyword auto-activation activated it.
     pub reason: ActivationReason,
+    /// The context block injected each turn while the skill is active.
     pub context: SkillContextResponse,
     /// The skill's file vanished after activation; the context above is the
     /// last one loaded.
@@ -84,11 +104,18 @@ pub struct ActiveSkill {
 /// One available skill, as `/skills` lists it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SkillListing {
+    /// The skill's id.
     pub id: SkillId,
+    /// The display name (the id when front matter has no `name`).
     pub name: String,
+    /// The description from front matter, whole.
     pub description: String,
+    /// The label of the source it was loaded from.
     pub source: String,
+    /// Whether it appears in the model-visible catalog (false for
+    /// `disable_model_invocation` skills, which can still be activated).
     pub model_visible: bool,
+    /// Whether it is active in this session.
     pub active: bool,
 }
 
@@ -96,16 +123,27 @@ pub struct SkillListing {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SessionReply {
+    /// `/skills`: every available skill, hidden ones included, by id.
     Listing(Vec<SkillListing>),
+    /// `/skill <id>`: the skill is active and its context was loaded.
     Activated {
+        /// The activated skill.
         id: SkillId,
+        /// The label of its source.
         source: String,
+        /// Size of the loaded context block in UTF-8 bytes.
         bytes: usize,
+        /// Whether `skills.max_context_bytes` cut the body.
         truncated: bool,
+        /// A bounded preview of the body (`skills.preview_max_chars`).
         preview: String,
     },
+    /// `/skill active`: each active skill's id, arguments and reason, in
+    /// activation order.
     ActiveList(Vec<(SkillId, Vec<String>, ActivationReason)>),
+    /// `/skill off <id>`: the skill is no longer active.
     Deactivated {
+        /// The deactivated skill.
         id: SkillId,
     },
 }
@@ -121,13 +159,20 @@ pub enum SessionError {
     Skill(#[from] SkillError),
     /// `/skill off` for a skill that is not active.
     #[error("skill `{id}` is not active{}", if active.is_empty() { String::from("; no skill is active") } else { format!("; active: {}", active.join(", ")) })]
-    NotActive { id: String, active: Vec<String> },
+    NotActive {
+        /// The id as typed.
+        id: String,
+        /// The ids that are active, in activation order, for the message.
+        active: Vec<String>,
+    },
 }
 
 /// A command's result and the events it produced (failures produce events too).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandOutcome {
+    /// What to show the user: the command's result or why it failed.
     pub reply: Result<SessionReply, SessionError>,
+    /// Events to record, in order, whether the command succeeded or not.
     pub events: Vec<SkillEvent>,
 }
 
@@ -138,18 +183,24 @@ pub struct PromptOutcome {
     pub suggestions: Vec<Suggestion>,
     /// Activated automatically (`on` mode), in order.
     pub activated: Vec<SkillId>,
+    /// Events to record: suggestions, activations and their failures.
     pub events: Vec<SkillEvent>,
 }
 
 /// How the registry changed between two turns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegistryDiff {
+    /// Ids only the new registry has, sorted.
     pub added: Vec<String>,
+    /// Ids in both whose summary differs or whose file changed on disk (a
+    /// body edit), sorted.
     pub changed: Vec<String>,
+    /// Ids only the old registry had, sorted.
     pub removed: Vec<String>,
 }
 
 impl RegistryDiff {
+    /// Whether nothing was added, changed or removed.
     pub fn is_empty(&self) -> bool {
         self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
@@ -175,8 +226,13 @@ impl std::fmt::Display for RegistryDiff {
 /// What reloading the registry did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReloadOutcome {
+    /// Which ids were added, changed or removed.
     pub diff: RegistryDiff,
+    /// A `removed_while_active` warning for each active skill whose file
+    /// disappeared.
     pub diagnostics: Vec<Diagnostic>,
+    /// `SkillsReloaded` first (when anything changed), then a
+    /// `SkillContextLoaded` for each active skill whose context was reloaded.
     pub events: Vec<SkillEvent>,
 }
 
@@ -192,6 +248,8 @@ pub struct SkillSession {
 }
 
 impl SkillSession {
+    /// A session with no active skill, building the keyword index of
+    /// `registry` for it.
     pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
         let index = Arc::new(KeywordIndex::build(registry.skills()));
         Self::with_index(registry, index, options, templates)
@@ -214,10 +272,12 @@ impl SkillSession {
         }
     }
 
+    /// The registry the session currently uses (replaced by a reload).
     pub fn registry(&self) -> &SkillRegistry {
         &self.registry
     }
 
+    /// The options the session was opened with.
     pub fn options(&self) -> &SessionOptions {
         &self.options
     }
