@@ -5,6 +5,8 @@
 //! The core (`parse`, `manifest`, `catalog`, `context` formatting) takes data;
 //! `discover` is the edge that walks directories and reads files.
 
+#![warn(missing_docs)]
+
 mod cache;
 mod candidate;
 mod catalog;

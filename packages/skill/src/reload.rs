@@ -67,6 +67,8 @@ impl std::fmt::Debug for LiveRegistry {
 /// What changed at the start of a turn.
 #[derive(Debug)]
 pub struct TurnRefresh {
+    /// The registry rebuilt at the start of the turn (the very last one
+    /// when nothing changed), for the session to diff against its own.
     pub registry: SkillRegistry,
     /// Ids whose instruction file changed on disk (its stamp), including
     /// body-only edits that leave the summary as it was.
