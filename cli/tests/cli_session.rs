@@ -12,22 +12,7 @@ use std::process::Stdio;
 use common::{Sandbox, write};
 
 fn session(sandbox: &Sandbox, script: &str, args: &[&str]) -> (i32, String) {
-    let mut child = sandbox
-        .command()
-        .args(args)
-        .args(["session", "--id", "e2e"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = sandbox.run_session("e2e", args, script.as_bytes());
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),

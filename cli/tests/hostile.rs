@@ -9,7 +9,7 @@
 mod common;
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Output, Stdio};
 
@@ -129,16 +129,7 @@ fn show_json_in_a_non_utf8_repository() {
 /// Runs `session --id <id>` with `script` on stdin; returns the exit code
 /// and stderr.
 fn session(sandbox: &Sandbox, id: &str, script: &[u8]) -> (Option<i32>, String) {
-    let mut child = sandbox
-        .command()
-        .args(["session", "--id", id])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = sandbox.run_session(id, &[], script);
     (out.status.code(), text(&out.stderr))
 }
 
@@ -407,21 +398,11 @@ fn a_session_shows_escape_sequences_instead_of_obeying_them() {
         &sandbox.repo.join(".bcode/skills/noisy/SKILL.md"),
         "---\ndescription: \"Noisy \\e[2J\"\nactivation:\n  keywords: [noisy]\n---\nBody \u{1b}]52;c;eA==\u{7} here.\n",
     );
-    let mut child = sandbox
-        .command()
-        .args(["session", "--id", "escapes"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"/skills\nnoisy things\n/skill noisy \x1b[2J\n/render\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = sandbox.run_session(
+        "escapes",
+        &[],
+        b"/skills\nnoisy things\n/skill noisy \x1b[2J\n/render\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_no_control_bytes(&out.stdout);
     assert_no_control_bytes(&out.stderr);
@@ -452,18 +433,7 @@ fn a_bad_input_line_costs_only_itself() {
     let mut script = b"/skill \xff\xfe docs\n".to_vec();
     script.extend(std::iter::repeat_n(b'a', 2 * 1024 * 1024));
     script.extend_from_slice(b"\n/skill docs\n");
-    let mut child = sandbox
-        .command()
-        .args(["session", "--id", "lines"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&script));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let out = sandbox.run_session("lines", &[], &script);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let transcript = text(&out.stdout);
     let lines: Vec<&str> = transcript.lines().skip(1).collect();

@@ -56,3 +56,28 @@ impl Sandbox {
         command
     }
 }
+
+impl Sandbox {
+    /// `bcode-prompt session --id ID` with `extra` flags before the command,
+    /// fed `script` on stdin (written on a thread, so a large script cannot
+    /// dead-lock against the session's output); returns its whole output.
+    pub fn run_session(&self, id: &str, extra: &[&str], script: &[u8]) -> std::process::Output {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .command()
+            .args(extra)
+            .args(["session", "--id", id])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let script = script.to_vec();
+        let writer = std::thread::spawn(move || stdin.write_all(&script));
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        output
+    }
+}
