@@ -110,6 +110,13 @@ impl Discovery {
         self
     }
 
+    /// The folders the last build's answer depended on (see
+    /// [`crate::snapshot::WalkSnapshot::folders`]); `None` without a
+    /// trusted snapshot.
+    pub(crate) fn folders(&self) -> Option<std::collections::BTreeSet<std::path::PathBuf>> {
+        self.confirmed.as_ref()?.snapshot.folders()
+    }
+
     /// Counters of the last [`Discovery::build`].
     pub fn last_stats(&self) -> DiscoveryStats {
         self.stats

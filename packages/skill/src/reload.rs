@@ -5,7 +5,7 @@
 //! the summary cache, which reads no unchanged file.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,12 +45,15 @@ pub struct LiveRegistry {
     stamps: BTreeMap<String, FileStamp>,
     dirty: Arc<AtomicBool>,
     watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
-    /// Folders of skills reached through a symlink leaving their root: the
-    /// root's watcher does not see inside them, so each is watched too.
-    escapes: BTreeSet<(PathBuf, bool)>,
-    /// Which of `escapes` the watcher covers; a tree with an escape it does
-    /// not cover is checked at every turn.
-    watched_escapes: BTreeSet<(PathBuf, bool)>,
+    /// The folders the watcher covers, one non-recursive watch each: what
+    /// the last discovery's answer depended on (see `watch`).
+    watched: BTreeSet<PathBuf>,
+    /// The watcher covers every folder the last discovery depended on; when
+    /// not (over budget, a folder that could not be watched, a walk that
+    /// could not be recorded), every turn checks stamps instead.
+    complete: bool,
+    /// The most folders the watcher may take (see [`MAX_WATCHED_FOLDERS`]).
+    max_watched: usize,
     /// The registry of the last build.
     last: SkillRegistry,
 }
@@ -105,8 +108,9 @@ impl LiveRegistry {
             stamps: BTreeMap::new(),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
-            escapes: BTreeSet::new(),
-            watched_escapes: BTreeSet::new(),
+            watched: BTreeSet::new(),
+            complete: false,
+            max_watched: MAX_WATCHED_FOLDERS,
             last: SkillRegistry::empty(),
         };
         let registry = live
@@ -117,11 +121,22 @@ impl LiveRegistry {
         (live, registry)
     }
 
-    /// Starts a debounced watcher on every root (for a root that does not
-    /// exist yet, on its nearest existing ancestor, without recursion). On
-    /// failure the registry stays in metadata-check mode and the reason is
-    /// returned for the host to show.
+    /// Starts a debounced watcher on exactly the folders the last
+    /// discovery's answer depended on: each root, each listed folder and the
+    /// folder of each skill file, through followed links (so a Nix / Home
+    /// Manager link's target is covered), one non-recursive watch each; a
+    /// root that does not exist yet through its nearest existing ancestor.
+    /// That is bounded by the walk's own budgets, and capped at
+    /// [`MAX_WATCHED_FOLDERS`]. When the folders cannot be covered the
+    /// registry stays in metadata-check mode and the reason is returned for
+    /// the host to show.
     pub fn watch(&mut self, debounce: Duration) -> Result<(), String> {
+        self.watch_within(debounce, MAX_WATCHED_FOLDERS)
+    }
+
+    /// [`LiveRegistry::watch`] with another folder budget.
+    pub fn watch_within(&mut self, debounce: Duration, max_folders: usize) -> Result<(), String> {
+        self.max_watched = max_folders;
         let dirty = Arc::clone(&self.dirty);
         let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
             // Errors (a queue overflow, for example) mean events may be lost:
@@ -132,48 +147,52 @@ impl LiveRegistry {
         })
         .map_err(|err| err.to_string())?;
         for root in &self.roots {
-            let (path, mode) = watch_target(&root.path);
-            debouncer
-                .watch(&path, mode)
-                .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
+            if !root.path.exists() {
+                let (path, mode) = watch_target(&root.path);
+                debouncer
+                    .watch(&path, mode)
+                    .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
+            }
         }
         self.watcher = Some(debouncer);
-        // Only a watcher needs to know where skill links lead (one
-        // canonicalisation per skill, so not paid by sessions that check
-        // stamps anyway).
-        self.escapes = escape_dirs(&self.last);
-        self.watch_escapes();
+        self.rewatch()
+    }
+
+    /// Brings the watches in line with the folders of the last discovery.
+    fn rewatch(&mut self) -> Result<(), String> {
+        self.complete = false;
+        let Some(watcher) = &mut self.watcher else {
+            return Ok(());
+        };
+        let Some(folders) = self.discovery.folders() else {
+            return Err(
+                "the last walk could not be recorded; checking stamps at each turn".to_owned(),
+            );
+        };
+        if folders.len() > self.max_watched {
+            return Err(format!(
+                "{} folders under the skill roots is over the watch budget of {}; checking stamps at each turn",
+                folders.len(),
+                self.max_watched
+            ));
+        }
+        for gone in self.watched.difference(&folders) {
+            let _ = watcher.unwatch(gone);
+        }
+        for folder in folders.difference(&self.watched) {
+            watcher
+                .watch(folder, RecursiveMode::NonRecursive)
+                .map_err(|err| format!("cannot watch `{}`: {err}", folder.display()))?;
+        }
+        self.watched = folders;
+        self.complete = true;
         Ok(())
     }
 
-    /// Adds a watch on every escaping skill folder not watched yet: a
-    /// skill folder with its resources, a flat skill's folder alone. A
-    /// failure, or more than [`MAX_ESCAPE_WATCHES`] of them, leaves folders
-    /// uncovered: the tree is then checked at every turn instead.
-    fn watch_escapes(&mut self) {
-        let Some(watcher) = &mut self.watcher else {
-            return;
-        };
-        for escape in &self.escapes {
-            if self.watched_escapes.len() >= MAX_ESCAPE_WATCHES {
-                break;
-            }
-            let (dir, recursive) = escape;
-            let mode = if *recursive {
-                RecursiveMode::Recursive
-            } else {
-                RecursiveMode::NonRecursive
-            };
-            if !self.watched_escapes.contains(escape) && watcher.watch(dir, mode).is_ok() {
-                self.watched_escapes.insert(escape.clone());
-            }
-        }
-    }
-
     /// How changes are noticed now: watching only while the watcher covers
-    /// every root and every folder a skill link leads to.
+    /// every folder the last discovery depended on.
     pub fn mode(&self) -> ReloadMode {
-        if self.watcher.is_some() && self.escapes.is_subset(&self.watched_escapes) {
+        if self.watcher.is_some() && self.complete {
             ReloadMode::Watching
         } else {
             ReloadMode::MetadataCheck
@@ -206,8 +225,9 @@ impl LiveRegistry {
             .collect();
         self.stamps = now;
         if self.watcher.is_some() {
-            self.escapes = escape_dirs(&registry);
-            self.watch_escapes();
+            // New folders are watched from now on; a failure leaves the
+            // registry checking stamps at each turn.
+            let _ = self.rewatch();
         }
         self.last = registry.clone();
         Some(TurnRefresh {
@@ -230,30 +250,12 @@ fn stamps(registry: &SkillRegistry) -> BTreeMap<String, FileStamp> {
         .collect()
 }
 
-/// The most escaping skill folders watched one by one; beyond it a tree is
-/// checked by stamps at every turn (inotify watches are a shared budget).
-const MAX_ESCAPE_WATCHES: usize = 1024;
+/// The most folders one live registry watches; beyond it every turn checks
+/// stamps instead (inotify watches are a budget the whole user shares).
+pub const MAX_WATCHED_FOLDERS: usize = 50_000;
 
-/// The real folders of skill files that live outside their root (reached
-/// through a symlink), each with whether to watch it recursively: a skill
-/// folder with its resources is, a flat skill's folder is not.
-fn escape_dirs(registry: &SkillRegistry) -> BTreeSet<(PathBuf, bool)> {
-    registry
-        .skills()
-        .filter_map(|s| {
-            let root = s.source.root.as_ref()?;
-            let real = fs::canonicalize(&s.location).ok()?;
-            if real.starts_with(root) {
-                return None;
-            }
-            let dir = real.parent()?.to_path_buf();
-            Some((dir, s.layout == SkillLayout::Folder))
-        })
-        .collect()
-}
-
-/// A root that exists is watched recursively; a missing one through its
-/// nearest existing ancestor, non-recursively, so its creation is noticed.
+/// A root that does not exist is watched through its nearest existing
+/// ancestor, non-recursively, so its creation is noticed.
 fn watch_target(root: &Path) -> (PathBuf, RecursiveMode) {
     if root.is_dir() {
         return (root.to_path_buf(), RecursiveMode::Recursive);

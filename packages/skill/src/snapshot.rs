@@ -15,6 +15,7 @@
 //! a stamp inside the racy window (modified or changed so recently that a
 //! second change could leave it as it is).
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -185,6 +186,37 @@ impl WalkSnapshot {
 
     pub(crate) fn candidates(&self) -> usize {
         self.candidates
+    }
+
+    /// Every folder whose entries the recorded walk's answer depended on:
+    /// each root, each listed folder, and the folder of each probed file
+    /// (through the followed links, so a link's target is covered). A
+    /// watcher on exactly these sees every change a re-walk would; it is
+    /// bounded by the walk's own budgets. `None` when a root's walk could
+    /// not be recorded (then nothing short of a walk can vouch for it).
+    pub(crate) fn folders(&self) -> Option<BTreeSet<PathBuf>> {
+        let mut out = BTreeSet::new();
+        for root in &self.roots {
+            if !root.trusted {
+                return None;
+            }
+            let Some(base) = &root.base else {
+                continue;
+            };
+            out.insert(base.clone());
+            for probe in &root.probes {
+                let path = base.join(root.relative(probe));
+                // The root's own probe has its parent outside the root:
+                // that folder's other entries say nothing about skills.
+                if let Some(parent) = path.parent().filter(|p| p.starts_with(base)) {
+                    out.insert(parent.to_path_buf());
+                }
+                if path.is_dir() {
+                    out.insert(path);
+                }
+            }
+        }
+        Some(out)
     }
 
     /// The canonical path of the root at `index` and the folder its probes

@@ -8,9 +8,7 @@ mod support;
 use std::fs;
 use std::time::Duration;
 
-use bcode_skill::{
-    DiscoveryOptions, LiveRegistry, ReloadMode, SessionOptions, SkillSession, Templates,
-};
+use bcode_skill::{LiveRegistry, ReloadMode, SessionOptions, SkillSession, Templates};
 use bcode_skill_models::{SkillsConfig, SourceKind};
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
@@ -73,6 +71,7 @@ fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
         tmp.path(),
         &[("skills/a/SKILL.md", "---\ndescription: a\n---\n")],
     );
+    past_racy_window();
     let roots = vec![
         root(
             SourceKind::RepoGeneric,
@@ -85,10 +84,9 @@ fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
             &tmp.path().join(".bcode/skills"),
         ),
     ];
-    let (mut live, _) = LiveRegistry::new(
-        DiscoveryOptions::from_config(&SkillsConfig::default()),
-        roots,
-    );
+    // No racy window: files written a moment ago would otherwise keep the
+    // walk from vouching for its folders, and a watcher needs that list.
+    let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
     live.watch(Duration::from_millis(50)).unwrap();
     assert_eq!(live.mode(), ReloadMode::Watching);
     assert!(live.begin_turn().is_none(), "a quiet tree costs nothing");
@@ -160,4 +158,50 @@ fn a_watcher_covers_skill_folders_that_links_lead_out_of_the_root() {
         refresh.registry.get("nixed").unwrap().manifest.description,
         "n, edited"
     );
+}
+
+/// The watcher took one inotify watch per folder of every root, resources
+/// and all, with no budget. It now takes one per folder the walk depended
+/// on, and over a budget it declines with a note: the registry then checks
+/// stamps at each turn, and still notices changes.
+#[test]
+fn a_watcher_over_its_folder_budget_falls_back_to_stamp_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[
+            ("a/SKILL.md", "---\ndescription: a\n---\n"),
+            ("b/SKILL.md", "---\ndescription: b\n---\n"),
+            ("c/SKILL.md", "---\ndescription: c\n---\n"),
+        ],
+    );
+    past_racy_window();
+    let roots = vec![root(
+        SourceKind::RepoBcode,
+        "repo:.bcode/skills",
+        tmp.path(),
+    )];
+    let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    let note = live.watch_within(Duration::from_millis(50), 3).unwrap_err();
+    assert_eq!(
+        note,
+        "4 folders under the skill roots is over the watch budget of 3; checking stamps at each turn"
+    );
+    assert_eq!(live.mode(), ReloadMode::MetadataCheck);
+    fs::write(tmp.path().join("a/SKILL.md"), "---\ndescription: a2\n---\n").unwrap();
+    let refresh = live.begin_turn().expect("a stamp check at every turn");
+    assert_eq!(
+        refresh.registry.get("a").unwrap().manifest.description,
+        "a2"
+    );
+    // Within budget the same tree is watched.
+    let roots = vec![root(
+        SourceKind::RepoBcode,
+        "repo:.bcode/skills",
+        tmp.path(),
+    )];
+    past_racy_window();
+    let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    live.watch_within(Duration::from_millis(50), 4).unwrap();
+    assert_eq!(live.mode(), ReloadMode::Watching);
 }
