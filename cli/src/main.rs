@@ -143,20 +143,28 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
-    // `diff` compares two files and needs no repository or configuration.
-    if let Command::Diff { a, b } = &cli.command {
-        let (report, differs) = diff_cmd::diff(a, b)?;
-        print!("{report}");
-        return Ok(if differs {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        });
-    }
-    let context = CliContext::from_process(cli.repo, cli.config_files, cli.set)?;
+    let Cli {
+        repo,
+        config_files,
+        set,
+        command,
+    } = cli;
+    // `diff` compares two files and needs no repository or configuration;
+    // every other command loads both first (an invalid config exits 2).
+    let load = move || CliContext::from_process(repo, config_files, set);
     let mut stdout = std::io::stdout().lock();
-    match cli.command {
+    match command {
+        Command::Diff { a, b } => {
+            let (report, differs) = diff_cmd::diff(&a, &b)?;
+            print!("{report}");
+            Ok(if differs {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
         Command::Skills(cmd) => {
+            let context = load()?;
             let cmd = match cmd {
                 SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
                 SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
@@ -177,6 +185,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             explain,
             session,
         } => {
+            let context = load()?;
             let options = render_cmd::RenderOptions {
                 prompt,
                 skills,
@@ -188,13 +197,13 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             render_cmd::run(&options, &context, &mut stdout)
         }
-        Command::Diff { .. } => Ok(ExitCode::SUCCESS),
         Command::Session { id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
-            &context,
+            &load()?,
             &mut stdout,
         ),
         Command::Config(cmd) => {
+            let context = load()?;
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {

@@ -8,6 +8,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::{Sandbox, write};
+
 fn run(repo: &Path, home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
         .env_clear()
@@ -240,4 +242,52 @@ fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
     let off = render(&["--set", "skills.disk_cache=false"]);
     assert_eq!(first, off);
     assert!(!cache.exists());
+}
+
+/// `render --session DIR` keeps the relevant-mode focus between renders; a
+/// relative DIR is taken from the working directory, like every path on the
+/// command line (it used to resolve against the repository).
+#[test]
+fn render_session_folder_is_relative_to_the_working_directory() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/invariants/parser.md"),
+        "---\nid: parser-rules\ntitle: Parser rules\nsummary: No allocation per token\nkeywords: [parser]\n---\nKeep it allocation-free.\n",
+    );
+    let render = |prompt: &str| {
+        let out = sandbox
+            .command()
+            .current_dir(&sandbox.base)
+            .args(["--set", "invariants.mode=\"relevant\""])
+            .args([
+                "render",
+                "--explain",
+                "--prompt",
+                prompt,
+                "--session",
+                "work/focus",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = render("fix the parser");
+    assert!(
+        first.contains("repository_invariants: session sidecar: saved focus #2 [parser-rules] for the next prompt"),
+        "{first}"
+    );
+    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&sandbox.base.join("work/focus"));
+    assert!(sidecar.is_file(), "{}", sidecar.display());
+    assert!(!sandbox.repo.join("work").exists());
+    let second = render("and again");
+    assert!(
+        second.contains("repository_invariants: recovered focus #2 from the session sidecar"),
+        "{second}"
+    );
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use bcode_fs::DirHandle;
-use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary, SourceKind};
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
 use crate::cache::{Loaded, Lookup, SummaryCache, failed_load};
 use crate::candidate::Candidate;
@@ -155,7 +155,7 @@ impl Discovery {
         } = walked;
         let provided = provider::collect(
             providers,
-            first_provider_ordinal(roots),
+            precedence::first_provider_ordinal(roots),
             self.options.max_skill_file_bytes,
         );
         skills.extend(provided.skills.into_iter().map(Arc::new));
@@ -343,16 +343,6 @@ impl Discovery {
             snapshot,
         });
     }
-}
-
-/// Provider skills rank as bundled, after every bundled root.
-fn first_provider_ordinal(roots: &[SourceRoot]) -> usize {
-    roots
-        .iter()
-        .filter(|r| r.source.kind == SourceKind::Bundled)
-        .map(|r| r.source.ordinal.saturating_add(1))
-        .max()
-        .unwrap_or(0)
 }
 
 /// What a build does with each candidate the walk finds, in walk order:

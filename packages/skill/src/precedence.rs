@@ -65,6 +65,17 @@ pub fn resolve(
 }
 
 /// The diagnostic for `skill`, which lost its id to `winner`.
+/// Where provider skills start ranking: as bundled, after every bundled
+/// root (the one place, with [`resolve`], that decides who outranks whom).
+pub(crate) fn first_provider_ordinal(roots: &[crate::sources::SourceRoot]) -> usize {
+    roots
+        .iter()
+        .filter(|r| r.source.kind == bcode_skill_models::SourceKind::Bundled)
+        .map(|r| r.source.ordinal.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+}
+
 fn loser(skill: &SkillSummary, winner: &SkillSummary) -> Diagnostic {
     let id = &skill.manifest.id;
     let diagnostic = if winner.source.precedence() == skill.source.precedence() {

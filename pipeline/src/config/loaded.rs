@@ -151,7 +151,8 @@ impl Provider for LayerProvider<'_> {
     }
 }
 
-/// Merges parsed layers (lowest precedence first, after the defaults, which
+/// Merges parsed layers in the order `layers.rs` decided (which alone says
+/// which layer outranks which: lowest precedence first, after the defaults, which
 /// this adds) into a [`LoadedConfig`]. Every layer is checked first, so a bad
 /// value is reported with its own layer's location even when a higher layer
 /// overrides it: a broken file should not wait to bite until the override is
