@@ -19,6 +19,8 @@
 //! // any config assignments (same syntax as the CLI's `--set`).
 //! let options = SessionOptions::new(repo_root)
 //!     .env_os(std::env::vars_os())
+//! #   // The test itself stays hermetic: a private HOME, nothing else.
+//! #   .env([("HOME".to_owned(), dir.path().join("home").display().to_string())])
 //!     .set("invariants.mode=\"relevant\"");
 //! let mut session = PromptSession::open(options).await?;
 //!
