@@ -18,7 +18,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use bcode_skill::{
-    Catalog, DiscoveryOptions, KeywordIndex, LiveRegistry, SkillProvider, SkillRegistry, SourceRoot,
+    Catalog, DiscoveryOptions, LazyKeywordIndex, LiveRegistry, SkillProvider, SkillRegistry,
+    SourceRoot,
 };
 
 /// How many registry changes a pool remembers for sessions that have not
@@ -86,7 +87,7 @@ pub(crate) struct Pool {
 struct State {
     generation: u64,
     registry: SkillRegistry,
-    index: Arc<KeywordIndex>,
+    index: Arc<LazyKeywordIndex>,
     /// Ids whose files changed, by the generation that saw them.
     changes: VecDeque<(u64, BTreeSet<String>)>,
     /// Catalogs of this snapshot, by what formatting them depends on.
@@ -97,7 +98,7 @@ struct State {
 pub(crate) struct Snapshot {
     pub(crate) generation: u64,
     pub(crate) registry: SkillRegistry,
-    pub(crate) index: Arc<KeywordIndex>,
+    pub(crate) index: Arc<LazyKeywordIndex>,
     /// Ids whose files changed since the session's last snapshot; `None`
     /// when the pool no longer remembers that far back.
     pub(crate) changed: Option<BTreeSet<String>>,
@@ -125,7 +126,7 @@ impl Pool {
             // One discovery, nothing kept to follow the roots: a single
             // turn pays for no stamps of its own nor a watcher.
             let registry = discovery().build_with_providers(&self.key.roots, providers);
-            state.index = Arc::new(KeywordIndex::build(registry.skills()));
+            state.index = Arc::new(LazyKeywordIndex::new());
             state.registry = registry;
             state.generation = 1;
         } else if live.is_none() && self.key.live {
@@ -138,7 +139,7 @@ impl Pool {
                 // Without a watcher, every turn start checks stamps instead.
                 let _ = fresh.watch(debounce);
             }
-            state.index = Arc::new(KeywordIndex::build(registry.skills()));
+            state.index = Arc::new(LazyKeywordIndex::new());
             state.registry = registry;
             *live = Some(fresh);
         }
@@ -158,7 +159,7 @@ impl Pool {
             if !refresh.registry.same_as(&state.registry) || !refresh.changed_files.is_empty() {
                 state.generation += 1;
                 let generation = state.generation;
-                state.index = Arc::new(KeywordIndex::build(refresh.registry.skills()));
+                state.index = Arc::new(LazyKeywordIndex::new());
                 state.registry = refresh.registry;
                 state.changes.push_back((generation, refresh.changed_files));
                 while state.changes.len() > REMEMBERED_CHANGES {

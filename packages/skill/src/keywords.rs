@@ -34,6 +34,30 @@ struct Keyword {
     order: usize,
 }
 
+/// The keyword index of one registry snapshot, built the first time a
+/// prompt needs it (a render without a prompt never pays for it) and shared
+/// by every session on that snapshot.
+#[derive(Debug, Default)]
+pub struct LazyKeywordIndex {
+    index: std::sync::OnceLock<KeywordIndex>,
+}
+
+impl LazyKeywordIndex {
+    /// An index not built yet.
+    pub fn new() -> LazyKeywordIndex {
+        LazyKeywordIndex::default()
+    }
+
+    /// The index of `skills`, built on the first call (later calls must
+    /// pass the same registry's skills: the index belongs to one snapshot).
+    pub fn get_or_build<'a>(
+        &self,
+        skills: impl Iterator<Item = &'a bcode_skill_models::SkillSummary>,
+    ) -> &KeywordIndex {
+        self.index.get_or_init(|| KeywordIndex::build(skills))
+    }
+}
+
 /// Activation keywords of a registry, indexed by their first word.
 #[derive(Clone, Debug, Default)]
 pub struct KeywordIndex {

@@ -52,7 +52,7 @@ pub use events::{
     read_events, read_events_from,
 };
 pub use folder_provider::FolderProvider;
-pub use keywords::{KeywordIndex, Suggestion, words};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use persist::DiskCache;
 pub use provider::{

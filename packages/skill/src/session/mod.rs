@@ -17,7 +17,7 @@ use bcode_skill_models::{
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
 
 use crate::context::preview_arguments;
-use crate::keywords::{KeywordIndex, Suggestion};
+use crate::keywords::{LazyKeywordIndex, Suggestion};
 use crate::registry::SkillRegistry;
 use bcode_templates::Templates;
 
@@ -240,8 +240,9 @@ pub struct ReloadOutcome {
 #[derive(Debug)]
 pub struct SkillSession {
     registry: SkillRegistry,
-    /// Shared: sessions on one registry snapshot share its index.
-    index: Arc<KeywordIndex>,
+    /// Shared: sessions on one registry snapshot share its index, built
+    /// when a prompt first needs it.
+    index: Arc<LazyKeywordIndex>,
     templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
@@ -251,15 +252,19 @@ impl SkillSession {
     /// A session with no active skill, building the keyword index of
     /// `registry` for it.
     pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
-        let index = Arc::new(KeywordIndex::build(registry.skills()));
-        Self::with_index(registry, index, options, templates)
+        Self::with_index(
+            registry,
+            Arc::new(LazyKeywordIndex::new()),
+            options,
+            templates,
+        )
     }
 
     /// [`SkillSession::new`] with the keyword index of `registry` already
     /// built (many sessions on one registry share one index).
     pub fn with_index(
         registry: SkillRegistry,
-        index: Arc<KeywordIndex>,
+        index: Arc<LazyKeywordIndex>,
         options: SessionOptions,
         templates: Templates,
     ) -> Self {
@@ -466,6 +471,7 @@ impl SkillSession {
         // Hidden skills are kept out of automatic discovery of every kind.
         let candidates: Vec<Suggestion> = self
             .index
+            .get_or_build(self.registry.skills())
             .suggest(prompt)
             .into_iter()
             .filter(|s| s.model_visible && !active.contains(&s.id))
@@ -505,8 +511,7 @@ impl SkillSession {
         registry: SkillRegistry,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
-        let index = Arc::new(KeywordIndex::build(registry.skills()));
-        self.replace_registry_with_index(registry, index, changed_files)
+        self.replace_registry_with_index(registry, Arc::new(LazyKeywordIndex::new()), changed_files)
     }
 
     /// [`SkillSession::replace_registry`] with the new registry's keyword
@@ -514,7 +519,7 @@ impl SkillSession {
     pub fn replace_registry_with_index(
         &mut self,
         registry: SkillRegistry,
-        index: Arc<KeywordIndex>,
+        index: Arc<LazyKeywordIndex>,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
         let old: BTreeSet<String> = self.registry.ids().map(str::to_owned).collect();
