@@ -225,7 +225,9 @@ impl SessionOptions {
 
     /// A session that answers one turn (a one-shot render): skills are
     /// discovered once and not followed between turns, so it pays for no
-    /// per-skill stamps or watcher. Config and repository files are still
+    /// per-skill stamps or watcher, and a prompt is matched against skill
+    /// keywords only when `auto_activate = "on"` (suggestions would wait for
+    /// a turn that never comes). Config and repository files are still
     /// re-checked if it is asked for more turns.
     pub fn single_turn(mut self, single_turn: bool) -> SessionOptions {
         self.single_turn = single_turn;
