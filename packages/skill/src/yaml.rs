@@ -356,39 +356,36 @@ fn block_continuation(lines: &[&str], literal: bool) -> String {
         .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
         .min()
         .unwrap_or(0);
-    let mut out = String::new();
-    let mut blanks = 0;
-    for line in body {
+    let texts = body.into_iter().map(|line| {
         if line.trim().is_empty() {
-            blanks += 1;
-            continue;
-        }
-        let text = line.get(indent..).unwrap_or(line).trim_end();
-        if literal {
-            out.push_str(&"\n".repeat(blanks + 1));
-        } else if blanks == 0 {
-            out.push(' ');
+            ""
         } else {
-            out.push_str(&"\n".repeat(blanks));
+            line.get(indent..).unwrap_or(line).trim_end()
         }
-        blanks = 0;
-        out.push_str(text);
-    }
-    out
+    });
+    join_continuation(texts, literal)
 }
 
 /// Continuation lines of a plain scalar, folded as YAML folds them: a space
 /// between lines, a line break per blank line.
 fn plain_continuation(lines: &[&str]) -> String {
+    join_continuation(lines.iter().map(|line| line.trim()), false)
+}
+
+/// Joins continuation texts (`""` for a blank line), each preceded by the
+/// break YAML puts before it: a line break per line for a literal scalar;
+/// folded, a space between lines and a line break per blank line.
+fn join_continuation<'a>(texts: impl Iterator<Item = &'a str>, literal: bool) -> String {
     let mut out = String::new();
     let mut blanks = 0;
-    for line in lines {
-        let text = line.trim();
+    for text in texts {
         if text.is_empty() {
             blanks += 1;
             continue;
         }
-        if blanks == 0 {
+        if literal {
+            out.push_str(&"\n".repeat(blanks + 1));
+        } else if blanks == 0 {
             out.push(' ');
         } else {
             out.push_str(&"\n".repeat(blanks));
