@@ -14,22 +14,7 @@ use bcode_skill_models::{
     CatalogMode, Severity, SkillContextRequest, SkillId, SkillsConfig, SkillsPromptConfig,
     SourceKind,
 };
-use support::{build, canonical, root, write_tree};
-
-fn user_registry(files: &[(&str, &str)]) -> (tempfile::TempDir, SkillRegistry, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    write_tree(tmp.path(), files);
-    let registry = build(
-        &[root(
-            SourceKind::UserConfig,
-            "user-config:skills",
-            tmp.path(),
-        )],
-        &SkillsConfig::default(),
-    );
-    let base = canonical(tmp.path()).display().to_string();
-    (tmp, registry, base)
-}
+use support::{build, root, user_registry, write_tree};
 
 fn catalog(registry: &SkillRegistry, prompt: &SkillsPromptConfig) -> bcode_skill::Catalog {
     format_catalog(

@@ -12,24 +12,8 @@ use bcode_skill::{
     ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, SlashCommand,
     Templates, preview_arguments,
 };
-use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
-use support::{build, canonical, root, write_tree};
-
-/// A registry of the skills in `files`, under a user root.
-fn registry(files: &[(&str, &str)]) -> (tempfile::TempDir, bcode_skill::SkillRegistry, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    write_tree(tmp.path(), files);
-    let registry = build(
-        &[root(
-            SourceKind::UserConfig,
-            "user-config:skills",
-            tmp.path(),
-        )],
-        &SkillsConfig::default(),
-    );
-    let base = canonical(tmp.path()).display().to_string();
-    (tmp, registry, base)
-}
+use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig};
+use support::user_registry;
 
 fn request(id: &str, max_bytes: Option<usize>) -> SkillContextRequest {
     SkillContextRequest {
@@ -45,7 +29,7 @@ fn request(id: &str, max_bytes: Option<usize>) -> SkillContextRequest {
 /// come from the one read made for the `/skill`.
 #[test]
 fn a_skill_edited_after_discovery_is_shown_as_one_version() {
-    let (tmp, registry, base) = registry(&[(
+    let (tmp, registry, base) = user_registry(&[(
         "alpha/SKILL.md",
         "---\nname: Old name\ndescription: d\n---\nOld body.\n",
     )]);
@@ -75,7 +59,7 @@ fn a_skill_edited_after_discovery_is_shown_as_one_version() {
 #[test]
 fn a_skill_broken_or_renamed_since_discovery_is_a_load_error() {
     let (tmp, registry, _base) =
-        registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
+        user_registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
     let templates = Templates::builtin();
     let file = tmp.path().join("alpha/SKILL.md");
     fs::write(&file, "---\ndescription: \"unclosed\n---\nBody.\n").unwrap();
@@ -101,7 +85,7 @@ fn a_skill_broken_or_renamed_since_discovery_is_a_load_error() {
 /// attribute.
 #[test]
 fn a_sentinel_in_the_front_matter_does_not_move_the_body() {
-    let (_tmp, registry, base) = registry(&[(
+    let (_tmp, registry, base) = user_registry(&[(
         "alpha/SKILL.md",
         "---\nname: \"x\\0body\\0y\"\ndescription: \"\\0body\\0\"\n---\nThe body.\n",
     )]);
@@ -122,7 +106,7 @@ fn a_sentinel_in_the_front_matter_does_not_move_the_body() {
 /// without its marker.
 #[test]
 fn every_context_limit_gives_a_well_formed_marked_block() {
-    let (_tmp, registry, base) = registry(&[(
+    let (_tmp, registry, base) = user_registry(&[(
         "alpha/SKILL.md",
         "---\ndescription: d\n---\nFirst line of the body.\nSecond line of the body.\n",
     )]);
@@ -217,7 +201,7 @@ fn arguments_are_previewed_within_a_bound() {
 #[test]
 fn a_huge_unknown_id_is_bounded_in_its_failure_event() {
     let (_tmp, registry, _base) =
-        registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
+        user_registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
     let options = SessionOptions::from_config(&SkillsConfig::default());
     let mut session = SkillSession::new(registry, options, Templates::builtin());
     let id = "q".repeat(1024 * 1024);

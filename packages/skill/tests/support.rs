@@ -158,3 +158,21 @@ pub fn age(path: &Path) {
     }
     fs::File::open(path).unwrap().set_modified(old).unwrap();
 }
+
+/// A registry of the skills in `files`, written under one user-config
+/// root in a fresh temporary folder; also the folder (kept alive by the
+/// caller) and its canonical path as text, for expected locations.
+pub fn user_registry(files: &[(&str, &str)]) -> (tempfile::TempDir, SkillRegistry, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(tmp.path(), files);
+    let registry = build(
+        &[root(
+            SourceKind::UserConfig,
+            "user-config:skills",
+            tmp.path(),
+        )],
+        &SkillsConfig::default(),
+    );
+    let base = canonical(tmp.path()).display().to_string();
+    (tmp, registry, base)
+}
