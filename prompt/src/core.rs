@@ -394,25 +394,31 @@ impl Core {
         };
         let machine = self.settings.machine.as_ref();
         let limits = &self.settings.limits;
+        // Session facts once per session (the toolchain commands run while
+        // the first turn's git probe works); turn facts every turn.
+        let first = self.session_facts.is_none();
+        let toolchain = if first {
+            probe::start_toolchain(&request, machine, limits)
+        } else {
+            None
+        };
         let mut gathered = match &self.session_facts {
             Some(facts) => facts.clone(),
             None => {
-                let toolchain = probe::start_toolchain(&request, machine, limits);
                 let mut facts = Gathered::new();
                 probe::gather_session_facts(&request, machine, &mut facts);
-                probe::gather_turn_facts(&request, machine, limits, &mut facts);
-                if let Some(run) = toolchain {
-                    facts.toolchain = Some(run.finish());
-                }
-                let mut kept = facts.clone();
-                kept.datetime = None;
-                kept.git = None;
-                self.session_facts = Some(kept);
                 facts
             }
         };
-        if gathered.datetime.is_none() && gathered.git.is_none() {
-            probe::gather_turn_facts(&request, machine, limits, &mut gathered);
+        probe::gather_turn_facts(&request, machine, limits, &mut gathered);
+        if let Some(run) = toolchain {
+            gathered.toolchain = Some(run.finish());
+        }
+        if first {
+            let mut kept = gathered.clone();
+            kept.datetime = None;
+            kept.git = None;
+            self.session_facts = Some(kept);
         }
         gathered.prompt = prepared.task.clone();
 

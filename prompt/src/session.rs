@@ -364,9 +364,7 @@ impl PromptSession {
     /// plain `main` and from inside a runtime (it then waits on a helper
     /// thread rather than nesting runtimes).
     pub fn open_blocking(options: SessionOptions) -> Result<PromptSession, PromptError> {
-        let runtime = blocking_runtime().map_err(|err| PromptError::Runtime {
-            detail: err.to_string(),
-        })?;
+        let runtime = blocking_runtime()?;
         let mut session = run_on(&runtime, PromptSession::open_with(options, true))??;
         session.blocking = Some(runtime);
         Ok(session)
@@ -394,9 +392,7 @@ impl PromptSession {
     fn take_runtime(&mut self) -> Result<tokio::runtime::Runtime, PromptError> {
         match self.blocking.take() {
             Some(runtime) => Ok(runtime),
-            None => blocking_runtime().map_err(|err| PromptError::Runtime {
-                detail: err.to_string(),
-            }),
+            None => blocking_runtime(),
         }
     }
 }
@@ -414,11 +410,14 @@ impl Drop for PromptSession {
 /// The runtime of the blocking wrappers: current-thread (no worker thread
 /// to start for a one-shot render); background selector work progresses
 /// while a blocking call runs, and `settle` turns wait for it.
-fn blocking_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+fn blocking_runtime() -> Result<tokio::runtime::Runtime, PromptError> {
     tokio::runtime::Builder::new_current_thread()
         .thread_name("bcode-prompt")
         .enable_time()
         .build()
+        .map_err(|err| PromptError::Runtime {
+            detail: err.to_string(),
+        })
 }
 
 /// Runs `future` to completion on `runtime`, from a plain thread or from

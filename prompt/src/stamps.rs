@@ -7,11 +7,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::FileStamp;
-
-/// How recent a modification makes a stamp untrustworthy: coarser than any
-/// filesystem's timestamp granularity.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
+use bcode_fs::{FileStamp, RACY_WINDOW};
 
 /// The stamps of a set of files, taken when they were read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

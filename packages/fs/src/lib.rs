@@ -23,5 +23,5 @@ mod threads;
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
-pub use stamp::{FileInfo, FileKind, FileStamp};
+pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use threads::worker_threads;

@@ -71,6 +71,12 @@ impl FileInfo {
     }
 }
 
+/// Stamps changed this close to the moment they were taken are not trusted
+/// on their own (see [`FileStamp::is_racy`]). Two seconds covers the
+/// coarsest common timestamps (FAT's two-second mtime; ext4 and APFS are
+/// far finer). The one racy window of the project.
+pub const RACY_WINDOW: Duration = Duration::from_secs(2);
+
 /// Size, times and identity of a file, compared whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileStamp {

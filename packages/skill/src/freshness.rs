@@ -24,10 +24,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_fs::{DirHandle, FileStamp};
 
-/// Stamps changed this close to the moment they were taken are not trusted
-/// on their own. Two seconds covers the coarsest common timestamps (FAT's
-/// two-second mtime; ext4 and APFS are far finer).
-pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
+pub(crate) use bcode_fs::RACY_WINDOW;
 
 /// Whether `stamp`, taken at `at`, vouches for its file on its own: it was
 /// not changed within `window` before `at`.
