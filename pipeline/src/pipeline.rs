@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
 use crate::config::{BcodeConfig, SectionToggles};
-use crate::section::{self, Position, SectionKind, StageSpec};
+use crate::section::{self, Position, StageSpec};
 use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
 
 /// What goes between two sections of the same part: one blank line.
@@ -202,16 +202,6 @@ impl<I> Pipeline<I> {
                 limit: stage.limit(config),
             })
             .collect()
-    }
-
-    /// The canonical kinds this pipeline holds.
-    pub fn kinds(&self) -> impl Iterator<Item = SectionKind> + '_ {
-        self.stages
-            .iter()
-            .filter_map(|(spec, _)| match spec.position {
-                Position::At(kind) => Some(kind),
-                _ => None,
-            })
     }
 
     /// Runs every enabled stage and assembles the prompt. Deterministic: the
