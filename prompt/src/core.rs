@@ -423,18 +423,22 @@ impl Core {
         gathered.prompt = prepared.task.clone();
 
         if config.system_prompt.sections.repository_context {
-            let (value, changed) = cached(&mut self.instructions, instruction_paths(&repo), || {
-                bcode_prompt_sections::instructions::gather(&repo)
-            });
+            let (value, changed) = cached(
+                &mut self.instructions,
+                || instruction_paths(&repo),
+                || bcode_prompt_sections::instructions::gather(&repo),
+            );
             prepared.changes.instructions = changed;
             gathered.instructions = Some((*value).clone());
         }
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
         if invariants.enabled && (relevant || config.system_prompt.sections.repository_invariants) {
-            let (catalog, changed) = cached(&mut self.invariants, invariant_paths(&repo), || {
-                bcode_prompt_sections::invariants::gather(&repo)
-            });
+            let (catalog, changed) = cached(
+                &mut self.invariants,
+                || invariant_paths(&repo),
+                || bcode_prompt_sections::invariants::gather(&repo),
+            );
             prepared.changes.invariants = changed;
             if relevant {
                 prepared.relevant = Some((Arc::clone(&catalog), invariants.clone()));
@@ -563,7 +567,7 @@ fn catalog_key(configured: &Configured) -> String {
 /// built from it stays valid.
 fn cached<T: PartialEq>(
     slot: &mut Option<Cached<T>>,
-    paths: Vec<PathBuf>,
+    paths: impl FnOnce() -> Vec<PathBuf>,
     read: impl FnOnce() -> T,
 ) -> (Arc<T>, bool) {
     if let Some(cached) = slot
@@ -572,7 +576,9 @@ fn cached<T: PartialEq>(
         return (Arc::clone(&cached.value), false);
     }
     // Stamped before reading: a write in between shows up next turn.
-    let stamps = Stamps::of(paths);
+    // (Listing the invariants folder for its paths is itself I/O: only
+    // when re-reading.)
+    let stamps = Stamps::of(paths());
     let fresh = read();
     let (value, changed) = match slot.take() {
         Some(old) if *old.value == fresh => (old.value, false),
