@@ -3,14 +3,13 @@
 //! (git status is per turn by nature and measured on its own).
 
 use std::path::Path;
-use std::time::Duration;
 
 use bcode_prompt::SessionOptions;
 
 use crate::Corpus;
 
-/// Options of a session on `corpus`; `watch` starts the skill-root watcher
-/// instead of checking stamps at every turn start.
+/// Options of a session on `corpus`; with `watch` false every turn start
+/// checks stamps instead of reading the folder watch.
 pub fn session_options(corpus: &Corpus, home: &Path, watch: bool) -> SessionOptions {
     let roots = format!(
         "skills.sources.paths=[{:?}, {:?}]",
@@ -28,10 +27,7 @@ pub fn session_options(corpus: &Corpus, home: &Path, watch: bool) -> SessionOpti
     ] {
         options = options.set(format!("system_prompt.sections.{section}=false"));
     }
-    if watch {
-        options = options.watch_skills(Duration::from_millis(100));
-    }
-    options
+    options.watch_skills(watch)
 }
 
 /// This process's resident set size now, in KiB (`VmRSS`), where the

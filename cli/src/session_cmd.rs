@@ -8,7 +8,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use bcode_prompt::{
     CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, Suggestion, Turn, TurnInput,
@@ -54,7 +53,9 @@ pub fn run(
         ))
     })?;
     let interactive = std::io::stdin().is_terminal();
-    let mut session_options = context
+    // Skill edits are noticed by the session's default folder watch (or
+    // stamp checks where one is not possible), the same whether piped or not.
+    let session_options = context
         .session_options()
         .events(Box::new(sink))
         .runtime_mode(if interactive {
@@ -62,11 +63,6 @@ pub fn run(
         } else {
             RuntimeMode::Scripted
         });
-    if interactive {
-        // Interactive sessions watch the roots so a quiet tree costs nothing;
-        // piped sessions check stamps at each turn, which is deterministic.
-        session_options = session_options.watch_skills(Duration::from_millis(200));
-    }
     let mut session = PromptSession::open_blocking(session_options)
         .map_err(|err| crate::render_cmd::prompt_error(&err))?;
     let io = CliError::Io;

@@ -49,7 +49,7 @@ pub(crate) struct Settings {
     pub(crate) host_stages: Vec<Arc<dyn Stage<Gathered>>>,
     pub(crate) host_templates: Vec<(String, String)>,
     pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
-    pub(crate) watch: Option<std::time::Duration>,
+    pub(crate) watch: bool,
     pub(crate) shared: SharedSkills,
     pub(crate) single_turn: bool,
 }

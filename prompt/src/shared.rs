@@ -118,7 +118,7 @@ impl Pool {
         &self,
         discovery: impl FnOnce() -> bcode_skill::Discovery,
         providers: &[Arc<dyn SkillProvider>],
-        watch: Option<std::time::Duration>,
+        watch: bool,
     ) -> Snapshot {
         let mut live = lock(&self.live);
         let mut state = write(&self.state);
@@ -135,9 +135,10 @@ impl Pool {
                 self.key.roots.clone(),
                 providers.to_vec(),
             );
-            if let Some(debounce) = watch {
-                // Without a watcher, every turn start checks stamps instead.
-                let _ = fresh.watch(debounce);
+            if watch {
+                // Where a watch is not possible, every turn start checks
+                // stamps instead (`LiveRegistry::mode`).
+                let _ = fresh.watch();
             }
             state.index = Arc::new(LazyKeywordIndex::new());
             state.registry = registry;

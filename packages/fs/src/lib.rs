@@ -9,8 +9,8 @@
 //!
 //! It also holds the file stamp (size, times, identity) that says a file is
 //! unchanged, and directory handles that take stamps relative to an open
-//! directory, cheaply, and the one answer to how many worker threads an
-//! edge may use.
+//! directory, cheaply, the one answer to how many worker threads an edge
+//! may use, and an exact folder watch (`FolderWatch`).
 
 #![warn(missing_docs)]
 
@@ -19,9 +19,11 @@ mod list;
 mod read;
 mod stamp;
 mod threads;
+mod watch;
 
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use threads::worker_threads;
+pub use watch::{FolderWatch, WatchError, can_watch};

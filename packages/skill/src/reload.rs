@@ -1,21 +1,17 @@
 //! Live reload between turns. A session's registry is rebuilt only at the
-//! start of a turn, never inside one: with a debounced filesystem watcher
-//! (notify) a quiet tree costs nothing, and otherwise (or when skills live
-//! behind symlinks the watcher cannot see) a metadata check rebuilds through
-//! the summary cache, which reads no unchanged file.
+//! start of a turn, never inside one. With a folder watch (`bcode_fs::FolderWatch`,
+//! Linux inotify read at the turn start) a quiet tree costs one system call
+//! and an edit finished before the turn is always seen; otherwise (off
+//! Linux, on a network file system, over the watch budget) a metadata check
+//! rebuilds through the summary cache, which reads no unchanged file.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
+use bcode_fs::{FileStamp, FolderWatch};
 use bcode_skill_models::SkillLayout;
-use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
-
-use bcode_fs::FileStamp;
 
 use crate::discovery::{Discovery, DiscoveryStats};
 use crate::freshness;
@@ -43,11 +39,16 @@ pub struct LiveRegistry {
     /// The stamp of each skill's instruction file at the last build, to
     /// notice body-only edits (which leave the summary as it was).
     stamps: BTreeMap<String, FileStamp>,
-    dirty: Arc<AtomicBool>,
-    watcher: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
-    /// The folders the watcher covers, one non-recursive watch each: what
-    /// the last discovery's answer depended on (see `watch`).
+    watcher: Option<FolderWatch>,
+    /// The folders the watcher covers, one watch each: what the last
+    /// discovery's answer depended on (see `watch`).
     watched: BTreeSet<PathBuf>,
+    /// The nearest existing ancestor of each root that does not exist yet,
+    /// watched for new entries only, so the root's creation is noticed.
+    ancestors: BTreeSet<PathBuf>,
+    /// Folders were added to the watch after the build that read them: the
+    /// next turn checks stamps once, so an edit made in between is not lost.
+    verify: bool,
     /// The watcher covers every folder the last discovery depended on; when
     /// not (over budget, a folder that could not be watched, a walk that
     /// could not be recorded), every turn checks stamps instead.
@@ -106,9 +107,10 @@ impl LiveRegistry {
             roots,
             providers,
             stamps: BTreeMap::new(),
-            dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
             watched: BTreeSet::new(),
+            ancestors: BTreeSet::new(),
+            verify: false,
             complete: false,
             max_watched: MAX_WATCHED_FOLDERS,
             last: SkillRegistry::empty(),
@@ -121,40 +123,23 @@ impl LiveRegistry {
         (live, registry)
     }
 
-    /// Starts a debounced watcher on exactly the folders the last
-    /// discovery's answer depended on: each root, each listed folder and the
-    /// folder of each skill file, through followed links (so a Nix / Home
-    /// Manager link's target is covered), one non-recursive watch each; a
-    /// root that does not exist yet through its nearest existing ancestor.
-    /// That is bounded by the walk's own budgets, and capped at
-    /// [`MAX_WATCHED_FOLDERS`]. When the folders cannot be covered the
-    /// registry stays in metadata-check mode and the reason is returned for
-    /// the host to show.
-    pub fn watch(&mut self, debounce: Duration) -> Result<(), String> {
-        self.watch_within(debounce, MAX_WATCHED_FOLDERS)
+    /// Starts watching exactly the folders the last discovery's answer
+    /// depended on: each root, each listed folder and the folder of each
+    /// skill file, through followed links (so a Nix / Home Manager link's
+    /// target is covered), one watch each; a root that does not exist yet
+    /// through its nearest existing ancestor. That is bounded by the walk's
+    /// own budgets, and capped at [`MAX_WATCHED_FOLDERS`]. When the folders
+    /// cannot be covered (off Linux, a network file system, the user's
+    /// inotify limit) the registry stays in metadata-check mode and the
+    /// reason is returned for the host to show.
+    pub fn watch(&mut self) -> Result<(), String> {
+        self.watch_within(MAX_WATCHED_FOLDERS)
     }
 
     /// [`LiveRegistry::watch`] with another folder budget.
-    pub fn watch_within(&mut self, debounce: Duration, max_folders: usize) -> Result<(), String> {
+    pub fn watch_within(&mut self, max_folders: usize) -> Result<(), String> {
         self.max_watched = max_folders;
-        let dirty = Arc::clone(&self.dirty);
-        let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
-            // Errors (a queue overflow, for example) mean events may be lost:
-            // treat them as a change so the next turn checks.
-            if result.map(|events| !events.is_empty()).unwrap_or(true) {
-                dirty.store(true, Ordering::SeqCst);
-            }
-        })
-        .map_err(|err| err.to_string())?;
-        for root in &self.roots {
-            if !root.path.exists() {
-                let (path, mode) = watch_target(&root.path);
-                debouncer
-                    .watch(&path, mode)
-                    .map_err(|err| format!("cannot watch `{}`: {err}", path.display()))?;
-            }
-        }
-        self.watcher = Some(debouncer);
+        self.watcher = Some(FolderWatch::new().map_err(fallback)?);
         self.rewatch()
     }
 
@@ -177,15 +162,51 @@ impl LiveRegistry {
             ));
         }
         for gone in self.watched.difference(&folders) {
-            let _ = watcher.unwatch(gone);
+            watcher.remove(gone);
         }
+        let mut added = false;
         for folder in folders.difference(&self.watched) {
-            watcher
-                .watch(folder, RecursiveMode::NonRecursive)
-                .map_err(|err| format!("cannot watch `{}`: {err}", folder.display()))?;
+            watcher.add(folder).map_err(fallback)?;
+            added = true;
         }
         self.watched = folders;
+        self.verify |= added;
+        self.reanchor()?;
         self.complete = true;
+        Ok(())
+    }
+
+    /// Moves the watch of each missing root's nearest existing ancestor
+    /// down as folders on the way to it appear (which leaves the walk's
+    /// answer, and so the other watches, as they were).
+    fn reanchor(&mut self) -> Result<(), String> {
+        let Some(watcher) = &mut self.watcher else {
+            return Ok(());
+        };
+        let ancestors: BTreeSet<PathBuf> = self
+            .roots
+            .iter()
+            .filter(|root| !root.path.is_dir())
+            .map(|root| nearest_existing_ancestor(&root.path))
+            .collect();
+        if ancestors == self.ancestors {
+            return Ok(());
+        }
+        for gone in self.ancestors.difference(&ancestors) {
+            if !self.watched.contains(gone) {
+                watcher.remove(gone);
+            }
+        }
+        let mut added = false;
+        for ancestor in ancestors.difference(&self.ancestors) {
+            if let Err(err) = watcher.add_for_new_entries(ancestor) {
+                self.complete = false;
+                return Err(fallback(err));
+            }
+            added = true;
+        }
+        self.ancestors = ancestors;
+        self.verify |= added;
         Ok(())
     }
 
@@ -199,11 +220,22 @@ impl LiveRegistry {
         }
     }
 
-    /// Call at the start of a turn. `None` when a watcher reports a quiet
+    /// Call at the start of a turn. `None` when the watch reports a quiet
     /// tree; otherwise the rebuilt registry (which the session diffs).
     pub fn begin_turn(&mut self) -> Option<TurnRefresh> {
-        if self.mode() == ReloadMode::Watching && !self.dirty.swap(false, Ordering::SeqCst) {
-            return None;
+        // Only the stamp check after new watches: a quiet answer stays `None`.
+        let mut quiet_unless_stamps_differ = false;
+        if self.mode() == ReloadMode::Watching {
+            // Read the queue first: whatever changes after this read is seen
+            // by the next turn; whatever changed before is in the queue or,
+            // for folders watched only since the last build, found by the
+            // stamp check `verify` asks for.
+            let changed = self.watcher.as_mut().is_some_and(FolderWatch::changed);
+            let verify = std::mem::take(&mut self.verify);
+            if !changed && !verify {
+                return None;
+            }
+            quiet_unless_stamps_differ = !changed;
         }
         let registry = self
             .discovery
@@ -212,13 +244,19 @@ impl LiveRegistry {
         // instruction files among them): no file changed, so the per-skill
         // stamps and the root-escape check would only repeat that answer.
         if self.discovery.last_stats().confirmed_by_stamps && registry.same_as(&self.last) {
+            if self.watcher.is_some() {
+                let _ = self.reanchor();
+            }
+            if quiet_unless_stamps_differ {
+                return None;
+            }
             return Some(TurnRefresh {
                 registry,
                 changed_files: BTreeSet::new(),
             });
         }
         let now = stamps(&registry);
-        let changed_files = now
+        let changed_files: BTreeSet<String> = now
             .iter()
             .filter(|(id, stamp)| self.stamps.get(*id).is_some_and(|old| old != *stamp))
             .map(|(id, _)| id.clone())
@@ -229,7 +267,11 @@ impl LiveRegistry {
             // registry checking stamps at each turn.
             let _ = self.rewatch();
         }
+        let same = registry.same_as(&self.last);
         self.last = registry.clone();
+        if quiet_unless_stamps_differ && same && changed_files.is_empty() {
+            return None;
+        }
         Some(TurnRefresh {
             registry,
             changed_files,
@@ -254,18 +296,19 @@ fn stamps(registry: &SkillRegistry) -> BTreeMap<String, FileStamp> {
 /// stamps instead (inotify watches are a budget the whole user shares).
 pub const MAX_WATCHED_FOLDERS: usize = 50_000;
 
+fn fallback(err: bcode_fs::WatchError) -> String {
+    format!("{err}; checking stamps at each turn")
+}
+
 /// A root that does not exist is watched through its nearest existing
-/// ancestor, non-recursively, so its creation is noticed.
-fn watch_target(root: &Path) -> (PathBuf, RecursiveMode) {
-    if root.is_dir() {
-        return (root.to_path_buf(), RecursiveMode::Recursive);
-    }
+/// ancestor, for new entries only, so its creation is noticed.
+fn nearest_existing_ancestor(root: &Path) -> PathBuf {
     let mut ancestor = root.parent();
     while let Some(dir) = ancestor {
         if dir.is_dir() {
-            return (dir.to_path_buf(), RecursiveMode::NonRecursive);
+            return dir.to_path_buf();
         }
         ancestor = dir.parent();
     }
-    (PathBuf::from("/"), RecursiveMode::NonRecursive)
+    PathBuf::from("/")
 }

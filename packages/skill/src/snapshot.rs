@@ -56,7 +56,12 @@ pub(crate) struct RootSnapshot {
     links: Vec<(PathBuf, PathBuf)>,
     /// The probes' relative paths, one after the other.
     paths: String,
+    /// Every probe the answer depended on is recorded.
     trusted: bool,
+    /// A stamp was taken inside the racy window: the probes are all there
+    /// (a folder watch may rely on their list) but cannot vouch for the
+    /// answer, so the next build walks.
+    racy: bool,
     started: SystemTime,
     racy_window: Duration,
 }
@@ -71,6 +76,7 @@ impl RootSnapshot {
             links: Vec::new(),
             paths: String::new(),
             trusted: true,
+            racy: false,
             started,
             racy_window,
         }
@@ -91,8 +97,7 @@ impl RootSnapshot {
     /// answered `stamp`.
     pub(crate) fn stamp(&mut self, path: &Path, follow: bool, stamp: FileStamp) {
         if !freshness::vouches(&stamp, self.started, self.racy_window) {
-            self.trusted = false;
-            return;
+            self.racy = true;
         }
         self.push(path, follow, Observed::Stamp(stamp));
     }
@@ -151,7 +156,7 @@ impl RootSnapshot {
     /// to check its probes with (`Some(None)` for a root that still does
     /// not exist). `None` when it changed or cannot be trusted.
     fn reopen(&self, root: &SourceRoot) -> Option<Option<DirHandle>> {
-        if !self.trusted || *root != self.root {
+        if !self.trusted || self.racy || *root != self.root {
             return None;
         }
         let links_hold = self
@@ -304,7 +309,7 @@ impl WalkSnapshot {
             .roots
             .iter()
             .map(|root| {
-                root.trusted.then(|| StoredRoot {
+                (root.trusted && !root.racy).then(|| StoredRoot {
                     canonical: root.canonical.clone(),
                     base: root.base.clone(),
                     probes: root.probes.iter().flat_map(encode).collect(),
@@ -353,6 +358,7 @@ impl WalkSnapshot {
                     links: stored.links,
                     paths: stored.paths,
                     trusted: true,
+                    racy: false,
                     started: SystemTime::UNIX_EPOCH,
                     racy_window: RACY_WINDOW,
                 })

@@ -6,7 +6,6 @@
 mod support;
 
 use std::fs;
-use std::time::Duration;
 
 use bcode_skill::{LiveRegistry, ReloadMode, SessionOptions, SkillSession, Templates};
 use bcode_skill_models::{SkillsConfig, SourceKind};
@@ -87,27 +86,89 @@ fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
     // No racy window: files written a moment ago would otherwise keep the
     // walk from vouching for its folders, and a watcher needs that list.
     let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
-    live.watch(Duration::from_millis(50)).unwrap();
+    live.watch().unwrap();
     assert_eq!(live.mode(), ReloadMode::Watching);
     assert!(live.begin_turn().is_none(), "a quiet tree costs nothing");
+    assert!(live.begin_turn().is_none(), "a quiet tree costs nothing");
 
+    // No waiting: the watch is read at the turn start, and the kernel
+    // queued the event before the write returned.
     write_tree(
         tmp.path(),
         &[("skills/b/SKILL.md", "---\ndescription: b\n---\n")],
     );
-    // The debouncer reports after its timeout; poll turn starts until it has
-    // (bounded, so a broken watcher fails the test instead of hanging it).
-    let mut refresh = None;
-    for _ in 0..200 {
-        if let Some(r) = live.begin_turn() {
-            refresh = Some(r);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    let refresh = refresh.expect("the watcher reported the new skill");
+    let refresh = live.begin_turn().expect("the watch reported the new skill");
     let ids: Vec<&str> = refresh.registry.ids().collect();
     assert_eq!(ids, ["a", "b"]);
+    assert!(live.begin_turn().is_none(), "quiet again");
+}
+
+/// The debounced watcher reported an edit only after its timeout, on a
+/// thread of its own: an edit made just before a turn started could miss
+/// that turn. The watch is now read at the turn start, so every edit that
+/// finished before it is in the turn, round after round with no pause.
+#[test]
+fn a_watch_sees_every_edit_finished_before_the_turn_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[("skills/a/SKILL.md", "---\ndescription: a0\n---\nbody\n")],
+    );
+    past_racy_window();
+    let roots = vec![root(
+        SourceKind::RepoGeneric,
+        "repo:skills",
+        &tmp.path().join("skills"),
+    )];
+    let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    live.watch().unwrap();
+    assert!(live.begin_turn().is_none());
+    for round in 1..=30 {
+        let description = format!("a{round}");
+        fs::write(
+            tmp.path().join("skills/a/SKILL.md"),
+            format!("---\ndescription: {description}\n---\nbody\n"),
+        )
+        .unwrap();
+        let refresh = live.begin_turn().expect("the edit is in this turn");
+        assert_eq!(
+            refresh.registry.get("a").unwrap().manifest.description,
+            description
+        );
+        assert!(live.begin_turn().is_none(), "round {round}: quiet again");
+    }
+}
+
+/// A root that does not exist yet is watched through its nearest existing
+/// ancestor, for new entries only: an edit of a file beside it costs
+/// nothing, and creating the root (and a skill in it) is noticed.
+#[test]
+fn a_missing_root_is_noticed_when_it_appears() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(tmp.path(), &[("README.txt", "hello\n")]);
+    past_racy_window();
+    let roots = vec![root(
+        SourceKind::RepoBcode,
+        "repo:.bcode/skills",
+        &tmp.path().join(".bcode/skills"),
+    )];
+    let (mut live, registry) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    assert_eq!(registry.ids().count(), 0);
+    live.watch().unwrap();
+    assert_eq!(live.mode(), ReloadMode::Watching);
+    assert!(live.begin_turn().is_none());
+    fs::write(tmp.path().join("README.txt"), "edited\n").unwrap();
+    assert!(live.begin_turn().is_none(), "an edit beside the root");
+    // `.bcode` first: the watch moves down to it, then sees `skills`.
+    fs::create_dir(tmp.path().join(".bcode")).unwrap();
+    let refresh = live.begin_turn().expect("a new entry");
+    assert_eq!(refresh.registry.ids().count(), 0);
+    write_tree(
+        tmp.path(),
+        &[(".bcode/skills/new/SKILL.md", "---\ndescription: n\n---\n")],
+    );
+    let refresh = live.begin_turn().expect("the root and its skill");
+    assert_eq!(refresh.registry.ids().collect::<Vec<_>>(), ["new"]);
 }
 
 /// A skill folder reached through a symlink that leaves its root (the Nix /
@@ -136,7 +197,7 @@ fn a_watcher_covers_skill_folders_that_links_lead_out_of_the_root() {
     let (mut live, registry) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
     assert_eq!(registry.ids().collect::<Vec<_>>(), ["nixed"]);
     assert_eq!(live.mode(), ReloadMode::MetadataCheck);
-    live.watch(Duration::from_millis(50)).unwrap();
+    live.watch().unwrap();
     assert_eq!(live.mode(), ReloadMode::Watching);
     assert!(live.begin_turn().is_none(), "a quiet tree is not checked");
 
@@ -145,15 +206,9 @@ fn a_watcher_covers_skill_folders_that_links_lead_out_of_the_root() {
         "---\ndescription: n, edited\n---\nnew\n",
     )
     .unwrap();
-    let mut refresh = None;
-    for _ in 0..100 {
-        std::thread::sleep(Duration::from_millis(50));
-        if let Some(found) = live.begin_turn() {
-            refresh = Some(found);
-            break;
-        }
-    }
-    let refresh = refresh.expect("the edit behind the link is noticed");
+    let refresh = live
+        .begin_turn()
+        .expect("the edit behind the link is noticed");
     assert_eq!(
         refresh.registry.get("nixed").unwrap().manifest.description,
         "n, edited"
@@ -182,7 +237,7 @@ fn a_watcher_over_its_folder_budget_falls_back_to_stamp_checks() {
         tmp.path(),
     )];
     let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
-    let note = live.watch_within(Duration::from_millis(50), 3).unwrap_err();
+    let note = live.watch_within(3).unwrap_err();
     assert_eq!(
         note,
         "4 folders under the skill roots is over the watch budget of 3; checking stamps at each turn"
@@ -202,6 +257,6 @@ fn a_watcher_over_its_folder_budget_falls_back_to_stamp_checks() {
     )];
     past_racy_window();
     let (mut live, _) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
-    live.watch_within(Duration::from_millis(50), 4).unwrap();
+    live.watch_within(4).unwrap();
     assert_eq!(live.mode(), ReloadMode::Watching);
 }
