@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bcode_prompt::{
-    CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, Suggestion, Turn, TurnInput,
+    CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, SkillReload, Suggestion,
+    Turn, TurnInput,
 };
 use bcode_skill::{ActivationReason, JsonlSink, SystemClock};
 
@@ -81,6 +82,13 @@ pub fn run(
         log_path.display()
     )
     .map_err(io)?;
+    if let SkillReload::CheckingStamps {
+        reason: Some(reason),
+    } = session.skill_reload()
+    {
+        // Status, not data: the operator learns why turns check stamps.
+        eprintln!("bcode-prompt: skill edits are checked at each turn: {reason}");
+    }
     if interactive {
         writeln!(out, "Type a prompt or a command; /help lists commands.").map_err(io)?;
     }

@@ -210,6 +210,16 @@ impl Core {
         self.skills.session.registry()
     }
 
+    /// How the skills follow their roots between turns.
+    pub(crate) fn skill_reload(&self) -> crate::shared::SkillReload {
+        self.skills
+            .pool
+            .as_ref()
+            .map_or(crate::shared::SkillReload::NotFollowed, |pool| {
+                pool.reload()
+            })
+    }
+
     /// The template environment.
     pub(crate) fn templates(&self) -> &Arc<Templates> {
         &self.configured.templates

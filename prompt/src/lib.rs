@@ -83,7 +83,7 @@ pub use error::PromptError;
 pub use options::SessionOptions;
 pub use session::PromptSession;
 pub use setup::{skill_roots, templates};
-pub use shared::SharedSkills;
+pub use shared::{SharedSkills, SkillReload};
 pub use turn::{Activation, CommandReply, SectionFailure, Turn, TurnChanges, TurnInput};
 
 pub use bcode_prompt_pipeline::assembled::{

@@ -28,6 +28,7 @@ use bcode_templates::Templates;
 use crate::core::{Core, Prepared, Settings};
 use crate::error::PromptError;
 use crate::options::SessionOptions;
+use crate::shared::SkillReload;
 use crate::turn::{SectionFailure, Turn, TurnInput};
 
 /// One agent session on one repository. See the crate docs for a loop.
@@ -280,6 +281,12 @@ impl PromptSession {
     /// The current skill registry (shared; cheap to clone).
     pub fn registry(&self) -> SkillRegistry {
         lock(&self.core).registry().clone()
+    }
+
+    /// How skill edits are noticed between turns, and why no folder watch
+    /// covers the roots when none does (for a host or operator to show).
+    pub fn skill_reload(&self) -> SkillReload {
+        lock(&self.core).skill_reload()
     }
 
     /// The template environment (shared).

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use bcode_skill::{
-    Catalog, DiscoveryOptions, LazyKeywordIndex, LiveRegistry, SkillProvider, SkillRegistry,
-    SourceRoot,
+    Catalog, DiscoveryOptions, LazyKeywordIndex, LiveRegistry, ReloadMode, SkillProvider,
+    SkillRegistry, SourceRoot,
 };
 
 /// How many registry changes a pool remembers for sessions that have not
@@ -58,6 +58,24 @@ impl SharedSkills {
         pools.push(Arc::clone(&pool));
         pool
     }
+}
+
+/// How a session's skills follow their roots between turns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkillReload {
+    /// Discovered once and not followed: a single-turn session, or skills
+    /// disabled.
+    NotFollowed,
+    /// The folders the last discovery depended on are watched: a turn on a
+    /// quiet tree costs one system call.
+    Watching,
+    /// Every turn start checks the stamps of those files and folders.
+    CheckingStamps {
+        /// Why no watch covers them (`None`: none was asked for, see
+        /// `SessionOptions::watch_skills`).
+        reason: Option<String>,
+    },
 }
 
 /// What makes two sessions' skills the same: roots, discovery options, the
@@ -147,6 +165,18 @@ impl Pool {
         drop(state);
         drop(live);
         self.snapshot(u64::MAX)
+    }
+
+    /// How this pool follows its roots (waits for a turn start that is
+    /// checking them right now).
+    pub(crate) fn reload(&self) -> SkillReload {
+        match lock(&self.live).as_ref() {
+            None => SkillReload::NotFollowed,
+            Some(live) if live.mode() == ReloadMode::Watching => SkillReload::Watching,
+            Some(live) => SkillReload::CheckingStamps {
+                reason: live.fallback_reason().map(str::to_owned),
+            },
+        }
     }
 
     /// The current snapshot after checking the roots for changes (unless

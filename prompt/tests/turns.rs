@@ -10,7 +10,8 @@
 mod common;
 
 use bcode_prompt::{
-    CommandReply, PromptError, PromptSession, SessionReply, SkillError, SkillEvent, TurnInput,
+    CommandReply, PromptError, PromptSession, SessionReply, SkillError, SkillEvent, SkillReload,
+    TurnInput,
 };
 use common::{Repo, at, write};
 
@@ -131,6 +132,38 @@ fn a_turn_in_which_nothing_changed_gives_the_same_bytes_and_no_changes() {
     assert_eq!(first.prompt, second.prompt);
     assert!(!second.changes.any(), "{:?}", second.changes);
     assert!(second.diagnostics.is_empty());
+}
+
+/// A multi-turn session watches its skill folders by default, so an
+/// unchanged turn costs no stamp checks; an edit finished right before a
+/// turn is still in it. Asked not to watch, it checks stamps; a single-turn
+/// session follows nothing.
+#[test]
+fn a_multi_turn_session_watches_its_skills_by_default() {
+    let repo = Repo::new();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    if cfg!(target_os = "linux") {
+        assert_eq!(session.skill_reload(), SkillReload::Watching);
+    }
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    session.next_turn_blocking(input()).unwrap();
+    for round in 0..5 {
+        let description = format!("Write docs, take {round}");
+        write(
+            &repo.root.join("skills/docs/SKILL.md"),
+            &format!("---\ndescription: {description}\n---\nDocs.\n"),
+        );
+        let turn = session.next_turn_blocking(input()).unwrap();
+        assert!(turn.system().contains(&description), "round {round}");
+    }
+
+    let stamps = PromptSession::open_blocking(repo.options().watch_skills(false)).unwrap();
+    assert_eq!(
+        stamps.skill_reload(),
+        SkillReload::CheckingStamps { reason: None }
+    );
+    let once = PromptSession::open_blocking(repo.options().single_turn(true)).unwrap();
+    assert_eq!(once.skill_reload(), SkillReload::NotFollowed);
 }
 
 #[test]

@@ -49,6 +49,8 @@ pub struct LiveRegistry {
     /// Folders were added to the watch after the build that read them: the
     /// next turn checks stamps once, so an edit made in between is not lost.
     verify: bool,
+    /// Why changes are checked by stamps although a watch was asked for.
+    note: Option<String>,
     /// The watcher covers every folder the last discovery depended on; when
     /// not (over budget, a folder that could not be watched, a walk that
     /// could not be recorded), every turn checks stamps instead.
@@ -111,6 +113,7 @@ impl LiveRegistry {
             watched: BTreeSet::new(),
             ancestors: BTreeSet::new(),
             verify: false,
+            note: None,
             complete: false,
             max_watched: MAX_WATCHED_FOLDERS,
             last: SkillRegistry::empty(),
@@ -139,8 +142,19 @@ impl LiveRegistry {
     /// [`LiveRegistry::watch`] with another folder budget.
     pub fn watch_within(&mut self, max_folders: usize) -> Result<(), String> {
         self.max_watched = max_folders;
-        self.watcher = Some(FolderWatch::new().map_err(fallback)?);
-        self.rewatch()
+        let result = FolderWatch::new().map_err(fallback).and_then(|watcher| {
+            self.watcher = Some(watcher);
+            self.rewatch()
+        });
+        self.note = result.clone().err();
+        result
+    }
+
+    /// Why every turn checks stamps although a watch was asked for (the
+    /// last reason a watch could not cover the roots); `None` while
+    /// watching or when no watch was asked for.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.note.as_deref()
     }
 
     /// Brings the watches in line with the folders of the last discovery.
@@ -245,7 +259,7 @@ impl LiveRegistry {
         // stamps and the root-escape check would only repeat that answer.
         if self.discovery.last_stats().confirmed_by_stamps && registry.same_as(&self.last) {
             if self.watcher.is_some() {
-                let _ = self.reanchor();
+                self.note = self.reanchor().err();
             }
             if quiet_unless_stamps_differ {
                 return None;
@@ -265,7 +279,7 @@ impl LiveRegistry {
         if self.watcher.is_some() {
             // New folders are watched from now on; a failure leaves the
             // registry checking stamps at each turn.
-            let _ = self.rewatch();
+            self.note = self.rewatch().err();
         }
         let same = registry.same_as(&self.last);
         self.last = registry.clone();

@@ -243,6 +243,7 @@ fn a_watcher_over_its_folder_budget_falls_back_to_stamp_checks() {
         "4 folders under the skill roots is over the watch budget of 3; checking stamps at each turn"
     );
     assert_eq!(live.mode(), ReloadMode::MetadataCheck);
+    assert_eq!(live.fallback_reason(), Some(note.as_str()));
     fs::write(tmp.path().join("a/SKILL.md"), "---\ndescription: a2\n---\n").unwrap();
     let refresh = live.begin_turn().expect("a stamp check at every turn");
     assert_eq!(
