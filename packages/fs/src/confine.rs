@@ -69,9 +69,9 @@ impl Confinement {
             return Err(escape(EscapeReason::System));
         }
         match &self.within {
-            Some(root) if !real.starts_with(root) => Err(escape(EscapeReason::Outside {
-                root: root.clone(),
-            })),
+            Some(root) if !real.starts_with(root) => {
+                Err(escape(EscapeReason::Outside { root: root.clone() }))
+            }
             _ => Ok(()),
         }
     }
@@ -204,14 +204,19 @@ mod tests {
         let real_repo = std::fs::canonicalize(&repo).unwrap();
         assert_eq!(confined.root(), Some(real_repo.as_path()));
 
-        assert_eq!(confined.read_bounded(&repo.join("in.md"), 100).unwrap(), b"inside");
+        assert_eq!(
+            confined.read_bounded(&repo.join("in.md"), 100).unwrap(),
+            b"inside"
+        );
         assert_eq!(
             confined
                 .read_bounded(&repo.join("docs-link/guide.md"), 100)
                 .unwrap(),
             b"inside"
         );
-        let err = confined.read_bounded(&repo.join("out.md"), 100).unwrap_err();
+        let err = confined
+            .read_bounded(&repo.join("out.md"), 100)
+            .unwrap_err();
         let escape = err.escape().unwrap();
         assert_eq!(escape.path, repo.join("out.md"));
         assert_eq!(escape.target, std::fs::canonicalize(&outside).unwrap());
@@ -233,7 +238,9 @@ mod tests {
             b"secret"
         );
         // A missing file is still an ordinary `NotFound`.
-        let err = confined.read_bounded(&repo.join("nope.md"), 100).unwrap_err();
+        let err = confined
+            .read_bounded(&repo.join("nope.md"), 100)
+            .unwrap_err();
         assert!(matches!(&err, ReadError::Io(e) if e.kind() == io::ErrorKind::NotFound));
         assert!(err.escape().is_none());
     }
