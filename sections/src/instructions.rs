@@ -64,9 +64,9 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
                     .push(format!("{name} is not valid UTF-8 and was left out")),
             },
             Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {}
-            Err(err) if err.escape().is_some() => out
-                .problems
-                .push(format!("{name} was left out: {err}")),
+            Err(err) if err.escape().is_some() => {
+                out.problems.push(format!("{name} was left out: {err}"))
+            }
             Err(err) => out
                 .problems
                 .push(format!("{name} could not be read and was left out: {err}")),

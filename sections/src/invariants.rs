@@ -262,7 +262,10 @@ mod confinement_tests {
         assert_eq!(ids, ["tabs"]);
         assert_eq!(catalog.problems.len(), 1);
         let problem = catalog.problems[0].to_string();
-        assert!(problem.starts_with(".bcode/invariants/a.md: `"), "{problem}");
+        assert!(
+            problem.starts_with(".bcode/invariants/a.md: `"),
+            "{problem}"
+        );
         assert!(problem.contains("secret.md"), "{problem}");
         assert!(problem.ends_with("; skipped"), "{problem}");
     }
