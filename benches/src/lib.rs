@@ -92,6 +92,7 @@ pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
                     provider: None,
                 },
                 path: path.clone(),
+                repository: None,
             }
         })
         .collect()

@@ -9,13 +9,19 @@ use bcode_prompt_pipeline::templates::{
     EMBEDDED, TemplateError, TemplatePhase, TemplateWarning, Templates, read_overrides,
 };
 
+/// A user's own override folder: links may lead anywhere but `/proc`,
+/// `/sys` and `/dev`.
+fn anywhere() -> bcode_fs::Confinement {
+    bcode_fs::Confinement::anywhere_but_system()
+}
+
 #[test]
 fn a_directory_overrides_by_name_and_warns_about_strangers() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("base.j2"), "Operator base.\n").unwrap();
     std::fs::write(dir.path().join("bsae.j2"), "typo").unwrap();
     std::fs::write(dir.path().join("README.md"), "not a template").unwrap();
-    let overrides = read_overrides(dir.path()).unwrap();
+    let overrides = read_overrides(dir.path(), &anywhere()).unwrap().overrides;
     let names: Vec<&str> = overrides.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["base.j2", "bsae.j2"]);
 
@@ -41,7 +47,11 @@ fn a_directory_override_that_does_not_parse_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("truncation_marker.j2");
     std::fs::write(&path, "[cut\n{{ omitted }\n]").unwrap();
-    let err = Templates::new(&[EMBEDDED], read_overrides(dir.path()).unwrap()).unwrap_err();
+    let err = Templates::new(
+        &[EMBEDDED],
+        read_overrides(dir.path(), &anywhere()).unwrap().overrides,
+    )
+    .unwrap_err();
     let file = path.display().to_string();
     assert_eq!(
         err,
@@ -66,7 +76,7 @@ fn a_directory_override_that_does_not_parse_names_file_and_line() {
 fn a_missing_directory_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
-    let err = read_overrides(&missing).unwrap_err();
+    let err = read_overrides(&missing, &anywhere()).unwrap_err();
     assert!(
         matches!(err, TemplateError::Unreadable { ref path, .. } if *path == missing.display().to_string())
     );
@@ -79,8 +89,8 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
     std::fs::write(dir.path().join("sub/base.j2"), "nested").unwrap();
     // A link back to the top would recurse forever if followed.
     std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
-    let found = bcode_prompt_pipeline::templates::read_overrides(dir.path()).unwrap();
-    let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
+    let found = bcode_prompt_pipeline::templates::read_overrides(dir.path(), &anywhere()).unwrap();
+    let names: Vec<&str> = found.overrides.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["sub/base.j2"]);
 
     // A FIFO named like a template is refused at once, never opened blocking.
@@ -92,7 +102,8 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
             .unwrap()
             .success()
     );
-    let err = bcode_prompt_pipeline::templates::read_overrides(dir.path()).unwrap_err();
+    let err =
+        bcode_prompt_pipeline::templates::read_overrides(dir.path(), &anywhere()).unwrap_err();
     assert!(err.to_string().contains("stall.j2"), "{err}");
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }

@@ -6,12 +6,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use bcode_fs::Confinement;
+use bcode_prompt_pipeline::config::Origin;
 use bcode_prompt_pipeline::config::{self, ConfigInputs, LoadedConfig};
 use bcode_skill::{
     ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
     source_roots,
 };
-use bcode_templates::{TemplateOverride, Templates, read_overrides};
+use bcode_templates::{OverrideFiles, Templates, read_overrides};
 
 use crate::error::PromptError;
 use crate::stamps::Stamps;
@@ -49,11 +51,24 @@ pub fn templates(
     loaded: &LoadedConfig,
     host: &[(String, String)],
 ) -> Result<Templates, PromptError> {
-    let overrides: Vec<TemplateOverride> = match loaded.templates_dir() {
-        Some(dir) => read_overrides(&dir)?,
-        None => Vec::new(),
+    let read = match loaded.templates_dir() {
+        Some(dir) => read_overrides(&dir, &templates_confinement(loaded))?,
+        None => OverrideFiles::default(),
     };
-    Ok(Templates::with_host(host.to_vec(), overrides)?)
+    Ok(Templates::with_host(host.to_vec(), read.overrides)?.with_warnings(read.refused))
+}
+
+/// Where override files may resolve: a folder the repository's own config
+/// names is the repository's, confined to it (trusted or not); one the
+/// user names may link anywhere but `/proc`, `/sys` and `/dev`.
+fn templates_confinement(loaded: &LoadedConfig) -> Confinement {
+    match loaded.origin("system_prompt.templates_dir") {
+        Some(Origin::RepoFile { path }) => match path.parent().and_then(Path::parent) {
+            Some(repo) => Confinement::within(repo),
+            None => Confinement::anywhere_but_system(),
+        },
+        _ => Confinement::anywhere_but_system(),
+    }
 }
 
 /// The skill roots of `repo`, highest precedence first, from the config and

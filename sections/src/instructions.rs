@@ -41,14 +41,18 @@ pub struct InstructionFile {
 const MAX_INSTRUCTION_FILE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Reads the instruction files of `repo`. A missing file is simply absent; an
-/// unreadable or non-UTF-8 one is a problem, never an error.
+/// unreadable or non-UTF-8 one is a problem, never an error. Each must
+/// resolve inside the repository: a link out of it (or into `/proc`, `/sys`
+/// or `/dev`) is a problem naming the link and its target, and the other
+/// file is still read.
 pub fn gather(repo: &Path) -> RepositoryInstructions {
     let mut out = RepositoryInstructions::default();
+    let confinement = bcode_fs::Confinement::within(repo);
     for name in INSTRUCTION_FILES {
         let path = repo.join(name);
         // Untruncated in the prompt by default, but never read without limit
         // or from a FIFO: the read cap is far above any real instructions file.
-        match bcode_fs::read_bounded(&path, MAX_INSTRUCTION_FILE_BYTES) {
+        match confinement.read_bounded(&path, MAX_INSTRUCTION_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => out.files.push(InstructionFile {
                     name: (*name).to_owned(),
@@ -60,6 +64,9 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
                     .push(format!("{name} is not valid UTF-8 and was left out")),
             },
             Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) if err.escape().is_some() => {
+                out.problems.push(format!("{name} was left out: {err}"))
+            }
             Err(err) => out
                 .problems
                 .push(format!("{name} could not be read and was left out: {err}")),
@@ -72,4 +79,44 @@ pub fn gather(repo: &Path) -> RepositoryInstructions {
 /// whole project, in `bcode-text`).
 pub(crate) fn model_path(path: &Path) -> String {
     bcode_text::model_path(path).into_owned()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_out_of_the_repository_are_problems_and_links_inside_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("docs")).unwrap();
+        std::fs::write(dir.path().join("secret.md"), "SECRET").unwrap();
+        std::fs::write(repo.join("docs/agents.md"), "Use tabs.").unwrap();
+        symlink(dir.path().join("secret.md"), repo.join("BCODE.md")).unwrap();
+        symlink("docs/agents.md", repo.join("AGENTS.md")).unwrap();
+        let found = gather(&repo);
+        let texts: Vec<&str> = found.files.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, ["Use tabs."]);
+        assert_eq!(found.problems.len(), 1);
+        let problem = &found.problems[0];
+        assert!(problem.starts_with("BCODE.md was left out: `"), "{problem}");
+        assert!(problem.contains("secret.md"), "{problem}");
+        assert!(!found.problems.iter().any(|p| p.contains("SECRET")));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_instruction_file_linked_into_proc_is_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        symlink("/proc/self/environ", dir.path().join("AGENTS.md")).unwrap();
+        let found = gather(dir.path());
+        assert!(found.files.is_empty());
+        assert!(
+            found.problems[0].contains("under /proc, /sys or /dev"),
+            "{:?}",
+            found.problems
+        );
+    }
 }

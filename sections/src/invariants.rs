@@ -107,7 +107,12 @@ pub fn gather(repo: &Path) -> InvariantCatalog {
     let dir = repo.join(".bcode").join("invariants");
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&dir) {
+    // Every file must resolve inside the repository (checked on the open
+    // file); a folder that is itself a link out is refused once, whole.
+    let confinement = bcode_fs::Confinement::within(repo);
+    if let Some(problem) = escaped_folder(&confinement, &dir) {
+        problems.push(problem);
+    } else if let Ok(entries) = std::fs::read_dir(&dir) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
@@ -115,12 +120,20 @@ pub fn gather(repo: &Path) -> InvariantCatalog {
                 continue;
             }
             let file = format!("{INVARIANTS_DIR}/{name}");
-            match bcode_fs::read_bounded(&path, MAX_INVARIANT_FILE_BYTES).map(String::from_utf8) {
+            match confinement
+                .read_bounded(&path, MAX_INVARIANT_FILE_BYTES)
+                .map(String::from_utf8)
+            {
                 Ok(Ok(text)) => files.push((file, text)),
                 Ok(Err(_)) => problems.push(InvariantProblem {
                     file,
                     line: None,
                     message: "not valid UTF-8; skipped".into(),
+                }),
+                Err(err) if err.escape().is_some() => problems.push(InvariantProblem {
+                    file,
+                    line: None,
+                    message: format!("{err}; skipped"),
                 }),
                 Err(err) => problems.push(InvariantProblem {
                     file,
@@ -135,6 +148,18 @@ pub fn gather(repo: &Path) -> InvariantCatalog {
     catalog.problems.sort_by(|a, b| a.file.cmp(&b.file));
     catalog.directory = crate::instructions::model_path(&dir);
     catalog
+}
+
+/// The problem of an invariants folder that resolves outside the repository
+/// (or into a system folder); `None` when it is inside, or missing.
+fn escaped_folder(confinement: &bcode_fs::Confinement, dir: &Path) -> Option<InvariantProblem> {
+    let real = std::fs::canonicalize(dir).ok()?;
+    let escape = confinement.check(dir, &real).err()?;
+    Some(InvariantProblem {
+        file: INVARIANTS_DIR.to_owned(),
+        line: None,
+        message: format!("{escape}; no invariant was read"),
+    })
 }
 
 /// Parses `(file, text)` pairs into a catalog, sorted by file name. Files
@@ -206,6 +231,62 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
             .filter_map(|item| item.as_str().map(str::to_owned))
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod confinement_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    const RULE: &str = "---\nid: tabs\ntitle: Tabs\nsummary: Use tabs.\n---\nBody\n";
+
+    #[test]
+    fn invariant_files_linked_out_of_the_repository_are_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let invariants = repo.join(INVARIANTS_DIR);
+        std::fs::create_dir_all(&invariants).unwrap();
+        std::fs::create_dir_all(repo.join("docs")).unwrap();
+        std::fs::write(
+            dir.path().join("secret.md"),
+            "---\nid: secret\ntitle: S\nsummary: SECRET\n---\n",
+        )
+        .unwrap();
+        std::fs::write(repo.join("docs/tabs.md"), RULE).unwrap();
+        symlink(dir.path().join("secret.md"), invariants.join("a.md")).unwrap();
+        symlink("../../docs/tabs.md", invariants.join("b.md")).unwrap();
+        let catalog = gather(&repo);
+        let ids: Vec<&str> = catalog.invariants.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["tabs"]);
+        assert_eq!(catalog.problems.len(), 1);
+        let problem = catalog.problems[0].to_string();
+        assert!(
+            problem.starts_with(".bcode/invariants/a.md: `"),
+            "{problem}"
+        );
+        assert!(problem.contains("secret.md"), "{problem}");
+        assert!(problem.ends_with("; skipped"), "{problem}");
+    }
+
+    #[test]
+    fn an_invariants_folder_linked_out_of_the_repository_is_refused_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, elsewhere) = (dir.path().join("repo"), dir.path().join("elsewhere"));
+        std::fs::create_dir_all(repo.join(".bcode")).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("tabs.md"), RULE).unwrap();
+        symlink(&elsewhere, repo.join(INVARIANTS_DIR)).unwrap();
+        let catalog = gather(&repo);
+        assert!(catalog.invariants.is_empty());
+        assert_eq!(catalog.problems.len(), 1);
+        assert_eq!(catalog.problems[0].file, INVARIANTS_DIR);
+        assert!(
+            catalog.problems[0].message.contains("elsewhere"),
+            "{:?}",
+            catalog.problems
+        );
     }
 }
 

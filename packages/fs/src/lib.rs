@@ -7,6 +7,10 @@
 //! file before any read, so a special file swapped in after a caller's own
 //! check still cannot block, and reads stop one byte past the limit.
 //!
+//! [`Confinement`] says where the files of a root may really be: a
+//! repository's inside the repository, and nothing under `/proc`, `/sys`
+//! or `/dev` (checked on the opened file, see `confine.rs`).
+//!
 //! It also holds the file stamp (size, times, identity) that says a file is
 //! unchanged, and directory handles that take stamps relative to an open
 //! directory, cheaply, the one answer to how many worker threads an edge
@@ -14,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+mod confine;
 mod dir;
 mod list;
 mod read;
@@ -21,6 +26,7 @@ mod stamp;
 mod threads;
 mod watch;
 
+pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};

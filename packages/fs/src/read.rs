@@ -43,6 +43,12 @@ impl std::error::Error for ReadError {}
 /// Opens `path` for reading without blocking and checks, on the open file,
 /// that it is a regular file. Returns the file and its length.
 pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
+    check_regular(open_nonblocking(path)?)
+}
+
+/// `path` opened for reading with `O_NONBLOCK` (so a FIFO cannot block the
+/// open), not yet checked.
+pub(crate) fn open_nonblocking(path: &Path) -> Result<File, ReadError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -50,8 +56,7 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path).map_err(ReadError::Io)?;
-    check_regular(file)
+    options.open(path).map_err(ReadError::Io)
 }
 
 /// `file` with its length, when `fstat` on it says it is a regular file.

@@ -268,6 +268,7 @@ mod tests {
                 provider: None,
             },
             path: dir.path().to_path_buf(),
+            repository: None,
         };
         let mut found = Vec::new();
         walk_root(

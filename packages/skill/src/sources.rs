@@ -13,6 +13,13 @@ pub struct SourceRoot {
     pub source: SkillSource,
     /// The path as computed or configured (canonicalised by discovery).
     pub path: PathBuf,
+    /// The repository whose files this root holds, when it is one of the
+    /// repository's roots or a configured root inside the repository:
+    /// everything found under it must then resolve inside that repository
+    /// (trusted or not). `None` for the user's own roots, whose symlinked
+    /// skill folders may lead anywhere (a Nix store, a dotfiles checkout)
+    /// but `/proc`, `/sys` and `/dev`.
+    pub repository: Option<PathBuf>,
 }
 
 /// An entry of `skills.sources.paths`: as written, and resolved against the
@@ -60,7 +67,11 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
     }
     let mut roots = Vec::new();
     let mut push = |kind: SourceKind, label: String, ordinal: usize, path: PathBuf| {
+        // Repository roots, and configured ones written into the repository:
+        // what the repository holds stays confined to it.
+        let inside = kind <= SourceKind::RepoCompatClaude || path.starts_with(input.repo);
         roots.push(SourceRoot {
+            repository: inside.then(|| input.repo.to_path_buf()),
             source: SkillSource {
                 kind,
                 label,
@@ -200,6 +211,48 @@ mod tests {
         let got = labels_and_paths(&SkillsConfig::default(), &env);
         assert_eq!(got[3].1, "/home/u/.config/bcode/skills");
         assert_eq!(got[4].1, "/xdg/state/bcode/skills");
+    }
+
+    #[test]
+    fn repository_roots_and_configured_roots_inside_it_are_confined_to_it() {
+        let env = SourceEnv {
+            home: Some("/home/u".into()),
+            ..SourceEnv::default()
+        };
+        let configured = [
+            ConfiguredRoot {
+                written: "vendor/skills".into(),
+                resolved: "/repo/vendor/skills".into(),
+            },
+            ConfiguredRoot {
+                written: "~/team".into(),
+                resolved: "/home/u/team".into(),
+            },
+        ];
+        let roots = source_roots(RootsInput {
+            repo: Path::new("/repo"),
+            env: &env,
+            config: &SkillsConfig::default(),
+            configured: &configured,
+            bundled: &[],
+        });
+        let confined: Vec<(&str, bool)> = roots
+            .iter()
+            .map(|r| (r.source.label.as_str(), r.repository.is_some()))
+            .collect();
+        assert_eq!(
+            confined,
+            [
+                ("repo:.bcode/skills", true),
+                ("repo:skills", true),
+                ("repo-compat:.claude/skills", true),
+                ("user-config:skills", false),
+                ("user-state:skills", false),
+                ("config:vendor/skills", true),
+                ("config:~/team", false),
+            ]
+        );
+        assert_eq!(roots[0].repository.as_deref(), Some(Path::new("/repo")));
     }
 
     #[test]

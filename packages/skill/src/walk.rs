@@ -48,7 +48,7 @@ impl Default for WalkOptions {
     }
 }
 
-use bcode_fs::{FileInfo, FileKind, FileStamp, ListedEntry};
+use bcode_fs::{Confinement, Escape, EscapeReason, FileInfo, FileKind, FileStamp, ListedEntry};
 
 /// What walking one root found besides its candidates, which go to the
 /// walk's sink as they are found.
@@ -111,6 +111,10 @@ pub fn walk_root(
         entries_seen: 0,
         exhausted: false,
         source: None,
+        confinement: match &root.repository {
+            Some(repo) => Confinement::within(repo),
+            None => Confinement::anywhere_but_system(),
+        },
     };
     let canonical = match fs::canonicalize(&root.path) {
         Ok(path) => path,
@@ -130,6 +134,13 @@ pub fn walk_root(
             return w.result;
         }
     };
+    if let Err(escape) = w.confinement.check(&root.path, &canonical) {
+        // Not searched, and not vouched for by a snapshot: the next build
+        // looks again.
+        w.result.snapshot.distrust();
+        w.escape(&escape);
+        return w.result;
+    }
     let meta = match fs::metadata(&canonical) {
         Ok(meta) => FileInfo::of(&meta),
         Err(err) => {
@@ -194,6 +205,11 @@ struct Walker<'a> {
     exhausted: bool,
     /// The root's source with its canonical root filled in, made once.
     source: Option<Arc<SkillSource>>,
+    /// Where what the root holds may resolve: inside the repository for a
+    /// repository root, anywhere but `/proc`, `/sys` and `/dev` for the
+    /// user's own. Checked only for links (a real entry below a checked
+    /// folder is inside it), so files that are not links cost nothing.
+    confinement: Confinement,
 }
 
 impl Walker<'_> {
@@ -427,6 +443,9 @@ impl Walker<'_> {
             Err(err) => self.result.snapshot.error(path, true, err),
         }
         match followed {
+            // A linked folder is checked where its target is resolved
+            // (`child_dir`); a linked file here.
+            Ok(meta) if meta.is_file() => self.admit_file_link(path).then_some((meta, true)),
             Ok(meta) => Some((meta, true)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 let target = fs::read_link(path)
@@ -498,6 +517,12 @@ impl Walker<'_> {
         } else {
             dir.canonical.as_ref().map(|c| c.join(name))
         };
+        if let Some(canonical) = canonical.as_ref().filter(|_| via_link)
+            && let Err(escape) = self.confinement.check(&path, canonical)
+        {
+            self.escape(&escape);
+            return None;
+        }
         if let Some(canonical) = canonical.as_ref().filter(|_| via_link)
             && dir.canonical().starts_with(canonical)
         {
@@ -628,6 +653,54 @@ impl Walker<'_> {
                 source
             }
         }
+    }
+
+    /// Whether the file a symlink at `path` leads to may be read; a
+    /// refusal is a `path_escape` warning.
+    fn admit_file_link(&mut self, path: &Path) -> bool {
+        match fs::canonicalize(path) {
+            Ok(real) => match self.confinement.check(path, &real) {
+                Ok(()) => true,
+                Err(escape) => {
+                    self.escape(&escape);
+                    false
+                }
+            },
+            Err(err) => {
+                self.io_problem(path, &err);
+                false
+            }
+        }
+    }
+
+    /// The `path_escape` warning of a link that leads where this root may
+    /// not reach, naming the link and its target.
+    fn escape(&mut self, escape: &Escape) {
+        let (message, hint) = match &escape.reason {
+            EscapeReason::Outside { root } => (
+                format!(
+                    "`{}` leads to `{}`, outside the repository `{}`; it was not followed",
+                    escape.path.display(),
+                    escape.target.display(),
+                    root.display()
+                ),
+                "a repository's skills must lie inside it; add the target to skills.sources.paths in your user config to use it",
+            ),
+            EscapeReason::System => (
+                format!(
+                    "`{}` leads to `{}`, under /proc, /sys or /dev; it was not followed",
+                    escape.path.display(),
+                    escape.target.display()
+                ),
+                "remove the link",
+            ),
+        };
+        self.warn(
+            DiagnosticCode::PathEscape,
+            &escape.path,
+            message,
+            Some(hint),
+        );
     }
 
     fn special(&mut self, path: &Path) {

@@ -657,6 +657,7 @@ fn live_reload_keeps_provider_skills() {
             provider: None,
         },
         path: tmp.path().to_path_buf(),
+        repository: None,
     }];
     let (mut live, first) = bcode_skill::LiveRegistry::with_providers(
         bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),

@@ -51,6 +51,7 @@ pub fn root(kind: SourceKind, label: &str, path: &Path) -> SourceRoot {
             provider: None,
         },
         path: path.to_path_buf(),
+        repository: None,
     }
 }
 

@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use bcode_fs::{Confinement, EscapeReason};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
@@ -90,6 +91,19 @@ pub enum TemplateWarning {
         /// The override file's path, as shown to the operator.
         file: String,
     },
+    /// A file in the override directory resolves somewhere its folder may
+    /// not reach (out of the repository that holds it, or into `/proc`,
+    /// `/sys` or `/dev`), so it was not read.
+    EscapingLink {
+        /// The override file's path, as shown to the operator.
+        file: String,
+        /// Where it really leads.
+        target: String,
+        /// The folder it had to stay in; `None` when it leads into a
+        /// system folder.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        root: Option<String>,
+    },
 }
 
 impl fmt::Display for TemplateWarning {
@@ -99,8 +113,28 @@ impl fmt::Display for TemplateWarning {
                 f,
                 "template override {file} is ignored: there is no template named `{name}`"
             ),
+            TemplateWarning::EscapingLink { file, target, root } => {
+                write!(
+                    f,
+                    "template override {file} is ignored: it resolves to {target}, "
+                )?;
+                match root {
+                    Some(root) => write!(f, "outside {root}"),
+                    None => f.write_str("under /proc, /sys or /dev"),
+                }
+            }
         }
     }
+}
+
+/// The files of an override directory: the overrides read, and the files
+/// refused because they resolve where the directory may not reach.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OverrideFiles {
+    /// The overrides, sorted by name.
+    pub overrides: Vec<TemplateOverride>,
+    /// One [`TemplateWarning::EscapingLink`] per refused file, sorted by file.
+    pub refused: Vec<TemplateWarning>,
 }
 
 /// The step at which a template failed.
@@ -238,6 +272,14 @@ impl Templates {
             }
         }
         Ok(templates)
+    }
+
+    /// These templates with `warnings` added after their own (the refused
+    /// files of [`OverrideFiles`]), so every warning about the override
+    /// directory is reported in one place.
+    pub fn with_warnings(mut self, warnings: Vec<TemplateWarning>) -> Templates {
+        self.warnings.extend(warnings);
+        self
     }
 
     /// Only the embedded templates of `sets`, no overrides.
@@ -381,13 +423,22 @@ impl TemplateError {
 }
 
 /// Reads every `*.j2` file under `dir` (recursively; names use `/`) as an
-/// override. This is edge I/O, for the CLI; the result goes to
-/// [`Templates::new`]. Sorted by name so the warnings come out in a stable
-/// order.
-pub fn read_overrides(dir: &Path) -> Result<Vec<TemplateOverride>, TemplateError> {
-    let mut out = Vec::new();
-    read_dir_into(dir, "", &mut out)?;
-    out.sort_by(|a, b| a.name.cmp(&b.name));
+/// override. This is edge I/O, for the CLI; the overrides go to
+/// [`Templates::new`] and the refused files to [`Templates::with_warnings`].
+/// Sorted by name so the warnings come out in a stable order.
+///
+/// Every file must resolve where `confinement` allows (checked on the open
+/// file): a folder inside a repository is confined to it, a user's own
+/// folder may link anywhere but `/proc`, `/sys` and `/dev`. A file that does
+/// not is refused with a warning naming it and its target; the rest load.
+pub fn read_overrides(
+    dir: &Path,
+    confinement: &Confinement,
+) -> Result<OverrideFiles, TemplateError> {
+    let mut out = OverrideFiles::default();
+    read_dir_into(dir, confinement, &mut out)?;
+    out.overrides.sort_by(|a, b| a.name.cmp(&b.name));
+    out.refused.sort_by_key(ToString::to_string);
     Ok(out)
 }
 
@@ -402,14 +453,14 @@ const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
 /// crash or hang a render); files are read bounded and non-blocking.
 fn read_dir_into(
     dir: &Path,
-    prefix: &str,
-    out: &mut Vec<TemplateOverride>,
+    confinement: &Confinement,
+    out: &mut OverrideFiles,
 ) -> Result<(), TemplateError> {
     let unreadable = |path: &Path, detail: String| TemplateError::Unreadable {
         path: path.display().to_string(),
         detail,
     };
-    let mut stack = vec![(dir.to_path_buf(), prefix.to_owned(), 0usize)];
+    let mut stack = vec![(dir.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, prefix, depth)) = stack.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|err| unreadable(&dir, err.to_string()))?;
         for entry in entries {
@@ -425,11 +476,28 @@ fn read_dir_into(
                     stack.push((path, format!("{name}/"), depth + 1));
                 }
             } else if file_name.ends_with(".j2") {
-                let bytes = bcode_fs::read_bounded(&path, MAX_TEMPLATE_BYTES)
-                    .map_err(|err| unreadable(&path, err.to_string()))?;
+                let bytes = match confinement.read_bounded(&path, MAX_TEMPLATE_BYTES) {
+                    Ok(bytes) => bytes,
+                    Err(err) => match err.escape() {
+                        Some(escape) => {
+                            out.refused.push(TemplateWarning::EscapingLink {
+                                file: path.display().to_string(),
+                                target: escape.target.display().to_string(),
+                                root: match &escape.reason {
+                                    EscapeReason::Outside { root } => {
+                                        Some(root.display().to_string())
+                                    }
+                                    EscapeReason::System => None,
+                                },
+                            });
+                            continue;
+                        }
+                        None => return Err(unreadable(&path, err.to_string())),
+                    },
+                };
                 let source = String::from_utf8(bytes)
                     .map_err(|_| unreadable(&path, "not valid UTF-8".into()))?;
-                out.push(TemplateOverride {
+                out.overrides.push(TemplateOverride {
                     name,
                     file: path.display().to_string(),
                     source,
@@ -565,6 +633,52 @@ mod tests {
         assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
         assert_eq!(t.warnings(), []);
         assert_eq!(Templates::builtin().names().len(), EMBEDDED.len());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn override_links_out_of_their_confinement_are_refused_with_a_warning() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let folder = repo.join(".bcode/templates");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "SECRET").unwrap();
+        std::fs::write(repo.join("shared.j2"), "Repo base.").unwrap();
+        symlink(dir.path().join("secret.txt"), folder.join("base.j2")).unwrap();
+        symlink("../../shared.j2", folder.join("truncation_marker.j2")).unwrap();
+        let found = read_overrides(&folder, &Confinement::within(&repo)).unwrap();
+        let names: Vec<&str> = found.overrides.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["truncation_marker.j2"]);
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
+        let refused = TemplateWarning::EscapingLink {
+            file: folder.join("base.j2").display().to_string(),
+            target: real(&dir.path().join("secret.txt")),
+            root: Some(real(&repo)),
+        };
+        assert_eq!(found.refused, std::slice::from_ref(&refused));
+        let t = Templates::with_overrides(found.overrides)
+            .unwrap()
+            .with_warnings(found.refused);
+        assert_eq!(t.warnings(), [refused]);
+        // The user's own folder may link out of it (a dotfiles checkout).
+        let found = read_overrides(&folder, &Confinement::anywhere_but_system()).unwrap();
+        assert_eq!(found.overrides.len(), 2);
+        assert!(found.refused.is_empty());
+        #[cfg(target_os = "linux")]
+        {
+            symlink("/proc/self/environ", folder.join("base.j2.tmp")).unwrap();
+            std::fs::rename(folder.join("base.j2.tmp"), folder.join("base.j2")).unwrap();
+            let found = read_overrides(&folder, &Confinement::anywhere_but_system()).unwrap();
+            assert_eq!(found.overrides.len(), 1);
+            assert!(
+                found.refused[0]
+                    .to_string()
+                    .ends_with("under /proc, /sys or /dev"),
+                "{}",
+                found.refused[0]
+            );
+        }
     }
 
     #[test]

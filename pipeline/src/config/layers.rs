@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::error::{ConfigError, ConfigErrorKind};
 use super::loaded::{LoadedConfig, merge};
@@ -146,7 +146,15 @@ fn read_layer(origin: Origin, optional: bool) -> Result<Option<Layer>, ConfigErr
     // to hang the CLI (a FIFO) or make it read without limit.
     let read_error =
         |origin, message: String| Err(ConfigError::new(ConfigErrorKind::Read { origin, message }));
-    match bcode_fs::read_bounded(path, MAX_CONFIG_FILE_BYTES) {
+    // The repository's file must resolve inside the repository (trusted or
+    // not): `.bcode/bcode.toml` linked out of it is refused, naming the target.
+    let read = match (&origin, path.parent().and_then(Path::parent)) {
+        (Origin::RepoFile { .. }, Some(repo)) => {
+            bcode_fs::Confinement::within(repo).read_bounded(path, MAX_CONFIG_FILE_BYTES)
+        }
+        _ => bcode_fs::read_bounded(path, MAX_CONFIG_FILE_BYTES),
+    };
+    match read {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => validate::parse_file(origin, text).map(Some),
             Err(_) => read_error(origin, "the file is not valid UTF-8".into()),
