@@ -494,3 +494,72 @@ fn unknown_key(given: &toml::Value, known: &toml::Value, prefix: &str) -> Option
 pub fn facts_to_toml(facts: &Facts) -> String {
     toml::to_string(facts).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_files_round_trip_and_reject_unknown_keys() {
+        let facts = crate::testing::fake_facts();
+        let text = facts_to_toml(&facts);
+        assert_eq!(parse_facts(&text), Ok(facts));
+        let err = parse_facts("[git]\nbranch = \"main\"\ncomit = \"abc\"\n").unwrap_err();
+        assert_eq!(err.key, "git.comit");
+        assert!(parse_facts("locale = 3\n").is_err());
+    }
+
+    #[test]
+    fn status_lines_are_counted_as_the_probe_counts_them() {
+        let state = |line: &str| status_entry(line).map(|e| e.state);
+        assert_eq!(state(" M src/lib.rs"), Some(EntryState::Modified));
+        assert_eq!(state("A  new.rs"), Some(EntryState::Added));
+        assert_eq!(state(" D gone.rs"), Some(EntryState::Deleted));
+        assert_eq!(state("R  a -> b"), Some(EntryState::Renamed));
+        assert_eq!(state("?? notes.txt"), Some(EntryState::Untracked));
+        assert_eq!(state("UU both.rs"), Some(EntryState::Conflicted));
+        assert_eq!(state("M"), None);
+        assert_eq!(state("ZZ x"), None);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let check = |facts: Facts| {
+            Resolved::new(&facts, true, Path::new("/r"), &BTreeMap::new())
+                .map(|_| ())
+                .map_err(|err| err.key)
+        };
+        let now = Facts {
+            now: Some("yesterday".into()),
+            ..Facts::default()
+        };
+        assert_eq!(check(now), Err("now".to_owned()));
+        let git = Facts {
+            git: Some(GitFact::default()),
+            ..Facts::default()
+        };
+        assert_eq!(check(git), Err("git.branch".to_owned()));
+        let tools = Facts {
+            toolchain: Some(vec!["rustc".into()]),
+            ..Facts::default()
+        };
+        assert_eq!(check(tools), Err("toolchain".to_owned()));
+        assert_eq!(check(crate::testing::fake_facts()), Ok(()));
+    }
+
+    #[test]
+    fn hermetic_shows_an_unpinned_repository_as_dot() {
+        let resolved = Resolved::new(
+            &Facts::default(),
+            true,
+            Path::new("/nowhere/repo"),
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            resolved.display.show(Path::new("/nowhere/repo/BCODE.md")),
+            "./BCODE.md"
+        );
+        assert!(resolved.pins.hermetic && resolved.pins.os.is_none());
+    }
+}
