@@ -407,3 +407,38 @@ fn facts_prints_a_facts_file_that_render_reads() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("shel"));
 }
+
+#[test]
+fn a_first_bless_pins_this_machines_facts_for_later_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    make_fixture(&repo);
+    git_commit_all(&repo);
+    let home = base.join("home");
+    fs::create_dir_all(&home).unwrap();
+    let check = |env: &[(&str, &str)], extra: &[&str]| {
+        bcode(&repo, &home, env)
+            .args(["check", "prompt.txt"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Not hermetic, no facts given: the clock, locale, shell, git revision
+    // and the rest of this machine are pinned in the sidecar.
+    ok(check(
+        &[("LANG", "en_US.UTF-8"), ("SHELL", "/bin/bash")],
+        &["--bless"],
+    ));
+    let sidecar = fs::read_to_string(repo.join("prompt.txt.facts.toml")).unwrap();
+    assert!(
+        sidecar.contains("locale = \"en_US.UTF-8\"") && sidecar.contains("[git]"),
+        "{sidecar}"
+    );
+    // Later, a changed working tree, another locale and shell, a new clock
+    // reading: the check still renders what was blessed.
+    write(&repo.join("notes.txt"), "later\n");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let later = check(&[("LANG", "de_DE.UTF-8"), ("SHELL", "/bin/zsh")], &[]);
+    assert_eq!(later.status.code(), Some(0), "{later:?}");
+}
