@@ -11,14 +11,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
-
-use bcode_prompt::{
-    AssembledPrompt, Machine, OmitReason, Placement, PromptSession, RuntimeMode, SessionOptions,
-    TurnInput,
-};
-use bcode_prompt_sections::environment::OsFacts;
-use bcode_prompt_sections::toolchain::ToolCommand;
+use bcode_prompt::testing::{Golden, fake_facts};
+use bcode_prompt::{AssembledPrompt, OmitReason, Placement};
 use serde::Deserialize;
 
 /// The line between the system text and the request context.
@@ -89,37 +83,6 @@ struct Variant {
     skills: Option<Vec<String>>,
 }
 
-/// A fixed machine, so OS, container, zone, locale and toolchain facts do
-/// not depend on the host running the tests.
-struct FakeMachine;
-
-impl Machine for FakeMachine {
-    fn os(&self) -> OsFacts {
-        OsFacts {
-            family: "linux".into(),
-            version: Some("Linux (Testix 1.0)".into()),
-            arch: "x86_64".into(),
-        }
-    }
-    fn container_marker(&self) -> bool {
-        false
-    }
-    fn system_timezone(&self) -> Option<String> {
-        Some("Etc/UTC".into())
-    }
-    fn system_locale(&self) -> Option<String> {
-        Some("en-US".into())
-    }
-    fn toolchain_commands(&self) -> Vec<ToolCommand> {
-        // `echo` stands in for rustc/cargo: present everywhere, same output.
-        vec![ToolCommand {
-            name: "rustc".into(),
-            program: "echo".into(),
-            args: vec!["rustc 1.95.0 (fake)".into()],
-        }]
-    }
-}
-
 #[test]
 fn golden_cases() {
     insta::glob!("cases/*/case.toml", |path| {
@@ -128,6 +91,47 @@ fn golden_cases() {
         let snapshot = run_case(path.parent().unwrap(), &case);
         insta::assert_snapshot!(snapshot);
     });
+}
+
+/// The standard fixture rendered hermetically with every fact pinned, the
+/// way a team's golden test does it: the same bytes from two checkout
+/// paths, whatever environment and home each render is given.
+#[test]
+fn hermetic_fixture_is_path_independent() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standard");
+    let render = |layout: &str, env: &[(&str, &str)]| {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().canonicalize().unwrap();
+        let repo = root.join(layout);
+        copy_tree(&fixture.join("repo"), &repo);
+        // A home with user skills, which a hermetic render never reads.
+        copy_tree(&fixture.join("home"), &root.join("home"));
+        let mut vars: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        vars.insert("HOME".into(), root.join("home").display().to_string());
+        let text = Golden::new(&repo)
+            .facts(fake_facts())
+            .env(vars)
+            .skill("rust-debugging")
+            .render_text()
+            .unwrap();
+        assert!(!text.contains(&root.display().to_string()), "{text}");
+        text
+    };
+    let a = render("repo", &[("LANG", "en_US.UTF-8"), ("TZ", "UTC")]);
+    let b = render(
+        "some/deeper/checkout",
+        &[
+            ("LANG", "de_DE.UTF-8"),
+            ("TZ", "Asia/Tokyo"),
+            ("CI", "true"),
+            ("SHELL", "/bin/zsh"),
+        ],
+    );
+    assert_eq!(a, b);
+    insta::assert_snapshot!(a);
 }
 
 fn run_case(dir: &Path, case: &Case) -> String {
@@ -208,26 +212,25 @@ struct Request {
     prompt: Option<String>,
 }
 
-/// One render (a session's first turn, as `bcode-prompt render` does it).
+/// One render (a session's first turn, as `bcode-prompt render` does it)
+/// on the library's fake machine, reading the case's environment.
 fn render(request: &Request) -> Result<bcode_prompt::Turn, bcode_prompt::PromptError> {
-    let mut options = SessionOptions::new(&request.repo)
+    let mut golden = Golden::new(&request.repo)
+        .hermetic(false)
         .cwd(&request.cwd)
         .env(request.env.clone())
-        .machine(Arc::new(FakeMachine))
-        .runtime_mode(RuntimeMode::Render)
-        .single_turn(true);
-    for assignment in &request.set {
-        options = options.set(assignment);
-    }
-    let mut session = PromptSession::open_blocking(options)?;
-    let mut input = TurnInput::new(request.prompt.clone().unwrap_or_default()).now(request.now);
+        .prompt(request.prompt.clone().unwrap_or_default())
+        .now(request.now);
     if let Some(zone) = request.timezone {
-        input = input.timezone(zone);
+        golden = golden.timezone(zone);
+    }
+    for assignment in &request.set {
+        golden = golden.set(assignment);
     }
     for id in &request.skills {
-        input = input.activate(id.clone());
+        golden = golden.skill(id);
     }
-    session.next_turn_blocking(input)
+    golden.render()
 }
 
 /// One render as snapshot text.

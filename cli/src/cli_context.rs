@@ -56,6 +56,26 @@ impl CliContext {
         config_files: Vec<PathBuf>,
         set: Vec<String>,
     ) -> Result<Self, CliError> {
+        Self::load(repo, config_files, set, false)
+    }
+
+    /// [`CliContext::from_process`] for a hermetic command (`--hermetic`):
+    /// the environment is not read at all, so no user config, user skill
+    /// root or `BCODE_*` variable takes part.
+    pub fn hermetic(
+        repo: Option<PathBuf>,
+        config_files: Vec<PathBuf>,
+        set: Vec<String>,
+    ) -> Result<Self, CliError> {
+        Self::load(repo, config_files, set, true)
+    }
+
+    fn load(
+        repo: Option<PathBuf>,
+        config_files: Vec<PathBuf>,
+        set: Vec<String>,
+        hermetic: bool,
+    ) -> Result<Self, CliError> {
         let cwd = std::env::current_dir()
             .map_err(|err| CliError::Usage(format!("cannot read the current directory: {err}")))?;
         let repo = repo.map_or_else(|| cwd.clone(), |r| cwd.join(r));
@@ -70,7 +90,11 @@ impl CliContext {
         // `vars_os`, never `vars`: `std::env::vars` panics on the first value
         // that is not UTF-8, and `cd` into a checkout with a Latin-1 name is
         // enough to put one in `PWD`.
-        let (env, warnings) = env_snapshot(std::env::vars_os());
+        let (env, warnings) = if hermetic {
+            (BTreeMap::new(), Vec::new())
+        } else {
+            env_snapshot(std::env::vars_os())
+        };
         for warning in &warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }

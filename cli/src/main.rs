@@ -3,13 +3,16 @@
 //! and diagnostics to stderr.
 //!
 //! Exit codes: 0 success; 1 `skills doctor --strict` found an error-level
-//! diagnostic, or `diff` found differences; 2 bad arguments, an invalid
+//! diagnostic, `diff` found differences, or `check` found the prompt
+//! differs from its golden; 2 bad arguments, an invalid
 //! configuration, or an unknown skill.
 
+mod check_cmd;
 mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+mod facts_cmd;
 mod input_lines;
 mod render_cmd;
 mod session_cmd;
@@ -72,7 +75,46 @@ enum Command {
         /// A session folder: relevant-mode invariant focus is kept there between runs.
         #[arg(long, value_name = "DIR")]
         session: Option<PathBuf>,
+        /// Pin machine facts from a facts file (over the config's `[facts]`); `facts` prints one.
+        #[arg(long, value_name = "FILE")]
+        facts: Option<PathBuf>,
+        /// Read no environment (no user config or skills, no LANG, SHELL, TZ, CI...) and probe
+        /// nothing that is not pinned: sections without their facts are left out.
+        #[arg(long)]
+        hermetic: bool,
     },
+    /// Render and compare with a golden file; exit 1 with the changed lines when they differ.
+    /// The golden's facts are kept beside it in GOLDEN.facts.toml.
+    Check {
+        /// The golden file: what `render` prints (or `render --json` with --json).
+        golden: PathBuf,
+        /// Write the golden (and, the first time, its facts) instead of comparing.
+        #[arg(long)]
+        bless: bool,
+        /// The user's prompt for this turn.
+        #[arg(long)]
+        prompt: Option<String>,
+        /// Activate a skill for this turn (repeatable).
+        #[arg(long = "skill", value_name = "ID")]
+        skills: Vec<String>,
+        /// The clock, as an RFC 3339 timestamp (default: the pinned clock, else now).
+        #[arg(long, value_name = "RFC3339")]
+        now: Option<String>,
+        /// The time zone, as an IANA name (default: the pinned zone, else TZ, else the system zone).
+        #[arg(long, value_name = "IANA")]
+        timezone: Option<String>,
+        /// The golden is `render --json` output.
+        #[arg(long)]
+        json: bool,
+        /// Pin machine facts from a facts file, over the golden's own.
+        #[arg(long, value_name = "FILE")]
+        facts: Option<PathBuf>,
+        /// As `render --hermetic` (recommended for goldens).
+        #[arg(long)]
+        hermetic: bool,
+    },
+    /// This machine's facts (OS, shell, locale, git, toolchain, roots...) as a facts file.
+    Facts,
     /// Compare two saved `render --json` results: which section broke the prompt cache?
     Diff { a: PathBuf, b: PathBuf },
     /// An interactive skill session (prompts and slash commands); also reads
@@ -151,7 +193,17 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
     } = cli;
     // `diff` compares two files and needs no repository or configuration;
     // every other command loads both first (an invalid config exits 2).
-    let load = move || CliContext::from_process(repo, config_files, set);
+    let hermetic = matches!(
+        command,
+        Command::Render { hermetic: true, .. } | Command::Check { hermetic: true, .. }
+    );
+    let load = move || {
+        if hermetic {
+            CliContext::hermetic(repo, config_files, set)
+        } else {
+            CliContext::from_process(repo, config_files, set)
+        }
+    };
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Diff { a, b } => {
@@ -184,6 +236,8 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             json,
             explain,
             session,
+            facts,
+            hermetic,
         } => {
             let context = load()?;
             let options = render_cmd::RenderOptions {
@@ -194,9 +248,41 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 json,
                 explain,
                 session,
+                facts,
+                hermetic,
             };
             render_cmd::run(&options, &context, &mut stdout)
         }
+        Command::Check {
+            golden,
+            bless,
+            prompt,
+            skills,
+            now,
+            timezone,
+            json,
+            facts,
+            hermetic,
+        } => {
+            let context = load()?;
+            let render = render_cmd::RenderOptions {
+                prompt,
+                skills,
+                now,
+                timezone,
+                json,
+                facts,
+                hermetic,
+                ..render_cmd::RenderOptions::default()
+            };
+            let options = check_cmd::CheckOptions {
+                golden,
+                bless,
+                render,
+            };
+            check_cmd::run(&options, &context, &mut stdout)
+        }
+        Command::Facts => facts_cmd::run(&load()?, &mut stdout),
         Command::Session { id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
             &load()?,

@@ -7,7 +7,11 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use bcode_prompt::{AssembledPrompt, PromptError, PromptSession, RuntimeMode, Turn, TurnInput};
+use bcode_prompt::facts::parse_facts;
+use bcode_prompt::testing::prompt_text;
+use bcode_prompt::{
+    AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, Turn, TurnInput,
+};
 
 use crate::cli_context::{CliContext, CliError};
 
@@ -22,21 +26,65 @@ pub struct RenderOptions {
     pub explain: bool,
     /// `--session DIR`: where relevant-mode invariant focus persists.
     pub session: Option<std::path::PathBuf>,
+    /// `--facts FILE`: pinned machine facts, over the config's `[facts]`.
+    pub facts: Option<std::path::PathBuf>,
+    /// `--hermetic`: read no environment, probe nothing unpinned.
+    pub hermetic: bool,
 }
 
-/// The divider between the cacheable system text and the request-only context.
-pub const DIVIDER: &str = "===== request-only context (sent with this request, not part of the cached system prompt) =====";
+/// The divider between the cacheable system text and the request-only
+/// context (the library's, so goldens written by Rust tests and by the CLI
+/// agree).
+pub use bcode_prompt::testing::DIVIDER;
 
 pub fn run(
     options: &RenderOptions,
     context: &CliContext,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
+    let facts = match &options.facts {
+        Some(path) => read_facts(path)?,
+        None => Facts::default(),
+    };
+    let rendered = render_turn(options, context, facts)?;
+    let prompt = &rendered.prompt;
+    let io = CliError::Io;
+    if options.json {
+        serde_json::to_writer_pretty(&mut *out, prompt).map_err(|err| CliError::Io(err.into()))?;
+        writeln!(out).map_err(io)?;
+    } else if options.explain {
+        out.write_all(explain(prompt).as_bytes()).map_err(io)?;
+    } else {
+        out.write_all(prompt_text(prompt).as_bytes()).map_err(io)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a facts file (`--facts`, a golden's sidecar) through `bcode-fs`.
+pub fn read_facts(path: &std::path::Path) -> Result<Facts, CliError> {
+    const MAX_FACTS_BYTES: usize = 1024 * 1024;
+    let bytes = bcode_fs::read_bounded(path, MAX_FACTS_BYTES)
+        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| CliError::Usage(format!("facts file `{}` is not UTF-8", path.display())))?;
+    parse_facts(&text)
+        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))
+}
+
+/// Opens one session with `facts` pinned and builds its one settled turn,
+/// with config warnings already printed and template and skill problems
+/// reported on stderr.
+pub fn render_turn(
+    options: &RenderOptions,
+    context: &CliContext,
+    facts: Facts,
+) -> Result<Turn, CliError> {
+    // Without `--now`, the pinned clock (if any) or the real one.
     let now = match &options.now {
-        Some(text) => chrono::DateTime::parse_from_rfc3339(text)
+        Some(text) => Some(chrono::DateTime::parse_from_rfc3339(text)
             .map_err(|err| CliError::Usage(format!("--now {text:?} is not an RFC 3339 timestamp ({err}); for example 2026-11-29T19:30:00Z")))?
-            .with_timezone(&chrono::Utc),
-        None => chrono::Utc::now(),
+            .with_timezone(&chrono::Utc)),
+        None => None,
     };
     let timezone = match &options.timezone {
         Some(name) => Some(chrono_tz::Tz::from_str(name).map_err(|_| {
@@ -48,14 +96,19 @@ pub fn run(
     let mut session_options = context
         .session_options()
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true);
+        .single_turn(true)
+        .facts(facts)
+        .hermetic(options.hermetic);
     if let Some(dir) = &options.session {
         // Relative to the working directory, like every path on the command line.
         session_options = session_options.focus_dir(dir);
     }
     let mut session =
         PromptSession::open_blocking(session_options).map_err(|err| prompt_error(&err))?;
-    let mut input = TurnInput::new(options.prompt.clone().unwrap_or_default()).now(now);
+    let mut input = TurnInput::new(options.prompt.clone().unwrap_or_default());
+    if let Some(now) = now {
+        input = input.now(now);
+    }
     if let Some(zone) = timezone {
         input = input.timezone(zone);
     }
@@ -66,26 +119,7 @@ pub fn run(
         .next_turn_blocking(input.settle())
         .map_err(|err| prompt_error(&err))?;
     report_warnings(&rendered);
-    let prompt = &rendered.prompt;
-    let io = CliError::Io;
-    if options.json {
-        serde_json::to_writer_pretty(&mut *out, prompt).map_err(|err| CliError::Io(err.into()))?;
-        writeln!(out).map_err(io)?;
-    } else if options.explain {
-        out.write_all(explain(prompt).as_bytes()).map_err(io)?;
-    } else {
-        out.write_all(prompt.system.as_bytes()).map_err(io)?;
-        if !prompt.system.ends_with('\n') {
-            writeln!(out).map_err(io)?;
-        }
-        if !prompt.request_context.is_empty() {
-            write!(out, "\n{DIVIDER}\n\n{}", prompt.request_context).map_err(io)?;
-            if !prompt.request_context.ends_with('\n') {
-                writeln!(out).map_err(io)?;
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(rendered)
 }
 
 /// A library error as the CLI says it: the library names no flags, so the

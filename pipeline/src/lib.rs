@@ -8,6 +8,7 @@ pub mod assembled;
 pub mod base;
 pub mod bounds;
 pub mod config;
+pub mod facts;
 pub mod fallback;
 pub mod pipeline;
 pub mod section;

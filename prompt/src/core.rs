@@ -24,12 +24,13 @@ use bcode_prompt_sections::stages;
 use bcode_skill::{
     Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError,
     SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
-    format_catalog, parse_command,
+    format_catalog, parse_command, shown_summary,
 };
-use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent};
+use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::Templates;
 
 use crate::error::PromptError;
+use crate::facts::{Facts, FactsMachine, Resolved};
 use crate::setup;
 use crate::shared::{Pool, PoolKey, SharedSkills};
 use crate::stamps::Stamps;
@@ -52,6 +53,9 @@ pub(crate) struct Settings {
     pub(crate) watch: bool,
     pub(crate) shared: SharedSkills,
     pub(crate) single_turn: bool,
+    /// The host's pinned facts, laid over the config's `[facts]`.
+    pub(crate) facts: Facts,
+    pub(crate) hermetic: bool,
 }
 
 impl Settings {
@@ -83,11 +87,30 @@ struct Configured {
     stamps: Stamps,
     templates: Arc<Templates>,
     pipeline: Pipeline<Gathered>,
+    /// The pinned facts of this config and the host's.
+    facts: Resolved,
+    /// The machine the probes ask: the host's, behind the pinned facts.
+    machine: Arc<dyn Machine>,
 }
 
 impl Configured {
     fn build(settings: &Settings) -> Result<Configured, PromptError> {
         let (loaded, stamps) = setup::load_config(&settings.config_inputs())?;
+        let pinned = loaded.config.facts.overlaid(&settings.facts);
+        let facts = Resolved::new(
+            &pinned,
+            settings.hermetic,
+            &settings.repo_path(),
+            &settings.env,
+        )?;
+        let machine: Arc<dyn Machine> = if pinned.is_empty() && !settings.hermetic {
+            Arc::clone(&settings.machine)
+        } else {
+            Arc::new(FactsMachine::new(
+                Arc::clone(&settings.machine),
+                facts.pins.clone(),
+            ))
+        };
         let templates = setup::templates(&loaded, &settings.host_templates)?;
         let invariants = &loaded.config.invariants;
         let relevant = invariants.enabled && invariants.mode == InvariantsMode::Relevant;
@@ -101,6 +124,8 @@ impl Configured {
             stamps,
             templates: Arc::new(templates),
             pipeline,
+            facts,
+            machine,
         })
     }
 
@@ -392,17 +417,18 @@ impl Core {
     fn gather(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
         let repo = self.settings.repo_path();
         let config = &self.configured.loaded.config;
-        let now = input.now.unwrap_or_else(chrono::Utc::now);
+        let facts = &self.configured.facts;
+        let pinned_now = input.now.or(facts.now);
         let request = ProbeRequest {
             repo: &repo,
             env: &self.settings.env,
-            now,
-            timezone: input.timezone,
+            now: pinned_now.unwrap_or_else(chrono::Utc::now),
+            timezone: input.timezone.or(facts.timezone),
             config,
             profile: None,
-            runtime_mode: self.settings.runtime_mode,
+            runtime_mode: facts.runtime_mode.unwrap_or(self.settings.runtime_mode),
         };
-        let machine = self.settings.machine.as_ref();
+        let machine = self.configured.machine.as_ref();
         let limits = &self.settings.limits;
         // Session facts once per session (the toolchain commands run while
         // the first turn's git probe works); turn facts every turn.
@@ -421,6 +447,11 @@ impl Core {
             }
         };
         probe::gather_turn_facts(&request, machine, limits, &mut gathered);
+        facts.show_git(&mut gathered);
+        if self.settings.hermetic && pinned_now.is_none() {
+            // No clock reading is pinned: a hermetic turn does not read one.
+            gathered.datetime = None;
+        }
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
         }
@@ -439,7 +470,11 @@ impl Core {
                 || bcode_prompt_sections::instructions::gather(&repo),
             );
             prepared.changes.instructions = changed;
-            gathered.instructions = Some((*value).clone());
+            let mut instructions = (*value).clone();
+            for file in &mut instructions.files {
+                file.path = facts.display.show(Path::new(&file.path)).into_owned();
+            }
+            gathered.instructions = Some(instructions);
         }
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
@@ -466,7 +501,19 @@ impl Core {
                     };
                     let templates = &self.configured.templates;
                     let registry = self.skills.session.registry();
-                    let format = || format_catalog(registry.skills(), options, templates);
+                    let display = &self.configured.facts.display;
+                    let format = || {
+                        if display.is_identity() {
+                            format_catalog(registry.skills(), options, templates)
+                        } else {
+                            // Locations under pinned roots, as the model sees them.
+                            let shown: Vec<SkillSummary> = registry
+                                .skills()
+                                .map(|skill| shown_summary(skill, display))
+                                .collect();
+                            format_catalog(shown.iter(), options, templates)
+                        }
+                    };
                     let catalog = match pool {
                         // Sessions on one snapshot with the same catalog
                         // settings and templates share one formatted catalog.
@@ -488,7 +535,14 @@ impl Core {
             .session
             .active()
             .iter()
-            .map(|active| active.context.clone())
+            .map(|active| {
+                let mut context = active.context.clone();
+                // The file the section names as its source, as shown.
+                context.location = context
+                    .location
+                    .map(|location| self.configured.facts.display.path(&location));
+                context
+            })
             .collect();
         prepared.gathered = gathered;
         Ok(())
@@ -511,7 +565,8 @@ impl Core {
 impl Skills {
     fn open(settings: &Settings, configured: &Configured) -> Result<Skills, PromptError> {
         let config = &configured.loaded.config.skills;
-        let options = SkillSessionOptions::from_config(config);
+        let mut options = SkillSessionOptions::from_config(config);
+        options.paths = configured.facts.display.clone();
         let templates = (*configured.templates).clone();
         if !config.enabled {
             return Ok(Skills {
@@ -566,8 +621,8 @@ fn catalog_key(configured: &Configured) -> String {
     .map(|name| configured.templates.usage(name).file)
     .collect();
     format!(
-        "{:?}|{}|{overrides:?}",
-        config.prompt, config.include_user_skills
+        "{:?}|{}|{overrides:?}|{:?}",
+        config.prompt, config.include_user_skills, configured.facts.display
     )
 }
 

@@ -42,6 +42,10 @@ pub enum PromptError {
     /// no text), or a host stage failed in a strict session.
     #[error("cannot assemble the prompt: {0}")]
     Assemble(#[from] AssembleError),
+    /// A pinned machine fact (`[facts]`, [`crate::SessionOptions::facts`])
+    /// cannot be used.
+    #[error("invalid pinned facts: {0}")]
+    Facts(#[from] crate::facts::FactsError),
     /// The blocking work of a turn could not run (its worker panicked or
     /// the runtime is shutting down).
     #[error("the turn could not run: {detail}")]

@@ -72,14 +72,17 @@
 
 mod core;
 mod error;
+pub mod facts;
 mod options;
 mod session;
 mod setup;
 mod shared;
 mod stamps;
+pub mod testing;
 mod turn;
 
 pub use error::PromptError;
+pub use facts::{Facts, FactsError};
 pub use options::SessionOptions;
 pub use session::PromptSession;
 pub use setup::{skill_roots, templates};
@@ -96,7 +99,7 @@ pub use bcode_prompt_pipeline::section::{
 };
 pub use bcode_prompt_pipeline::stage::{Section, Stage, StageContext, StageError};
 pub use bcode_prompt_sections::gathered::Gathered;
-pub use bcode_prompt_sections::probe::{Machine, RealMachine, RuntimeMode};
+pub use bcode_prompt_sections::probe::{Machine, Pins, RealMachine, RuntimeMode};
 pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
 pub use bcode_prompt_sections::relevant::{
     DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,

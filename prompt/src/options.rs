@@ -13,6 +13,7 @@ use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMod
 use bcode_prompt_sections::relevant::{DeterministicSelector, InvariantSelector};
 use bcode_skill::{EventSink, SkillProvider};
 
+use crate::facts::Facts;
 use crate::shared::SharedSkills;
 
 /// Everything [`crate::PromptSession::open`] needs. Build it with
@@ -37,6 +38,8 @@ pub struct SessionOptions {
     pub(crate) probe_limits: ProbeLimits,
     pub(crate) shared: SharedSkills,
     pub(crate) single_turn: bool,
+    pub(crate) facts: Facts,
+    pub(crate) hermetic: bool,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -50,6 +53,8 @@ impl fmt::Debug for SessionOptions {
             .field("host_stages", &self.host_stages.len())
             .field("strict", &self.strict)
             .field("runtime_mode", &self.runtime_mode)
+            .field("facts", &self.facts)
+            .field("hermetic", &self.hermetic)
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +85,8 @@ impl SessionOptions {
             probe_limits: ProbeLimits::default(),
             shared: SharedSkills::new(),
             single_turn: false,
+            facts: Facts::default(),
+            hermetic: false,
         }
     }
 
@@ -237,6 +244,24 @@ impl SessionOptions {
     /// re-checked if it is asked for more turns.
     pub fn single_turn(mut self, single_turn: bool) -> SessionOptions {
         self.single_turn = single_turn;
+        self
+    }
+
+    /// Machine facts pinned instead of probed (golden files): laid over the
+    /// config layers' `[facts]` key by key. See [`crate::facts`].
+    pub fn facts(mut self, facts: Facts) -> SessionOptions {
+        self.facts = facts;
+        self
+    }
+
+    /// Hermetic: the environment snapshot is not read at all (no user
+    /// config or user skills, no `BCODE_*` layer, no disk cache, no `TZ`,
+    /// `LANG`, `SHELL`, CI or SSH markers) and no machine fact that is not
+    /// pinned is probed; their sections are left out (see
+    /// [`crate::facts`] for which). With every fact pinned, the same
+    /// repository renders the same bytes on any machine, at any path.
+    pub fn hermetic(mut self, hermetic: bool) -> SessionOptions {
+        self.hermetic = hermetic;
         self
     }
 

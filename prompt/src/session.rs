@@ -12,6 +12,7 @@
 //! [`PromptSession::next_turn_blocking`], which run the same futures on a
 //! small runtime the session owns.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -105,7 +106,12 @@ impl PromptSession {
             probe_limits,
             shared,
             single_turn,
+            facts,
+            hermetic,
         } = options;
+        // A hermetic session reads nothing from the environment: no user
+        // config or skills, no `BCODE_*` layer, no locale, shell or CI.
+        let env = if hermetic { BTreeMap::new() } else { env };
         let settings = Settings {
             repo,
             cwd,
@@ -122,6 +128,8 @@ impl PromptSession {
             watch,
             shared,
             single_turn,
+            facts,
+            hermetic,
         };
         let (core, focus) = blocking(inline, move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

@@ -58,6 +58,8 @@ pub enum LocaleSource {
     /// The operating system's setting (sys-locale), used when no variable
     /// holds a usable value.
     System,
+    /// Pinned in advance (`[facts] locale`), not read from this machine.
+    Pinned,
 }
 
 /// What `locale` shows; `None` when nothing usable was found.

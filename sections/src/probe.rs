@@ -6,6 +6,11 @@
 //! the machine; the clock and the process environment arrive in
 //! [`ProbeRequest`], so [`gather_with`] and a fake machine make the whole
 //! path hermetic in tests.
+//!
+//! A machine may also answer with [`Pins`]: facts fixed in advance (a
+//! golden file's). A pinned fact replaces its probe at the gathered level;
+//! with [`Pins::hermetic`], a fact that is not pinned is not probed at all
+//! and its section is left out.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,9 +21,11 @@ use crate::datetime::{DateTimeInput, resolve_timezone};
 use crate::environment::{
     ConfigProfile, ExecutionFacts, OsFacts, hosting_signals, locale, shell_name,
 };
+use crate::environment::{HostingSignals, LocaleFacts};
 use crate::gathered::Gathered;
+use crate::git::GitFacts;
 use crate::git::read::GitProbeOptions;
-use crate::toolchain::{self, ToolCommand, ToolchainLimits};
+use crate::toolchain::{self, ToolCommand, ToolchainFacts, ToolchainLimits};
 
 pub use crate::environment::RuntimeMode;
 
@@ -54,6 +61,66 @@ pub trait Machine: Send + Sync {
     fn system_locale(&self) -> Option<String>;
     /// The version commands `toolchain_context` runs.
     fn toolchain_commands(&self) -> Vec<ToolCommand>;
+    /// Facts fixed in advance, which replace their probes (none by default).
+    fn pins(&self) -> Option<&Pins> {
+        None
+    }
+}
+
+/// Facts fixed in advance at the gathered level: each `Some` is used as it
+/// is instead of probing (the environment snapshot, the machine, git or the
+/// version commands). With `hermetic`, a fact that is `None` is not probed
+/// either: its section has nothing to show and is left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pins {
+    /// Probe nothing that is not pinned.
+    pub hermetic: bool,
+    /// OS and architecture for `execution_environment`.
+    pub os: Option<OsFacts>,
+    /// The shell's name (`Some(None)`: no shell); unpinned in a hermetic
+    /// render, the shell is left out of the sentence.
+    pub shell: Option<Option<String>>,
+    /// CI, container and SSH presence for `hosting_environment`.
+    pub hosting: Option<HostingSignals>,
+    /// The locale for `locale`.
+    pub locale: Option<LocaleFacts>,
+    /// The system time zone's IANA name (the turn's and `TZ` still win, as
+    /// for a probed zone; a hermetic render never reads `TZ`).
+    pub timezone: Option<String>,
+    /// Revision, worktree and status for the git sections.
+    pub git: Option<GitFacts>,
+    /// The version lines for `toolchain_context`.
+    pub toolchain: Option<ToolchainFacts>,
+}
+
+/// What to do for one fact: use the pinned value, probe, or (hermetic,
+/// unpinned) leave it out.
+enum Pinned<T> {
+    Value(T),
+    Probe,
+    Skip,
+}
+
+fn pinned<T: Clone>(machine: &dyn Machine, field: impl FnOnce(&Pins) -> &Option<T>) -> Pinned<T> {
+    match machine.pins() {
+        None => Pinned::Probe,
+        Some(pins) => match field(pins) {
+            Some(value) => Pinned::Value(value.clone()),
+            None if pins.hermetic => Pinned::Skip,
+            None => Pinned::Probe,
+        },
+    }
+}
+
+impl<T> Pinned<T> {
+    /// The pinned value, else the probe's, else (skipped) nothing.
+    fn or_probe(self, probe: impl FnOnce() -> T) -> Option<T> {
+        match self {
+            Pinned::Value(value) => Some(value),
+            Pinned::Probe => Some(probe()),
+            Pinned::Skip => None,
+        }
+    }
 }
 
 /// The real machine: sysinfo, iana-time-zone, sys-locale and the fixed
@@ -134,6 +201,9 @@ pub fn start_toolchain(
     machine: &dyn Machine,
     limits: &ProbeLimits,
 ) -> Option<toolchain::ToolchainRun> {
+    if !matches!(pinned(machine, |p| &p.toolchain), Pinned::Probe) {
+        return None;
+    }
     on(request, "toolchain_context").then(|| {
         // Never inside the repository: rustup honours a repository's
         // rust-toolchain.toml (which can name a toolchain by path) and go
@@ -157,16 +227,27 @@ pub fn gather_session_facts(
 ) {
     let env = request.env;
     if on(request, "execution_environment") {
-        inputs.execution = Some(ExecutionFacts {
-            os: machine.os(),
-            shell: shell_name(env),
-        });
+        inputs.execution = pinned(machine, |p| &p.os)
+            .or_probe(|| machine.os())
+            .map(|os| ExecutionFacts {
+                os,
+                shell: pinned(machine, |p| &p.shell)
+                    .or_probe(|| shell_name(env))
+                    .flatten(),
+            });
     }
     if on(request, "hosting_environment") {
-        inputs.hosting = Some(hosting_signals(env, machine.container_marker()));
+        inputs.hosting = pinned(machine, |p| &p.hosting)
+            .or_probe(|| hosting_signals(env, machine.container_marker()));
     }
     if on(request, "locale") {
-        inputs.locale = Some(locale(env, || machine.system_locale()));
+        inputs.locale =
+            pinned(machine, |p| &p.locale).or_probe(|| locale(env, || machine.system_locale()));
+    }
+    if on(request, "toolchain_context")
+        && let Pinned::Value(facts) = pinned(machine, |p| &p.toolchain)
+    {
+        inputs.toolchain = Some(facts);
     }
     if on(request, "runtime_mode") {
         inputs.runtime_mode = Some(request.runtime_mode);
@@ -188,7 +269,11 @@ pub fn gather_turn_facts(
         let (zone, zone_source) = resolve_timezone(
             request.timezone,
             request.env.get("TZ").map(String::as_str),
-            || machine.system_timezone(),
+            || match pinned(machine, |p| &p.timezone) {
+                Pinned::Value(zone) => Some(zone),
+                Pinned::Probe => machine.system_timezone(),
+                Pinned::Skip => None,
+            },
         );
         inputs.datetime = Some(DateTimeInput {
             now: request.now,
@@ -197,7 +282,20 @@ pub fn gather_turn_facts(
         });
     }
     let wants_status = on(request, "git_revision") || on(request, "dynamic_repository_context");
-    if wants_status || on(request, "worktree_context") {
+    // Pinned git facts plug in here, at the gathered level; a hermetic
+    // request without them reads no repository.
+    let wants_git = wants_status || on(request, "worktree_context");
+    match pinned(machine, |p| &p.git) {
+        Pinned::Probe => {}
+        Pinned::Value(git) => {
+            if wants_git {
+                inputs.git = Some(git);
+            }
+            return;
+        }
+        Pinned::Skip => return,
+    }
+    if wants_git {
         let options = GitProbeOptions {
             status: wants_status,
             ..limits.git

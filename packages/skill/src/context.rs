@@ -10,7 +10,7 @@ use minijinja::context;
 
 use crate::registry::SkillRegistry;
 use bcode_templates::{TemplateError, Templates};
-use bcode_text::model_path;
+use bcode_text::{PathDisplay, model_path};
 
 impl SkillRegistry {
     /// The `<skill ...>` block for one skill, loading it now: front matter
@@ -21,14 +21,48 @@ impl SkillRegistry {
         request: &SkillContextRequest,
         templates: &Templates,
     ) -> Result<SkillContextResponse, SkillError> {
+        self.context_shown(request, templates, &PathDisplay::new())
+    }
+
+    /// [`SkillRegistry::context`] with the block's paths (file, directory,
+    /// resource root) shown through `paths`; the response's `location`
+    /// stays the real file.
+    pub fn context_shown(
+        &self,
+        request: &SkillContextRequest,
+        templates: &Templates,
+        paths: &PathDisplay,
+    ) -> Result<SkillContextResponse, SkillError> {
         let listed = self.lookup(request.id.as_str())?;
         let (skill, body) = self.load_current(listed)?;
-        format_context(&skill, &body, request, templates).map_err(|err| SkillError::Load {
+        let formatted = if paths.is_identity() {
+            format_context(&skill, &body, request, templates)
+        } else {
+            format_context(&shown_summary(&skill, paths), &body, request, templates).map(
+                |mut response| {
+                    response.location = Some(skill.location.clone());
+                    response
+                },
+            )
+        };
+        formatted.map_err(|err| SkillError::Load {
             id: request.id.to_string(),
             cause: LoadCause::Template {
                 message: err.to_string(),
             },
         })
+    }
+}
+
+/// `skill` with its file, folder and source root shown through `paths`.
+pub fn shown_summary(skill: &SkillSummary, paths: &PathDisplay) -> SkillSummary {
+    let mut source = (*skill.source).clone();
+    source.root = source.root.as_deref().map(|root| paths.path(root));
+    SkillSummary {
+        location: paths.path(&skill.location),
+        directory: paths.path(&skill.directory),
+        source: std::sync::Arc::new(source),
+        ..skill.clone()
     }
 }
 

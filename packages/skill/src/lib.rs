@@ -43,6 +43,7 @@ pub use bcode_text::{closest, edit_distance};
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::{
     ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,
+    shown_summary,
 };
 pub use discovery::{Discovery, DiscoveryStats};
 pub use document::{Document, DocumentError, parse_document};

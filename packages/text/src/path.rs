@@ -1,9 +1,10 @@
 //! How a file path is written for the model: `/` separators on every
 //! platform (and only the platform's separator is replaced, so a Unix file
-//! name that contains `\` stays intact).
+//! name that contains `\` stays intact). [`PathDisplay`] shows paths under
+//! a few roots under other names (pinned roots, for golden files).
 
 use std::borrow::Cow;
-use std::path::{MAIN_SEPARATOR, Path};
+use std::path::{MAIN_SEPARATOR, Path, PathBuf};
 
 /// `path` as text for the model. Borrowed (no allocation) for the usual
 /// UTF-8 path on a `/` platform; invalid UTF-8 becomes U+FFFD.
@@ -20,9 +21,88 @@ pub fn model_path(path: &Path) -> Cow<'_, str> {
     }
 }
 
+/// Shows paths under a few roots under other names: a checkout at
+/// `/home/ci/build/proj` shown as `/work/proj`, so what the model reads does
+/// not depend on where the files are. With no roots it is [`model_path`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathDisplay {
+    /// `(real root, shown root)`, longest real root first.
+    roots: Vec<(PathBuf, String)>,
+}
+
+impl PathDisplay {
+    /// Shows paths as they are.
+    pub fn new() -> PathDisplay {
+        PathDisplay::default()
+    }
+
+    /// Also shows paths under `real` under `shown` instead (the most
+    /// specific root wins when roots nest).
+    pub fn with_root(mut self, real: impl Into<PathBuf>, shown: impl Into<String>) -> PathDisplay {
+        let real = real.into();
+        let shown = shown.into();
+        if !self.roots.iter().any(|(r, _)| *r == real) {
+            self.roots.push((real, shown));
+            self.roots
+                .sort_by_key(|(r, _)| std::cmp::Reverse(r.components().count()));
+        }
+        self
+    }
+
+    /// Whether every path is shown as it is.
+    pub fn is_identity(&self) -> bool {
+        self.roots.is_empty()
+    }
+
+    /// `path` under its shown root, or as it is; never the real root's
+    /// name when one matches.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        for (real, shown) in &self.roots {
+            if let Ok(rest) = path.strip_prefix(real) {
+                // Joining an empty rest would add a trailing separator.
+                return if rest.as_os_str().is_empty() {
+                    PathBuf::from(shown)
+                } else {
+                    Path::new(shown).join(rest)
+                };
+            }
+        }
+        path.to_path_buf()
+    }
+
+    /// [`PathDisplay::path`] as text for the model ([`model_path`]).
+    pub fn show<'a>(&self, path: &'a Path) -> Cow<'a, str> {
+        if self.roots.iter().any(|(real, _)| path.starts_with(real)) {
+            Cow::Owned(model_path(&self.path(path)).into_owned())
+        } else {
+            model_path(path)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_maps_the_most_specific_root() {
+        let display = PathDisplay::new()
+            .with_root("/home/ci", "/home/user")
+            .with_root("/home/ci/build/proj", "/work/proj");
+        assert_eq!(
+            display.show(Path::new("/home/ci/build/proj/BCODE.md")),
+            "/work/proj/BCODE.md"
+        );
+        assert_eq!(display.show(Path::new("/home/ci/build/proj")), "/work/proj");
+        assert_eq!(display.show(Path::new("/home/ci/.x")), "/home/user/.x");
+        // A sibling that only shares a text prefix is not under the root.
+        assert_eq!(
+            display.show(Path::new("/home/ci/build/project/a")),
+            "/home/user/build/project/a"
+        );
+        assert_eq!(display.show(Path::new("/etc/x")), "/etc/x");
+        assert!(PathDisplay::new().is_identity());
+    }
 
     #[test]
     fn keeps_unix_paths_as_they_are() {

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::facts::{
+    Facts, GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
+};
 pub use bcode_skill_models::{
     AutoActivate, CatalogMode, SkillsConfig, SkillsDisabledConfig, SkillsPromptConfig,
     SkillsSourcesConfig,
@@ -25,6 +28,9 @@ pub struct BcodeConfig {
     pub system_prompt: SystemPromptConfig,
     /// `[model]`
     pub model: ModelConfig,
+    /// `[facts]`: machine facts pinned instead of probed (golden files).
+    #[serde(skip_serializing_if = "Facts::is_empty")]
+    pub facts: Facts,
 }
 
 /// How invariant guidance is chosen.

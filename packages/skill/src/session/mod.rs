@@ -44,6 +44,9 @@ pub struct SessionOptions {
     /// `skills.preview_max_chars`: the characters of body and arguments that
     /// events and replies keep.
     pub preview_max_chars: usize,
+    /// How the paths in a context block are shown to the model (pinned
+    /// roots); as they are by default.
+    pub paths: bcode_text::PathDisplay,
 }
 
 impl SessionOptions {
@@ -54,6 +57,7 @@ impl SessionOptions {
             auto_activate: config.auto_activate,
             max_context_bytes: config.max_context_bytes,
             preview_max_chars: config.preview_max_chars,
+            paths: bcode_text::PathDisplay::new(),
         }
     }
 }
@@ -431,7 +435,9 @@ impl SkillSession {
             max_bytes: self.options.max_context_bytes,
             preview_max_chars: self.options.preview_max_chars,
         };
-        Ok(self.registry.context(&request, &self.templates)?)
+        Ok(self
+            .registry
+            .context_shown(&request, &self.templates, &self.options.paths)?)
     }
 
     /// Deactivates `id`.
