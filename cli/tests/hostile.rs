@@ -469,7 +469,12 @@ fn a_lone_carriage_return_in_front_matter_is_a_line_break() {
 
 /// After an edit between turns, `/skill` paired the front matter that
 /// discovery had read (the old name) with the body read now (the new
-/// text). The block now comes from one read of the file.
+/// text). The block now comes from one read of the file. Through this CLI
+/// every input line is a turn whose refresh also sees the edit, so this
+/// test holds the end-to-end result; the one that fails without the
+/// one-read load is `a_skill_edited_after_discovery_is_shown_as_one_version`
+/// in `packages/skill/tests/hostile.rs`, where a registry can be older than
+/// its files.
 #[test]
 fn a_skill_edited_between_turns_is_loaded_as_one_version() {
     let sandbox = Sandbox::new();
