@@ -9,7 +9,7 @@
 mod common;
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Output, Stdio};
 
@@ -447,4 +447,334 @@ fn a_bad_input_line_costs_only_itself() {
         "{transcript}"
     );
     assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
+}
+
+/// The YAML fast path kept a lone CR inside a value (`x\r  y`) where YAML,
+/// and serde-saphyr, read a line break and fold it to a space.
+#[test]
+fn a_lone_carriage_return_in_front_matter_is_a_line_break() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: first\r  second\nname: Alpha\r\n---\nBody.\n",
+    );
+    let out = run(&sandbox, &["skills", "show", "alpha", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&doc["skill"]["description"], &doc["skill"]["name"]),
+        (&json!("first second"), &json!("Alpha"))
+    );
+}
+
+/// After an edit between turns, `/skill` paired the front matter that
+/// discovery had read (the old name) with the body read now (the new
+/// text). The block now comes from one read of the file. Through this CLI
+/// every input line is a turn whose refresh also sees the edit, so this
+/// test holds the end-to-end result; the one that fails without the
+/// one-read load is `a_skill_edited_after_discovery_is_shown_as_one_version`
+/// in `packages/skill/tests/hostile.rs`, where a registry can be older than
+/// its files.
+#[test]
+fn a_skill_edited_between_turns_is_loaded_as_one_version() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.repo.join(".bcode/skills/alpha/SKILL.md");
+    write(
+        &file,
+        "---\nname: Old name\ndescription: First skill\n---\nOld body.\n",
+    );
+    let mut child = sandbox
+        .command()
+        .args(["session", "--id", "edit"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read_until = |needle: &str| {
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the session ended before {needle:?}: {seen}"
+            );
+            seen.push_str(&line);
+            if line.contains(needle) {
+                return seen;
+            }
+        }
+    };
+    writeln!(stdin, "first prompt").unwrap();
+    read_until("(prompt noted");
+    // Between turns, before any prompt refreshes the registry.
+    std::fs::write(
+        &file,
+        "---\nname: New name\ndescription: First skill\n---\nNew body.\n",
+    )
+    .unwrap();
+    writeln!(stdin, "/skill alpha").unwrap();
+    writeln!(stdin, "/render").unwrap();
+    let mut render = read_until("<skill id=\"alpha\"");
+    render.push_str(&read_until("</skill>"));
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let block = render
+        .rsplit_once("<skill id=\"alpha\"")
+        .map(|(_, block)| block)
+        .unwrap();
+    assert!(
+        block.starts_with(" name=\"New name\"") && block.contains("\nNew body.\n</skill>"),
+        "{render}"
+    );
+}
+
+/// Renders with `invariants.mode = "relevant"` and `--session <base>/focus`;
+/// returns the exit code and the `--explain` output. A watchdog kills a
+/// render that blocks, so a regression fails instead of hanging the suite.
+fn relevant_render(sandbox: &Sandbox, prompt: &str) -> (Option<i32>, String) {
+    let child = sandbox
+        .command()
+        .args(["--set", "invariants.mode=\"relevant\""])
+        .args(["render", "--explain", "--prompt", prompt, "--session"])
+        .arg(sandbox.base.join("focus"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_or_kill(child, std::time::Duration::from_secs(60));
+    (
+        out.status.code(),
+        format!("{}{}", text(&out.stdout), text(&out.stderr)),
+    )
+}
+
+/// Waits for `child`, killing it after `limit` (then its exit code is
+/// `None`).
+fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    let id = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(limit).is_err() {
+            // The child is still running: end it by its id.
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &id.to_string()])
+                .status();
+        }
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut bytes).unwrap();
+        bytes
+    });
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+    let status = child.wait().unwrap();
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    Output {
+        status,
+        stdout: out,
+        stderr: errors.join().unwrap(),
+    }
+}
+
+fn invariant_fixture() -> Sandbox {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/invariants/parser.md"),
+        "---\nid: parser-rules\ntitle: Parser rules\nsummary: No allocation per token\nkeywords: [parser]\n---\nKeep it allocation-free.\n",
+    );
+    sandbox
+}
+
+/// A FIFO as the relevant-mode sidecar blocked `render --session` for
+/// ever (the sidecar was opened directly, and the open waits for a
+/// writer). It is now an unreadable sidecar, reported and ignored.
+#[test]
+fn a_fifo_as_the_session_sidecar_does_not_block_a_render() {
+    let sandbox = invariant_fixture();
+    let focus = sandbox.base.join("focus");
+    std::fs::create_dir_all(&focus).unwrap();
+    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&focus);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&sidecar)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (code, output) = relevant_render(&sandbox, "fix the parser");
+    assert_eq!(code, Some(0), "{output}");
+    assert!(
+        output.contains("repository_invariants: session sidecar: sidecar is unreadable (not a regular file (a FIFO, socket, device or directory)); ignored\n"),
+        "{output}"
+    );
+    // The render went on and saved its own focus in the FIFO's place.
+    assert!(
+        output.contains("session sidecar: saved focus #2 [parser-rules] for the next prompt"),
+        "{output}"
+    );
+    assert!(sidecar.is_file());
+}
+
+/// A stored generation of `u64::MAX` was accepted; the driver only adopts
+/// newer generations, so that stale focus was saved again on every
+/// render. It is now refused with a note, and the render starts afresh.
+#[test]
+fn an_impossible_sidecar_generation_is_refused() {
+    let sandbox = invariant_fixture();
+    let (code, first) = relevant_render(&sandbox, "fix the parser");
+    assert_eq!(code, Some(0), "{first}");
+    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&sandbox.base.join("focus"));
+    let mut stored: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
+    stored["generation"] = json!(u64::MAX);
+    std::fs::write(&sidecar, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let (code, second) = relevant_render(&sandbox, "fix the parser again");
+    assert_eq!(code, Some(0), "{second}");
+    assert!(
+        second.contains(&format!(
+            "sidecar generation {} is beyond any real session",
+            u64::MAX
+        )),
+        "{second}"
+    );
+    let saved: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
+    assert!(
+        saved["generation"].as_u64().unwrap() < u64::from(u32::MAX),
+        "{saved}"
+    );
+}
+
+/// Moves the modification time of everything under `path` an hour back
+/// (a tree not written lately), so its stamps vouch for it on their own
+/// once the two-second racy window of the status-change time has passed.
+fn age(path: &std::path::Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
+/// Rewrites the `alpha` entry of every disk-cache file with `tamper`.
+fn tamper_disk_cache(sandbox: &Sandbox, tamper: &dyn Fn(&mut Value)) {
+    let cache = sandbox.state.join("cache/skills");
+    for entry in std::fs::read_dir(&cache).unwrap() {
+        let path = entry.unwrap().path();
+        let mut stored: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for skill in stored["skills"].as_array_mut().unwrap() {
+            if skill["manifest"]["id"] == "alpha" {
+                tamper(skill);
+            }
+        }
+        std::fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+    }
+}
+
+/// The disk cache was trusted to say where each skill is: a tampered
+/// `location` made a later command read any file as the skill's body. A
+/// stored summary is now used only when it lies under the root it claims.
+#[test]
+fn a_tampered_disk_cache_location_is_not_trusted() {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\nThe real body.\n",
+    );
+    let secret = sandbox.base.join("secret/SKILL.md");
+    write(
+        &secret,
+        "---\ndescription: First skill\n---\nA SECRET from outside the repository.\n",
+    );
+    age(&sandbox.base);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // `render` writes the disk cache (`skills.disk_cache`, on by default).
+    let first = run(&sandbox, &["render"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+
+    // The cache answers later renders: a description changed in it shows.
+    tamper_disk_cache(&sandbox, &|skill| {
+        skill["manifest"]["description"] = json!("Tampered");
+    });
+    let second = run(&sandbox, &["render"]);
+    assert!(
+        text(&second.stdout).contains("Tampered"),
+        "{}",
+        text(&second.stdout)
+    );
+
+    tamper_disk_cache(&sandbox, &|skill| {
+        skill["location"] = json!(secret.display().to_string());
+        skill["directory"] = json!(secret.parent().unwrap().display().to_string());
+    });
+    let out = run(&sandbox, &["render", "--skill", "alpha"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let prompt = text(&out.stdout);
+    assert!(prompt.contains("The real body."), "{prompt}");
+    assert!(!prompt.contains("SECRET"), "{prompt}");
+    assert!(!prompt.contains("Tampered"), "{prompt}");
+}
+
+/// An operator template that loops for ever (nested `range(100000)`) or
+/// grows without bound (`"x" * 100000000` in a loop) used to hang the
+/// render or take gigabytes; fuel and an output cap now end it with an
+/// error naming the template.
+#[test]
+fn a_runaway_template_override_ends_with_an_error() {
+    for (source, failure) in [
+        (
+            "{% for a in range(100000) %}{% for b in range(100000) %}{{ b }}{% endfor %}{% endfor %}",
+            " at line 1: engine ran out of fuel",
+        ),
+        (
+            "{% for a in range(100000) %}{{ \"x\" * 100000000 }}{% endfor %}",
+            ": the output exceeds the limit of 67108864 bytes",
+        ),
+    ] {
+        let sandbox = Sandbox::new();
+        std::fs::create_dir_all(&sandbox.repo).unwrap();
+        let ops = sandbox.base.join("ops");
+        write(&ops.join("sections/agent_suffix.j2"), source);
+        let setting = format!(
+            "system_prompt.templates_dir={}",
+            serde_json::to_string(&ops.display().to_string()).unwrap()
+        );
+        let child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 4000000 && exec \"$@\"")
+            .arg("sh")
+            .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+            .args(["--repo"])
+            .arg(&sandbox.repo)
+            .args(["--set", &setting, "render"])
+            .env_clear()
+            .env("HOME", &sandbox.home)
+            .env("BCODE_STATE_DIR", &sandbox.state)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_or_kill(child, std::time::Duration::from_secs(120));
+        let file = ops.join("sections/agent_suffix.j2");
+        assert_eq!(
+            (out.status.code(), text(&out.stderr)),
+            (
+                Some(2),
+                format!(
+                    "bcode-prompt: cannot assemble the prompt: section `agent_suffix` failed: template `sections/agent_suffix.j2` overridden by {} failed to render{failure}\n",
+                    file.display()
+                )
+            )
+        );
+    }
 }

@@ -17,6 +17,8 @@ mod events;
 mod folder_provider;
 mod freshness;
 mod front_matter;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod keywords;
 mod load_pool;
 mod manifest;

@@ -1,0 +1,143 @@
+//! The check every target that builds a whole file shares: the bytes as a
+//! skill file, under each of the three names that make a candidate, through
+//! the real parser, and (when a skill comes out) its context block through
+//! the real templates.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use bcode_skill::{InstructionKind, Origin, ParseOutcome, Templates, format_context, parse_skill};
+use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
+use bcode_text::neutralize_closing_tag;
+
+/// The three file names that make a candidate.
+const KINDS: [InstructionKind; 3] = [
+    InstructionKind::SkillFile,
+    InstructionKind::Readme,
+    InstructionKind::Flat,
+];
+
+fn origin(kind: InstructionKind) -> Origin {
+    let root = PathBuf::from("/fuzz/skills");
+    let (layout, directory, location) = match kind {
+        InstructionKind::Flat => (SkillLayout::Flat, root.clone(), root.join("fuzzed.md")),
+        InstructionKind::Readme => (
+            SkillLayout::Folder,
+            root.join("fuzzed"),
+            root.join("fuzzed/README.md"),
+        ),
+        InstructionKind::SkillFile => (
+            SkillLayout::Folder,
+            root.join("fuzzed"),
+            root.join("fuzzed/SKILL.md"),
+        ),
+    };
+    Origin {
+        source: Arc::new(SkillSource {
+            kind: SourceKind::RepoBcode,
+            label: "repo:.bcode/skills".into(),
+            ordinal: 0,
+            root: Some(root),
+            provider: None,
+        }),
+        layout,
+        kind,
+        location,
+        directory,
+        inferred_id: "fuzzed".into(),
+    }
+}
+
+fn templates() -> &'static Templates {
+    static TEMPLATES: OnceLock<Templates> = OnceLock::new();
+    TEMPLATES.get_or_init(Templates::builtin)
+}
+
+/// Parses `bytes` as a skill file under every candidate name and checks
+/// each outcome; returns the `SKILL.md` outcome for further checks.
+///
+/// Properties: parsing never panics and is deterministic; a file gives a
+/// skill, or is documentation, or says why not with an error diagnostic,
+/// and a skill comes with no error; every position is inside the file; the
+/// body starts inside the file; the context block of a skill is one
+/// well-formed `<skill>` element under any byte limit.
+pub fn check(bytes: &[u8]) -> ParseOutcome {
+    let mut skill_file = None;
+    for kind in KINDS {
+        let origin = origin(kind);
+        let outcome = parse_skill(&origin, bytes);
+        assert_eq!(outcome, parse_skill(&origin, bytes), "not deterministic");
+        check_outcome(&origin, bytes, &outcome);
+        if kind == InstructionKind::SkillFile {
+            skill_file = Some(outcome);
+        }
+    }
+    skill_file.unwrap_or_else(|| parse_skill(&origin(InstructionKind::SkillFile), bytes))
+}
+
+fn check_outcome(origin: &Origin, bytes: &[u8], outcome: &ParseOutcome) {
+    let errors = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    match &outcome.skill {
+        Some(_) => assert_eq!(errors, 0, "a skill with errors: {outcome:?}"),
+        None if outcome.not_a_skill => {
+            assert_ne!(origin.kind, InstructionKind::SkillFile, "{outcome:?}");
+        }
+        None => assert!(errors > 0, "no skill and no error says why: {outcome:?}"),
+    }
+    let lines = bytes.iter().filter(|&&b| b == b'\n' || b == b'\r').count() + 1;
+    for d in &outcome.diagnostics {
+        if let Some(line) = d.line {
+            let line = usize::try_from(line).unwrap_or(usize::MAX);
+            assert!(
+                (1..=lines).contains(&line),
+                "line {line} of a {lines}-line file: {d:?}"
+            );
+        }
+        assert!(!d.message.is_empty(), "{d:?}");
+    }
+    if let Some(skill) = &outcome.skill {
+        assert!(skill.body_offset <= bytes.len(), "{skill:?}");
+        // The block depends on the manifest, not the file name: one kind
+        // is enough, and keeps the mutation run fast.
+        if origin.kind == InstructionKind::SkillFile {
+            let body = String::from_utf8_lossy(&bytes[skill.body_offset..]);
+            check_context(skill, &body, bytes.len());
+        }
+    }
+}
+
+/// The block under no limit and under a limit picked from the input size.
+fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usize) {
+    for max_bytes in [None, Some(size % 257), Some(size % 4099)] {
+        let request = SkillContextRequest {
+            id: skill.manifest.id.clone(),
+            arguments: Vec::new(),
+            max_bytes,
+            preview_max_chars: 200,
+        };
+        let response = format_context(skill, body, &request, templates());
+        assert!(
+            response.is_ok(),
+            "the built-in templates failed: {response:?}"
+        );
+        let Ok(response) = response else { return };
+        let text = &response.text;
+        assert_eq!(response.bytes, text.len());
+        let open = format!("<skill id=\"{}\" ", skill.manifest.id.as_str());
+        assert!(text.starts_with(&open), "{text:?}");
+        assert!(text.ends_with("</skill>"), "{text:?}");
+        assert_eq!(text.matches("</skill>").count(), 1, "{text:?}");
+        if response.truncated {
+            assert!(text.contains("skill body truncated"), "{text:?}");
+        } else {
+            // The body, closing tags defused, is the block's last content:
+            // never inside an attribute or the provenance lines.
+            let body = neutralize_closing_tag(body, "skill");
+            assert!(text.ends_with(&format!("\n\n{body}\n</skill>")), "{text:?}");
+        }
+    }
+}
