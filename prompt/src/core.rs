@@ -18,7 +18,9 @@ use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::{Stage, StageContext};
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::instructions::{INSTRUCTION_FILES, RepositoryInstructions};
-use bcode_prompt_sections::invariants::{INVARIANTS_DIR, InvariantCatalog};
+use bcode_prompt_sections::invariants::{
+    INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
+};
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
@@ -434,10 +436,13 @@ impl Core {
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
         if invariants.enabled && (relevant || config.system_prompt.sections.repository_invariants) {
+            // Unchanged files keep their compiled globs (by file stamp).
+            let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
+            let budget = InvariantBudget::from(invariants);
             let (catalog, changed) = cached(
                 &mut self.invariants,
                 || invariant_paths(&repo),
-                || bcode_prompt_sections::invariants::gather(&repo),
+                || gather_invariants(&repo, &budget, previous.as_deref()),
             );
             prepared.changes.invariants = changed;
             if relevant {
