@@ -181,8 +181,8 @@ impl Work {
         let _finished = self.progress.finish_on_drop();
         let repo = match open(&self.path, self.root.as_deref()) {
             Ok(repo) => repo,
-            Err(facts) => {
-                let _ = tx.send(Report::Ended(facts));
+            Err(failure) => {
+                let _ = tx.send(Report::Ended(failure.into()));
                 return;
             }
         };
@@ -198,16 +198,17 @@ impl Work {
 }
 
 /// Discovers the repository containing `path`, refusing one whose work
-/// tree is not `root` (the folder holding the `.git` discovery used).
-fn open(path: &Path, root: Option<&Path>) -> Result<Repository, GitFacts> {
+/// tree is not `root` (the folder holding the `.git` discovery used). The
+/// error is what the probe reports: no repository, or an unusable one.
+fn open(path: &Path, root: Option<&Path>) -> Result<Repository, OpenFailure> {
     let repo = match Repository::discover(path) {
         Ok(repo) => repo,
-        Err(err) if err.code() == ErrorCode::NotFound => return Err(GitFacts::NoRepository),
+        Err(err) if err.code() == ErrorCode::NotFound => return Err(OpenFailure::NoRepository),
         Err(err) if err.code() == ErrorCode::Owner => {
-            return Err(GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser));
+            return Err(OpenFailure::Unavailable(GitUnavailable::OwnedByAnotherUser));
         }
         Err(err) => {
-            return Err(GitFacts::Unavailable(GitUnavailable::Unreadable {
+            return Err(OpenFailure::Unavailable(GitUnavailable::Unreadable {
                 detail: err.message().to_owned(),
             }));
         }
@@ -215,12 +216,29 @@ fn open(path: &Path, root: Option<&Path>) -> Result<Repository, GitFacts> {
     if let (Some(workdir), Some(root)) = (repo.workdir(), root)
         && !same_folder(workdir, root)
     {
-        return Err(GitFacts::Unavailable(GitUnavailable::ForeignWorkTree {
+        return Err(OpenFailure::Unavailable(GitUnavailable::ForeignWorkTree {
             root: display(root),
             work_tree: display(workdir),
         }));
     }
     Ok(repo)
+}
+
+/// Why [`open`] gave no repository to read.
+enum OpenFailure {
+    /// No repository contains the path.
+    NoRepository,
+    /// There is one, but it cannot be used.
+    Unavailable(GitUnavailable),
+}
+
+impl From<OpenFailure> for GitFacts {
+    fn from(failure: OpenFailure) -> GitFacts {
+        match failure {
+            OpenFailure::NoRepository => GitFacts::NoRepository,
+            OpenFailure::Unavailable(why) => GitFacts::Unavailable(why),
+        }
+    }
 }
 
 /// Whether two paths name the same folder (compared canonically, so a
