@@ -271,9 +271,16 @@ impl Core {
                 prepared.template_warnings = fresh.templates.warnings().to_vec();
                 let skills_changed =
                     fresh.loaded.config.skills != self.configured.loaded.config.skills;
+                let invariant_budget_changed =
+                    InvariantBudget::from(&fresh.loaded.config.invariants)
+                        != InvariantBudget::from(&self.configured.loaded.config.invariants);
                 self.configured = fresh;
                 self.session_facts = None;
                 self.skills.catalog = None;
+                if invariant_budget_changed {
+                    // Read the invariants again under the new budget.
+                    self.invariants = None;
+                }
                 if skills_changed {
                     // New roots and options: discover again, and diff the
                     // new registry against the old one in the same skill
