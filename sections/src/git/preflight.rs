@@ -76,7 +76,10 @@ pub(super) fn check(start: &Path) -> Preflight {
 /// The nearest folder at or above `start` holding a `.git` folder or
 /// `.git` file (`gitdir: ...`), with the git folder it names.
 fn find_git_dir(start: &Path) -> Option<(PathBuf, PathBuf)> {
-    let first_device = device(start);
+    // libgit2 searches from the real path: a relative or linked start
+    // folder must reach the same parents.
+    let start = std::fs::canonicalize(start).ok()?;
+    let first_device = device(&start);
     for folder in start.ancestors() {
         if device(folder) != first_device {
             return None;
