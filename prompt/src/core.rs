@@ -18,7 +18,9 @@ use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::{Stage, StageContext};
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::instructions::{INSTRUCTION_FILES, RepositoryInstructions};
-use bcode_prompt_sections::invariants::{INVARIANTS_DIR, InvariantCatalog};
+use bcode_prompt_sections::invariants::{
+    INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
+};
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
@@ -304,9 +306,16 @@ impl Core {
                 prepared.template_warnings = fresh.templates.warnings().to_vec();
                 let skills_changed =
                     fresh.loaded.config.skills != self.configured.loaded.config.skills;
+                let invariant_budget_changed =
+                    InvariantBudget::from(&fresh.loaded.config.invariants)
+                        != InvariantBudget::from(&self.configured.loaded.config.invariants);
                 self.configured = fresh;
                 self.session_facts = None;
                 self.skills.catalog = None;
+                if invariant_budget_changed {
+                    // Read the invariants again under the new budget.
+                    self.invariants = None;
+                }
                 if skills_changed {
                     // New roots and options: discover again, and diff the
                     // new registry against the old one in the same skill
@@ -479,10 +488,13 @@ impl Core {
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
         if invariants.enabled && (relevant || config.system_prompt.sections.repository_invariants) {
+            // Unchanged files keep their compiled globs (by file stamp).
+            let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
+            let budget = InvariantBudget::from(invariants);
             let (catalog, changed) = cached(
                 &mut self.invariants,
                 || invariant_paths(&repo),
-                || bcode_prompt_sections::invariants::gather(&repo),
+                || gather_invariants(&repo, &budget, previous.as_deref()),
             );
             prepared.changes.invariants = changed;
             if relevant {

@@ -6,6 +6,8 @@
 //! Nothing here shows remote URLs, user names or emails: the facts do not
 //! even carry them.
 
+mod overdue;
+mod preflight;
 pub mod read;
 pub mod status;
 
@@ -46,6 +48,33 @@ pub enum GitUnavailable {
     Unreadable {
         /// libgit2's error message.
         detail: String,
+    },
+    /// A file git reads on the way to `HEAD` or the status (its config,
+    /// `HEAD`, `packed-refs`, a ref, `objects/info/alternates`, ...) is not
+    /// a regular file (a FIFO would block git forever), so the repository
+    /// was not opened.
+    NotAFile {
+        /// That file, relative to the repository root when below it, `/`
+        /// separators.
+        path: String,
+    },
+    /// Opening the repository and reading `HEAD` did not finish within the
+    /// deadline ([`read::GitProbeOptions::deadline`]).
+    TimedOut {
+        /// The deadline that passed, in milliseconds.
+        deadline_ms: u64,
+    },
+    /// An earlier probe of this repository overran its deadline while
+    /// opening it and has still not finished, so no new one was started.
+    StillRunning,
+    /// The git folder discovery found has its work tree elsewhere (a `.git`
+    /// file naming another repository's git folder, or `core.worktree`
+    /// pointing away): nothing of that other checkout is shown.
+    ForeignWorkTree {
+        /// The folder holding the `.git` discovery used, `/` separators.
+        root: String,
+        /// The work tree that git folder belongs to, `/` separators.
+        work_tree: String,
     },
 }
 
@@ -212,9 +241,13 @@ pub enum StatusOutcome {
     /// It did not finish within the deadline.
     TimedOut {
         /// The deadline that passed, in milliseconds
-        /// ([`read::GitProbeOptions::status_deadline`]).
+        /// ([`read::GitProbeOptions::deadline`], shared with opening the
+        /// repository).
         deadline_ms: u64,
     },
+    /// An earlier status scan of this repository overran its deadline and
+    /// is still running, so no new one was started.
+    StillRunning,
     /// It failed; `detail` goes to the notes.
     Failed {
         /// libgit2's error message, or why the worker thread could not

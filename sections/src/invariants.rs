@@ -20,11 +20,21 @@
 //! [`parse`] is the core (file names and texts in, catalog out); [`gather`]
 //! is the edge that reads the directory. Malformed files are problems shown
 //! by `render --explain`, never a failure.
+//!
+//! Both are bounded like skills ([`InvariantBudget`], from `[invariants]
+//! max_files` and `max_globs_per_file`): files past the count budget are not
+//! read, globs past the per-file budget are ignored, each with a problem
+//! note. Each invariant's `paths` globs are compiled once per version of its
+//! file ([`PathGlobs`], keyed by [`bcode_fs::FileStamp`]): [`gather_with`]
+//! reuses the sets of the previous catalog for unchanged files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use bcode_fs::FileStamp;
 use serde_json::Value;
+
+pub use crate::path_globs::PathGlobs;
 
 /// The catalog template.
 pub const INVARIANTS_TEMPLATE: &str = "sections/repo_invariants.j2";
@@ -47,8 +57,11 @@ pub struct Invariant {
     /// The front matter's `keywords` (one string or a list), which the
     /// relevant-mode selector matches against the task.
     pub keywords: Vec<String>,
-    /// Globs of the paths it applies to (for relevant mode; shown in full mode).
+    /// Globs of the paths it applies to (for relevant mode; shown in full
+    /// mode), at most [`InvariantBudget::max_globs_per_file`].
     pub paths: Vec<String>,
+    /// `paths` compiled, for the file version they were read from.
+    pub globs: PathGlobs,
     /// The full text after the front matter.
     pub body: String,
     /// The file, relative to the repository root, `/` separators.
@@ -101,25 +114,89 @@ pub enum InvariantSelection {
 /// are refused without blocking.
 const MAX_INVARIANT_FILE_BYTES: usize = 1024 * 1024;
 
-/// Reads `<repo>/.bcode/invariants/*.md` (not recursive) and parses them.
-/// A missing directory is an empty catalog.
+/// How much of the invariants folder is used, like the skills walk's
+/// budgets: without them 50 files of 9,000 globs each took 25 s a render.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvariantBudget {
+    /// The most files read, in file-name order (`invariants.max_files`).
+    pub max_files: usize,
+    /// The most `paths` globs kept of one file
+    /// (`invariants.max_globs_per_file`).
+    pub max_globs_per_file: usize,
+}
+
+impl Default for InvariantBudget {
+    fn default() -> Self {
+        InvariantBudget::from(&bcode_prompt_pipeline::config::InvariantsConfig::default())
+    }
+}
+
+impl From<&bcode_prompt_pipeline::config::InvariantsConfig> for InvariantBudget {
+    fn from(config: &bcode_prompt_pipeline::config::InvariantsConfig) -> Self {
+        InvariantBudget {
+            max_files: config.max_files,
+            max_globs_per_file: config.max_globs_per_file,
+        }
+    }
+}
+
+/// [`gather_with`] with the default budget and nothing to reuse.
 pub fn gather(repo: &Path) -> InvariantCatalog {
+    gather_with(repo, &InvariantBudget::default(), None)
+}
+
+/// Reads `<repo>/.bcode/invariants/*.md` (not recursive, at most
+/// `budget.max_files` in file-name order) and parses them, reusing the
+/// compiled globs of `previous` for files whose stamp has not changed. A
+/// missing directory is an empty catalog.
+pub fn gather_with(
+    repo: &Path,
+    budget: &InvariantBudget,
+    previous: Option<&InvariantCatalog>,
+) -> InvariantCatalog {
     let dir = repo.join(".bcode").join("invariants");
     let mut files = Vec::new();
     let mut problems = Vec::new();
+    let mut stamps = BTreeMap::new();
     // Every file must resolve inside the repository (checked on the open
     // file); a folder that is itself a link out is refused once, whole.
     let confinement = bcode_fs::Confinement::within(repo);
     if let Some(problem) = escaped_folder(&confinement, &dir) {
         problems.push(problem);
     } else if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            if !name.ends_with(".md") || !path.is_file() {
+        let mut names: Vec<(String, std::path::PathBuf)> = entries
+            .flatten()
+            .map(|entry| {
+                (
+                    entry.file_name().to_string_lossy().into_owned(),
+                    entry.path(),
+                )
+            })
+            .filter(|(name, _)| name.ends_with(".md"))
+            .collect();
+        names.sort();
+        if names.len() > budget.max_files {
+            problems.push(InvariantProblem {
+                file: INVARIANTS_DIR.to_owned(),
+                line: None,
+                message: format!(
+                    "{} files; only the first {} by name are read \
+                     (invariants.max_files), the other {} skipped",
+                    names.len(),
+                    budget.max_files,
+                    names.len() - budget.max_files
+                ),
+            });
+            names.truncate(budget.max_files);
+        }
+        for (name, path) in names {
+            if !path.is_file() {
                 continue;
             }
             let file = format!("{INVARIANTS_DIR}/{name}");
+            if let Ok(meta) = std::fs::metadata(&path) {
+                stamps.insert(file.clone(), FileStamp::of(&meta));
+            }
             match confinement
                 .read_bounded(&path, MAX_INVARIANT_FILE_BYTES)
                 .map(String::from_utf8)
@@ -143,7 +220,21 @@ pub fn gather(repo: &Path) -> InvariantCatalog {
             }
         }
     }
-    let mut catalog = parse(files);
+    let mut catalog = parse_uncompiled(files, budget);
+    // Compile each file's globs once per stamp: reuse the previous set.
+    let earlier: BTreeMap<&str, &PathGlobs> = previous
+        .map(|p| {
+            p.invariants
+                .iter()
+                .map(|i| (i.file.as_str(), &i.globs))
+                .collect()
+        })
+        .unwrap_or_default();
+    for inv in &mut catalog.invariants {
+        let stamp = stamps.get(&inv.file).copied();
+        let before = earlier.get(inv.file.as_str()).copied();
+        inv.globs = PathGlobs::compile(&inv.paths, stamp, before);
+    }
     catalog.problems.extend(problems);
     catalog.problems.sort_by(|a, b| a.file.cmp(&b.file));
     catalog.directory = crate::instructions::model_path(&dir);
@@ -162,10 +253,29 @@ fn escaped_folder(confinement: &bcode_fs::Confinement, dir: &Path) -> Option<Inv
     })
 }
 
+/// [`parse_with`] with the default budget.
+pub fn parse(files: Vec<(String, String)>) -> InvariantCatalog {
+    parse_with(files, &InvariantBudget::default())
+}
+
 /// Parses `(file, text)` pairs into a catalog, sorted by file name. Files
 /// with unusable front matter, a missing required field or a duplicate id
-/// become problems (the first file by name keeps a duplicated id).
-pub fn parse(mut files: Vec<(String, String)>) -> InvariantCatalog {
+/// become problems (the first file by name keeps a duplicated id); `paths`
+/// beyond `budget.max_globs_per_file` are dropped with a problem note.
+pub fn parse_with(files: Vec<(String, String)>, budget: &InvariantBudget) -> InvariantCatalog {
+    let mut catalog = parse_uncompiled(files, budget);
+    for inv in &mut catalog.invariants {
+        inv.globs = PathGlobs::compile(&inv.paths, None, None);
+    }
+    catalog
+}
+
+/// [`parse_with`] leaving the globs uncompiled, for the caller to compile
+/// (or reuse) once.
+fn parse_uncompiled(
+    mut files: Vec<(String, String)>,
+    budget: &InvariantBudget,
+) -> InvariantCatalog {
     files.sort();
     let mut catalog = InvariantCatalog::default();
     let mut ids = BTreeSet::new();
@@ -208,12 +318,23 @@ pub fn parse(mut files: Vec<(String, String)>) -> InvariantCatalog {
             catalog.problems.push(problem(Some(1), message));
             continue;
         }
+        let mut paths = string_list(document.fields.get("paths"));
+        if paths.len() > budget.max_globs_per_file {
+            let message = format!(
+                "{} path globs; only the first {} are used (invariants.max_globs_per_file)",
+                paths.len(),
+                budget.max_globs_per_file
+            );
+            catalog.problems.push(problem(None, message));
+            paths.truncate(budget.max_globs_per_file);
+        }
         catalog.invariants.push(Invariant {
             id,
             title,
             summary,
             keywords: string_list(document.fields.get("keywords")),
-            paths: string_list(document.fields.get("paths")),
+            paths,
+            globs: PathGlobs::default(),
             body: document.body.trim().to_owned(),
             file,
         });

@@ -16,5 +16,6 @@ pub mod toolchain;
 pub mod gathered;
 pub mod instructions;
 pub mod invariants;
+pub mod path_globs;
 pub mod relevant;
 pub mod stages;

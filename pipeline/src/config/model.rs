@@ -71,6 +71,12 @@ pub struct InvariantsConfig {
     pub max_selected: usize,
     /// Add the selector's short task summary to focused guidance.
     pub include_task_summary: bool,
+    /// The most invariant files read, in file-name order; the rest are
+    /// skipped with a note.
+    pub max_files: usize,
+    /// The most `paths` globs used of one invariant; the rest are ignored
+    /// with a note.
+    pub max_globs_per_file: usize,
     /// `[invariants.selector]`
     pub selector: InvariantSelectorConfig,
 }
@@ -82,6 +88,8 @@ impl Default for InvariantsConfig {
             mode: InvariantsMode::Full,
             max_selected: 6,
             include_task_summary: true,
+            max_files: 100,
+            max_globs_per_file: 64,
             selector: InvariantSelectorConfig::default(),
         }
     }

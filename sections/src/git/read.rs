@@ -1,21 +1,40 @@
 //! The git probe (edge I/O): opens the repository with git2 and reads
 //! `HEAD`, the worktree kind and the status into [`GitFacts`].
 //!
-//! Status is the one potentially slow step (it scans the working tree; see
-//! `status.rs` for how a large one is split over threads), and
-//! libgit2 offers no progress callback for it, so it runs on a worker thread
-//! and the probe waits at most [`GitProbeOptions::status_deadline`]. When the
-//! deadline passes the outcome is `TimedOut` and the section says so; the
-//! worker finishes on its own and its result is dropped. Entries beyond
+//! All libgit2 work runs on a worker thread and the probe waits at most
+//! [`GitProbeOptions::deadline`] for all of it: opening the repository reads
+//! its config, refs and objects with blocking calls, and a damaged one can
+//! hold libgit2 forever (a truncated loose commit object makes it spin while
+//! it abbreviates `HEAD`'s id; a FIFO at `.git/config` blocks its `open`).
+//! The worker first reports `HEAD` and the worktree kind, then the status
+//! (the one step that is slow on a healthy repository; see `status.rs` for
+//! how a large tree is split over threads). Whatever has not arrived when
+//! the deadline passes is reported as timed out, and the section says so.
+//!
+//! A worker cannot be stopped, so two things keep a hostile repository from
+//! costing a thread per turn: [`preflight`](super::preflight) refuses a
+//! repository whose known files are not regular files before any thread
+//! starts, and a repository whose worker overran is remembered (see
+//! `overdue`) until that worker ends; meanwhile later probes of it
+//! start no new worker for the step that hung. Entries beyond
 //! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
 //! untracked tree cannot blow up memory either.
+//!
+//! The probe also refuses to describe another checkout: when the git folder
+//! discovery found (through a `.git` file, or `core.worktree`) has its work
+//! tree somewhere other than the folder holding that `.git`, the facts say
+//! so instead of showing that other repository's branch and status. Linked
+//! worktrees and submodules have their work tree right there, so they pass.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Repository};
 
+use super::overdue::{self, Phase, Progress};
+use super::preflight::{self, Preflight};
 use super::status::{StatusSplit, clean, display, status};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
@@ -28,9 +47,10 @@ pub struct GitProbeOptions {
     /// Read the status (needed by `git_revision`'s dirty flag and by
     /// `dynamic_repository_context`).
     pub status: bool,
-    /// How long the probe waits for the status scan before reporting
-    /// `TimedOut` (default 1.5 s); the scan itself is not stopped.
-    pub status_deadline: Duration,
+    /// How long the probe waits for all of its git work (opening, `HEAD`,
+    /// the worktree and the status; default 1.5 s) before reporting what
+    /// is missing as timed out; the worker itself is not stopped.
+    pub deadline: Duration,
     /// The most status entries kept (default 10,000); the rest are only
     /// counted.
     pub max_entries: usize,
@@ -42,35 +62,100 @@ impl Default for GitProbeOptions {
     fn default() -> Self {
         GitProbeOptions {
             status: true,
-            status_deadline: Duration::from_millis(1500),
+            deadline: Duration::from_millis(1500),
             max_entries: 10_000,
             split: StatusSplit::default(),
         }
     }
 }
 
-/// Reads the repository containing `path` (searching upwards, like git).
+/// What the worker sends, in this order.
+enum Report {
+    /// Opening ended the probe: no repository, or one that cannot be used.
+    Ended(GitFacts),
+    /// `HEAD` and the worktree kind; the status follows when asked for.
+    Opened {
+        head: HeadFacts,
+        worktree: WorktreeFacts,
+    },
+    /// The status scan's result.
+    Status(Result<StatusFacts, git2::Error>),
+}
+
+/// Reads the repository containing `path` (searching upwards, like git),
+/// waiting at most [`GitProbeOptions::deadline`].
 pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
-    let repo = match Repository::discover(path) {
-        Ok(repo) => repo,
-        Err(err) if err.code() == ErrorCode::NotFound => return GitFacts::NoRepository,
-        Err(err) if err.code() == ErrorCode::Owner => {
-            return GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser);
-        }
-        Err(err) => {
-            return GitFacts::Unavailable(GitUnavailable::Unreadable {
-                detail: err.message().to_owned(),
-            });
+    let root = match preflight::check(path) {
+        Preflight::Clear { root } => root,
+        Preflight::Refused { path } => {
+            return GitFacts::Unavailable(GitUnavailable::NotAFile { path });
         }
     };
-    let head = head(&repo);
-    let worktree = worktree(&repo);
-    let status = if !options.status {
+    let key = overdue::key(root.as_deref().unwrap_or(path));
+    let mut want_status = options.status;
+    let mut status_still_running = false;
+    match overdue::earlier(&key) {
+        Some(Phase::Opening) => return GitFacts::Unavailable(GitUnavailable::StillRunning),
+        Some(Phase::Status) if want_status => {
+            want_status = false;
+            status_still_running = true;
+        }
+        _ => {}
+    }
+    let started = Instant::now();
+    let progress = Progress::new();
+    let (tx, rx) = mpsc::channel();
+    let work = Work {
+        path: path.to_path_buf(),
+        root,
+        status: want_status,
+        max_entries: options.max_entries,
+        split: options.split,
+        progress: Arc::clone(&progress),
+    };
+    let spawned = std::thread::Builder::new()
+        .name("bcode-git".to_owned())
+        .spawn(move || work.run(&tx));
+    if let Err(err) = spawned {
+        return GitFacts::Unavailable(GitUnavailable::Unreadable {
+            detail: format!("the git worker could not start: {err}"),
+        });
+    }
+    let deadline_ms = u64::try_from(options.deadline.as_millis()).unwrap_or(u64::MAX);
+    let (head, worktree) = match rx.recv_timeout(options.deadline) {
+        Ok(Report::Opened { head, worktree }) => (head, worktree),
+        Ok(Report::Ended(facts)) => return facts,
+        Ok(Report::Status(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+            return GitFacts::Unavailable(GitUnavailable::Unreadable {
+                detail: "the git worker stopped without an answer".to_owned(),
+            });
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            overdue::remember(key, progress);
+            return GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms });
+        }
+    };
+    let status = if status_still_running {
+        StatusOutcome::StillRunning
+    } else if !options.status {
         StatusOutcome::NotGathered
-    } else if repo.is_bare() {
+    } else if worktree == WorktreeFacts::Bare {
         StatusOutcome::Done(StatusFacts::default())
     } else {
-        status_with_deadline(repo, options)
+        let left = options.deadline.saturating_sub(started.elapsed());
+        match rx.recv_timeout(left) {
+            Ok(Report::Status(Ok(facts))) => StatusOutcome::Done(facts),
+            Ok(Report::Status(Err(err))) => StatusOutcome::Failed {
+                detail: err.message().to_owned(),
+            },
+            Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => StatusOutcome::Failed {
+                detail: "the git worker stopped without an answer".to_owned(),
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                overdue::remember(key, progress);
+                StatusOutcome::TimedOut { deadline_ms }
+            }
+        }
     };
     GitFacts::Repository(RepoFacts {
         head,
@@ -79,15 +164,127 @@ pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
     })
 }
 
+/// Everything the worker needs, owned.
+struct Work {
+    path: PathBuf,
+    root: Option<PathBuf>,
+    status: bool,
+    max_entries: usize,
+    split: StatusSplit,
+    progress: Arc<Progress>,
+}
+
+impl Work {
+    /// Opens, reports `HEAD` and the worktree, then the status. Send errors
+    /// mean the probe stopped waiting; that is expected after a timeout.
+    fn run(self, tx: &mpsc::Sender<Report>) {
+        let _finished = self.progress.finish_on_drop();
+        let repo = match open(&self.path, self.root.as_deref()) {
+            Ok(repo) => repo,
+            Err(failure) => {
+                let _ = tx.send(Report::Ended(failure.into()));
+                return;
+            }
+        };
+        let head = head(&repo);
+        let worktree = worktree(&repo);
+        let bare = worktree == WorktreeFacts::Bare;
+        let _ = tx.send(Report::Opened { head, worktree });
+        if self.status && !bare {
+            self.progress.enter(Phase::Status);
+            let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
+        }
+    }
+}
+
+/// Discovers the repository containing `path`, refusing one whose work
+/// tree is not `root` (the folder holding the `.git` discovery used). The
+/// error is what the probe reports: no repository, or an unusable one.
+fn open(path: &Path, root: Option<&Path>) -> Result<Repository, OpenFailure> {
+    let repo = match Repository::discover(path) {
+        Ok(repo) => repo,
+        Err(err) if err.code() == ErrorCode::NotFound => return Err(OpenFailure::NoRepository),
+        Err(err) if err.code() == ErrorCode::Owner => {
+            return Err(OpenFailure::Unavailable(GitUnavailable::OwnedByAnotherUser));
+        }
+        Err(err) => {
+            return Err(OpenFailure::Unavailable(GitUnavailable::Unreadable {
+                detail: err.message().to_owned(),
+            }));
+        }
+    };
+    if let (Some(workdir), Some(root)) = (repo.workdir(), root)
+        && !same_folder(workdir, root)
+    {
+        return Err(OpenFailure::Unavailable(GitUnavailable::ForeignWorkTree {
+            root: display(root),
+            work_tree: display(workdir),
+        }));
+    }
+    Ok(repo)
+}
+
+/// Why [`open`] gave no repository to read.
+enum OpenFailure {
+    /// No repository contains the path.
+    NoRepository,
+    /// There is one, but it cannot be used.
+    Unavailable(GitUnavailable),
+}
+
+impl From<OpenFailure> for GitFacts {
+    fn from(failure: OpenFailure) -> GitFacts {
+        match failure {
+            OpenFailure::NoRepository => GitFacts::NoRepository,
+            OpenFailure::Unavailable(why) => GitFacts::Unavailable(why),
+        }
+    }
+}
+
+/// Whether two paths name the same folder (compared canonically, so a
+/// symbolic link in either does not make a difference).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a.components().eq(b.components()),
+    }
+}
+
+/// `oid` in full and abbreviated as `git_object_short_id` does (the
+/// shortest unambiguous prefix from `core.abbrev` up), but from the object
+/// database's index of names alone: reading the object itself would make
+/// libgit2 spin forever on a truncated loose object.
 fn commit_id(repo: &Repository, oid: git2::Oid) -> CommitId {
     let full = oid.to_string();
-    let short = repo
-        .find_object(oid, None)
-        .and_then(|object| object.short_id())
-        .ok()
-        .and_then(|buf| buf.as_str().map(str::to_owned).ok())
-        .unwrap_or_else(|| full.chars().take(7).collect());
+    let short = short_len(repo, oid)
+        .and_then(|len| full.get(..len))
+        .unwrap_or_else(|| full.get(..7).unwrap_or(&full))
+        .to_owned();
     CommitId { short, full }
+}
+
+/// The length of the shortest unambiguous prefix of `oid`, at least
+/// `core.abbrev` (default 7); `None` when the object database cannot say.
+fn short_len(repo: &Repository, oid: git2::Oid) -> Option<usize> {
+    const DEFAULT_ABBREV: usize = 7;
+    let hex = oid.to_string();
+    let start = repo
+        .config()
+        .and_then(|config| config.get_i32("core.abbrev"))
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| (4..=hex.len()).contains(n))
+        .unwrap_or(DEFAULT_ABBREV);
+    let odb = repo.odb().ok()?;
+    for len in start..hex.len() {
+        let prefix = git2::Oid::from_str(hex.get(..len)?).ok()?;
+        match odb.exists_prefix(prefix, len) {
+            Ok(_) => return Some(len),
+            Err(err) if err.code() == ErrorCode::Ambiguous => continue,
+            Err(_) => return None,
+        }
+    }
+    Some(hex.len())
 }
 
 fn head(repo: &Repository) -> HeadFacts {
@@ -146,32 +343,5 @@ fn worktree(repo: &Repository) -> WorktreeFacts {
         root,
         name,
         main_root,
-    }
-}
-
-fn status_with_deadline(repo: Repository, options: &GitProbeOptions) -> StatusOutcome {
-    let (tx, rx) = mpsc::channel();
-    let max_entries = options.max_entries;
-    let split = options.split;
-    // `Repository` is `Send`; the worker owns it from here on.
-    let spawned = std::thread::Builder::new()
-        .name("bcode-git-status".to_owned())
-        .spawn(move || {
-            // The receiver may be gone after a timeout; that is expected.
-            let _ = tx.send(status(&repo, max_entries, split));
-        });
-    if let Err(err) = spawned {
-        return StatusOutcome::Failed {
-            detail: err.to_string(),
-        };
-    }
-    match rx.recv_timeout(options.status_deadline) {
-        Ok(Ok(facts)) => StatusOutcome::Done(facts),
-        Ok(Err(err)) => StatusOutcome::Failed {
-            detail: err.message().to_owned(),
-        },
-        Err(_) => StatusOutcome::TimedOut {
-            deadline_ms: u64::try_from(options.status_deadline.as_millis()).unwrap_or(u64::MAX),
-        },
     }
 }

@@ -12,12 +12,11 @@
 
 use std::collections::BTreeSet;
 
-use globset::{Glob, GlobSetBuilder};
-
 use super::SelectionOrigin;
 use super::selector::{
     InvariantSelector, InvariantSummary, SelectorAnswer, SelectorFuture, SelectorRequest,
 };
+use crate::path_globs::PathGlobs;
 
 /// The least score that counts as relevant: one shared word in a summary
 /// alone is chance, not relevance.
@@ -92,19 +91,16 @@ fn score(inv: &InvariantSummary, task: &BTreeSet<String>, paths: &[String]) -> u
         + 2 * hits(&inv.id.replace(['-', '_'], " "))
         + 2 * hits(&inv.title)
         + hits(&inv.summary);
-    let mut globs = GlobSetBuilder::new();
-    let mut any = false;
-    for pattern in &inv.paths {
-        // A glob that does not parse is a hint that cannot match; the
-        // catalog's own check is the place to report it.
-        if let Ok(glob) = Glob::new(pattern) {
-            globs.add(glob);
-            any = true;
-        }
-    }
-    if any && let Ok(set) = globs.build() {
-        total += 5 * paths.iter().filter(|p| set.is_match(p.as_str())).count();
-    }
+    // The catalog's compiled set, unless it was made for other patterns
+    // (a host-built request); then compile here.
+    let compiled;
+    let globs = if inv.globs.compiled_for(&inv.paths) {
+        &inv.globs
+    } else {
+        compiled = PathGlobs::compile(&inv.paths, None, None);
+        &compiled
+    };
+    total += 5 * paths.iter().filter(|p| globs.is_match(p.as_str())).count();
     total
 }
 

@@ -32,6 +32,10 @@ pub struct InvariantSummary {
     pub keywords: Vec<String>,
     /// Globs of the repository paths it applies to, possibly empty.
     pub paths: Vec<String>,
+    /// `paths` compiled once per version of the invariant's file (shared
+    /// with the catalog), so the deterministic selector does not rebuild
+    /// them on every turn. Trusted only when compiled for `paths`.
+    pub globs: crate::path_globs::PathGlobs,
 }
 
 /// One selector call. Owned, so a host can move it into a spawned task.
@@ -70,6 +74,7 @@ impl SelectorRequest {
                     summary: inv.summary.clone(),
                     keywords: inv.keywords.clone(),
                     paths: inv.paths.clone(),
+                    globs: inv.globs.clone(),
                 })
                 .collect(),
             max_selected: config.max_selected,

@@ -39,12 +39,47 @@ fn with_repo<'a>(
     kind: SectionKind,
 ) -> Result<Result<&'a RepoFacts, Vec<Section>>, StageError> {
     let facts = need(&cx.inputs.git, "git")?;
+    let mut path = None;
+    let mut deadline = None;
     let (reason, note) = match facts {
         GitFacts::Repository(repo) => return Ok(Ok(repo)),
         GitFacts::NoRepository => ("no_repository", None),
         GitFacts::Unavailable(GitUnavailable::OwnedByAnotherUser) => (
             "owner",
             Some("git refused the repository: it is owned by another user".to_owned()),
+        ),
+        GitFacts::Unavailable(GitUnavailable::NotAFile { path: file }) => {
+            path = Some(file.as_str());
+            (
+                "not_a_file",
+                Some(format!(
+                    "{file} is not a regular file; the repository was not opened"
+                )),
+            )
+        }
+        GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms }) => {
+            deadline = Some(*deadline_ms);
+            (
+                "timed_out",
+                Some(format!(
+                    "opening the repository did not finish within {deadline_ms} ms"
+                )),
+            )
+        }
+        GitFacts::Unavailable(GitUnavailable::StillRunning) => (
+            "still_running",
+            Some(
+                "an earlier read of the repository overran its deadline and has not finished; \
+                 not started again"
+                    .to_owned(),
+            ),
+        ),
+        GitFacts::Unavailable(GitUnavailable::ForeignWorkTree { root, work_tree }) => (
+            "foreign_work_tree",
+            Some(format!(
+                "the git folder found at {root} belongs to the work tree {work_tree}; \
+                 that repository is not described"
+            )),
         ),
         GitFacts::Unavailable(GitUnavailable::Unreadable { detail }) => {
             ("unreadable", Some(format!("git error: {detail}")))
@@ -53,7 +88,12 @@ fn with_repo<'a>(
     if first_enabled_git_stage(cx.config) != Some(kind) {
         return Ok(Err(Vec::new()));
     }
-    let mut section = small_section(cx, kind, NO_GIT_TEMPLATE, context! { reason })?;
+    let mut section = small_section(
+        cx,
+        kind,
+        NO_GIT_TEMPLATE,
+        context! { reason, path, deadline_ms => deadline },
+    )?;
     if let Some(note) = note {
         section = section.with_note(&note);
     }
@@ -183,6 +223,13 @@ impl Stage<Gathered> for GitStatusStage {
             StatusOutcome::Failed { detail } => {
                 let s = section(context! { state => "failed" })?;
                 return Ok(vec![s.with_note(&format!("git status failed: {detail}"))]);
+            }
+            StatusOutcome::StillRunning => {
+                let s = section(context! { state => "still_running" })?;
+                return Ok(vec![s.with_note(
+                    "an earlier git status scan overran its deadline and has not finished; \
+                     not started again",
+                )]);
             }
         };
         if repo.worktree == WorktreeFacts::Bare {

@@ -1,0 +1,197 @@
+//! Hostile and damaged git repositories through the real binary (issue 12):
+//! a truncated loose commit object, FIFOs where git reads files, and a
+//! `.git` file naming another repository's git folder. Every render ends
+//! within the git deadline (1.5 s by default) plus start-up, says in the git
+//! section what went wrong, and never describes another repository.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+#![cfg(unix)] // FIFOs are a Unix fact
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, write};
+use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
+
+/// Longer than any render needs (the git deadline is 1.5 s); a render
+/// still running then has hung, and the test says so instead of hanging.
+const HANG: Duration = Duration::from_secs(20);
+
+/// Runs `command` to its end or [`HANG`]; returns (exit code, stdout).
+fn run_bounded(mut command: Command) -> (Option<i32>, String, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > HANG {
+            child.kill().unwrap();
+            panic!("the render hung for {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `render` in `repo`, then `render --explain`: both outputs joined, after
+/// checking each exited 0.
+fn render(sandbox: &Sandbox, repo: &Path) -> String {
+    let mut text = String::new();
+    for extra in [None, Some("--explain")] {
+        let mut command = sandbox.command_in(repo);
+        command.args(["render", "--now", "2026-07-01T10:00:00Z"]);
+        command.args(extra);
+        let (code, stdout, stderr) = run_bounded(command);
+        assert_eq!(code, Some(0), "{stderr}");
+        text.push_str(&stdout);
+    }
+    text
+}
+
+/// A repository on branch `branch` with one commit, in `dir`.
+fn committed(dir: &Path, branch: &str) -> (Repository, git2::Oid) {
+    let mut opts = RepositoryInitOptions::new();
+    opts.initial_head(branch);
+    let repo = Repository::init_opts(dir, &opts).unwrap();
+    write(&dir.join("a.txt"), "a\n");
+    let oid = {
+        let mut index = repo.index().unwrap();
+        index
+            .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig =
+            Signature::new("Planted Author", "planted@example.com", &Time::new(0, 0)).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "first", &tree, &[])
+            .unwrap()
+    };
+    (repo, oid)
+}
+
+fn mkfifo(path: &Path) {
+    if path.exists() {
+        std::fs::remove_file(path).unwrap();
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+/// A crash during `git commit` leaves HEAD's loose object cut short; the
+/// render used to spin forever in libgit2. Now the revision still shows
+/// and the status is said to have timed out.
+#[test]
+fn render_survives_a_truncated_head_commit_object() {
+    let sandbox = Sandbox::new();
+    let (_repo, oid) = committed(&sandbox.repo, "main");
+    let hex = oid.to_string();
+    let object = sandbox
+        .repo
+        .join(".git/objects")
+        .join(&hex[..2])
+        .join(&hex[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let out = render(&sandbox, &sandbox.repo);
+    assert!(
+        out.contains(&format!(
+            "Git revision: branch main at {} ({hex}); whether the working tree has changes is unknown."
+        , &hex[..7])),
+        "{out}"
+    );
+    assert!(
+        out.contains("Git status: not shown; it did not finish within 1500 ms"),
+        "{out}"
+    );
+    assert!(
+        out.contains("git status did not finish within 1500 ms; not shown"),
+        "{out}"
+    );
+}
+
+/// A FIFO at each file git opens on the way to `HEAD` is refused at once,
+/// with the file named in the section and in `--explain`.
+#[test]
+fn render_refuses_a_fifo_where_git_reads_a_file() {
+    for file in [
+        ".git/config",
+        ".git/packed-refs",
+        ".git/refs/heads/main",
+        ".git/HEAD",
+        ".git/objects/info/alternates",
+    ] {
+        let sandbox = Sandbox::new();
+        committed(&sandbox.repo, "main");
+        mkfifo(&sandbox.repo.join(file));
+        let started = Instant::now();
+        let out = render(&sandbox, &sandbox.repo);
+        // Two renders, neither waiting for git.
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(
+            out.contains(&format!(
+                "Git: no git information; {file} is not a regular file, so the repository was not read."
+            )),
+            "{file}: {out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "{file} is not a regular file; the repository was not opened"
+            )),
+            "{file}: {out}"
+        );
+    }
+}
+
+/// A `.git` file naming another repository's git folder: the render says
+/// so and shows nothing of that repository (its branch, commit or files).
+#[test]
+fn render_does_not_describe_the_repository_a_git_file_borrows() {
+    let sandbox = Sandbox::new();
+    let other = sandbox.base.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let (_repo, oid) = committed(&other, "planted-branch");
+    write(
+        &sandbox.repo.join(".git"),
+        &format!("gitdir: {}\n", other.join(".git").display()),
+    );
+    let out = render(&sandbox, &sandbox.repo);
+    assert!(
+        out.contains(
+            "Git: no git information; this folder's git metadata belongs to a working tree \
+             elsewhere, so that repository is not described."
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("planted-branch"), "{out}");
+    assert!(!out.contains(&oid.to_string()[..7]), "{out}");
+    assert!(!out.contains("a.txt"), "{out}");
+}
+
+/// A linked worktree made by `git worktree add` is its own checkout and
+/// keeps being described.
+#[test]
+fn render_still_describes_a_linked_worktree() {
+    let sandbox = Sandbox::new();
+    let main = sandbox.base.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    let (repo, _) = committed(&main, "main");
+    repo.worktree("feature", &sandbox.repo, None).unwrap();
+    let out = render(&sandbox, &sandbox.repo);
+    assert!(
+        out.contains("Worktree: a linked git worktree named feature"),
+        "{out}"
+    );
+    assert!(out.contains("Git revision: branch feature at"), "{out}");
+}

@@ -1,0 +1,428 @@
+//! The git probe against damaged and hostile repositories (issue 12): a
+//! truncated loose commit object, FIFOs where git reads files, and `.git`
+//! files or `core.worktree` naming another checkout. Every probe answers
+//! within its deadline, says what went wrong in its section, and a
+//! repository that hung a worker does not get another one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+#![cfg(unix)] // FIFOs are a Unix fact
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::pipeline::Pipeline;
+use bcode_prompt_pipeline::stage::StageContext;
+use bcode_prompt_pipeline::templates::Templates;
+use bcode_prompt_sections::gathered::Gathered;
+use bcode_prompt_sections::git::read::{GitProbeOptions, read};
+use bcode_prompt_sections::git::{
+    GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
+};
+use common::{commit_all, write};
+use git2::{Repository, RepositoryInitOptions};
+
+/// A short deadline, so a hang costs the test a fraction of a second.
+const DEADLINE: Duration = Duration::from_millis(400);
+
+fn options() -> GitProbeOptions {
+    GitProbeOptions {
+        deadline: DEADLINE,
+        ..GitProbeOptions::default()
+    }
+}
+
+/// Reads `path` and checks the probe kept its deadline.
+fn timed_read(path: &Path) -> GitFacts {
+    let started = Instant::now();
+    let facts = read(path, &options());
+    let took = started.elapsed();
+    assert!(
+        took < DEADLINE + Duration::from_millis(600),
+        "the probe took {took:?}"
+    );
+    facts
+}
+
+fn init(dir: &Path) -> Repository {
+    let mut opts = RepositoryInitOptions::new();
+    opts.initial_head("main");
+    Repository::init_opts(dir, &opts).unwrap()
+}
+
+/// A canonical temporary folder and a repository with one commit in
+/// `repo/` below it.
+fn committed() -> (tempfile::TempDir, PathBuf, git2::Oid) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo_dir = tmp.path().canonicalize().unwrap().join("repo");
+    std::fs::create_dir(&repo_dir).unwrap();
+    let repo = init(&repo_dir);
+    write(&repo_dir, "a.txt", "a\n");
+    let oid = commit_all(&repo, "first");
+    (tmp, repo_dir, oid)
+}
+
+fn mkfifo(path: &Path) {
+    if path.exists() {
+        std::fs::remove_file(path).unwrap();
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Opens the FIFO at `path` for writing (a reader is blocked in `open`, so
+/// this does not wait), removes it and closes it, so that reader sees an
+/// empty file and goes on, and nothing opens the FIFO again.
+fn release_and_remove(path: &Path) {
+    let writer = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    drop(writer);
+}
+
+fn loose_object(repo_dir: &Path, oid: git2::Oid) -> PathBuf {
+    let hex = oid.to_string();
+    repo_dir
+        .join(".git/objects")
+        .join(&hex[..2])
+        .join(&hex[2..])
+}
+
+/// The git sections rendered from `facts`, with `root` shown as `[ROOT]`,
+/// and the notes of every section.
+fn render(facts: GitFacts, root: &Path) -> (String, Vec<String>) {
+    let mut config = BcodeConfig::default();
+    let sections = &mut config.system_prompt.sections;
+    sections.worktree_context = true;
+    sections.git_revision = true;
+    sections.dynamic_repository_context = true;
+    let mut inputs = Gathered::new();
+    inputs.git = Some(facts);
+    let templates = Templates::builtin();
+    let pipeline = Pipeline::new(bcode_prompt_sections::stages::machine()).unwrap();
+    let prompt = pipeline
+        .assemble(&StageContext::new(&config, &templates, &inputs), false)
+        .unwrap();
+    let text = prompt
+        .request_context
+        .replace(&root.display().to_string(), "[ROOT]");
+    let notes = prompt
+        .sections
+        .iter()
+        .flat_map(|s| s.notes.iter().cloned())
+        .map(|n| n.replace(&root.display().to_string(), "[ROOT]"))
+        .collect();
+    (text, notes)
+}
+
+/// What a crash during `git commit` leaves: HEAD's loose commit object cut
+/// short. libgit2 spins forever reading it, and used to do so on the calling
+/// thread while it abbreviated HEAD's id. Now the id is abbreviated from the
+/// object names alone, the status scan (which must read the commit) times
+/// out on its worker, and the next probe starts no second scan.
+#[test]
+fn truncated_head_commit_object_does_not_hang() {
+    let (_tmp, repo_dir, oid) = committed();
+    let object = loose_object(&repo_dir, oid);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let facts = timed_read(&repo_dir);
+    let GitFacts::Repository(repo) = &facts else {
+        panic!("{facts:?}");
+    };
+    let short = &oid.to_string()[..7];
+    assert_eq!(
+        repo.head,
+        HeadFacts::Branch {
+            name: "main".into(),
+            commit: bcode_prompt_sections::git::CommitId {
+                short: short.to_owned(),
+                full: oid.to_string(),
+            },
+        }
+    );
+    assert_eq!(repo.status, StatusOutcome::TimedOut { deadline_ms: 400 });
+    let (text, notes) = render(facts.clone(), &repo_dir);
+    assert_eq!(
+        text,
+        format!(
+            "Worktree: the main working tree of its repository, rooted at [ROOT].\n\n\
+             Git revision: branch main at {short} ({oid}); whether the working tree has changes is unknown.\n\n\
+             Git status: not shown; it did not finish within 400 ms (the working tree is large). \
+             Run `git status` if you need it."
+        )
+    );
+    assert_eq!(
+        notes,
+        ["git status did not finish within 400 ms; not shown"]
+    );
+    let started = Instant::now();
+    let again = read(&repo_dir, &options());
+    assert!(started.elapsed() < DEADLINE);
+    assert!(matches!(
+        again,
+        GitFacts::Repository(RepoFacts {
+            status: StatusOutcome::StillRunning,
+            ..
+        })
+    ));
+}
+
+/// A FIFO at each file git opens on the way to `HEAD` is refused before
+/// any thread starts (no wait at all), and the section names the file.
+#[test]
+fn fifo_at_a_git_file_is_refused_without_waiting() {
+    for file in [
+        ".git/config",
+        ".git/packed-refs",
+        ".git/refs/heads/main",
+        ".git/HEAD",
+        ".git/objects/info/alternates",
+    ] {
+        let (_tmp, repo_dir, _) = committed();
+        mkfifo(&repo_dir.join(file));
+        let started = Instant::now();
+        let facts = read(&repo_dir, &options());
+        assert!(started.elapsed() < DEADLINE, "{file} waited");
+        assert_eq!(
+            facts,
+            GitFacts::Unavailable(GitUnavailable::NotAFile {
+                path: file.to_owned()
+            }),
+            "{file}"
+        );
+        let (text, notes) = render(facts, &repo_dir);
+        assert_eq!(
+            text,
+            format!(
+                "Git: no git information; {file} is not a regular file, so the repository was not read."
+            )
+        );
+        assert_eq!(
+            notes,
+            [format!(
+                "{file} is not a regular file; the repository was not opened"
+            )]
+        );
+    }
+}
+
+/// A FIFO where the checks do not look (a pack index, which libgit2 opens
+/// to abbreviate HEAD's id) holds the worker in `open`: the probe times
+/// out, the next probe starts no second worker, and once the first one
+/// ends the repository reads again.
+#[test]
+fn a_hung_open_is_remembered_until_its_worker_ends() {
+    let (_tmp, repo_dir, _) = committed();
+    let pack = repo_dir.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
+    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
+    std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
+    let object = pack.with_extension("idx");
+    mkfifo(&object);
+    assert_eq!(
+        timed_read(&repo_dir),
+        GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms: 400 })
+    );
+    let started = Instant::now();
+    let again = read(&repo_dir, &options());
+    assert!(started.elapsed() < Duration::from_millis(100));
+    assert_eq!(again, GitFacts::Unavailable(GitUnavailable::StillRunning));
+    let (text, notes) = render(again, &repo_dir);
+    assert_eq!(
+        text,
+        "Git: no git information; an earlier read of the repository has not finished."
+    );
+    assert_eq!(notes.len(), 1);
+    // The worker reads an empty object and ends; the next probe is fresh.
+    release_and_remove(&object);
+    wait_until_fresh(&repo_dir);
+}
+
+/// A FIFO `.gitignore` in the working tree holds the status scan: the
+/// revision still shows, the status times out, and the next probe reads
+/// `HEAD` again without starting a second scan.
+#[test]
+fn a_hung_status_scan_is_not_started_again() {
+    let (_tmp, repo_dir, oid) = committed();
+    let ignore = repo_dir.join(".gitignore");
+    mkfifo(&ignore);
+    let facts = timed_read(&repo_dir);
+    let GitFacts::Repository(repo) = &facts else {
+        panic!("{facts:?}");
+    };
+    assert_eq!(repo.status, StatusOutcome::TimedOut { deadline_ms: 400 });
+    assert!(
+        matches!(&repo.head, HeadFacts::Branch { name, commit } if name == "main" && commit.full == oid.to_string())
+    );
+    let started = Instant::now();
+    let again = read(&repo_dir, &options());
+    assert!(started.elapsed() < DEADLINE);
+    let GitFacts::Repository(repo) = &again else {
+        panic!("{again:?}");
+    };
+    assert_eq!(repo.status, StatusOutcome::StillRunning);
+    let (text, notes) = render(again.clone(), &repo_dir);
+    assert!(
+        text.ends_with(
+            "Git status: not shown; an earlier status scan has not finished. \
+             Run `git status` if you need it."
+        ),
+        "{text}"
+    );
+    assert!(notes.iter().any(|n| n.contains("earlier git status scan")));
+    release_and_remove(&ignore);
+    wait_until_fresh(&repo_dir);
+}
+
+/// Probes until the remembered worker has ended and a full read happens.
+fn wait_until_fresh(repo_dir: &Path) {
+    for _ in 0..50 {
+        match read(repo_dir, &options()) {
+            GitFacts::Unavailable(GitUnavailable::StillRunning) => {}
+            GitFacts::Repository(RepoFacts {
+                status: StatusOutcome::StillRunning,
+                ..
+            }) => {}
+            _ => return,
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the remembered worker never ended");
+}
+
+/// A `.git` file naming another repository's git folder: nothing of that
+/// repository (branch, commit, status) is described.
+#[test]
+fn git_file_naming_another_repository_is_reported_not_described() {
+    let (tmp, other, _) = committed();
+    let mine = tmp.path().canonicalize().unwrap().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    write(
+        &mine,
+        ".git",
+        &format!("gitdir: {}\n", other.join(".git").display()),
+    );
+    let facts = timed_read(&mine);
+    assert_eq!(
+        facts,
+        GitFacts::Unavailable(GitUnavailable::ForeignWorkTree {
+            root: mine.display().to_string(),
+            work_tree: other.display().to_string(),
+        })
+    );
+    // From a folder below, too.
+    std::fs::create_dir_all(mine.join("deep/er")).unwrap();
+    assert!(matches!(
+        timed_read(&mine.join("deep/er")),
+        GitFacts::Unavailable(GitUnavailable::ForeignWorkTree { .. })
+    ));
+    let base = tmp.path().canonicalize().unwrap();
+    let (text, notes) = render(facts, &base);
+    assert_eq!(
+        text,
+        "Git: no git information; this folder's git metadata belongs to a working tree \
+         elsewhere, so that repository is not described."
+    );
+    assert_eq!(
+        notes,
+        [
+            "the git folder found at [ROOT]/mine belongs to the work tree [ROOT]/repo; \
+          that repository is not described"
+        ]
+    );
+}
+
+/// A `.git` file naming another checkout's linked-worktree folder, and a
+/// repository whose `core.worktree` points away, are refused the same way.
+#[test]
+fn borrowed_worktree_folder_and_core_worktree_are_reported() {
+    let (tmp, main, _) = committed();
+    let base = tmp.path().canonicalize().unwrap();
+    let repo = Repository::open(&main).unwrap();
+    repo.worktree("feature", &base.join("linked"), None)
+        .unwrap();
+    let mine = base.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    write(
+        &mine,
+        ".git",
+        &format!(
+            "gitdir: {}\n",
+            main.join(".git/worktrees/feature").display()
+        ),
+    );
+    assert!(matches!(
+        timed_read(&mine),
+        GitFacts::Unavailable(GitUnavailable::ForeignWorkTree { work_tree, .. })
+            if work_tree == base.join("linked").display().to_string()
+    ));
+    let pointed = base.join("pointed");
+    std::fs::create_dir(&pointed).unwrap();
+    let r = init(&pointed);
+    r.config()
+        .unwrap()
+        .set_str("core.worktree", main.to_str().unwrap())
+        .unwrap();
+    assert!(matches!(
+        timed_read(&pointed),
+        GitFacts::Unavailable(GitUnavailable::ForeignWorkTree { .. })
+    ));
+}
+
+/// Legitimate `.git` files still work: a linked worktree and a submodule
+/// (whose git folder lives in the superproject and names it back through
+/// `core.worktree`).
+#[test]
+fn linked_worktrees_and_submodules_still_read() {
+    let (tmp, main, oid) = committed();
+    let base = tmp.path().canonicalize().unwrap();
+    let repo = Repository::open(&main).unwrap();
+    let linked = base.join("linked");
+    repo.worktree("feature", &linked, None).unwrap();
+    let GitFacts::Repository(facts) = timed_read(&linked.join(".")) else {
+        panic!("the linked worktree was not read");
+    };
+    assert!(matches!(facts.worktree, WorktreeFacts::Linked { .. }));
+    assert!(matches!(&facts.head, HeadFacts::Branch { name, .. } if name == "feature"));
+    assert_eq!(
+        facts.status,
+        StatusOutcome::Done(Default::default()),
+        "the linked worktree is clean"
+    );
+
+    // A submodule as `git submodule add` lays it out.
+    let sub = main.join("sub");
+    let module = main.join(".git/modules/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let cloned = Repository::init_opts(
+        &module,
+        RepositoryInitOptions::new().bare(true).initial_head("main"),
+    )
+    .unwrap();
+    let config = &mut cloned.config().unwrap();
+    config.set_bool("core.bare", false).unwrap();
+    config.set_str("core.worktree", "../../../sub").unwrap();
+    write(&sub, ".git", "gitdir: ../.git/modules/sub\n");
+    let sub_repo = Repository::open(&sub).unwrap();
+    write(&sub, "s.txt", "s\n");
+    let sub_oid = commit_all(&sub_repo, "sub");
+    let GitFacts::Repository(facts) = timed_read(&sub) else {
+        panic!("the submodule was not read");
+    };
+    assert_eq!(
+        facts.worktree,
+        WorktreeFacts::Main {
+            root: sub.display().to_string()
+        }
+    );
+    assert!(
+        matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == sub_oid.to_string())
+    );
+    assert_ne!(sub_oid, oid);
+}
