@@ -45,20 +45,37 @@ pub struct CliContext {
     pub env: BTreeMap<String, String>,
     pub config_files: Vec<PathBuf>,
     pub set: Vec<String>,
+    /// `--trust-repo`: the repository's own config is applied in full.
+    pub trust_repo: bool,
     pub loaded: LoadedConfig,
 }
 
-impl CliContext {
-    /// Reads the process environment once, here at the edge, and loads the
-    /// layered configuration. Config warnings go to stderr.
-    pub fn from_process(
-        repo: Option<PathBuf>,
-        config_files: Vec<PathBuf>,
-        set: Vec<String>,
-    ) -> Result<Self, CliError> {
+/// The config layer flags of the command line.
+#[derive(Clone, Debug)]
+pub struct LayerFlags {
+    pub repo: Option<PathBuf>,
+    pub config_files: Vec<PathBuf>,
+    pub set: Vec<String>,
+    pub trust_repo: bool,
+}
+
+/// What the process gives an invocation before any config is loaded: the
+/// repository, the working directory and the environment snapshot.
+#[derive(Debug)]
+pub struct ProcessInputs {
+    pub repo: PathBuf,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub flags: LayerFlags,
+}
+
+impl ProcessInputs {
+    /// Reads the process environment once, here at the edge (warnings
+    /// about variables that had to be dropped go to stderr).
+    pub fn read(flags: LayerFlags) -> Result<Self, CliError> {
         let cwd = std::env::current_dir()
             .map_err(|err| CliError::Usage(format!("cannot read the current directory: {err}")))?;
-        let repo = repo.map_or_else(|| cwd.clone(), |r| cwd.join(r));
+        let repo = flags.repo.as_ref().map_or_else(|| cwd.clone(), |r| cwd.join(r));
         let repo = std::fs::canonicalize(&repo)
             .map_err(|err| CliError::Usage(format!("--repo `{}`: {err}", repo.display())))?;
         if !repo.is_dir() {
@@ -74,24 +91,51 @@ impl CliContext {
         for warning in &warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        let loaded = load(&ConfigInputs {
-            repo: repo.clone(),
-            cwd: cwd.clone(),
-            env: env.clone(),
-            config_files: config_files.clone(),
-            set: set.clone(),
-            host_sections: Vec::new(),
+        Ok(ProcessInputs {
+            repo,
+            cwd,
+            env,
+            flags,
         })
-        .map_err(|err| CliError::Config(err.to_string()))?;
+    }
+
+    /// The inputs of config loading.
+    pub fn config_inputs(&self) -> ConfigInputs {
+        ConfigInputs {
+            repo: self.repo.clone(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+            config_files: self.flags.config_files.clone(),
+            set: self.flags.set.clone(),
+            host_sections: Vec::new(),
+            trust_repo: self.flags.trust_repo,
+        }
+    }
+}
+
+impl CliContext {
+    /// Reads the process environment once, here at the edge, and loads the
+    /// layered configuration. Config warnings go to stderr.
+    pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
+        let inputs = ProcessInputs::read(flags)?;
+        let loaded =
+            load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
+        let ProcessInputs {
+            repo,
+            cwd,
+            env,
+            flags,
+        } = inputs;
         Ok(CliContext {
             repo,
             cwd,
             env,
-            config_files,
-            set,
+            config_files: flags.config_files,
+            set: flags.set,
+            trust_repo: flags.trust_repo,
             loaded,
         })
     }
@@ -111,7 +155,8 @@ impl CliContext {
     pub fn session_options(&self) -> SessionOptions {
         let mut options = SessionOptions::new(&self.repo)
             .cwd(&self.cwd)
-            .env(self.env.clone());
+            .env(self.env.clone())
+            .trust_repository(self.trust_repo);
         for file in &self.config_files {
             options = options.config_file(file);
         }

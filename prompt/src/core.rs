@@ -52,6 +52,7 @@ pub(crate) struct Settings {
     pub(crate) watch: Option<std::time::Duration>,
     pub(crate) shared: SharedSkills,
     pub(crate) single_turn: bool,
+    pub(crate) trust_repo: bool,
 }
 
 impl Settings {
@@ -73,6 +74,7 @@ impl Settings {
             &self.config_files,
             &self.set,
             host_sections,
+            self.trust_repo,
         )
     }
 }

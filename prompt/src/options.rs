@@ -38,6 +38,7 @@ pub struct SessionOptions {
     pub(crate) probe_limits: ProbeLimits,
     pub(crate) shared: SharedSkills,
     pub(crate) single_turn: bool,
+    pub(crate) trust_repo: bool,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -51,6 +52,7 @@ impl fmt::Debug for SessionOptions {
             .field("host_stages", &self.host_stages.len())
             .field("strict", &self.strict)
             .field("runtime_mode", &self.runtime_mode)
+            .field("trust_repo", &self.trust_repo)
             .finish_non_exhaustive()
     }
 }
@@ -81,6 +83,7 @@ impl SessionOptions {
             probe_limits: ProbeLimits::default(),
             shared: SharedSkills::new(),
             single_turn: false,
+            trust_repo: false,
         }
     }
 
@@ -231,6 +234,18 @@ impl SessionOptions {
     /// re-checked if it is asked for more turns.
     pub fn single_turn(mut self, single_turn: bool) -> SessionOptions {
         self.single_turn = single_turn;
+        self
+    }
+
+    /// Trust the repository for this session: its own `.bcode/bcode.toml`
+    /// is applied in full, including the keys that reach outside the
+    /// repository, run programs or change who decides (the README's
+    /// "Trusting a repository" lists them). Untrusted by default unless the
+    /// user's config lists it in `trust.repositories` or the environment
+    /// snapshot has `BCODE_TRUST_REPO=1`; pass the user's own decision here,
+    /// never one taken from the repository.
+    pub fn trust_repository(mut self, trusted: bool) -> SessionOptions {
+        self.trust_repo = trusted;
         self
     }
 

@@ -104,6 +104,7 @@ impl PromptSession {
             probe_limits,
             shared,
             single_turn,
+            trust_repo,
         } = options;
         let settings = Settings {
             repo,
@@ -121,6 +122,7 @@ impl PromptSession {
             watch,
             shared,
             single_turn,
+            trust_repo,
         };
         let (core, focus) = blocking(inline, move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

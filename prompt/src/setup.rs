@@ -24,6 +24,7 @@ pub(crate) fn config_inputs(
     config_files: &[std::path::PathBuf],
     set: &[String],
     host_sections: Vec<String>,
+    trust_repo: bool,
 ) -> ConfigInputs {
     ConfigInputs {
         repo: repo.to_path_buf(),
@@ -32,6 +33,7 @@ pub(crate) fn config_inputs(
         config_files: config_files.to_vec(),
         set: set.to_vec(),
         host_sections,
+        trust_repo,
     }
 }
 
