@@ -75,7 +75,10 @@ impl ProcessInputs {
     pub fn read(flags: LayerFlags) -> Result<Self, CliError> {
         let cwd = std::env::current_dir()
             .map_err(|err| CliError::Usage(format!("cannot read the current directory: {err}")))?;
-        let repo = flags.repo.as_ref().map_or_else(|| cwd.clone(), |r| cwd.join(r));
+        let repo = flags
+            .repo
+            .as_ref()
+            .map_or_else(|| cwd.clone(), |r| cwd.join(r));
         let repo = std::fs::canonicalize(&repo)
             .map_err(|err| CliError::Usage(format!("--repo `{}`: {err}", repo.display())))?;
         if !repo.is_dir() {

@@ -158,7 +158,7 @@ mod tests {
             config_files: Vec::new(),
             set: set.iter().map(|arg| (*arg).to_owned()).collect(),
             host_sections: Vec::new(),
-        trust_repo: false,
+            trust_repo: false,
         };
         load(&inputs).unwrap()
     }

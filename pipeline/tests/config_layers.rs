@@ -84,7 +84,7 @@ impl Fixture {
             config_files: self.config_files.clone(),
             set: self.set.clone(),
             host_sections: Vec::new(),
-        trust_repo: false,
+            trust_repo: false,
         }
     }
 

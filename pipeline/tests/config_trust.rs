@@ -156,7 +156,12 @@ fn an_untrusted_repository_keeps_its_limits_but_loses_every_gated_key() {
     assert_eq!(config.invariants.mode, InvariantsMode::Full);
     assert_eq!(config.invariants.selector.model_profile, None);
     assert_eq!(config.invariants.selector.initial_timeout_ms, Some(500));
-    assert!(!config.invariants.selector.wait_for_background_on_next_prompt);
+    assert!(
+        !config
+            .invariants
+            .selector
+            .wait_for_background_on_next_prompt
+    );
     assert!(config.invariants.selector.cancel_on_timeout);
     assert!(config.invariants.selector.cancel_stale);
     assert!(config.trust.repositories.is_empty());
@@ -171,7 +176,13 @@ fn an_untrusted_repository_keeps_its_limits_but_loses_every_gated_key() {
     let ignored: Vec<(String, String, Option<usize>)> = loaded
         .ignored()
         .iter()
-        .map(|ignored| (ignored.key.clone(), tree.redact(&ignored.value), ignored.line))
+        .map(|ignored| {
+            (
+                ignored.key.clone(),
+                tree.redact(&ignored.value),
+                ignored.line,
+            )
+        })
         .collect();
     let expected = [
         ("trust.repositories", "[\"[ROOT]/repo\"]", 3),
@@ -188,7 +199,11 @@ fn an_untrusted_repository_keeps_its_limits_but_loses_every_gated_key() {
         ("invariants.mode", "\"relevant\"", 24),
         ("invariants.selector.model_profile", "\"expensive\"", 28),
         ("invariants.selector.initial_timeout_ms", "9000", 29),
-        ("invariants.selector.wait_for_background_on_next_prompt", "true", 31),
+        (
+            "invariants.selector.wait_for_background_on_next_prompt",
+            "true",
+            31,
+        ),
         ("invariants.selector.cancel_on_timeout", "false", 32),
         ("invariants.selector.cancel_stale", "false", 33),
     ]
@@ -250,7 +265,10 @@ fn a_trusted_repository_is_applied_in_full_except_its_trust_list() {
     assert!(config.system_prompt.sections.toolchain_context);
     assert!(!config.system_prompt.sections.user_authority);
     assert_eq!(config.invariants.mode, InvariantsMode::Relevant);
-    assert_eq!(config.invariants.selector.model_profile.as_deref(), Some("expensive"));
+    assert_eq!(
+        config.invariants.selector.model_profile.as_deref(),
+        Some("expensive")
+    );
     assert_eq!(config.invariants.selector.initial_timeout_ms, Some(9000));
     assert!(!config.invariants.selector.cancel_on_timeout);
     // The user's list stands; the repository's own list never counts.
@@ -273,8 +291,16 @@ fn the_option_the_environment_and_a_home_relative_entry_each_trust() {
     assert_eq!(tree.load().trust(), &RepoTrust::ByOption);
 
     let mut tree = Tree::new().repo_config(text);
-    for (value, expected) in [("0", false), ("", false), ("yes please", false), ("1", true), ("true", true)] {
-        tree.inputs.env.insert("BCODE_TRUST_REPO".to_owned(), value.to_owned());
+    for (value, expected) in [
+        ("0", false),
+        ("", false),
+        ("yes please", false),
+        ("1", true),
+        ("true", true),
+    ] {
+        tree.inputs
+            .env
+            .insert("BCODE_TRUST_REPO".to_owned(), value.to_owned());
         assert_eq!(trusted(&tree), expected, "BCODE_TRUST_REPO={value}");
     }
 
@@ -318,8 +344,11 @@ fn a_repository_cannot_trust_itself() {
 #[test]
 fn a_link_inside_the_repository_that_leads_outside_is_outside() {
     let tree = Tree::new();
-    std::os::unix::fs::symlink(tree.root.join("elsewhere"), tree.root.join("repo/.bcode/out"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        tree.root.join("elsewhere"),
+        tree.root.join("repo/.bcode/out"),
+    )
+    .unwrap();
     fs::create_dir_all(tree.root.join("repo/.bcode/templates")).unwrap();
     let tree = tree.repo_config("[system_prompt]\ntemplates_dir = \"out\"\n");
     assert_eq!(tree.load().templates_dir(), None);
@@ -330,14 +359,17 @@ fn a_link_inside_the_repository_that_leads_outside_is_outside() {
     );
     // A folder that does not exist yet is judged by its words: `..` out of
     // the repository is outside.
-    let tree = tree.repo_config("[system_prompt]\ntemplates_dir = \"../not-yet/../../elsewhere\"\n");
+    let tree =
+        tree.repo_config("[system_prompt]\ntemplates_dir = \"../not-yet/../../elsewhere\"\n");
     assert_eq!(tree.load().templates_dir(), None);
 }
 
 #[test]
 fn user_layers_set_gated_keys_freely() {
     let mut tree = Tree::new().user_config("[skills]\nauto_activate = \"on\"\n");
-    tree.inputs.set.push("system_prompt.sections.toolchain_context=true".to_owned());
+    tree.inputs
+        .set
+        .push("system_prompt.sections.toolchain_context=true".to_owned());
     let loaded = tree.load();
     assert_eq!(loaded.config.skills.auto_activate, AutoActivate::On);
     assert!(loaded.config.system_prompt.sections.toolchain_context);
@@ -379,12 +411,21 @@ fn check_reports_every_problem_of_every_layer() {
         .map(|error| tree.redact(&error.to_string()))
         .collect();
     assert_eq!(errors.len(), 6, "{errors:#?}");
-    assert!(errors[0].starts_with("user file [ROOT]/home/.config/bcode/bcode.toml:1:"), "{errors:#?}");
+    assert!(
+        errors[0].starts_with("user file [ROOT]/home/.config/bcode/bcode.toml:1:"),
+        "{errors:#?}"
+    );
     assert!(errors[1].starts_with("config file [ROOT]/missing.toml: cannot read config"));
     assert!(errors[2].starts_with("--set no-equals: expected KEY=VALUE"));
-    assert!(errors[3].starts_with("repo file [ROOT]/repo/.bcode/bcode.toml:2: invalid value for `skills.enabled`"));
-    assert!(errors[4].starts_with("repo file [ROOT]/repo/.bcode/bcode.toml:4: invalid value for `skills.max_skill_file_bytes`"));
-    assert!(errors[5].starts_with("repo file [ROOT]/repo/.bcode/bcode.toml:6: invalid value for `skills.prompt.catalog`"));
+    assert!(errors[3].starts_with(
+        "repo file [ROOT]/repo/.bcode/bcode.toml:2: invalid value for `skills.enabled`"
+    ));
+    assert!(errors[4].starts_with(
+        "repo file [ROOT]/repo/.bcode/bcode.toml:4: invalid value for `skills.max_skill_file_bytes`"
+    ));
+    assert!(errors[5].starts_with(
+        "repo file [ROOT]/repo/.bcode/bcode.toml:6: invalid value for `skills.prompt.catalog`"
+    ));
     let warnings: Vec<(String, Option<usize>)> = report
         .warnings
         .iter()

@@ -116,12 +116,12 @@ pub fn check(inputs: &ConfigInputs) -> ConfigCheck {
     let cwd = inputs.cwd.clone();
     let mut found = Found::default();
     let mut layers = Vec::new();
-    let mut read = |origin: Origin, optional: bool, layers: &mut Vec<Layer>| {
-        match read_layer(origin, optional) {
-            Ok(Some(layer)) => layers.push(layer),
-            Ok(None) => {}
-            Err(error) => found.errors.push(error),
-        }
+    let mut read = |origin: Origin, optional: bool, layers: &mut Vec<Layer>| match read_layer(
+        origin, optional,
+    ) {
+        Ok(Some(layer)) => layers.push(layer),
+        Ok(None) => {}
+        Err(error) => found.errors.push(error),
     };
 
     if let Some(path) = user_file(&inputs.env) {

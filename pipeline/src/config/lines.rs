@@ -35,7 +35,12 @@ impl KeyLines {
     }
 }
 
-fn collect(table: &DeTable<'_>, prefix: &str, starts: &LineStarts, out: &mut BTreeMap<String, usize>) {
+fn collect(
+    table: &DeTable<'_>,
+    prefix: &str,
+    starts: &LineStarts,
+    out: &mut BTreeMap<String, usize>,
+) {
     for (key, value) in table {
         let dotted = if prefix.is_empty() {
             key.get_ref().to_string()
@@ -101,7 +106,10 @@ mod tests {
         let lines = KeyLines::of(text);
         assert_eq!(lines.line_of("skills.enabled"), Some(3));
         assert_eq!(lines.line_of("skills.prompt.catalog"), Some(6));
-        assert_eq!(lines.line_of("system_prompt.sections.user_authority"), Some(8));
+        assert_eq!(
+            lines.line_of("system_prompt.sections.user_authority"),
+            Some(8)
+        );
         assert_eq!(lines.line_of("system_prompt.x.y"), Some(9));
         assert_eq!(lines.line_of("skills.missing"), None);
     }

@@ -245,11 +245,13 @@ pub(crate) fn merge(
                 .and_then(|metadata| by_name.get(metadata.name.as_ref()))
                 .and_then(|index| all.get(*index))
                 .map(|layer| layer.origin.clone());
-            found.errors.push(ConfigError::new(ConfigErrorKind::Extract {
-                key,
-                origin,
-                message: error.kind.to_string(),
-            }));
+            found
+                .errors
+                .push(ConfigError::new(ConfigErrorKind::Extract {
+                    key,
+                    origin,
+                    message: error.kind.to_string(),
+                }));
             return None;
         }
     };

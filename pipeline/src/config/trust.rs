@@ -317,9 +317,8 @@ impl TrustInputs<'_> {
                 (raised > user).then_some(Refused::All)
             }
             Rule::PathOutside => {
-                let inside = |path: &str| {
-                    (self.real_path)(&self.resolve(origin, path)).starts_with(repo)
-                };
+                let inside =
+                    |path: &str| (self.real_path)(&self.resolve(origin, path)).starts_with(repo);
                 match value {
                     Value::String(path) => (!inside(path)).then_some(Refused::All),
                     Value::Array(entries) => {
@@ -388,7 +387,10 @@ pub(crate) fn find<'a>(table: &'a toml::Table, key: &str) -> Option<&'a Value> {
     here.get(last)
 }
 
-fn parent_mut<'a>(table: &'a mut toml::Table, key: &'a str) -> Option<(&'a mut toml::Table, &'a str)> {
+fn parent_mut<'a>(
+    table: &'a mut toml::Table,
+    key: &'a str,
+) -> Option<(&'a mut toml::Table, &'a str)> {
     let mut segments: Vec<&str> = key.split('.').collect();
     let last = segments.pop()?;
     let mut here = table;
@@ -451,7 +453,10 @@ mod tests {
 
     #[test]
     fn lexical_applies_dot_dot_without_leaving_the_root() {
-        assert_eq!(lexical(Path::new("/r/.bcode/../x/./y")), PathBuf::from("/r/x/y"));
+        assert_eq!(
+            lexical(Path::new("/r/.bcode/../x/./y")),
+            PathBuf::from("/r/x/y")
+        );
         assert_eq!(lexical(Path::new("/r/../../etc")), PathBuf::from("/etc"));
     }
 }

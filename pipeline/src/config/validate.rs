@@ -104,11 +104,7 @@ fn parse_value(raw: &str) -> Option<Value> {
 /// and reported as warnings; every invalid value is removed and reported as
 /// an error (in key order), so one bad value hides neither the other errors
 /// nor the warnings of the same file.
-pub(crate) fn check(
-    layer: &mut Layer,
-    host_sections: &[String],
-    found: &mut Found,
-) {
+pub(crate) fn check(layer: &mut Layer, host_sections: &[String], found: &mut Found) {
     let mut table = std::mem::take(&mut layer.table);
     let check = Check {
         layer,
@@ -264,11 +260,19 @@ mod tests {
         let last = found.warnings.last().unwrap();
         assert_eq!(
             (last.key.as_str(), last.line, last.kind),
-            ("skills.unknown_7999", Some(8002), ConfigWarningKind::UnknownKey)
+            (
+                "skills.unknown_7999",
+                Some(8002),
+                ConfigWarningKind::UnknownKey
+            )
         );
         // The bad value is an error and did not stop the warnings after it.
         assert_eq!(found.errors.len(), 1);
-        assert!(found.errors[0].to_string().contains("bcode.toml:2: invalid value for `skills.enabled`"));
+        assert!(
+            found.errors[0]
+                .to_string()
+                .contains("bcode.toml:2: invalid value for `skills.enabled`")
+        );
         assert!(layer.table["skills"].as_table().unwrap().is_empty());
     }
 
