@@ -161,6 +161,7 @@ fn config_load(c: &mut Criterion) {
             "skills.disabled.ids=[\"c\"]".to_owned(),
         ],
         host_sections: Vec::new(),
+        trust_repo: false,
     };
     let loaded = load(&inputs).expect("the fixture config loads");
     eprintln!(

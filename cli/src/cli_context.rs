@@ -45,40 +45,42 @@ pub struct CliContext {
     pub env: BTreeMap<String, String>,
     pub config_files: Vec<PathBuf>,
     pub set: Vec<String>,
+    /// `--trust-repo`: the repository's own config is applied in full.
+    pub trust_repo: bool,
     pub loaded: LoadedConfig,
 }
 
-impl CliContext {
-    /// Reads the process environment once, here at the edge, and loads the
-    /// layered configuration. Config warnings go to stderr.
-    pub fn from_process(
-        repo: Option<PathBuf>,
-        config_files: Vec<PathBuf>,
-        set: Vec<String>,
-    ) -> Result<Self, CliError> {
-        Self::load(repo, config_files, set, false)
-    }
+/// The config layer flags of the command line.
+#[derive(Clone, Debug)]
+pub struct LayerFlags {
+    pub repo: Option<PathBuf>,
+    pub config_files: Vec<PathBuf>,
+    pub set: Vec<String>,
+    pub trust_repo: bool,
+}
 
-    /// [`CliContext::from_process`] for a hermetic command (`--hermetic`):
-    /// the environment is not read at all, so no user config, user skill
-    /// root or `BCODE_*` variable takes part.
-    pub fn hermetic(
-        repo: Option<PathBuf>,
-        config_files: Vec<PathBuf>,
-        set: Vec<String>,
-    ) -> Result<Self, CliError> {
-        Self::load(repo, config_files, set, true)
-    }
+/// What the process gives an invocation before any config is loaded: the
+/// repository, the working directory and the environment snapshot.
+#[derive(Debug)]
+pub struct ProcessInputs {
+    pub repo: PathBuf,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub flags: LayerFlags,
+}
 
-    fn load(
-        repo: Option<PathBuf>,
-        config_files: Vec<PathBuf>,
-        set: Vec<String>,
-        hermetic: bool,
-    ) -> Result<Self, CliError> {
+impl ProcessInputs {
+    /// Reads the process environment once, here at the edge (warnings
+    /// about variables that had to be dropped go to stderr); a hermetic
+    /// command (`--hermetic`) reads none of it, so no user config, user
+    /// skill root or `BCODE_*` variable takes part.
+    pub fn read(flags: LayerFlags, hermetic: bool) -> Result<Self, CliError> {
         let cwd = std::env::current_dir()
             .map_err(|err| CliError::Usage(format!("cannot read the current directory: {err}")))?;
-        let repo = repo.map_or_else(|| cwd.clone(), |r| cwd.join(r));
+        let repo = flags
+            .repo
+            .as_ref()
+            .map_or_else(|| cwd.clone(), |r| cwd.join(r));
         let repo = std::fs::canonicalize(&repo)
             .map_err(|err| CliError::Usage(format!("--repo `{}`: {err}", repo.display())))?;
         if !repo.is_dir() {
@@ -98,24 +100,61 @@ impl CliContext {
         for warning in &warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        let loaded = load(&ConfigInputs {
-            repo: repo.clone(),
-            cwd: cwd.clone(),
-            env: env.clone(),
-            config_files: config_files.clone(),
-            set: set.clone(),
-            host_sections: Vec::new(),
+        Ok(ProcessInputs {
+            repo,
+            cwd,
+            env,
+            flags,
         })
-        .map_err(|err| CliError::Config(err.to_string()))?;
+    }
+
+    /// The inputs of config loading.
+    pub fn config_inputs(&self) -> ConfigInputs {
+        ConfigInputs {
+            repo: self.repo.clone(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+            config_files: self.flags.config_files.clone(),
+            set: self.flags.set.clone(),
+            host_sections: Vec::new(),
+            trust_repo: self.flags.trust_repo,
+        }
+    }
+}
+
+impl CliContext {
+    /// Reads the process environment once, here at the edge, and loads the
+    /// layered configuration. Config warnings go to stderr.
+    pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
+        Self::load(flags, false)
+    }
+
+    /// [`CliContext::from_process`] for a hermetic command (`--hermetic`):
+    /// the environment is not read at all.
+    pub fn hermetic(flags: LayerFlags) -> Result<Self, CliError> {
+        Self::load(flags, true)
+    }
+
+    fn load(flags: LayerFlags, hermetic: bool) -> Result<Self, CliError> {
+        let inputs = ProcessInputs::read(flags, hermetic)?;
+        let loaded =
+            load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
+        let ProcessInputs {
+            repo,
+            cwd,
+            env,
+            flags,
+        } = inputs;
         Ok(CliContext {
             repo,
             cwd,
             env,
-            config_files,
-            set,
+            config_files: flags.config_files,
+            set: flags.set,
+            trust_repo: flags.trust_repo,
             loaded,
         })
     }
@@ -135,7 +174,8 @@ impl CliContext {
     pub fn session_options(&self) -> SessionOptions {
         let mut options = SessionOptions::new(&self.repo)
             .cwd(&self.cwd)
-            .env(self.env.clone());
+            .env(self.env.clone())
+            .trust_repository(self.trust_repo);
         for file in &self.config_files {
             options = options.config_file(file);
         }

@@ -1,12 +1,14 @@
-//! `bcode-prompt config show|explain|schema`: the effective configuration,
-//! each value with its origin, and the JSON Schema. Plain Rust on purpose:
-//! the clap definitions live with the rest of the CLI and convert into
-//! [`ConfigCommand`]. Everything written here is data for stdout; the caller
-//! prints `loaded.warnings` to stderr and maps errors to exit codes.
+//! `bcode-prompt config show|explain|schema|check`: the effective
+//! configuration, each value with its origin, the JSON Schema, and a check of
+//! every layer. Plain Rust on purpose: the clap definitions live with the rest
+//! of the CLI and convert into [`ConfigCommand`]. Everything written here is
+//! data for stdout; the caller prints `loaded.warnings` to stderr and maps
+//! errors to exit codes.
 
+use std::fmt;
 use std::io::{self, Write};
 
-use bcode_prompt_pipeline::config::{LoadedConfig, json_schema};
+use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, Origin, json_schema};
 
 /// A `config` subcommand.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,11 +58,73 @@ pub fn run(cmd: &ConfigCommand, loaded: &LoadedConfig, out: &mut dyn Write) -> i
                 ));
             }
             for line in lines {
-                writeln!(out, "{} = {}  # {}", line.key, line.value, line.origin)?;
+                let at = At(&line.origin, line.line);
+                writeln!(out, "{} = {}  # {at}", line.key, line.value)?;
+            }
+            for ignored in loaded.ignored() {
+                if key.as_deref().is_none_or(|key| under(&ignored.key, key)) {
+                    let at = At(&ignored.origin, ignored.line);
+                    writeln!(
+                        out,
+                        "{} = {}  # ignored, {at}: {}",
+                        ignored.key, ignored.value, ignored.reason
+                    )?;
+                }
             }
             Ok(())
         }
         ConfigCommand::Schema => write_json(out, &json_schema()),
+    }
+}
+
+/// `config check [--strict]`: every error and warning of every layer, one
+/// per line (`error: ...`, `warning: ...`), then a summary line. Returns the
+/// exit code: 0 without errors, 1 with any (with `strict`, unknown keys are
+/// errors too).
+pub fn check(inputs: &ConfigInputs, strict: bool, out: &mut dyn Write) -> io::Result<u8> {
+    let report = bcode_prompt_pipeline::config::check(inputs);
+    let refused = if strict {
+        report.strict_errors().count()
+    } else {
+        0
+    };
+    for error in &report.errors {
+        writeln!(out, "error: {error}")?;
+    }
+    for warning in &report.warnings {
+        let level = if strict && report.is_strict_error(warning) {
+            "error"
+        } else {
+            "warning"
+        };
+        writeln!(out, "{level}: {warning}")?;
+    }
+    let errors = report.errors.len() + refused;
+    let warnings = report.warnings.len() - refused;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    write!(
+        out,
+        "{} checked: {}, {}",
+        plural(report.layers.len(), "layer"),
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )?;
+    if let Some(loaded) = &report.loaded {
+        write!(out, "; the repository is {}", loaded.trust())?;
+    }
+    writeln!(out)?;
+    Ok(if errors == 0 { 0 } else { 1 })
+}
+
+/// An origin and its line, as `origin:line` (editors and terminals jump there).
+struct At<'a>(&'a Origin, Option<usize>);
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(line) => write!(f, "{}:{line}", self.0),
+            None => write!(f, "{}", self.0),
+        }
     }
 }
 
@@ -94,6 +158,7 @@ mod tests {
             config_files: Vec::new(),
             set: set.iter().map(|arg| (*arg).to_owned()).collect(),
             host_sections: Vec::new(),
+            trust_repo: false,
         };
         load(&inputs).unwrap()
     }

@@ -3,9 +3,9 @@
 //! and diagnostics to stderr.
 //!
 //! Exit codes: 0 success; 1 `skills doctor --strict` found an error-level
-//! diagnostic, `diff` found differences, or `check` found the prompt
-//! differs from its golden; 2 bad arguments, an invalid
-//! configuration, or an unknown skill.
+//! diagnostic, `diff` found differences, `check` found the prompt differs
+//! from its golden, or `config check` found an error; 2 bad arguments, an
+//! invalid configuration, or an unknown skill.
 
 mod check_cmd;
 mod cli_context;
@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::cli_context::{CliContext, CliError};
+use crate::cli_context::{CliContext, CliError, LayerFlags, ProcessInputs};
 
 /// Inspect and render what Bcode sends to the model: skills, configuration
 /// and the assembled system prompt.
@@ -40,6 +40,11 @@ struct Cli {
     /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Trust the repository for this run: apply its own `.bcode/bcode.toml` in full, including
+    /// keys that reach outside it or run programs (also `BCODE_TRUST_REPO=1`, or list it in
+    /// `trust.repositories` in the user config).
+    #[arg(long, global = true)]
+    trust_repo: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -165,8 +170,22 @@ enum ConfigSubcommand {
         #[arg(long)]
         json: bool,
     },
-    /// Each effective value with its origin (`key = value  # origin`).
+    /// Each effective value with its origin and line (`key = value  # origin:line`), then the
+    /// values of an untrusted repository's config that were ignored, and why.
     Explain { key: Option<String> },
+    /// Validate every config layer and print every warning and every error of every file.
+    ///
+    /// Every layer is checked even when another has an error, and every key of a file is
+    /// checked even when one of its values is invalid. Problems go to stdout, one per line,
+    /// starting `error:` or `warning:`, then a summary line.
+    ///
+    /// Exit codes: 0 no error (warnings allowed); 1 an error was found (with --strict, an
+    /// unknown key counts as one); 2 bad arguments.
+    Check {
+        /// Unknown keys (and deprecated values) are errors too.
+        #[arg(long)]
+        strict: bool,
+    },
     /// The JSON Schema of the configuration.
     Schema,
 }
@@ -189,22 +208,29 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         repo,
         config_files,
         set,
+        trust_repo,
         command,
     } = cli;
+    let flags = LayerFlags {
+        repo,
+        config_files,
+        set,
+        trust_repo,
+    };
+    let mut stdout = std::io::stdout().lock();
     // `diff` compares two files and needs no repository or configuration;
     // every other command loads both first (an invalid config exits 2).
     let hermetic = matches!(
         command,
         Command::Render { hermetic: true, .. } | Command::Check { hermetic: true, .. }
     );
-    let load = move || {
+    let load = || {
         if hermetic {
-            CliContext::hermetic(repo, config_files, set)
+            CliContext::hermetic(flags.clone())
         } else {
-            CliContext::from_process(repo, config_files, set)
+            CliContext::from_process(flags.clone())
         }
     };
-    let mut stdout = std::io::stdout().lock();
     match command {
         Command::Diff { a, b } => {
             let (report, differs) = diff_cmd::diff(&a, &b)?;
@@ -288,6 +314,10 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             &load()?,
             &mut stdout,
         ),
+        // `config check` reports an invalid config instead of stopping at it.
+        Command::Config(ConfigSubcommand::Check { strict }) => {
+            config_check(&flags, strict, &mut stdout)
+        }
         Command::Config(cmd) => {
             let context = load()?;
             let cmd = match cmd {
@@ -303,9 +333,25 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     config_cmd::ConfigCommand::Explain { key }
                 }
                 ConfigSubcommand::Schema => config_cmd::ConfigCommand::Schema,
+                // Taken by the arm above, before loading; the same answer here.
+                ConfigSubcommand::Check { strict } => {
+                    return config_check(&flags, strict, &mut stdout);
+                }
             };
             config_cmd::run(&cmd, &context.loaded, &mut stdout).map_err(CliError::Io)?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `config check`: loads nothing up front, so an invalid config is reported
+/// in full instead of stopping the command.
+fn config_check(
+    flags: &LayerFlags,
+    strict: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<ExitCode, CliError> {
+    let inputs = ProcessInputs::read(flags.clone(), false)?;
+    let code = config_cmd::check(&inputs.config_inputs(), strict, out).map_err(CliError::Io)?;
+    Ok(ExitCode::from(code))
 }

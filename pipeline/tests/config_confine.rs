@@ -19,6 +19,7 @@ fn inputs(repo: &Path) -> ConfigInputs {
         config_files: Vec::new(),
         set: Vec::new(),
         host_sections: Vec::new(),
+        trust_repo: false,
     }
 }
 

@@ -84,6 +84,7 @@ impl Fixture {
             config_files: self.config_files.clone(),
             set: self.set.clone(),
             host_sections: Vec::new(),
+            trust_repo: false,
         }
     }
 
@@ -133,7 +134,7 @@ fn no_files_and_no_variables_give_the_defaults() {
     assert_eq!(loaded.warnings, vec![]);
     assert_eq!(fixture.explained(&loaded), Vec::<String>::new());
     let explain = loaded.explain();
-    assert_eq!(explain.len(), 73);
+    assert_eq!(explain.len(), 74);
     let keys: Vec<&str> = explain.iter().map(|line| line.key.as_str()).collect();
     let mut sorted = keys.clone();
     sorted.sort();
@@ -206,7 +207,7 @@ fn each_layer_wins_over_the_one_below() {
 fn every_layer_kind_is_recorded_per_key() {
     let fixture = Fixture::new()
         .user("[skills]\nenabled = false\nmax_skill_file_bytes = 1000\n")
-        .repo("[skills]\nmax_skill_file_bytes = 2000\n[invariants]\nmode = \"relevant\"\n")
+        .repo("[skills]\nmax_skill_file_bytes = 2000\n[invariants]\nmax_selected = 3\n")
         .env("BCODE_SYSTEM_PROMPT__SECTIONS__USER_AUTHORITY", "false")
         .env("BCODE_STATE_DIR", "/state")
         .env("BCODE_VERBOSE", "1")
@@ -220,7 +221,7 @@ fn every_layer_kind_is_recorded_per_key() {
     assert_eq!(
         fixture.explained(&loaded),
         vec![
-            "invariants.mode = \"relevant\"  # repo file [ROOT]/repo/.bcode/bcode.toml",
+            "invariants.max_selected = 3  # repo file [ROOT]/repo/.bcode/bcode.toml",
             "model.tool_output.fallback_argument_chars = 10  # config file [ROOT]/cwd/extra.toml",
             "skills.disabled.ids = [\"a\", \"b\"]  # --set skills.disabled.ids=[\"a\", \"b\"]",
             "skills.enabled = false  # user file [ROOT]/home/.config/bcode/bcode.toml",
@@ -486,10 +487,10 @@ fn a_missing_config_file_is_an_error_but_missing_user_and_repo_files_are_not() {
 
 #[test]
 fn replace_mode_without_text_names_both_keys() {
-    let fixture = Fixture::new().repo("[system_prompt]\n\nmode = \"replace\"\n");
+    let fixture = Fixture::new().config("extra.toml", "[system_prompt]\n\nmode = \"replace\"\n");
     assert_eq!(
         fixture.error(),
-        "`system_prompt.mode` is \"replace\" (repo file [ROOT]/repo/.bcode/bcode.toml:3) but `system_prompt.text` is empty (default)\n  \
+        "`system_prompt.mode` is \"replace\" (config file [ROOT]/cwd/extra.toml:3) but `system_prompt.text` is empty (default)\n  \
          replace mode needs the replacement prompt in `system_prompt.text`; set it, or set `system_prompt.mode = \"default\"`"
     );
     let fixture = Fixture::new()

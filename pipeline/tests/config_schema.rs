@@ -51,6 +51,7 @@ fn example_sets_every_key_and_loads_without_warnings() {
         config_files: vec![example.clone()],
         set: Vec::new(),
         host_sections: Vec::new(),
+        trust_repo: false,
     };
     let loaded = match load(&inputs) {
         Ok(loaded) => loaded,

@@ -58,6 +58,7 @@ pub(crate) struct Settings {
     /// The host's pinned facts, laid over the config's `[facts]`.
     pub(crate) facts: Facts,
     pub(crate) hermetic: bool,
+    pub(crate) trust_repo: bool,
 }
 
 impl Settings {
@@ -79,6 +80,7 @@ impl Settings {
             &self.config_files,
             &self.set,
             host_sections,
+            self.trust_repo,
         )
     }
 }

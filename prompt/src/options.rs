@@ -40,6 +40,7 @@ pub struct SessionOptions {
     pub(crate) single_turn: bool,
     pub(crate) facts: Facts,
     pub(crate) hermetic: bool,
+    pub(crate) trust_repo: bool,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -55,6 +56,7 @@ impl fmt::Debug for SessionOptions {
             .field("runtime_mode", &self.runtime_mode)
             .field("facts", &self.facts)
             .field("hermetic", &self.hermetic)
+            .field("trust_repo", &self.trust_repo)
             .finish_non_exhaustive()
     }
 }
@@ -87,6 +89,7 @@ impl SessionOptions {
             single_turn: false,
             facts: Facts::default(),
             hermetic: false,
+            trust_repo: false,
         }
     }
 
@@ -262,6 +265,18 @@ impl SessionOptions {
     /// repository renders the same bytes on any machine, at any path.
     pub fn hermetic(mut self, hermetic: bool) -> SessionOptions {
         self.hermetic = hermetic;
+        self
+    }
+
+    /// Trust the repository for this session: its own `.bcode/bcode.toml`
+    /// is applied in full, including the keys that reach outside the
+    /// repository, run programs or change who decides (the README's
+    /// "Trusting a repository" lists them). Untrusted by default unless the
+    /// user's config lists it in `trust.repositories` or the environment
+    /// snapshot has `BCODE_TRUST_REPO=1`; pass the user's own decision here,
+    /// never one taken from the repository.
+    pub fn trust_repository(mut self, trusted: bool) -> SessionOptions {
+        self.trust_repo = trusted;
         self
     }
 

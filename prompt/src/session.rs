@@ -108,6 +108,7 @@ impl PromptSession {
             single_turn,
             facts,
             hermetic,
+            trust_repo,
         } = options;
         // A hermetic session reads nothing from the environment: no user
         // config or skills, no `BCODE_*` layer, no locale, shell or CI.
@@ -130,6 +131,7 @@ impl PromptSession {
             single_turn,
             facts,
             hermetic,
+            trust_repo,
         };
         let (core, focus) = blocking(inline, move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

@@ -26,6 +26,7 @@ pub(crate) fn config_inputs(
     config_files: &[std::path::PathBuf],
     set: &[String],
     host_sections: Vec<String>,
+    trust_repo: bool,
 ) -> ConfigInputs {
     ConfigInputs {
         repo: repo.to_path_buf(),
@@ -34,6 +35,7 @@ pub(crate) fn config_inputs(
         config_files: config_files.to_vec(),
         set: set.to_vec(),
         host_sections,
+        trust_repo,
     }
 }
 

@@ -10,15 +10,23 @@
 //! | 3 | environment           | `BCODE_<SECTION>__<KEY>`, one layer per variable, by name      |
 //! | 4 | `--config` files      | in the order given                                            |
 //! | 5 | `--set KEY=VALUE`     | in the order given                                            |
+//!
+//! Layer 2 is the repository's; the others are the user's. Whether the
+//! repository is trusted is decided from the user's layers alone
+//! (`ConfigInputs::trust_repo`, `BCODE_TRUST_REPO`, `trust.repositories`);
+//! see `trust.rs` for what an untrusted repository's layer loses.
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use std::path::Component;
+
 use super::error::{ConfigError, ConfigErrorKind};
 use super::loaded::{LoadedConfig, merge};
-use super::origin::Origin;
-use super::validate::{self, Layer};
+use super::origin::{ConfigWarning, ConfigWarningKind, Origin};
+use super::trust::{TRUST_ENV_VAR, TrustInputs, lexical};
+use super::validate::{self, Found, Layer};
 
 /// Everything loading depends on, passed in so tests and callers control it:
 /// nothing here reads the process environment or the current directory.
@@ -38,6 +46,10 @@ pub struct ConfigInputs {
     /// Ids of host-defined sections: `system_prompt.sections.<id>` is a
     /// known key for each (a boolean toggle), not an unknown-key warning.
     pub host_sections: Vec<String>,
+    /// The user trusts this repository for this run (the CLI's
+    /// `--trust-repo`, a host's `SessionOptions::trust_repository`): its own
+    /// config is applied in full.
+    pub trust_repo: bool,
 }
 
 /// The prefix of config variables. Only names that also contain `__` are
@@ -49,20 +61,74 @@ const ENV_PREFIX: &str = "BCODE_";
 ///
 /// Missing user and repo files are skipped; a missing `--config` file, an
 /// unreadable file, invalid TOML, an invalid value or an inconsistent
-/// combination is an error. Unknown keys are warnings in the result.
+/// combination is an error (the first one found). Unknown keys and values an
+/// untrusted repository may not set are warnings in the result.
 pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
-    let cwd = inputs.cwd.clone();
-    let mut layers = Vec::new();
+    let report = check(inputs);
+    match (report.loaded, report.errors.into_iter().next()) {
+        (Some(loaded), None) => Ok(loaded),
+        (_, Some(error)) => Err(error),
+        // `merge` gives no config only with an error; this answer is for
+        // the impossible rest.
+        (None, None) => Err(ConfigError::new(ConfigErrorKind::Extract {
+            key: String::new(),
+            origin: None,
+            message: "the configuration could not be merged".to_owned(),
+        })),
+    }
+}
 
-    if let Some(path) = user_file(&inputs.env)
-        && let Some(layer) = read_layer(Origin::UserFile { path }, true)?
-    {
-        layers.push(layer);
+/// Everything wrong with a configuration, not only its first error.
+#[derive(Clone, Debug)]
+pub struct ConfigCheck {
+    /// Every layer read, in precedence order (lowest first), the defaults
+    /// excluded.
+    pub layers: Vec<Origin>,
+    /// Every warning of every layer, in layer order.
+    pub warnings: Vec<ConfigWarning>,
+    /// Every error: the files that could not be read or parsed and the
+    /// malformed `--set` flags, in layer order; then every invalid value, in
+    /// layer order; then the errors of the merged result.
+    pub errors: Vec<ConfigError>,
+    /// The configuration, when there is no error.
+    pub loaded: Option<LoadedConfig>,
+}
+
+impl ConfigCheck {
+    /// The warnings `config check --strict` counts as errors: unknown keys
+    /// (no key or value is deprecated today; a deprecation would be one too).
+    pub fn strict_errors(&self) -> impl Iterator<Item = &ConfigWarning> {
+        self.warnings
+            .iter()
+            .filter(|warning| self.is_strict_error(warning))
+    }
+
+    /// Whether `config check --strict` counts this warning as an error.
+    pub fn is_strict_error(&self, warning: &ConfigWarning) -> bool {
+        warning.kind == ConfigWarningKind::UnknownKey
+    }
+}
+
+/// Checks every layer: a file that cannot be read or parsed is an error and
+/// the others are still checked; a bad value is an error and the other keys
+/// of its file are still checked (and warned about).
+pub fn check(inputs: &ConfigInputs) -> ConfigCheck {
+    let cwd = inputs.cwd.clone();
+    let mut found = Found::default();
+    let mut layers = Vec::new();
+    let mut read = |origin: Origin, optional: bool, layers: &mut Vec<Layer>| match read_layer(
+        origin, optional,
+    ) {
+        Ok(Some(layer)) => layers.push(layer),
+        Ok(None) => {}
+        Err(error) => found.errors.push(error),
+    };
+
+    if let Some(path) = user_file(&inputs.env) {
+        read(Origin::UserFile { path }, true, &mut layers);
     }
     let repo_file = cwd.join(&inputs.repo).join(".bcode").join("bcode.toml");
-    if let Some(layer) = read_layer(Origin::RepoFile { path: repo_file }, true)? {
-        layers.push(layer);
-    }
+    read(Origin::RepoFile { path: repo_file }, true, &mut layers);
     for (var, value) in &inputs.env {
         if let Some(path) = env_key(var) {
             let origin = Origin::Env { var: var.clone() };
@@ -71,16 +137,48 @@ pub fn load(inputs: &ConfigInputs) -> Result<LoadedConfig, ConfigError> {
     }
     for file in &inputs.config_files {
         let path = cwd.join(file);
-        if let Some(layer) = read_layer(Origin::ConfigFile { path }, false)? {
-            layers.push(layer);
-        }
+        read(Origin::ConfigFile { path }, false, &mut layers);
     }
     for arg in &inputs.set {
-        layers.push(set_layer(arg)?);
+        match set_layer(arg) {
+            Ok(layer) => layers.push(layer),
+            Err(error) => found.errors.push(error),
+        }
     }
 
-    let home = non_empty(&inputs.env, "HOME").map(PathBuf::from);
-    merge(layers, cwd, home, &inputs.host_sections)
+    let origins = layers.iter().map(|layer| layer.origin.clone()).collect();
+    let trust = TrustInputs {
+        repo: cwd.join(&inputs.repo),
+        by_option: inputs.trust_repo,
+        by_env: non_empty(&inputs.env, TRUST_ENV_VAR)
+            .is_some_and(|value| matches!(value, "1" | "true")),
+        cwd,
+        home: non_empty(&inputs.env, "HOME").map(PathBuf::from),
+        real_path: &real_path,
+    };
+    let loaded = merge(layers, &inputs.host_sections, &trust, &mut found);
+    ConfigCheck {
+        layers: origins,
+        warnings: found.warnings,
+        errors: found.errors,
+        loaded,
+    }
+}
+
+/// The path a file operation on `path` reaches: the longest part of it that
+/// exists with its links resolved, then the rest applied lexically (a part
+/// that does not exist has no links). Trust compares these, so neither a
+/// link inside the repository nor `..` can make an outside path look inside.
+fn real_path(path: &Path) -> PathBuf {
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (1..=components.len()).rev() {
+        let (head, rest) = components.split_at(split);
+        let head: PathBuf = head.iter().collect();
+        if let Ok(real) = std::fs::canonicalize(&head) {
+            return lexical(&rest.iter().fold(real, |path, part| path.join(part)));
+        }
+    }
+    lexical(path)
 }
 
 /// `$XDG_CONFIG_HOME/bcode/bcode.toml`, else `$HOME/.config/bcode/bcode.toml`;

@@ -14,7 +14,8 @@ use super::error::{ConfigError, ConfigErrorKind};
 use super::model::{BcodeConfig, PromptMode};
 use super::origin::{ConfigWarning, Origin};
 use super::schema::SHAPE;
-use super::validate::{self, Layer};
+use super::trust::{IgnoredValue, RepoTrust, TrustInputs};
+use super::validate::{self, Found, Layer};
 
 /// The effective configuration, the warnings found while loading it and the
 /// origin of every value.
@@ -22,9 +23,13 @@ use super::validate::{self, Layer};
 pub struct LoadedConfig {
     /// The effective, typed configuration.
     pub config: BcodeConfig,
-    /// Problems that did not stop loading (unknown keys), in layer order.
+    /// Problems that did not stop loading (unknown keys, values an
+    /// untrusted repository may not set), in layer order.
     pub warnings: Vec<ConfigWarning>,
-    origins: BTreeMap<String, Origin>,
+    /// The layer and line that set each leaf key.
+    origins: BTreeMap<String, (Origin, Option<usize>)>,
+    ignored: Vec<IgnoredValue>,
+    trust: RepoTrust,
     cwd: PathBuf,
     home: Option<PathBuf>,
 }
@@ -39,6 +44,8 @@ pub struct ExplainedValue {
     pub value: String,
     /// The layer that set it.
     pub origin: Origin,
+    /// The 1-based line in the origin's file, when the origin is a file.
+    pub line: Option<usize>,
 }
 
 /// The `value` of an [`ExplainedValue`] whose optional key is not set (TOML
@@ -60,7 +67,19 @@ impl LoadedConfig {
     /// The origin of a dotted leaf key (e.g. `skills.prompt.catalog`);
     /// `None` for a key that is not a leaf of the config.
     pub fn origin(&self, key: &str) -> Option<&Origin> {
-        self.origins.get(key)
+        self.origins.get(key).map(|(origin, _)| origin)
+    }
+
+    /// Whether the repository's own config was applied in full.
+    pub fn trust(&self) -> &RepoTrust {
+        &self.trust
+    }
+
+    /// The values of the repository's config that were not applied (the
+    /// repository is not trusted, or only the user may set the key), in
+    /// layer and key order. Each also has a warning in `warnings`.
+    pub fn ignored(&self) -> &[IgnoredValue] {
+        &self.ignored
     }
 
     /// Every leaf key of the effective config with its value and origin,
@@ -69,7 +88,7 @@ impl LoadedConfig {
         let rendered = Value::try_from(&self.config).ok();
         self.origins
             .iter()
-            .map(|(key, origin)| {
+            .map(|(key, (origin, line))| {
                 let value = rendered
                     .as_ref()
                     .and_then(|root| find(root, key))
@@ -78,6 +97,7 @@ impl LoadedConfig {
                     key: key.clone(),
                     value,
                     origin: origin.clone(),
+                    line: *line,
                 }
             })
             .collect()
@@ -156,28 +176,50 @@ impl Provider for LayerProvider<'_> {
 /// this adds) into a [`LoadedConfig`]. Every layer is checked first, so a bad
 /// value is reported with its own layer's location even when a higher layer
 /// overrides it: a broken file should not wait to bite until the override is
-/// removed.
+/// removed. Then trust is decided from the user's layers, and the
+/// repository's layer loses what an untrusted repository may not set.
+///
+/// Every problem goes to `found`; the result is `None` when any is an error
+/// (invalid values are dropped first, so the rest is still checked).
 pub(crate) fn merge(
     layers: Vec<Layer>,
-    cwd: PathBuf,
-    home: Option<PathBuf>,
     host_sections: &[String],
-) -> Result<LoadedConfig, ConfigError> {
+    trust_inputs: &TrustInputs<'_>,
+    found: &mut Found,
+) -> Option<LoadedConfig> {
     let defaults = Layer {
         origin: Origin::Default,
         table: Value::try_from(BcodeConfig::default())
             .ok()
             .and_then(|value| value.as_table().cloned())
             .unwrap_or_default(),
-        text: None,
+        lines: Default::default(),
     };
     let mut all = Vec::with_capacity(layers.len() + 1);
     all.push(defaults);
-    let mut warnings = Vec::new();
+    let mut per_layer = vec![Vec::new()];
     for mut layer in layers {
-        validate::check(&mut layer, host_sections, &mut warnings)?;
+        let mut checked = Found::default();
+        validate::check(&mut layer, host_sections, &mut checked);
+        found.errors.append(&mut checked.errors);
+        per_layer.push(checked.warnings);
         all.push(layer);
     }
+    let trust = trust_inputs.decide(&all);
+    let mut ignored = Vec::new();
+    for index in 0..all.len() {
+        let (below, rest) = all.split_at_mut(index);
+        let (Some(layer), Some(warnings)) = (rest.first_mut(), per_layer.get_mut(index)) else {
+            continue;
+        };
+        let (dropped, mut refused) = trust_inputs.gate(layer, below, &trust);
+        ignored.extend(dropped);
+        warnings.append(&mut refused);
+    }
+    found.warnings.extend(per_layer.into_iter().flatten());
+    let warnings = found.warnings.clone();
+    let cwd = trust_inputs.cwd.clone();
+    let home = trust_inputs.home.clone();
 
     let mut figment = Figment::new();
     let mut by_name = BTreeMap::new();
@@ -193,20 +235,26 @@ pub(crate) fn merge(
             .and_then(|index| all.get(*index))
     };
 
-    let config: BcodeConfig = figment.extract().map_err(|error| {
-        let key = error.path.join(".");
-        let origin = error
-            .metadata
-            .as_ref()
-            .and_then(|metadata| by_name.get(metadata.name.as_ref()))
-            .and_then(|index| all.get(*index))
-            .map(|layer| layer.origin.clone());
-        ConfigError::new(ConfigErrorKind::Extract {
-            key,
-            origin,
-            message: error.kind.to_string(),
-        })
-    })?;
+    let config: BcodeConfig = match figment.extract() {
+        Ok(config) => config,
+        Err(error) => {
+            let key = error.path.join(".");
+            let origin = error
+                .metadata
+                .as_ref()
+                .and_then(|metadata| by_name.get(metadata.name.as_ref()))
+                .and_then(|index| all.get(*index))
+                .map(|layer| layer.origin.clone());
+            found
+                .errors
+                .push(ConfigError::new(ConfigErrorKind::Extract {
+                    key,
+                    origin,
+                    message: error.kind.to_string(),
+                }));
+            return None;
+        }
+    };
 
     let locate = |key: &str| -> (Origin, Option<usize>) {
         match layer_of(key) {
@@ -219,12 +267,17 @@ pub(crate) fn merge(
     {
         let (mode_origin, mode_line) = locate("system_prompt.mode");
         let (text_origin, text_line) = locate("system_prompt.text");
-        return Err(ConfigError::new(ConfigErrorKind::ReplaceWithoutText {
-            mode_origin,
-            mode_line,
-            text_origin,
-            text_line,
-        }));
+        found
+            .errors
+            .push(ConfigError::new(ConfigErrorKind::ReplaceWithoutText {
+                mode_origin,
+                mode_line,
+                text_origin,
+                text_line,
+            }));
+    }
+    if !found.errors.is_empty() {
+        return None;
     }
 
     // An optional key no layer set has no figment value; it is a default.
@@ -248,14 +301,18 @@ pub(crate) fn merge(
                 .and_then(|value| figment.get_metadata(value.tag()))
                 .and_then(|metadata| by_name.get(metadata.name.as_ref()))
                 .and_then(|index| all.get(*index))
-                .map_or(Origin::Default, |layer| layer.origin.clone());
+                .map_or((Origin::Default, None), |layer| {
+                    (layer.origin.clone(), layer.line_of(&key))
+                });
             (key, origin)
         })
         .collect();
-    Ok(LoadedConfig {
+    Some(LoadedConfig {
         config,
         warnings,
         origins,
+        ignored,
+        trust,
         cwd,
         home,
     })

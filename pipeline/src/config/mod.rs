@@ -1,20 +1,25 @@
 //! The layered configuration: typed model, figment layers, provenance and errors.
 //!
 //! `layers` is the only part that reads files; `validate` checks one layer's
-//! data against the key tree `schema` derives from the types; `loaded` merges
-//! the layers with figment and keeps the origin of every value.
+//! data against the key tree `schema` derives from the types (`lines` says
+//! where each key is written); `trust` drops what an untrusted repository
+//! may not set; `loaded` merges the layers with figment and keeps the origin
+//! of every value.
 
 mod error;
 mod layers;
+mod lines;
 mod loaded;
 mod model;
 mod origin;
 mod schema;
+mod trust;
 mod validate;
 
 pub use error::{ConfigError, ConfigErrorKind};
-pub use layers::{ConfigInputs, config_files, load};
+pub use layers::{ConfigCheck, ConfigInputs, check, config_files, load};
 pub use loaded::{ConfiguredSkillRoot, ExplainedValue, LoadedConfig, UNSET};
 pub use model::*;
-pub use origin::{ConfigWarning, Origin};
+pub use origin::{ConfigWarning, ConfigWarningKind, Origin};
 pub use schema::json_schema;
+pub use trust::{IgnoredValue, RepoTrust, TRUST_ENV_VAR};

@@ -1,6 +1,7 @@
 //! The typed configuration of the whole spec with its defaults: `[skills]`
 //! (from `bcode-skill-models`), `[invariants]`, `[system_prompt]` and
-//! `[model]`. Every optional limit is an `Option`: omitted means unlimited.
+//! `[model]` and `[trust]`. Every optional limit is an `Option`: omitted
+//! means unlimited.
 //! Doc comments here become the JSON Schema descriptions.
 
 use std::collections::BTreeMap;
@@ -31,6 +32,22 @@ pub struct BcodeConfig {
     /// `[facts]`: machine facts pinned instead of probed (golden files).
     #[serde(skip_serializing_if = "Facts::is_empty")]
     pub facts: Facts,
+    /// `[trust]`
+    pub trust: TrustConfig,
+}
+
+/// `[trust]`: which repositories' own config is applied in full. Honoured
+/// only from the user's layers (user file, environment, `--config`,
+/// `--set`); a repository's config cannot trust anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TrustConfig {
+    /// Repository roots whose `.bcode/bcode.toml` may also set the keys that
+    /// reach outside the repository, run programs or change who decides.
+    /// `~/` means the home; relative entries resolve against the directory of
+    /// the file that set them; a repository is trusted when its root is one
+    /// of the entries (folders below an entry are not).
+    pub repositories: Vec<String>,
 }
 
 /// How invariant guidance is chosen.

@@ -51,6 +51,12 @@ impl Origin {
             Origin::Default | Origin::Env { .. } | Origin::SetFlag { .. } => None,
         }
     }
+
+    /// Whether the repository wrote this layer (untrusted until the user
+    /// trusts the repository); every other layer is the user's or the host's.
+    pub fn is_repository(&self) -> bool {
+        matches!(self, Origin::RepoFile { .. })
+    }
 }
 
 impl fmt::Display for Origin {
@@ -83,10 +89,24 @@ impl fmt::Display for At<'_> {
     }
 }
 
+/// What kind of problem a [`ConfigWarning`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ConfigWarningKind {
+    /// A key the configuration does not have; its value is dropped.
+    /// `config check --strict` refuses these.
+    UnknownKey,
+    /// A value an untrusted repository's config may not set; it is dropped
+    /// (see `LoadedConfig::ignored`).
+    Untrusted,
+}
+
 /// A problem that does not stop loading, such as an unknown key (which is
 /// ignored). `Display` renders `origin[:line]: message`, plus the suggestion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigWarning {
+    /// What kind of problem it is.
+    pub kind: ConfigWarningKind,
     /// The dotted key the warning is about, e.g. `skills.prompt.catalogue`.
     pub key: String,
     /// The layer that wrote the key.

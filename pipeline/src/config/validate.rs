@@ -4,10 +4,10 @@
 //! keys become [`ConfigWarning`]s and are dropped. No I/O happens here.
 
 use toml::Value;
-use toml::de::{DeTable, DeValue};
 
 use super::error::{ConfigError, ConfigErrorKind};
-use super::origin::{ConfigWarning, Origin};
+use super::lines::{KeyLines, LineStarts};
+use super::origin::{ConfigWarning, ConfigWarningKind, Origin};
 use super::schema::{LeafKind, SHAPE, Shape, closest};
 
 /// One configuration layer after parsing, before merging.
@@ -15,16 +15,15 @@ use super::schema::{LeafKind, SHAPE, Shape, closest};
 pub(crate) struct Layer {
     pub(crate) origin: Origin,
     pub(crate) table: toml::Table,
-    /// The file text, kept so a problem found later can name its line.
-    pub(crate) text: Option<String>,
+    /// Where each key of the file is written (empty for a layer without a
+    /// file), indexed once so that any number of problems can name lines.
+    pub(crate) lines: KeyLines,
 }
 
 impl Layer {
     /// The 1-based line of `key` (dotted) in this layer's file, if any.
     pub(crate) fn line_of(&self, key: &str) -> Option<usize> {
-        let text = self.text.as_deref()?;
-        let path: Vec<&str> = key.split('.').collect();
-        line_of(text, &path)
+        self.lines.line_of(key)
     }
 }
 
@@ -34,11 +33,11 @@ pub(crate) fn parse_file(origin: Origin, text: String) -> Result<Layer, ConfigEr
         Ok(table) => Ok(Layer {
             origin,
             table,
-            text: Some(text),
+            lines: KeyLines::of(&text),
         }),
         Err(error) => {
             let offset = error.span().map_or(0, |span| span.start);
-            let (line, column) = line_and_column(&text, offset);
+            let (line, column) = LineStarts::of(&text).line_and_column(offset);
             Err(ConfigError::new(ConfigErrorKind::Syntax {
                 origin,
                 line,
@@ -92,7 +91,7 @@ pub(crate) fn assignment(origin: Origin, path: &[String], raw: &str) -> Layer {
     Layer {
         origin,
         table,
-        text: None,
+        lines: KeyLines::default(),
     }
 }
 
@@ -102,21 +101,24 @@ fn parse_value(raw: &str) -> Option<Value> {
 }
 
 /// Checks a layer against the config's key tree: unknown keys are removed
-/// and reported as warnings; the first invalid value (in key order) is an
-/// error.
-pub(crate) fn check(
-    layer: &mut Layer,
-    host_sections: &[String],
-    warnings: &mut Vec<ConfigWarning>,
-) -> Result<(), ConfigError> {
+/// and reported as warnings; every invalid value is removed and reported as
+/// an error (in key order), so one bad value hides neither the other errors
+/// nor the warnings of the same file.
+pub(crate) fn check(layer: &mut Layer, host_sections: &[String], found: &mut Found) {
     let mut table = std::mem::take(&mut layer.table);
     let check = Check {
         layer,
         host_sections,
     };
-    let result = check.table(&SHAPE, &mut table, "", warnings);
+    check.table(&SHAPE, &mut table, "", found);
     layer.table = table;
-    result
+}
+
+/// What checking found: warnings and errors, in the order met.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) warnings: Vec<ConfigWarning>,
+    pub(crate) errors: Vec<ConfigError>,
 }
 
 /// The table where host-defined sections have their toggles.
@@ -129,54 +131,51 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn table(
-        &self,
-        shape: &Shape,
-        table: &mut toml::Table,
-        prefix: &str,
-        warnings: &mut Vec<ConfigWarning>,
-    ) -> Result<(), ConfigError> {
+    fn table(&self, shape: &Shape, table: &mut toml::Table, prefix: &str, found: &mut Found) {
         let layer = self.layer;
         let Shape::Table(known) = shape else {
-            return Ok(());
+            return;
         };
-        let mut unknown = Vec::new();
+        let mut dropped = Vec::new();
         for (name, value) in table.iter_mut() {
             let key = join(prefix, name);
             let host_toggle = prefix == SECTION_TOGGLES && self.host_sections.contains(name);
-            match known.get(name) {
+            let error = match known.get(name) {
                 None if host_toggle => {
-                    if !value.is_bool() {
-                        return Err(invalid(layer, &key, value, &HOST_TOGGLE, None));
-                    }
+                    (!value.is_bool()).then(|| invalid(layer, &key, value, &HOST_TOGGLE, None))
                 }
                 None => {
                     let suggestion = closest(name, known.keys().map(String::as_str))
                         .map(|close| join(prefix, close));
-                    warnings.push(ConfigWarning {
+                    found.warnings.push(ConfigWarning {
+                        kind: ConfigWarningKind::UnknownKey,
                         line: layer.line_of(&key),
                         message: format!("unknown key `{key}` (ignored)"),
                         key,
                         origin: layer.origin.clone(),
                         suggestion,
                     });
-                    unknown.push(name.clone());
+                    dropped.push(name.clone());
+                    None
                 }
                 Some(child @ Shape::Table(_)) => match value {
-                    Value::Table(inner) => self.table(child, inner, &key, warnings)?,
-                    other => return Err(invalid(layer, &key, other, child, None)),
-                },
-                Some(leaf @ Shape::Leaf { kind, .. }) => {
-                    if let Some(suggestion) = check_leaf(kind, value) {
-                        return Err(invalid(layer, &key, value, leaf, suggestion));
+                    Value::Table(inner) => {
+                        self.table(child, inner, &key, found);
+                        None
                     }
-                }
+                    other => Some(invalid(layer, &key, other, child, None)),
+                },
+                Some(leaf @ Shape::Leaf { kind, .. }) => check_leaf(kind, value)
+                    .map(|suggestion| invalid(layer, &key, value, leaf, suggestion)),
+            };
+            if let Some(error) = error {
+                found.errors.push(error);
+                dropped.push(name.clone());
             }
         }
-        for name in unknown {
+        for name in dropped {
             table.remove(&name);
         }
-        Ok(())
     }
 }
 
@@ -234,56 +233,47 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-/// The 1-based line where `path` is written in `text`: the line of its last
-/// key segment, whether written as a dotted key, inside a `[table]` or in an
-/// inline table. figment's own errors carry no position, hence this.
-fn line_of(text: &str, path: &[&str]) -> Option<usize> {
-    let document = DeTable::parse(text).ok()?;
-    let mut table = document.get_ref();
-    let mut offset = None;
-    for (index, segment) in path.iter().enumerate() {
-        let (key, value) = table.iter().find(|(key, _)| key.get_ref() == segment)?;
-        offset = Some(key.span().start);
-        match value.get_ref() {
-            DeValue::Table(inner) => table = inner,
-            _ if index + 1 < path.len() => return None,
-            _ => {}
-        }
-    }
-    offset.map(|offset| line_and_column(text, offset).0)
-}
-
-/// 1-based line and column (in chars) of a byte offset.
-fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, column)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// 8,000 unknown keys (and a bad value among them) in one file: every
+    /// key gets its warning with its line, and the file is indexed once, not
+    /// once per warning (which made such a file take 42 s: quadratic).
     #[test]
-    fn line_of_finds_keys_in_every_table_form() {
-        let text = "# comment\n[skills]\nenabled = true\n\n[skills.prompt]\ncatalog = \"x\"\n\
-                    [system_prompt]\nsections.user_authority = false\nx = { y = 1 }\n";
-        assert_eq!(line_of(text, &["skills", "enabled"]), Some(3));
-        assert_eq!(line_of(text, &["skills", "prompt", "catalog"]), Some(6));
+    fn warnings_never_reparse_their_file() {
+        use std::fmt::Write as _;
+        let mut text = String::from("[skills]\nenabled = \"yes\"\n");
+        for n in 0..8000 {
+            writeln!(text, "unknown_{n:04} = {n}").unwrap();
+        }
+        let before = super::super::lines::PARSES.with(std::cell::Cell::get);
+        let origin = Origin::RepoFile {
+            path: "/r/.bcode/bcode.toml".into(),
+        };
+        let mut layer = parse_file(origin, text).unwrap();
+        let mut found = Found::default();
+        check(&mut layer, &[], &mut found);
+        let parses = super::super::lines::PARSES.with(std::cell::Cell::get) - before;
+        assert_eq!(parses, 1);
+        assert_eq!(found.warnings.len(), 8000);
+        let last = found.warnings.last().unwrap();
         assert_eq!(
-            line_of(text, &["system_prompt", "sections", "user_authority"]),
-            Some(8)
+            (last.key.as_str(), last.line, last.kind),
+            (
+                "skills.unknown_7999",
+                Some(8002),
+                ConfigWarningKind::UnknownKey
+            )
         );
-        assert_eq!(line_of(text, &["system_prompt", "x", "y"]), Some(9));
-        assert_eq!(line_of(text, &["skills", "missing"]), None);
-    }
-
-    #[test]
-    fn line_and_column_are_one_based() {
-        assert_eq!(line_and_column("ab\ncd", 0), (1, 1));
-        assert_eq!(line_and_column("ab\ncd", 4), (2, 2));
+        // The bad value is an error and did not stop the warnings after it.
+        assert_eq!(found.errors.len(), 1);
+        assert!(
+            found.errors[0]
+                .to_string()
+                .contains("bcode.toml:2: invalid value for `skills.enabled`")
+        );
+        assert!(layer.table["skills"].as_table().unwrap().is_empty());
     }
 
     #[test]
