@@ -105,6 +105,9 @@ fn report_warnings(rendered: &Turn) {
     for warning in &rendered.template_warnings {
         eprintln!("bcode-prompt: warning: {warning}");
     }
+    for warning in limit_warnings(&rendered.prompt) {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     let errors = rendered
         .diagnostics
         .iter()
@@ -115,6 +118,31 @@ fn report_warnings(rendered: &Turn) {
             "bcode-prompt: {errors} skill file(s) could not be loaded; run `bcode-prompt skills doctor`"
         );
     }
+}
+
+/// One warning per cut that kept nothing of its text: the limit is smaller
+/// than the truncation marker, so the model sees the marker alone.
+pub fn limit_warnings(prompt: &AssembledPrompt) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for section in &prompt.sections {
+        for cut in section.truncations.iter().filter(|t| t.kept_nothing()) {
+            let t = &cut.truncation;
+            let (max, unit) = match t.limit {
+                bcode_text::Limit::Chars(max) => (max, "characters"),
+                bcode_text::Limit::Bytes(max) => (max, "bytes"),
+            };
+            warnings.push(format!(
+                "the limit of {max} {unit} on section `{}` leaves none of its {} {unit}: \
+                 the model sees only the truncation marker (raise the limit; `render --explain` shows every cut)",
+                section.id,
+                match t.limit {
+                    bcode_text::Limit::Chars(_) => t.original_chars,
+                    bcode_text::Limit::Bytes(_) => t.original_bytes,
+                },
+            ));
+        }
+    }
+    warnings
 }
 
 /// The section table: one row per section, then omitted sections, notes and
