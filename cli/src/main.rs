@@ -10,6 +10,7 @@ mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+mod help;
 mod input_lines;
 mod render_cmd;
 mod session_cmd;
@@ -19,54 +20,121 @@ mod terminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::cli_context::{CliContext, CliError};
 
 /// Inspect and render what Bcode sends to the model: skills, configuration
 /// and the assembled system prompt.
 #[derive(Debug, Parser)]
-#[command(name = "bcode-prompt", version, about)]
+#[command(
+    name = "bcode-prompt",
+    version,
+    about,
+    after_help = help::after(
+        "Every command has its own --help with its arguments, exit codes and environment.",
+        "Exit codes:\n  0  success\n  1  `skills doctor --strict` found an error, or `diff` found differences\n  2  bad arguments, an invalid configuration or an unknown skill",
+        help::Reads::Prompt,
+    )
+)]
 struct Cli {
-    /// The repository to work on (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
-    repo: Option<PathBuf>,
-    /// An extra config file, layered above the user and repository files (repeatable).
-    #[arg(long = "config", global = true, value_name = "FILE")]
-    config_files: Vec<PathBuf>,
-    /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
-    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    /// Given before the command, for every command that reads a repository.
+    #[command(flatten)]
+    layers: Layers,
     #[command(subcommand)]
     command: Command,
 }
 
+/// Where the configuration comes from: the repository and the layers above
+/// its files. Accepted before the command and, on the commands they apply
+/// to, after it; `diff` reads neither.
+#[derive(Debug, Default, Args)]
+struct Layers {
+    /// The repository to work on (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// An extra config file, layered above the user and repository files (repeatable).
+    #[arg(long = "config", value_name = "FILE")]
+    config_files: Vec<PathBuf>,
+    /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+impl Layers {
+    fn is_empty(&self) -> bool {
+        self.repo.is_none() && self.config_files.is_empty() && self.set.is_empty()
+    }
+
+    /// The flags given before the command, then those given after it: a
+    /// later `--set` wins, and a `--repo` after the command replaces one
+    /// before it.
+    fn then(self, after: Layers) -> Layers {
+        Layers {
+            repo: after.repo.or(self.repo),
+            config_files: self
+                .config_files
+                .into_iter()
+                .chain(after.config_files)
+                .collect(),
+            set: self.set.into_iter().chain(after.set).collect(),
+        }
+    }
+}
+
+// A new command that reads a repository or the configuration flattens
+// `Layers` (`#[command(flatten)]`; a group also marks the three `global`, as
+// `skills` and `config` do, so they reach its subcommands) and says in
+// `after_help` what it reads; one that does not (like `diff`) has no `Layers` and rejects them.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Skills: list, inspect, check, and show what the model sees.
-    #[command(subcommand)]
-    Skills(SkillsCommand),
+    #[command(
+        after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
+        mut_arg("repo", |a| a.global(true)),
+        mut_arg("config_files", |a| a.global(true)),
+        mut_arg("set", |a| a.global(true)),
+    )]
+    Skills {
+        #[command(flatten)]
+        layers: Layers,
+        #[command(subcommand)]
+        command: SkillsCommand,
+    },
     /// The effective configuration and where each value came from.
-    #[command(subcommand)]
-    Config(ConfigSubcommand),
+    #[command(
+        after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
+        mut_arg("repo", |a| a.global(true)),
+        mut_arg("config_files", |a| a.global(true)),
+        mut_arg("set", |a| a.global(true)),
+    )]
+    Config {
+        #[command(flatten)]
+        layers: Layers,
+        #[command(subcommand)]
+        command: ConfigSubcommand,
+    },
     /// The assembled prompt: cacheable system text, then the request-only context.
+    #[command(after_help = help::after(&help::section_ids(), help::EXIT_CODES, help::Reads::Prompt))]
     Render {
-        /// The user's prompt for this turn.
-        #[arg(long)]
+        #[command(flatten)]
+        layers: Layers,
+        /// The user's prompt for this turn (default: empty).
+        #[arg(long, value_name = "TEXT")]
         prompt: Option<String>,
-        /// Activate a skill for this turn (repeatable).
+        /// Activate a skill for this turn (repeatable); `skills list` shows the ids.
         #[arg(long = "skill", value_name = "ID")]
         skills: Vec<String>,
-        /// The clock, as an RFC 3339 timestamp (default: now).
+        /// The clock, as an RFC 3339 timestamp, e.g. 2026-11-29T19:30:00Z (default: now).
         #[arg(long, value_name = "RFC3339")]
         now: Option<String>,
-        /// The time zone, as an IANA name (default: TZ, else the system zone).
+        /// The time zone, as an IANA name, e.g. Europe/Berlin (default: TZ, else the system zone).
         #[arg(long, value_name = "IANA")]
         timezone: Option<String>,
-        /// Everything as one JSON document.
+        /// Everything as one JSON document: both texts, the cache boundary, every section.
         #[arg(long)]
         json: bool,
-        /// The section table (id, class, bytes, truncation, sources) and the cache boundary.
+        /// The section table (id, part, class, bytes, tokens, truncation, sources) and the cache boundary.
         #[arg(long, conflicts_with = "json")]
         explain: bool,
         /// A session folder: relevant-mode invariant focus is kept there between runs.
@@ -74,10 +142,25 @@ enum Command {
         session: Option<PathBuf>,
     },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
-    Diff { a: PathBuf, b: PathBuf },
+    #[command(after_help = help::after("", help::DIFF_EXIT_CODES, help::Reads::Nothing))]
+    Diff {
+        /// The earlier render, saved from `render --json`.
+        #[arg(value_name = "A.json")]
+        a: PathBuf,
+        /// The later render, saved from `render --json`.
+        #[arg(value_name = "B.json")]
+        b: PathBuf,
+    },
     /// An interactive skill session (prompts and slash commands); also reads
     /// commands piped on stdin. Events go to the session folder's events.jsonl.
+    #[command(after_help = help::after(
+        "Type /help in the session for its commands.",
+        help::EXIT_CODES,
+        help::Reads::Prompt,
+    ))]
     Session {
+        #[command(flatten)]
+        layers: Layers,
         /// The session folder's name under `<state dir>/sessions/` (default: a timestamp).
         #[arg(long)]
         id: Option<String>,
@@ -87,18 +170,25 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum SkillsCommand {
     /// Every available skill, including those hidden from the model.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     List {
+        /// As one JSON document: `{"skills": [...], "diagnostics": [...]}`.
         #[arg(long)]
         json: bool,
     },
     /// One skill's validated metadata and its diagnostics.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Show {
+        /// The skill's id (`skills list` shows them).
         id: String,
+        /// As one JSON document.
         #[arg(long)]
         json: bool,
     },
     /// Diagnostics only (including a check of every skill body).
+    #[command(after_help = help::after("", help::DOCTOR_EXIT_CODES, help::Reads::Config))]
     Doctor {
+        /// As one JSON document: `{"diagnostics": [...]}`.
         #[arg(long)]
         json: bool,
         /// Exit 1 when any error-level diagnostic exists.
@@ -106,9 +196,12 @@ enum SkillsCommand {
         strict: bool,
     },
     /// The model-visible catalog exactly as injected (empty when off).
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Catalog,
     /// The `<skill ...>` block exactly as injected.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Context {
+        /// The skill's id (`skills list` shows them).
         id: String,
         /// Invocation arguments, as in `/skill ID ARGS...`.
         #[arg(trailing_var_arg = true)]
@@ -119,13 +212,20 @@ enum SkillsCommand {
 #[derive(Debug, Subcommand)]
 enum ConfigSubcommand {
     /// The effective configuration.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Show {
+        /// As one JSON document.
         #[arg(long)]
         json: bool,
     },
     /// Each effective value with its origin (`key = value  # origin`).
-    Explain { key: Option<String> },
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
+    Explain {
+        /// One dotted key or table, e.g. `skills.prompt` (default: every key).
+        key: Option<String>,
+    },
     /// The JSON Schema of the configuration.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Schema,
 }
 
@@ -143,18 +243,27 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
-    let Cli {
-        repo,
-        config_files,
-        set,
-        command,
-    } = cli;
+    let Cli { layers, command } = cli;
+    let given_before = !layers.is_empty();
     // `diff` compares two files and needs no repository or configuration;
     // every other command loads both first (an invalid config exits 2).
-    let load = move || CliContext::from_process(repo, config_files, set);
+    let load = move |after: Layers| {
+        let Layers {
+            repo,
+            config_files,
+            set,
+        } = layers.then(after);
+        CliContext::from_process(repo, config_files, set)
+    };
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Diff { a, b } => {
+            if given_before {
+                return Err(CliError::Usage(
+                    "--repo, --config and --set do not apply to `diff`: it compares two saved renders"
+                        .to_owned(),
+                ));
+            }
             let (report, differs) = diff_cmd::diff(&a, &b)?;
             print!("{report}");
             Ok(if differs {
@@ -163,8 +272,11 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 ExitCode::SUCCESS
             })
         }
-        Command::Skills(cmd) => {
-            let context = load()?;
+        Command::Skills {
+            layers,
+            command: cmd,
+        } => {
+            let context = load(layers)?;
             let cmd = match cmd {
                 SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
                 SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
@@ -177,6 +289,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             skills_cmd::run(&cmd, &context, &mut stdout)
         }
         Command::Render {
+            layers,
             prompt,
             skills,
             now,
@@ -185,7 +298,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             explain,
             session,
         } => {
-            let context = load()?;
+            let context = load(layers)?;
             let options = render_cmd::RenderOptions {
                 prompt,
                 skills,
@@ -197,13 +310,16 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             render_cmd::run(&options, &context, &mut stdout)
         }
-        Command::Session { id } => session_cmd::run(
+        Command::Session { layers, id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
-            &load()?,
+            &load(layers)?,
             &mut stdout,
         ),
-        Command::Config(cmd) => {
-            let context = load()?;
+        Command::Config {
+            layers,
+            command: cmd,
+        } => {
+            let context = load(layers)?;
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {
@@ -221,5 +337,41 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             config_cmd::run(&cmd, &context.loaded, &mut stdout).map_err(CliError::Io)?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Every argument of every command, at every level, has help text and
+    /// every command an epilogue with its exit codes and environment.
+    #[test]
+    fn every_command_and_argument_is_documented() {
+        fn walk(command: &clap::Command, path: &str) {
+            for arg in command.get_arguments() {
+                assert!(
+                    arg.get_help().is_some(),
+                    "`{path}` argument `{}` has no help",
+                    arg.get_id()
+                );
+            }
+            let epilogue = command
+                .get_after_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                epilogue.contains("Exit codes:") && epilogue.contains("Environment:"),
+                "`{path}` has no exit codes or environment in its help"
+            );
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()).trim().to_owned());
+            }
+        }
+        let command = Cli::command();
+        command.clone().debug_assert();
+        walk(&command, "");
     }
 }
