@@ -10,12 +10,14 @@ mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+mod explain;
 mod help;
 mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
 mod terminal;
+mod tokens;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -81,3 +81,136 @@ fn a_limit_smaller_than_the_marker_shows_the_marker_and_warns() {
         "{stdout}"
     );
 }
+
+/// `render --explain` run from inside the repository as `--repo .`, with a
+/// repository config that turns the locale off, a user skill activated and
+/// a catalog bound that leaves no skill listed.
+fn explain_from_inside(sandbox: &Sandbox, extra: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .env_clear()
+        .env("HOME", &sandbox.home)
+        .env("BCODE_STATE_DIR", &sandbox.state)
+        .env("TZ", "UTC")
+        .current_dir(&sandbox.repo)
+        .args([
+            "--repo",
+            ".",
+            "render",
+            "--explain",
+            "--now",
+            "2026-07-01T10:00:00Z",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn explain_sandbox() -> Sandbox {
+    let sandbox = sandbox_with_instructions();
+    write(
+        &sandbox.repo.join(".bcode/bcode.toml"),
+        "[system_prompt.sections]\nlocale = false\n",
+    );
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: Alpha skill for the repository\n---\nAlpha body\n",
+    );
+    write(
+        &sandbox.home.join(".config/bcode/skills/beta/SKILL.md"),
+        "---\ndescription: Beta skill from the home\n---\nBeta body\n",
+    );
+    sandbox
+}
+
+/// The row of section `id`, split into its columns.
+fn row<'a>(report: &'a str, id: &str) -> Vec<&'a str> {
+    report
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(id))
+        .unwrap_or_else(|| panic!("no row for `{id}`:\n{report}"))
+        .split_whitespace()
+        .collect()
+}
+
+#[test]
+fn explain_reads_as_english_with_relative_paths() {
+    let sandbox = explain_sandbox();
+    let report = explain_from_inside(&sandbox, &["--skill", "beta"]);
+    // Never an absolute path of the sandbox, never JSON.
+    let base = sandbox.base.display().to_string();
+    assert!(!report.contains(&base), "{report}");
+    assert!(!report.contains('{'), "{report}");
+    assert!(!report.contains("/./"), "{report}");
+
+    assert_eq!(
+        report
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        [
+            "section", "part", "class", "bytes", "tokens", "cut", "sources"
+        ]
+    );
+    assert_eq!(row(&report, "repository_context:AGENTS.md")[6], "AGENTS.md");
+    assert_eq!(
+        row(&report, "active_skill:beta")[6..],
+        [
+            "user-config:skills,",
+            "~/.config/bcode/skills/beta/SKILL.md"
+        ]
+    );
+    // Every row has a token count.
+    for line in report.lines().skip(1).take_while(|l| !l.is_empty()) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert!(cells[4].parse::<usize>().is_ok(), "{line}");
+    }
+    assert!(
+        report
+            .lines()
+            .any(|l| l
+                == "  locale                           disabled by system_prompt.sections.locale"),
+        "{report}"
+    );
+    for part in [
+        "cacheable prefix (system text before the cache boundary, byte ",
+        "system text after the boundary (changes per turn): 0 bytes, 0 tokens",
+        "request-only context: ",
+        "(tokens are estimates with the o200k_base encoding",
+    ] {
+        assert!(report.contains(part), "`{part}` missing:\n{report}");
+    }
+}
+
+#[test]
+fn explain_marks_a_marker_only_cut_and_notes_nothing_about_unlisted_skills() {
+    let sandbox = explain_sandbox();
+    let report = explain_from_inside(
+        &sandbox,
+        &[
+            "--set",
+            "system_prompt.repository_instructions_max_chars=5",
+            "--set",
+            "skills.prompt.max_description_chars=3",
+            "--set",
+            "skills.prompt.max_bytes=500",
+        ],
+    );
+    assert_eq!(
+        row(&report, "repository_context:AGENTS.md")[5..7],
+        ["marker", "only"]
+    );
+    assert!(!report.contains("descriptions cut"), "{report}");
+    assert!(
+        report.contains("skill_catalog: listed 0, omitted 2"),
+        "{report}"
+    );
+}
