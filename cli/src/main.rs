@@ -369,7 +369,7 @@ mod tests {
                 "`{path}` has no exit codes or environment in its help"
             );
             for sub in command.get_subcommands() {
-                walk(sub, &format!("{path} {}", sub.get_name()).trim().to_owned());
+                walk(sub, format!("{path} {}", sub.get_name()).trim());
             }
         }
         let command = Cli::command();
