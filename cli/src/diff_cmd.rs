@@ -1,17 +1,33 @@
 //! `bcode-prompt diff A.json B.json`: which section broke my prompt cache?
 //! Compares two saved `render --json` results: the first differing byte of
 //! the system text, the section that owns it, whether it lies before the
-//! cache boundary, then every section that changed.
+//! cache boundary, then every section that changed (line by line, with the
+//! `similar` crate's diff; a section only one side has is shown whole) and
+//! a summary of the bytes and tokens on each side of the cache boundary.
 //!
 //! Exit codes follow diff(1): 0 identical, 1 different, 2 trouble.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
 
 use crate::cli_context::CliError;
+use crate::tokens;
+
+/// The most lines shown for one section (changed lines, or the lines of a
+/// section only one side has); the rest are counted.
+const MAX_LINES: usize = 200;
+
+/// Unchanged lines shown around each change.
+const CONTEXT_LINES: usize = 2;
+
+/// How long one section's line diff may search for the smallest diff
+/// before settling for a coarser one (a huge catalog rewritten wholesale).
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 
 /// One side of the comparison: a saved `render --json` document.
 struct Saved {
@@ -219,9 +235,11 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<(String, bool), CliError> {
             }
             (Some((_, x)), None) => {
                 let _ = writeln!(changes, "== {id} (only in A, {} bytes)", x.len());
+                changes.push_str(&whole(x, '-'));
             }
             (None, Some((_, y))) => {
                 let _ = writeln!(changes, "== {id} (only in B, {} bytes)", y.len());
+                changes.push_str(&whole(y, '+'));
             }
             (None, None) => {}
         }
@@ -231,35 +249,129 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<(String, bool), CliError> {
         let _ = writeln!(out, "\nchanged sections:");
         out.push_str(&changes);
     }
+    if differs {
+        let _ = writeln!(out, "\n{}", summary(&a, &b));
+    }
     Ok((out, differs))
 }
 
-/// The differing middle of two texts, line by line, after their common
-/// leading and trailing lines; at most 20 lines per side. Linear, so a
-/// 10,000-skill catalog compares instantly.
+/// The two texts' changed lines with a little context, as unified-diff
+/// hunks (`@@ -line,count +line,count @@`, then ` `, `-` and `+` lines): a
+/// changed line reads as one `-` and one `+`, not as the whole rest of the
+/// section. At most [`MAX_LINES`] changed lines are shown.
 fn line_diff(a: &str, b: &str) -> String {
-    const MAX: usize = 20;
-    let a: Vec<&str> = a.lines().collect();
-    let b: Vec<&str> = b.lines().collect();
-    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let tail = a[head..]
-        .iter()
-        .rev()
-        .zip(b[head..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let diff = TextDiff::configure()
+        .deadline(Instant::now() + DIFF_DEADLINE)
+        .diff_lines(a, b);
     let mut out = String::new();
-    let _ = writeln!(out, "@@ from line {} @@", head + 1);
-    for (sign, lines) in [
-        ('-', &a[head..a.len() - tail]),
-        ('+', &b[head..b.len() - tail]),
-    ] {
-        for line in lines.iter().take(MAX) {
-            let _ = writeln!(out, "{sign} {line}");
+    let mut shown = 0;
+    let mut hidden = 0;
+    for hunk in diff
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .iter_hunks()
+    {
+        if shown >= MAX_LINES {
+            hidden += hunk
+                .iter_changes()
+                .filter(|c| c.tag() != ChangeTag::Equal)
+                .count();
+            continue;
         }
-        if lines.len() > MAX {
-            let _ = writeln!(out, "{sign} … {} more lines", lines.len() - MAX);
+        let _ = writeln!(out, "{}", hunk.header());
+        for change in hunk.iter_changes() {
+            let sign = match change.tag() {
+                ChangeTag::Equal => ' ',
+                ChangeTag::Delete => '-',
+                ChangeTag::Insert => '+',
+            };
+            if sign != ' ' {
+                if shown >= MAX_LINES {
+                    hidden += 1;
+                    continue;
+                }
+                shown += 1;
+            }
+            let line = change.value();
+            push_line(&mut out, sign, line.strip_suffix('\n').unwrap_or(line));
         }
     }
+    if hidden > 0 {
+        let _ = writeln!(out, "… {hidden} more changed lines");
+    }
     out
+}
+
+/// `sign`, a space and `line`; an empty line is the sign alone, so no
+/// line of the report ends in a space.
+fn push_line(out: &mut String, sign: char, line: &str) {
+    out.push(sign);
+    if !line.is_empty() {
+        out.push(' ');
+        out.push_str(line);
+    }
+    out.push('\n');
+}
+
+/// Every line of a section only one side has, marked `sign`.
+fn whole(text: &str, sign: char) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for line in lines.iter().take(MAX_LINES) {
+        push_line(&mut out, sign, line);
+    }
+    if lines.len() > MAX_LINES {
+        let _ = writeln!(out, "{sign} … {} more lines", lines.len() - MAX_LINES);
+    }
+    out
+}
+
+/// Bytes and estimated tokens on each side of the cache boundary, A then
+/// B, and how much of the cached prefix the two share (what a cache filled
+/// by A still serves to B).
+fn summary(a: &Saved, b: &Saved) -> String {
+    fn cached(s: &Saved) -> &str {
+        s.system.get(..s.cache_boundary).unwrap_or(&s.system)
+    }
+    let uncached = |s: &Saved| {
+        let mut text = s.system.get(s.cache_boundary..).unwrap_or("").to_owned();
+        text.push_str(&s.request_context);
+        text
+    };
+    let (a_cached, b_cached) = (cached(a), cached(b));
+    let shared = a_cached
+        .bytes()
+        .zip(b_cached.bytes())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let before = moved(a_cached, b_cached);
+    let after = moved(&uncached(a), &uncached(b));
+    format!(
+        "summary: before the cache boundary {before}; {shared} bytes of it shared (still cached); \
+         after it (uncached system text and request-only context) {after}"
+    )
+}
+
+/// `A -> B bytes (±n), A -> B tokens (±n)`.
+fn moved(a: &str, b: &str) -> String {
+    let signed = |a: usize, b: usize| {
+        if b >= a {
+            format!("+{}", b - a)
+        } else {
+            format!("-{}", a - b)
+        }
+    };
+    let mut text = format!(
+        "{} -> {} bytes ({})",
+        a.len(),
+        b.len(),
+        signed(a.len(), b.len())
+    );
+    match (tokens::count(a), tokens::count(b)) {
+        (Some(x), Some(y)) => {
+            let _ = write!(text, ", {x} -> {y} tokens ({})", signed(x, y));
+        }
+        _ => text.push_str(", tokens not counted in this build"),
+    }
+    text
 }

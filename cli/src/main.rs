@@ -12,92 +12,191 @@ mod cli_context;
 mod config_cmd;
 mod diagnostics_out;
 mod diff_cmd;
+mod explain;
 mod facts_cmd;
+mod help;
 mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
 mod terminal;
+mod tokens;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::cli_context::{CliContext, CliError, LayerFlags, ProcessInputs};
 
 /// Inspect and render what Bcode sends to the model: skills, configuration
 /// and the assembled system prompt.
 #[derive(Debug, Parser)]
-#[command(name = "bcode-prompt", version, about)]
+#[command(
+    name = "bcode-prompt",
+    version,
+    about,
+    after_help = help::after(
+        "Every command has its own --help with its arguments, exit codes and environment.",
+        "Exit codes:\n  0  success\n  1  `skills doctor --strict` found an error, `diff` or `check` found differences, or `config check` found an error\n  2  bad arguments, an invalid configuration or an unknown skill",
+        help::Reads::Prompt,
+    )
+)]
 struct Cli {
-    /// The repository to work on (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
-    repo: Option<PathBuf>,
-    /// An extra config file, layered above the user and repository files (repeatable).
-    #[arg(long = "config", global = true, value_name = "FILE")]
-    config_files: Vec<PathBuf>,
-    /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
-    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Trust the repository for this run: apply its own `.bcode/bcode.toml` in full, including
-    /// keys that reach outside it or run programs (also `BCODE_TRUST_REPO=1`, or list it in
-    /// `trust.repositories` in the user config).
-    #[arg(long, global = true)]
-    trust_repo: bool,
+    /// Given before the command, for every command that reads a repository.
+    #[command(flatten)]
+    layers: Layers,
     #[command(subcommand)]
     command: Command,
 }
 
+/// Where the configuration comes from: the repository and the layers above
+/// its files. Accepted before the command and, on the commands they apply
+/// to, after it; `diff` reads neither.
+#[derive(Debug, Default, Clone, Args)]
+struct Layers {
+    /// The repository to work on (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// An extra config file, layered above the user and repository files (repeatable).
+    #[arg(long = "config", value_name = "FILE")]
+    config_files: Vec<PathBuf>,
+    /// Set a config value, e.g. `--set skills.prompt.catalog=off` (TOML value syntax; repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Trust the repository for this run: apply its own `.bcode/bcode.toml` in full, including
+    /// keys that reach outside it or run programs (also `BCODE_TRUST_REPO=1`, or list it in
+    /// `trust.repositories` in the user config).
+    #[arg(long)]
+    trust_repo: bool,
+}
+
+impl Layers {
+    fn is_empty(&self) -> bool {
+        self.repo.is_none()
+            && self.config_files.is_empty()
+            && self.set.is_empty()
+            && !self.trust_repo
+    }
+
+    /// The flags given before the command, then those given after it: a
+    /// later `--set` wins, and a `--repo` after the command replaces one
+    /// before it.
+    fn then(self, after: Layers) -> Layers {
+        Layers {
+            repo: after.repo.or(self.repo),
+            config_files: joined(self.config_files, after.config_files),
+            set: joined(self.set, after.set),
+            trust_repo: self.trust_repo || after.trust_repo,
+        }
+    }
+
+    /// The flags as the CLI context takes them.
+    fn into_flags(self) -> LayerFlags {
+        LayerFlags {
+            repo: self.repo,
+            config_files: self.config_files,
+            set: self.set,
+            trust_repo: self.trust_repo,
+        }
+    }
+}
+
+/// The values given before a command, then those after it. Arguments made
+/// `global` (under `skills` and `config`) reach both places with the same
+/// values; those are taken once.
+fn joined<T: PartialEq>(before: Vec<T>, after: Vec<T>) -> Vec<T> {
+    if after == before {
+        return before;
+    }
+    before.into_iter().chain(after).collect()
+}
+
+// A new command that reads a repository or the configuration flattens
+// `Layers` (`#[command(flatten)]`; a group also marks the three `global`, as
+// `skills` and `config` do, so they reach its subcommands) and says in
+// `after_help` what it reads; one that does not (like `diff`) has no `Layers` and rejects them.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Skills: list, inspect, check, and show what the model sees.
-    #[command(subcommand)]
-    Skills(SkillsCommand),
+    #[command(
+        after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
+        mut_arg("repo", |a| a.global(true)),
+        mut_arg("config_files", |a| a.global(true)),
+        mut_arg("set", |a| a.global(true)),
+        mut_arg("trust_repo", |a| a.global(true)),
+    )]
+    Skills {
+        #[command(flatten)]
+        layers: Layers,
+        #[command(subcommand)]
+        command: SkillsCommand,
+    },
     /// The effective configuration and where each value came from.
-    #[command(subcommand)]
-    Config(ConfigSubcommand),
+    #[command(
+        after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
+        mut_arg("repo", |a| a.global(true)),
+        mut_arg("config_files", |a| a.global(true)),
+        mut_arg("set", |a| a.global(true)),
+        mut_arg("trust_repo", |a| a.global(true)),
+    )]
+    Config {
+        #[command(flatten)]
+        layers: Layers,
+        #[command(subcommand)]
+        command: ConfigSubcommand,
+    },
     /// The assembled prompt: cacheable system text, then the request-only context.
+    #[command(after_help = help::after(&help::section_ids(), help::EXIT_CODES, help::Reads::Prompt))]
     Render {
-        /// The user's prompt for this turn.
-        #[arg(long)]
+        #[command(flatten)]
+        layers: Layers,
+        /// The user's prompt for this turn (default: empty).
+        #[arg(long, value_name = "TEXT")]
         prompt: Option<String>,
-        /// Activate a skill for this turn (repeatable).
+        /// Activate a skill for this turn (repeatable); `skills list` shows the ids.
         #[arg(long = "skill", value_name = "ID")]
         skills: Vec<String>,
-        /// The clock, as an RFC 3339 timestamp (default: now).
+        /// The clock, as an RFC 3339 timestamp, e.g. 2026-11-29T19:30:00Z (default: now).
         #[arg(long, value_name = "RFC3339")]
         now: Option<String>,
-        /// The time zone, as an IANA name (default: TZ, else the system zone).
+        /// The time zone, as an IANA name, e.g. Europe/Berlin (default: TZ, else the system zone).
         #[arg(long, value_name = "IANA")]
         timezone: Option<String>,
-        /// Everything as one JSON document.
+        /// Everything as one JSON document: both texts, the cache boundary, every section.
         #[arg(long)]
         json: bool,
-        /// The section table (id, class, bytes, truncation, sources) and the cache boundary.
+        /// The section table (id, part, class, bytes, tokens, truncation, sources) and the cache boundary.
         #[arg(long, conflicts_with = "json")]
         explain: bool,
         /// A session folder: relevant-mode invariant focus is kept there between runs.
         #[arg(long, value_name = "DIR")]
         session: Option<PathBuf>,
-        /// Pin machine facts from a facts file (over the config's `[facts]`); `facts` prints one.
+        /// Pin machine facts from a facts file (`bcode-prompt facts` prints one), over the config's `[facts]`.
         #[arg(long, value_name = "FILE")]
         facts: Option<PathBuf>,
-        /// Read no environment (no user config or skills, no LANG, SHELL, TZ, CI...) and probe
-        /// nothing that is not pinned: sections without their facts are left out.
+        /// Read no environment (no user config, user skills, BCODE_*, TZ, LANG...) and probe
+        /// nothing unpinned: with a facts file, the same bytes on any machine.
         #[arg(long)]
         hermetic: bool,
     },
-    /// Render and compare with a golden file; exit 1 with the changed lines when they differ.
-    /// The golden's facts are kept beside it in GOLDEN.facts.toml.
+    /// Render and compare with a saved golden file; --bless writes it.
+    #[command(after_help = help::after(
+        "The golden's facts are kept beside it in GOLDEN.facts.toml; a differing render is written to GOLDEN.new.",
+        help::CHECK_EXIT_CODES,
+        help::Reads::Prompt,
+    ))]
     Check {
-        /// The golden file: what `render` prints (or `render --json` with --json).
+        #[command(flatten)]
+        layers: Layers,
+        /// The golden file: `render` text output, or its JSON with --json.
+        #[arg(value_name = "GOLDEN")]
         golden: PathBuf,
         /// Write the golden (and, the first time, its facts) instead of comparing.
         #[arg(long)]
         bless: bool,
-        /// The user's prompt for this turn.
-        #[arg(long)]
+        /// The user's prompt for this turn (default: empty).
+        #[arg(long, value_name = "TEXT")]
         prompt: Option<String>,
         /// Activate a skill for this turn (repeatable).
         #[arg(long = "skill", value_name = "ID")]
@@ -119,12 +218,35 @@ enum Command {
         hermetic: bool,
     },
     /// This machine's facts (OS, shell, locale, git, toolchain, roots...) as a facts file.
-    Facts,
+    #[command(after_help = help::after(
+        "Edit the output (keep what you want pinned) and pass it to render --facts or check --facts.",
+        help::EXIT_CODES,
+        help::Reads::Prompt,
+    ))]
+    Facts {
+        #[command(flatten)]
+        layers: Layers,
+    },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
-    Diff { a: PathBuf, b: PathBuf },
+    #[command(after_help = help::after("", help::DIFF_EXIT_CODES, help::Reads::Nothing))]
+    Diff {
+        /// The earlier render, saved from `render --json`.
+        #[arg(value_name = "A.json")]
+        a: PathBuf,
+        /// The later render, saved from `render --json`.
+        #[arg(value_name = "B.json")]
+        b: PathBuf,
+    },
     /// An interactive skill session (prompts and slash commands); also reads
     /// commands piped on stdin. Events go to the session folder's events.jsonl.
+    #[command(after_help = help::after(
+        "Type /help in the session for its commands.",
+        help::EXIT_CODES,
+        help::Reads::Prompt,
+    ))]
     Session {
+        #[command(flatten)]
+        layers: Layers,
         /// The session folder's name under `<state dir>/sessions/` (default: a timestamp).
         #[arg(long)]
         id: Option<String>,
@@ -134,18 +256,25 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum SkillsCommand {
     /// Every available skill, including those hidden from the model.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     List {
+        /// As one JSON document: `{"skills": [...], "diagnostics": [...]}`.
         #[arg(long)]
         json: bool,
     },
     /// One skill's validated metadata and its diagnostics.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Show {
+        /// The skill's id (`skills list` shows them).
         id: String,
+        /// As one JSON document.
         #[arg(long)]
         json: bool,
     },
     /// Diagnostics only (including a check of every skill body).
+    #[command(after_help = help::after("", help::DOCTOR_EXIT_CODES, help::Reads::Config))]
     Doctor {
+        /// As one JSON document: `{"diagnostics": [...]}`.
         #[arg(long)]
         json: bool,
         /// Exit 1 when any error-level diagnostic exists.
@@ -153,9 +282,12 @@ enum SkillsCommand {
         strict: bool,
     },
     /// The model-visible catalog exactly as injected (empty when off).
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Catalog,
     /// The `<skill ...>` block exactly as injected.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Context {
+        /// The skill's id (`skills list` shows them).
         id: String,
         /// Invocation arguments, as in `/skill ID ARGS...`.
         #[arg(trailing_var_arg = true)]
@@ -166,27 +298,32 @@ enum SkillsCommand {
 #[derive(Debug, Subcommand)]
 enum ConfigSubcommand {
     /// The effective configuration.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Show {
+        /// As one JSON document.
         #[arg(long)]
         json: bool,
     },
     /// Each effective value with its origin and line (`key = value  # origin:line`), then the
     /// values of an untrusted repository's config that were ignored, and why.
-    Explain { key: Option<String> },
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
+    Explain {
+        /// One dotted key or table, e.g. `skills.prompt` (default: every key).
+        key: Option<String>,
+    },
     /// Validate every config layer and print every warning and every error of every file.
     ///
     /// Every layer is checked even when another has an error, and every key of a file is
     /// checked even when one of its values is invalid. Problems go to stdout, one per line,
     /// starting `error:` or `warning:`, then a summary line.
-    ///
-    /// Exit codes: 0 no error (warnings allowed); 1 an error was found (with --strict, an
-    /// unknown key counts as one); 2 bad arguments.
+    #[command(after_help = help::after("", help::CONFIG_CHECK_EXIT_CODES, help::Reads::Config))]
     Check {
         /// Unknown keys (and deprecated values) are errors too.
         #[arg(long)]
         strict: bool,
     },
     /// The JSON Schema of the configuration.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Schema,
 }
 
@@ -204,35 +341,28 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
-    let Cli {
-        repo,
-        config_files,
-        set,
-        trust_repo,
-        command,
-    } = cli;
-    let flags = LayerFlags {
-        repo,
-        config_files,
-        set,
-        trust_repo,
-    };
-    let mut stdout = std::io::stdout().lock();
+    let Cli { layers, command } = cli;
+    let before = layers.clone();
+    let given_before = !layers.is_empty();
     // `diff` compares two files and needs no repository or configuration;
     // every other command loads both first (an invalid config exits 2).
-    let hermetic = matches!(
-        command,
-        Command::Render { hermetic: true, .. } | Command::Check { hermetic: true, .. }
-    );
-    let load = || {
+    let load = move |after: Layers, hermetic: bool| {
+        let flags = layers.then(after).into_flags();
         if hermetic {
-            CliContext::hermetic(flags.clone())
+            CliContext::hermetic(flags)
         } else {
-            CliContext::from_process(flags.clone())
+            CliContext::from_process(flags)
         }
     };
+    let mut stdout = std::io::stdout().lock();
     match command {
         Command::Diff { a, b } => {
+            if given_before {
+                return Err(CliError::Usage(
+                    "--repo, --config and --set do not apply to `diff`: it compares two saved renders"
+                        .to_owned(),
+                ));
+            }
             let (report, differs) = diff_cmd::diff(&a, &b)?;
             print!("{report}");
             Ok(if differs {
@@ -241,8 +371,11 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 ExitCode::SUCCESS
             })
         }
-        Command::Skills(cmd) => {
-            let context = load()?;
+        Command::Skills {
+            layers,
+            command: cmd,
+        } => {
+            let context = load(layers, false)?;
             let cmd = match cmd {
                 SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
                 SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
@@ -255,6 +388,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             skills_cmd::run(&cmd, &context, &mut stdout)
         }
         Command::Render {
+            layers,
             prompt,
             skills,
             now,
@@ -265,7 +399,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             facts,
             hermetic,
         } => {
-            let context = load()?;
+            let context = load(layers, hermetic)?;
             let options = render_cmd::RenderOptions {
                 prompt,
                 skills,
@@ -280,6 +414,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             render_cmd::run(&options, &context, &mut stdout)
         }
         Command::Check {
+            layers,
             golden,
             bless,
             prompt,
@@ -290,7 +425,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             facts,
             hermetic,
         } => {
-            let context = load()?;
+            let context = load(layers, hermetic)?;
             let render = render_cmd::RenderOptions {
                 prompt,
                 skills,
@@ -308,18 +443,22 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             check_cmd::run(&options, &context, &mut stdout)
         }
-        Command::Facts => facts_cmd::run(&load()?, &mut stdout),
-        Command::Session { id } => session_cmd::run(
+        Command::Facts { layers } => facts_cmd::run(&load(layers, false)?, &mut stdout),
+        Command::Session { layers, id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
-            &load()?,
+            &load(layers, false)?,
             &mut stdout,
         ),
         // `config check` reports an invalid config instead of stopping at it.
-        Command::Config(ConfigSubcommand::Check { strict }) => {
-            config_check(&flags, strict, &mut stdout)
-        }
-        Command::Config(cmd) => {
-            let context = load()?;
+        Command::Config {
+            layers: after,
+            command: ConfigSubcommand::Check { strict },
+        } => config_check(before.then(after).into_flags(), strict, &mut stdout),
+        Command::Config {
+            layers,
+            command: cmd,
+        } => {
+            let context = load(layers, false)?;
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {
@@ -335,7 +474,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 ConfigSubcommand::Schema => config_cmd::ConfigCommand::Schema,
                 // Taken by the arm above, before loading; the same answer here.
                 ConfigSubcommand::Check { strict } => {
-                    return config_check(&flags, strict, &mut stdout);
+                    return config_check(context_flags(&context), strict, &mut stdout);
                 }
             };
             config_cmd::run(&cmd, &context.loaded, &mut stdout).map_err(CliError::Io)?;
@@ -347,11 +486,57 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 /// `config check`: loads nothing up front, so an invalid config is reported
 /// in full instead of stopping the command.
 fn config_check(
-    flags: &LayerFlags,
+    flags: LayerFlags,
     strict: bool,
     out: &mut dyn std::io::Write,
 ) -> Result<ExitCode, CliError> {
-    let inputs = ProcessInputs::read(flags.clone(), false)?;
+    let inputs = ProcessInputs::read(flags, false)?;
     let code = config_cmd::check(&inputs.config_inputs(), strict, out).map_err(CliError::Io)?;
     Ok(ExitCode::from(code))
+}
+
+/// The layer flags a loaded context was made from.
+fn context_flags(context: &CliContext) -> LayerFlags {
+    LayerFlags {
+        repo: Some(context.repo.clone()),
+        config_files: context.config_files.clone(),
+        set: context.set.clone(),
+        trust_repo: context.trust_repo,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Every argument of every command, at every level, has help text and
+    /// every command an epilogue with its exit codes and environment.
+    #[test]
+    fn every_command_and_argument_is_documented() {
+        fn walk(command: &clap::Command, path: &str) {
+            for arg in command.get_arguments() {
+                assert!(
+                    arg.get_help().is_some(),
+                    "`{path}` argument `{}` has no help",
+                    arg.get_id()
+                );
+            }
+            let epilogue = command
+                .get_after_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                epilogue.contains("Exit codes:") && epilogue.contains("Environment:"),
+                "`{path}` has no exit codes or environment in its help"
+            );
+            for sub in command.get_subcommands() {
+                walk(sub, format!("{path} {}", sub.get_name()).trim());
+            }
+        }
+        let command = Cli::command();
+        command.clone().debug_assert();
+        walk(&command, "");
+    }
 }

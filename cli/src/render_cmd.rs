@@ -2,7 +2,6 @@
 //! receive it (cacheable system text, then the request-only context after a
 //! divider), its section table (`--explain`) or all of it as data (`--json`).
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -53,7 +52,15 @@ pub fn run(
         serde_json::to_writer_pretty(&mut *out, prompt).map_err(|err| CliError::Io(err.into()))?;
         writeln!(out).map_err(io)?;
     } else if options.explain {
-        out.write_all(explain(prompt).as_bytes()).map_err(io)?;
+        let paths = crate::explain::PathBase {
+            repo: crate::explain::normalise(&context.repo),
+            home: context
+                .env
+                .get("HOME")
+                .map(|home| crate::explain::normalise(std::path::Path::new(home))),
+        };
+        let report = crate::explain::explain(prompt, &paths);
+        out.write_all(report.as_bytes()).map_err(io)?;
     } else {
         out.write_all(prompt_text(prompt).as_bytes()).map_err(io)?;
     }
@@ -139,6 +146,9 @@ fn report_warnings(rendered: &Turn) {
     for warning in &rendered.template_warnings {
         eprintln!("bcode-prompt: warning: {warning}");
     }
+    for warning in limit_warnings(&rendered.prompt) {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     let errors = rendered
         .diagnostics
         .iter()
@@ -151,70 +161,27 @@ fn report_warnings(rendered: &Turn) {
     }
 }
 
-/// The section table: one row per section, then omitted sections, notes and
-/// the cache boundary.
-pub fn explain(prompt: &AssembledPrompt) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<34} {:<8} {:<8} {:>8} {:<9} sources",
-        "section", "part", "class", "bytes", "truncated"
-    );
-    for s in &prompt.sections {
-        let part = match s.placement {
-            bcode_prompt::Placement::System => "system",
-            _ => "request",
-        };
-        let class = serde_json::to_value(s.class)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{:<34} {:<8} {:<8} {:>8} {:<9} {}",
-            s.id,
-            part,
-            class,
-            s.bytes,
-            if s.truncated { "yes" } else { "no" },
-            if s.sources.is_empty() {
-                "-".to_owned()
-            } else {
-                s.sources.join(", ")
-            }
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\ncache boundary: byte {} of {} in the system text ({} bytes of system text change per turn)",
-        prompt.cache_boundary,
-        prompt.system.len(),
-        prompt.system.len() - prompt.cache_boundary
-    );
-    let _ = writeln!(
-        out,
-        "request-only context: {} bytes",
-        prompt.request_context.len()
-    );
-    if !prompt.omitted.is_empty() {
-        let _ = writeln!(out, "\nomitted:");
-        for o in &prompt.omitted {
-            let reason = serde_json::to_value(&o.reason)
-                .map(|v| v.to_string())
-                .unwrap_or_default();
-            let _ = writeln!(out, "  {:<32} {reason}", o.id);
+/// One warning per cut that kept nothing of its text: the limit is smaller
+/// than the truncation marker, so the model sees the marker alone.
+pub fn limit_warnings(prompt: &AssembledPrompt) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for section in &prompt.sections {
+        for cut in section.truncations.iter().filter(|t| t.kept_nothing()) {
+            let t = &cut.truncation;
+            let (max, unit) = match t.limit {
+                bcode_text::Limit::Chars(max) => (max, "characters"),
+                bcode_text::Limit::Bytes(max) => (max, "bytes"),
+            };
+            warnings.push(format!(
+                "the limit of {max} {unit} on section `{}` leaves none of its {} {unit}: \
+                 the model sees only the truncation marker (raise the limit; `render --explain` shows every cut)",
+                section.id,
+                match t.limit {
+                    bcode_text::Limit::Chars(_) => t.original_chars,
+                    bcode_text::Limit::Bytes(_) => t.original_bytes,
+                },
+            ));
         }
     }
-    let notes: Vec<(&str, &String)> = prompt
-        .sections
-        .iter()
-        .flat_map(|s| s.notes.iter().map(move |n| (s.id.as_str(), n)))
-        .collect();
-    if !notes.is_empty() {
-        let _ = writeln!(out, "\nnotes:");
-        for (id, note) in notes {
-            let _ = writeln!(out, "  {id}: {note}");
-        }
-    }
-    out
+    warnings
 }

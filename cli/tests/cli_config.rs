@@ -143,7 +143,9 @@ fn check_help_documents_the_exit_codes() {
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
     assert!(
-        help.contains("Exit codes: 0 no error (warnings allowed); 1 an error was found"),
+        help.contains(
+            "Exit codes:\n  0  no error in any layer (warnings allowed)\n  1  an error was found"
+        ),
         "{help}"
     );
     assert!(help.contains("--strict"), "{help}");

@@ -4,6 +4,11 @@
 //!
 //! Limits are `Option`s because the spec leaves most context untruncated by
 //! default; `None` returns the text unchanged without rendering anything.
+//!
+//! Every cut is marked. A limit smaller than the marker itself keeps nothing
+//! of the text and yields the marker alone, over the limit: the marker wins
+//! over content, so the model is never handed an empty body that looks
+//! whole. [`SectionTruncation::kept_nothing`] lets the caller warn.
 
 use std::cell::RefCell;
 
@@ -27,11 +32,20 @@ pub struct SectionTruncation {
     pub full_text_at: Option<String>,
 }
 
+impl SectionTruncation {
+    /// Whether the limit kept nothing of the text: the model sees only the
+    /// marker (see the module docs).
+    pub fn kept_nothing(&self) -> bool {
+        self.truncation.kept_nothing()
+    }
+}
+
 /// The marker template's name.
 pub const MARKER_TEMPLATE: &str = "truncation_marker.j2";
 
 /// Text after bounding: the original, or a prefix followed by the marker,
-/// never exceeding the limit (marker included).
+/// never exceeding the limit (marker included) unless the marker alone is
+/// longer than the limit, when it is the whole text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BoundedText {
@@ -124,7 +138,8 @@ mod tests {
         let out = bound_text(&templates, text, limit, &line_ends(text), hint).unwrap();
         assert_eq!(out.text, expected);
         if let Some(limit) = limit {
-            assert!(limit.measure(&out.text) <= limit.max());
+            let marker_alone = out.truncation.as_ref().is_some_and(|t| t.kept_nothing());
+            assert!(marker_alone || limit.measure(&out.text) <= limit.max());
         }
     }
 
@@ -153,5 +168,17 @@ mod tests {
             None,
             "line one\nline two\n[truncated: 130 of 147 bytes omitted]",
         );
+    }
+
+    #[test]
+    fn a_limit_smaller_than_the_marker_keeps_the_marker() {
+        for max in [0, 1, 17] {
+            check(
+                "line one\nline two\n",
+                Some(Limit::Chars(max)),
+                Some("BCODE.md"),
+                "\n[truncated: 18 of 18 characters omitted; full text: BCODE.md]",
+            );
+        }
     }
 }

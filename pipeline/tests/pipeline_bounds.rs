@@ -49,7 +49,8 @@ fn templates() -> Templates {
 fn check(text: &str, limit: Limit, expected: &str) {
     let out = bound_text(&templates(), text, Some(limit), &[], None).unwrap();
     assert_eq!(out.text, expected);
-    assert!(limit.measure(&out.text) <= limit.max());
+    let marker_alone = out.truncation.as_ref().is_some_and(|t| t.kept_nothing());
+    assert!(marker_alone || limit.measure(&out.text) <= limit.max());
 }
 
 #[test]
@@ -162,26 +163,29 @@ proptest! {
         let templates = templates();
         let out = bound_text(&templates, &text, Some(limit), &[], hint.as_deref()).unwrap();
         prop_assert!(std::str::from_utf8(out.text.as_bytes()).is_ok());
-        prop_assert!(limit.measure(&out.text) <= max);
         match &out.truncation {
-            None => prop_assert_eq!(&out.text, &text),
+            None => {
+                prop_assert!(limit.measure(&out.text) <= max);
+                prop_assert_eq!(&out.text, &text);
+            }
             Some(cut) => {
                 let t = &cut.truncation;
                 let kept = &text[..t.cut_at_byte];
                 prop_assert!(out.text.starts_with(kept));
                 let marker = &out.text[kept.len()..];
-                if !out.text.is_empty() {
-                    let (omitted, original, unit) = match limit {
-                        Limit::Chars(_) => (t.omitted_chars, t.original_chars, "characters"),
-                        Limit::Bytes(_) => (t.omitted_bytes, t.original_bytes, "bytes"),
-                    };
-                    let mut expected = format!("\n[truncated: {omitted} of {original} {unit} omitted");
-                    if let Some(hint) = &hint {
-                        expected.push_str(&format!("; full text: {hint}"));
-                    }
-                    expected.push(']');
-                    prop_assert_eq!(marker, expected.as_str());
+                // Every cut is marked: within the limit, or the marker alone
+                // when the limit is smaller than it.
+                prop_assert!(limit.measure(&out.text) <= max || cut.kept_nothing());
+                let (omitted, original, unit) = match limit {
+                    Limit::Chars(_) => (t.omitted_chars, t.original_chars, "characters"),
+                    Limit::Bytes(_) => (t.omitted_bytes, t.original_bytes, "bytes"),
+                };
+                let mut expected = format!("\n[truncated: {omitted} of {original} {unit} omitted");
+                if let Some(hint) = &hint {
+                    expected.push_str(&format!("; full text: {hint}"));
                 }
+                expected.push(']');
+                prop_assert_eq!(marker, expected.as_str());
                 prop_assert_eq!(cut.full_text_at.as_deref(), hint.as_deref());
             }
         }

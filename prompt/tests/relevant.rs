@@ -78,7 +78,9 @@ async fn turn_with(behaviour: Behaviour) -> bcode_prompt::Turn {
     let options = repo
         .options()
         .set("invariants.mode=\"relevant\"")
-        .set(format!("invariants.selector.initial_timeout_ms={timeout_ms}"))
+        .set(format!(
+            "invariants.selector.initial_timeout_ms={timeout_ms}"
+        ))
         .set("invariants.selector.cancel_on_timeout=true")
         .selector(Arc::new(Host(behaviour)));
     let mut session = PromptSession::open(options).await.unwrap();

@@ -58,6 +58,22 @@ pub struct RootsInput<'a> {
     pub bundled: &'a [BundledRoot],
 }
 
+/// `path` with `.` dropped and `..` applied to the components before it,
+/// without touching the filesystem.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The roots to search, highest precedence first, honouring the
 /// `include_*` switches. Empty when `skills.enabled = false`.
 pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
@@ -69,7 +85,9 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
     let mut push = |kind: SourceKind, label: String, ordinal: usize, path: PathBuf| {
         // Repository roots, and configured ones written into the repository:
         // what the repository holds stays confined to it.
-        let inside = kind <= SourceKind::RepoCompatClaude || path.starts_with(input.repo);
+        // (`..` applied first: `.bcode/../../elsewhere` is not inside.)
+        let inside =
+            kind <= SourceKind::RepoCompatClaude || lexical(&path).starts_with(lexical(input.repo));
         roots.push(SourceRoot {
             repository: inside.then(|| input.repo.to_path_buf()),
             source: SkillSource {
@@ -228,6 +246,12 @@ mod tests {
                 written: "~/team".into(),
                 resolved: "/home/u/team".into(),
             },
+            // Written in the repository's config, but `..` leads out of it
+            // (a trusted repository's reach outside, not a repository root).
+            ConfiguredRoot {
+                written: "../../elsewhere".into(),
+                resolved: "/repo/.bcode/../../elsewhere".into(),
+            },
         ];
         let roots = source_roots(RootsInput {
             repo: Path::new("/repo"),
@@ -250,6 +274,7 @@ mod tests {
                 ("user-state:skills", false),
                 ("config:vendor/skills", true),
                 ("config:~/team", false),
+                ("config:../../elsewhere", false),
             ]
         );
         assert_eq!(roots[0].repository.as_deref(), Some(Path::new("/repo")));

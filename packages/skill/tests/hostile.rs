@@ -176,7 +176,12 @@ fn arguments_are_previewed_within_a_bound() {
     check(&[], 10, kept(&[], false, 0));
     // Each argument costs its characters and one more.
     check(&["ab", "cd"], 6, kept(&["ab", "cd"], false, 4));
-    check(&["ab", "cd"], 5, kept(&["ab"], true, 4));
+    // No room left for any of "cd": its marker alone says it was cut.
+    check(
+        &["ab", "cd"],
+        5,
+        kept(&["ab", "… [2 more characters]"], true, 4),
+    );
     let long = "y".repeat(100);
     check(
         &["fix", &long, "more"],

@@ -3,8 +3,9 @@
 //!
 //! Nothing here knows what the text means. Callers decide the limit, where a cut
 //! is preferred (for example between catalog entries) and what the in-band
-//! marker says; this crate guarantees the cut never splits a grapheme cluster and
-//! that the result, marker included, stays within the limit.
+//! marker says; this crate guarantees the cut never splits a grapheme cluster,
+//! that every cut is marked, and that the result, marker included, stays within
+//! the limit unless the limit is smaller than the marker alone (the marker wins).
 
 #![warn(missing_docs)]
 

@@ -54,13 +54,23 @@ pub struct Truncation {
     pub omitted_chars: usize,
 }
 
-/// Text that fits its limit: either the original, untouched, or a prefix of
-/// it followed by the marker.
+impl Truncation {
+    /// Whether the cut kept nothing of a non-empty original: the limit left
+    /// room for the marker alone (or not even for it), so the marker is all
+    /// the model sees of this text. An operator should hear about it.
+    pub fn kept_nothing(&self) -> bool {
+        self.cut_at_byte == 0 && self.original_bytes > 0
+    }
+}
+
+/// Text after bounding: either the original, untouched, or a prefix of it
+/// followed by the marker (the marker alone when the limit is smaller than
+/// the marker).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounded<'a> {
     /// The text to use: borrowed from the input when it already fit, owned
-    /// (kept prefix plus rendered marker) when it was cut, and empty when not
-    /// even the marker fit.
+    /// (kept prefix plus rendered marker) when it was cut, and the marker
+    /// alone, over the limit, when not even the marker fit.
     pub text: Cow<'a, str>,
     /// What the cut removed, or `None` when the input fit and is returned
     /// untouched.
@@ -68,9 +78,11 @@ pub struct Bounded<'a> {
 }
 
 /// Bounds `text` to `limit`, cutting on a grapheme boundary and appending the
-/// marker that `marker` renders for the cut. The result, marker included, never
-/// exceeds the limit; when even the marker alone does not fit, the result is
-/// empty and the truncation is still reported to the caller.
+/// marker that `marker` renders for the cut. The result, marker included,
+/// never exceeds the limit, with one exception: every cut is marked, so when
+/// even the marker alone does not fit, the marker wins over the limit and is
+/// the whole result (nothing of `text` is kept;
+/// [`Truncation::kept_nothing`] tells the caller, who should warn).
 pub fn bound<'a>(
     text: &'a str,
     limit: Limit,
@@ -133,9 +145,12 @@ pub fn bound_at<'a>(
         }
         budget = budget.saturating_sub(used - limit.max());
     }
+    // Not even the marker fits: the marker wins over the limit, so the cut
+    // is still visible (an empty text would hide that anything was there).
+    let info = describe(0);
     Bounded {
-        text: Cow::Borrowed(""),
-        truncation: Some(describe(0)),
+        text: Cow::Owned(marker(&info)),
+        truncation: Some(info),
     }
 }
 
@@ -279,10 +294,21 @@ mod tests {
     }
 
     #[test]
-    fn empty_when_even_the_marker_does_not_fit() {
-        let out = bound("abcdefghijklmnopqrstuvwxyz", Limit::Bytes(5), &marker);
-        assert_eq!(out.text, "");
-        assert_eq!(out.truncation.map(|t| t.omitted_bytes), Some(26));
+    fn the_marker_wins_when_even_it_does_not_fit() {
+        for max in [0, 5, 13] {
+            let out = bound("abcdefghijklmnopqrstuvwxyz", Limit::Bytes(max), &marker);
+            assert_eq!(out.text, "[cut 26 bytes]");
+            let truncation = out.truncation.unwrap();
+            assert_eq!(truncation.omitted_bytes, 26);
+            assert!(truncation.kept_nothing());
+        }
+        // One byte more and the marker fits on its own, still keeping nothing.
+        let out = bound("abcdefghijklmnopqrstuvwxyz", Limit::Bytes(14), &marker);
+        assert_eq!(out.text, "[cut 26 bytes]");
+        assert!(out.truncation.unwrap().kept_nothing());
+        let out = bound("abcdefghijklmnopqrstuvwxyz", Limit::Bytes(15), &marker);
+        assert_eq!(out.text, "a[cut 25 bytes]");
+        assert!(!out.truncation.unwrap().kept_nothing());
     }
 
     proptest! {
@@ -313,15 +339,19 @@ mod tests {
         ) {
             let limit = if chars { Limit::Chars(max) } else { Limit::Bytes(max) };
             let out = bound(&text, limit, &marker);
-            prop_assert!(limit.measure(&out.text) <= max);
             match &out.truncation {
-                None => prop_assert_eq!(out.text.as_ref(), text.as_str()),
+                None => {
+                    prop_assert!(limit.measure(&out.text) <= max);
+                    prop_assert_eq!(out.text.as_ref(), text.as_str());
+                }
                 Some(t) => {
                     let kept = &text[..t.cut_at_byte];
                     prop_assert!(out.text.starts_with(kept));
-                    if !out.text.is_empty() {
-                        prop_assert_eq!(&out.text[kept.len()..], marker(t));
-                    }
+                    // Every cut is marked; only a marker longer than the
+                    // limit on its own goes over it, and then it is alone.
+                    prop_assert_eq!(&out.text[kept.len()..], marker(t));
+                    let fits = limit.measure(&out.text) <= max;
+                    prop_assert!(fits || (kept.is_empty() && limit.measure(&marker(t)) > max));
                     // The cut is a grapheme boundary of the original.
                     let boundary = t.cut_at_byte == 0
                         || t.cut_at_byte == text.len()

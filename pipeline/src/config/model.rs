@@ -151,11 +151,11 @@ pub struct SystemPromptConfig {
     pub mode: PromptMode,
     /// The base prompt in `replace` mode; must not be empty there.
     pub text: String,
-    /// Optional bound, in characters, on repository instructions; omitted means unlimited.
+    /// Optional bound, in characters, on each repository instruction file, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_instructions_max_chars: Option<usize>,
-    /// Optional bound, in characters, on the repository invariants catalog; omitted means unlimited.
+    /// Optional bound, in characters, on the repository invariants catalog, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_invariants_max_chars: Option<usize>,
-    /// Bound, in characters, on git status context.
+    /// Bound, in characters, on git status context, marked when applied. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub git_status_max_chars: usize,
     /// A directory whose `*.j2` files override the embedded templates of the same name.
     /// Relative paths resolve against the directory of the file that set it.
@@ -279,7 +279,7 @@ pub struct ModelConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ToolOutputConfig {
-    /// Bound, in characters, on historical tool-call arguments rendered as fallback text; stored arguments are never changed.
+    /// Bound, in characters, on historical tool-call arguments rendered as fallback text, marked when applied; stored arguments are never changed. A limit smaller than the truncation marker keeps the marker alone.
     pub fallback_argument_chars: usize,
 }
 

@@ -61,7 +61,9 @@ impl Stage<Gathered> for SkillCatalogStage {
                 "listed {}, omitted {}",
                 catalog.listed, catalog.omitted
             ));
-        if catalog.descriptions_cut > 0 {
+        // Cut descriptions matter only when some entry made it into the
+        // text: with nothing listed the note would describe nothing shown.
+        if catalog.descriptions_cut > 0 && catalog.listed > 0 {
             section = section.with_note(&format!(
                 "{} descriptions cut by skills.prompt.max_description_chars",
                 catalog.descriptions_cut

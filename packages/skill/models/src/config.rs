@@ -46,11 +46,11 @@ pub struct SkillsConfig {
     pub include_user_skills: bool,
     /// Discover `<repo>/.claude/skills/`.
     pub include_compat_claude_skills: bool,
-    /// Optional bound, in bytes, on each injected skill context block; omitted means unlimited.
+    /// Optional bound, in bytes, on each injected skill context block, marked when applied; omitted means unlimited. A limit smaller than the block's frame and marker keeps only the marker and the file's location (the marker wins over the limit), and `render` warns.
     pub max_context_bytes: Option<usize>,
     /// Skill files larger than this many bytes are skipped with `file_too_large`.
     pub max_skill_file_bytes: usize,
-    /// Bound, in characters, on transcript and event previews of loaded skill context.
+    /// Bound, in characters, on transcript and event previews of loaded skill context, marked when applied (a limit smaller than the marker keeps the marker alone).
     pub preview_max_chars: usize,
     /// Follow symlinks (Nix, Home Manager); `false` skips them with a diagnostic.
     pub follow_symlinks: bool,
@@ -113,7 +113,7 @@ pub struct SkillsPromptConfig {
     pub catalog: CatalogMode,
     /// Optional bound, in bytes, on the whole catalog, marked when applied; omitted means unlimited.
     pub max_bytes: Option<usize>,
-    /// Optional bound, in characters, on each description, cut on grapheme boundaries; omitted means unlimited.
+    /// Optional bound, in characters, on each description, cut on grapheme boundaries and marked with `…`; omitted means unlimited. At 0 a description is the `…` alone.
     pub max_description_chars: Option<usize>,
     /// Include each skill's source label in `summary` mode.
     pub include_sources: bool,
