@@ -105,6 +105,9 @@ fn report_warnings(rendered: &Turn) {
     for warning in &rendered.template_warnings {
         eprintln!("bcode-prompt: warning: {warning}");
     }
+    for warning in &rendered.catalog_warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     let errors = rendered
         .diagnostics
         .iter()

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{
-    Catalog, CatalogOptions, CatalogSizeWarning, MIN_DESCRIPTION_CHARS, Templates, format_catalog,
+    Catalog, CatalogOptions, CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS, Templates,
+    format_catalog,
 };
 use bcode_skill_models::{
     CatalogMode, SkillId, SkillLayout, SkillManifest, SkillSource, SkillSummary,
@@ -290,6 +291,14 @@ fn a_limit_smaller_than_the_frame_leaves_the_line_alone() {
     );
     assert_eq!((out.listed, out.omitted), (0, 8));
     assert!(out.truncation.is_some());
+    assert_eq!(
+        out.warnings(),
+        [CatalogWarning::NoRoom {
+            max_bytes: 500,
+            omitted: 8
+        }]
+    );
+    assert!(format(&eight(), &bounded(2000)).warnings().is_empty());
 }
 
 /// For every limit from 0 to the whole catalog: uncut, or cut with the

@@ -54,6 +54,25 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// What the operator should be told about this catalog: too large for
+    /// the context window, or a `max_bytes` that leaves room for no skill.
+    pub fn warnings(&self) -> Vec<CatalogWarning> {
+        let mut warnings = Vec::new();
+        if let Some(size) = &self.size_warning {
+            warnings.push(CatalogWarning::TooLarge(size.clone()));
+        }
+        if let Some(t) = &self.truncation
+            && self.listed == 0
+            && self.omitted > 0
+        {
+            warnings.push(CatalogWarning::NoRoom {
+                max_bytes: t.limit.max(),
+                omitted: self.omitted,
+            });
+        }
+        warnings
+    }
+
     fn empty() -> Catalog {
         Catalog {
             text: String::new(),
@@ -64,6 +83,38 @@ impl Catalog {
             description_chars: None,
             truncation: None,
             size_warning: None,
+        }
+    }
+}
+
+/// A warning about a formatted catalog, for the operator (stderr, the
+/// turn, `--explain`); its `Display` is the sentence to print.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CatalogWarning {
+    /// The catalog alone is estimated to take more than its share of the
+    /// context window.
+    TooLarge(CatalogSizeWarning),
+    /// `skills.prompt.max_bytes` leaves room for no skill: the model sees
+    /// only the final line saying where the skills are.
+    NoRoom {
+        /// `skills.prompt.max_bytes`.
+        max_bytes: usize,
+        /// The skills left out (all of them).
+        omitted: usize,
+    },
+}
+
+impl fmt::Display for CatalogWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogWarning::TooLarge(size) => size.fmt(f),
+            CatalogWarning::NoRoom { max_bytes, omitted } => write!(
+                f,
+                "skills.prompt.max_bytes = {max_bytes} leaves room for none of the {omitted} skills: \
+                 the catalog is only its final line saying where they are"
+            ),
         }
     }
 }
