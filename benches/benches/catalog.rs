@@ -47,11 +47,17 @@ fn catalog(c: &mut Criterion) {
         let text = format_catalog(registry.skills(), options, &templates)
             .expect("format the catalog")
             .text;
+        let within = format_catalog(registry.skills(), budgeted, &templates)
+            .expect("format the budgeted catalog");
         eprintln!(
-            "corpus n{n}: {}; catalog of {} skills, {} bytes",
+            "corpus n{n}: {}; catalog of {} skills, {} bytes; within {BUDGET}: {} listed, \
+             descriptions at {:?} characters, {} bytes",
             corpus.generator.describe(),
             registry.len(),
-            text.len()
+            text.len(),
+            within.listed,
+            within.description_chars,
+            within.text.len()
         );
         group.throughput(Throughput::Elements(registry.len() as u64));
         group.bench_with_input(BenchmarkId::new("format", n), &registry, |b, registry| {
