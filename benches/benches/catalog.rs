@@ -1,6 +1,7 @@
 //! Catalog benchmarks: formatting the model-visible catalog of 100, 1,000
-//! and 10,000 discovered skills, and the context block of one skill (which
-//! reads that skill's body from disk).
+//! and 10,000 discovered skills, whole and within a 32 KiB
+//! `skills.prompt.max_bytes` (descriptions shortened, skills left out), and
+//! the context block of one skill (which reads that skill's body from disk).
 
 // A benchmark may stop loudly when its fixture cannot be built.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -15,12 +16,23 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
+/// The `skills.prompt.max_bytes` of the budgeted case.
+const BUDGET: usize = 32 * 1024;
+
 fn catalog(c: &mut Criterion) {
     let templates = Templates::builtin();
     let prompt = SkillsPromptConfig::default();
     let options = CatalogOptions {
         prompt: &prompt,
         user_skills_enabled: true,
+    };
+    let budgeted_prompt = SkillsPromptConfig {
+        max_bytes: Some(BUDGET),
+        ..SkillsPromptConfig::default()
+    };
+    let budgeted = CatalogOptions {
+        prompt: &budgeted_prompt,
+        ..options
     };
     let mut group = c.benchmark_group("catalog");
     group
@@ -35,11 +47,17 @@ fn catalog(c: &mut Criterion) {
         let text = format_catalog(registry.skills(), options, &templates)
             .expect("format the catalog")
             .text;
+        let within = format_catalog(registry.skills(), budgeted, &templates)
+            .expect("format the budgeted catalog");
         eprintln!(
-            "corpus n{n}: {}; catalog of {} skills, {} bytes",
+            "corpus n{n}: {}; catalog of {} skills, {} bytes; within {BUDGET}: {} listed, \
+             descriptions at {:?} characters, {} bytes",
             corpus.generator.describe(),
             registry.len(),
-            text.len()
+            text.len(),
+            within.listed,
+            within.description_chars,
+            within.text.len()
         );
         group.throughput(Throughput::Elements(registry.len() as u64));
         group.bench_with_input(BenchmarkId::new("format", n), &registry, |b, registry| {
@@ -51,6 +69,19 @@ fn catalog(c: &mut Criterion) {
                 ))
             });
         });
+        group.bench_with_input(
+            BenchmarkId::new("format_budget_32k", n),
+            &registry,
+            |b, registry| {
+                b.iter(|| {
+                    black_box(format_catalog(
+                        black_box(registry).skills(),
+                        budgeted,
+                        &templates,
+                    ))
+                });
+            },
+        );
         if n == 1_000 {
             context_case = Some(registry);
         }

@@ -178,10 +178,12 @@ mod tests {
         assert_eq!(
             output(&cmd, &loaded),
             "skills.prompt.catalog = \"off\"  # --set skills.prompt.catalog=off\n\
+             skills.prompt.context_window_tokens = 200000  # default\n\
              skills.prompt.include_keywords = false  # default\n\
              skills.prompt.include_sources = true  # default\n\
              skills.prompt.max_bytes = 100  # --set skills.prompt.max_bytes=100\n\
-             skills.prompt.max_description_chars = (unset)  # default\n"
+             skills.prompt.max_description_chars = (unset)  # default\n\
+             skills.prompt.warn_percent = 25  # default\n"
         );
         assert!(explain_matches(&loaded, "skills"));
         assert!(explain_matches(&loaded, "skills.enabled"));

@@ -149,6 +149,9 @@ fn report_warnings(rendered: &Turn) {
     for warning in limit_warnings(&rendered.prompt) {
         eprintln!("bcode-prompt: warning: {warning}");
     }
+    for warning in &rendered.catalog_warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     let errors = rendered
         .diagnostics
         .iter()

@@ -131,6 +131,15 @@ pub fn run(
                     catalog.omitted + catalog.listed
                 );
             }
+            if let Some(chars) = catalog.description_chars {
+                eprintln!(
+                    "bcode-prompt: {} descriptions shortened to {chars} characters to fit skills.prompt.max_bytes",
+                    catalog.descriptions_shortened
+                );
+            }
+            for warning in catalog.warnings() {
+                eprintln!("bcode-prompt: warning: {warning}");
+            }
             report_summary(registry.diagnostics());
         }
         SkillsCmd::Context { id, args } => {

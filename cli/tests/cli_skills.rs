@@ -204,10 +204,12 @@ fn config_explain_names_the_origin_of_each_value() {
         stdout(&out),
         format!(
             "skills.prompt.catalog = \"summary\"  # default
+skills.prompt.context_window_tokens = 200000  # default
 skills.prompt.include_keywords = true  # repo file {}:2
 skills.prompt.include_sources = true  # default
 skills.prompt.max_bytes = 9000  # --set skills.prompt.max_bytes=9000
 skills.prompt.max_description_chars = (unset)  # default
+skills.prompt.warn_percent = 25  # default
 ",
             f.repo.join(".bcode/bcode.toml").display()
         )

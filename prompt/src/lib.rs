@@ -105,8 +105,8 @@ pub use bcode_prompt_sections::relevant::{
     DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
 };
 pub use bcode_skill::{
-    ActivationReason, EventSink, JsonlSink, MemorySink, RegistryDiff, SessionError, SessionReply,
-    Suggestion,
+    ActivationReason, CatalogSizeWarning, CatalogWarning, EventSink, JsonlSink, MemorySink,
+    RegistryDiff, SessionError, SessionReply, Suggestion,
 };
 pub use bcode_skill_models::{Diagnostic, SkillError, SkillEvent};
 pub use bcode_templates::{TemplateError, Templates};

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bcode_prompt_pipeline::assembled::OmitReason;
 use bcode_prompt_pipeline::config::{InvariantsConfig, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::StageInfo;
+use bcode_prompt_pipeline::section::SectionKind;
 use bcode_prompt_sections::invariants::InvariantCatalog;
 use bcode_prompt_sections::relevant::{
     Decision, InvariantSelector, RelevantInvariants, TaskContext, sidecar,
@@ -224,7 +225,21 @@ impl PromptSession {
                 _ => None,
             })
             .collect();
+        // Only a catalog the prompt holds is worth a warning (the section
+        // toggle can leave a formatted catalog out).
+        let catalog_warnings = match &prepared.gathered.skill_catalog {
+            Some(catalog)
+                if prompt
+                    .sections
+                    .iter()
+                    .any(|s| s.id == SectionKind::SkillCatalog.name()) =>
+            {
+                catalog.warnings()
+            }
+            _ => Vec::new(),
+        };
         Ok(Turn {
+            catalog_warnings,
             prompt,
             events: prepared.events,
             command: prepared.command,

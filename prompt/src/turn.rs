@@ -5,7 +5,8 @@
 use bcode_prompt_pipeline::assembled::{AssembledPrompt, OmittedSection, SectionReport};
 use bcode_prompt_pipeline::config::ConfigWarning;
 use bcode_skill::{
-    ActivationReason, CommandError, RegistryDiff, SessionError, SessionReply, Suggestion,
+    ActivationReason, CatalogWarning, CommandError, RegistryDiff, SessionError, SessionReply,
+    Suggestion,
 };
 use bcode_skill_models::{Diagnostic, SkillEvent};
 use bcode_templates::TemplateWarning;
@@ -170,6 +171,14 @@ pub struct Turn {
     pub config_warnings: Vec<ConfigWarning>,
     /// Template overrides that name no template, same timing.
     pub template_warnings: Vec<TemplateWarning>,
+    /// Warnings about the skill catalog this turn's prompt holds, on every
+    /// turn they apply to: estimated to take more than
+    /// `skills.prompt.warn_percent` of `skills.prompt.context_window_tokens`
+    /// (the warning names `skills.prompt.max_bytes` and
+    /// `max_description_chars`), or a `max_bytes` that leaves room for no
+    /// skill. Each `Display`s as the sentence to print; the catalog
+    /// section's report carries them as notes too.
+    pub catalog_warnings: Vec<CatalogWarning>,
     /// What changed since the previous turn.
     pub changes: TurnChanges,
     /// Events the session's sink refused (they are still in `events`).

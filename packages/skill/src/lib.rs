@@ -42,7 +42,10 @@ mod yaml_fast;
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
-pub use catalog::{Catalog, CatalogOptions, format_catalog};
+pub use catalog::{
+    BYTES_PER_TOKEN, Catalog, CatalogOptions, CatalogSizeWarning, CatalogWarning,
+    MIN_DESCRIPTION_CHARS, format_catalog,
+};
 pub use context::{
     ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,
     shown_summary,

@@ -193,32 +193,45 @@ fn catalog_modes_hidden_skills_and_bounds() {
     assert_eq!(bounded.text.matches("<skill>").count(), bounded.listed);
     let omitted = bounded.omitted;
     assert!(bounded.text.ends_with(&format!(
-        "  </skill>\n  <!-- {omitted} more skills not shown: the catalog is limited to {max} bytes (skills.prompt.max_bytes). Their SKILL.md files are under the skill roots; list them with your filesystem tools. -->\n</available_skills>"
+        "  </skill>\n  <!-- {omitted} more skills not listed: the catalog is limited to {max} bytes (skills.prompt.max_bytes). Their SKILL.md files are under {base}; list them with your filesystem tools to find one that matches the task. -->\n</available_skills>"
     )), "{}", bounded.text);
-    // Room for the preamble and the marker but not for one whole entry: no
-    // entry is split; only the marker stands between the tags.
-    let frame = full.text.len()
-        - (full.text.rfind("  </skill>\n").unwrap() + "  </skill>\n".len()
-            - full.text.find("  <skill>").unwrap());
-    let marker_only = frame + 210;
-    let cut = catalog(
-        &registry,
-        &SkillsPromptConfig {
-            max_bytes: Some(marker_only),
-            ..SkillsPromptConfig::default()
-        },
-    );
+    // Room for the preamble and the line but not for one whole entry: no
+    // entry is split; only the line stands between the tags.
+    let cut = (0..max)
+        .rev()
+        .map(|max| {
+            (
+                max,
+                catalog(
+                    &registry,
+                    &SkillsPromptConfig {
+                        max_bytes: Some(max),
+                        ..SkillsPromptConfig::default()
+                    },
+                ),
+            )
+        })
+        .find(|(_, cut)| cut.listed == 0)
+        .unwrap();
+    let (marker_only, cut) = cut;
     assert_eq!((cut.listed, cut.omitted), (0, 6), "{}", cut.text);
     assert!(cut.text.len() <= marker_only);
     assert!(cut.text.contains(&format!(
-        "<available_skills>\n  <!-- 6 more skills not shown: the catalog is limited to {marker_only} bytes (skills.prompt.max_bytes)."
+        "<available_skills>\n  <!-- 6 more skills not listed: the catalog is limited to {marker_only} bytes (skills.prompt.max_bytes)."
     )), "{}", cut.text);
     assert!(
         cut.text.ends_with("-->\n</available_skills>") && !cut.text.contains("<skill>"),
         "{}",
         cut.text
     );
-    // A limit below the preamble still yields bounded, marked text.
+    // A limit below the preamble and the line: the line alone, never a
+    // preamble cut mid-sentence or an unclosed element, and the whole text
+    // is reported as cut.
+    let line = |limit: usize| {
+        format!(
+            "6 Bcode skills are available but not listed: the skill catalog is limited to {limit} bytes (skills.prompt.max_bytes). Their SKILL.md files are under {base}; list those folders with your filesystem tools and load a skill file when the task matches its description."
+        )
+    };
     let tiny = catalog(
         &registry,
         &SkillsPromptConfig {
@@ -226,17 +239,14 @@ fn catalog_modes_hidden_skills_and_bounds() {
             ..SkillsPromptConfig::default()
         },
     );
-    // Only the marker remains: no preamble cut mid-sentence, no unclosed element.
-    assert_eq!(
-        tiny.text,
-        "  <!-- 6 more skills not shown: the catalog is limited to 250 bytes (skills.prompt.max_bytes). Their SKILL.md files are under the skill roots; list them with your filesystem tools. -->\n"
-    );
+    assert_eq!(tiny.text, line(250));
     assert_eq!((tiny.listed, tiny.omitted), (0, 6));
     assert_eq!(
         tiny.truncation.map(|t| (t.cut_at_byte, t.omitted_bytes)),
         Some((0, full.text.len()))
     );
-    // Below even the marker, the catalog is empty rather than over its limit.
+    // Below even the line, the line still stands: the marker wins over the
+    // limit (an empty catalog would hide that skills exist).
     let none = catalog(
         &registry,
         &SkillsPromptConfig {
@@ -244,7 +254,7 @@ fn catalog_modes_hidden_skills_and_bounds() {
             ..SkillsPromptConfig::default()
         },
     );
-    assert_eq!((none.text.as_str(), none.omitted), ("", 6));
+    assert_eq!((none.text, none.omitted), (line(40), 6));
 }
 
 #[test]

@@ -29,6 +29,9 @@ use crate::gathered::Gathered;
 /// The guidance placed once before active skill blocks.
 pub const ACTIVE_SKILL_TEMPLATE: &str = "sections/skill_active.j2";
 
+/// How the catalog size warning starts among the section's notes.
+pub const WARNING_NOTE_PREFIX: &str = "warning: ";
+
 /// Where the full catalog can be seen, for the truncation record.
 const CATALOG_FULL_TEXT_AT: &str = "bcode-prompt skills list";
 
@@ -68,6 +71,17 @@ impl Stage<Gathered> for SkillCatalogStage {
                 "{} descriptions cut by skills.prompt.max_description_chars",
                 catalog.descriptions_cut
             ));
+        }
+        if let Some(chars) = catalog.description_chars {
+            section = section.with_note(&format!(
+                "{} descriptions shortened to {chars} characters to fit skills.prompt.max_bytes",
+                catalog.descriptions_shortened
+            ));
+        }
+        for warning in catalog.warnings() {
+            // The warnings the turn carries (`Turn::catalog_warnings`), in
+            // the report `--explain` and `--json` show.
+            section = section.with_note(&format!("{WARNING_NOTE_PREFIX}{warning}"));
         }
         if let Some(truncation) = &catalog.truncation {
             section.truncations.push(SectionTruncation {

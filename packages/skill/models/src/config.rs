@@ -111,14 +111,29 @@ pub struct SkillsDisabledConfig {
 pub struct SkillsPromptConfig {
     /// `off`, `names_only` or `summary`.
     pub catalog: CatalogMode,
-    /// Optional bound, in bytes, on the whole catalog, marked when applied; omitted means unlimited.
+    /// Optional bound, in bytes, on the whole catalog; omitted means unlimited.
+    /// When the catalog does not fit, descriptions are first shortened evenly
+    /// (one common length, down to 60 characters), then skills are left out,
+    /// lowest source precedence first and then by id, and a final line tells
+    /// the model how many were left out and under which roots their files
+    /// are. That line is always there when anything was cut: when the limit
+    /// is smaller than the line itself, the catalog is the line alone (the
+    /// marker wins over the limit).
     pub max_bytes: Option<usize>,
-    /// Optional bound, in characters, on each description, cut on grapheme boundaries and marked with `…`; omitted means unlimited. At 0 a description is the `…` alone.
+    /// Optional bound, in characters, on each description, cut on grapheme
+    /// boundaries and marked; omitted means unlimited. A limit smaller than the
+    /// marker leaves the marker alone (the marker wins over the limit).
     pub max_description_chars: Option<usize>,
     /// Include each skill's source label in `summary` mode.
     pub include_sources: bool,
     /// Include each skill's activation keywords in `summary` mode.
     pub include_keywords: bool,
+    /// The model's context window, in tokens, for the catalog size warning.
+    pub context_window_tokens: usize,
+    /// Warn (on stderr and in the turn's report) when the catalog alone is
+    /// estimated to take more than this percentage of `context_window_tokens`;
+    /// `0` turns the warning off. Tokens are estimated as bytes / 4.
+    pub warn_percent: u32,
 }
 
 impl Default for SkillsPromptConfig {
@@ -129,6 +144,8 @@ impl Default for SkillsPromptConfig {
             max_description_chars: None,
             include_sources: true,
             include_keywords: false,
+            context_window_tokens: 200_000,
+            warn_percent: 25,
         }
     }
 }
