@@ -148,17 +148,11 @@ impl Discovery {
         let mut walked = self.walk_and_load(roots, now, &mut stats);
         let (mut skills, all_cacheable) = self.settle_loads(&mut walked, now, &mut stats);
         let Walked {
-            candidates,
-            outcomes,
-            loads,
             snapshots,
             mut diagnostics,
             reports,
+            ..
         } = walked;
-        // The candidates' paths were copied into their summaries: free them
-        // (and the slots) now, not at the end of the build, so they are not
-        // held while the index is built (at 60,000 skills, ~20 MB of peak).
-        drop((candidates, outcomes, loads));
         let provided = provider::collect(
             providers,
             precedence::first_provider_ordinal(roots),
