@@ -10,6 +10,7 @@ use bcode_skill::{
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
 };
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
 use crate::cli_context::{CliContext, CliError};
@@ -40,13 +41,7 @@ pub fn run(
     };
     let io = CliError::Io;
     match cmd {
-        SkillsCmd::List { json: true } => {
-            let skills: Vec<Value> = registry.skills().map(skill_json).collect();
-            write_json(
-                out,
-                &json!({ "skills": skills, "diagnostics": diagnostics_json(registry.diagnostics()) }),
-            )?;
-        }
+        SkillsCmd::List { json: true } => write_json(out, &ListDocument(&registry))?,
         SkillsCmd::List { json: false } => {
             for skill in registry.skills() {
                 let m = &skill.manifest;
@@ -249,33 +244,72 @@ fn insert_path(object: &mut serde_json::Map<String, Value>, key: &str, path: &Pa
     object.insert(key.to_owned(), Value::String(lossy.into_owned()));
 }
 
-/// Diagnostics as JSON, each exactly as its struct serializes, except that a
+/// Diagnostics as JSON (see [`diagnostic_json`]).
+fn diagnostics_json<'d>(diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> Vec<Value> {
+    diagnostics.into_iter().map(diagnostic_json).collect()
+}
+
+/// A diagnostic as JSON, exactly as its struct serializes, except that a
 /// non-UTF-8 `path` is given as [`insert_path`] gives it (serde refuses such
 /// a path, which used to end the command).
-fn diagnostics_json<'d>(diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> Vec<Value> {
-    diagnostics
-        .into_iter()
-        .map(|d| {
-            let exact = d.path.as_deref().is_none_or(|p| p.to_str().is_some());
-            let lossless = if exact {
-                serde_json::to_value(d)
-            } else {
-                let mut lossy = d.clone();
-                lossy.path = d
-                    .path
-                    .as_deref()
-                    .map(|p| PathBuf::from(p.to_string_lossy().into_owned()));
-                serde_json::to_value(&lossy)
-            };
-            let mut value = lossless.unwrap_or(Value::Null);
-            if let (Some(path), Some(object)) = (&d.path, value.as_object_mut())
-                && !exact
-            {
-                insert_path(object, "path", path);
-            }
-            value
-        })
-        .collect()
+fn diagnostic_json(d: &Diagnostic) -> Value {
+    let exact = d.path.as_deref().is_none_or(|p| p.to_str().is_some());
+    let lossless = if exact {
+        serde_json::to_value(d)
+    } else {
+        let mut lossy = d.clone();
+        lossy.path = d
+            .path
+            .as_deref()
+            .map(|p| PathBuf::from(p.to_string_lossy().into_owned()));
+        serde_json::to_value(&lossy)
+    };
+    let mut value = lossless.unwrap_or(Value::Null);
+    if let (Some(path), Some(object)) = (&d.path, value.as_object_mut())
+        && !exact
+    {
+        insert_path(object, "path", path);
+    }
+    value
+}
+
+/// The `skills list --json` document, `{"diagnostics": [..], "skills": [..]}`,
+/// serialized while it is written: each skill and diagnostic becomes a JSON
+/// value only for as long as it takes to write it, so the command holds the
+/// registry and one entry, never the whole document (60,000 skills made a
+/// document of several hundred MB in memory). The keys are in the order a
+/// whole `serde_json::Map` (sorted) gives them, so the bytes are the same.
+struct ListDocument<'r>(&'r SkillRegistry);
+
+impl Serialize for ListDocument<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let registry = self.0;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry(
+            "diagnostics",
+            &Streamed(|| registry.diagnostics().iter().map(diagnostic_json)),
+        )?;
+        map.serialize_entry("skills", &Streamed(|| registry.skills().map(skill_json)))?;
+        map.end()
+    }
+}
+
+/// A JSON array of the values an iterator makes, each serialized and
+/// dropped before the next is made.
+struct Streamed<F>(F);
+
+impl<F, I> Serialize for Streamed<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = Value>,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for value in (self.0)() {
+            seq.serialize_element(&value)?;
+        }
+        seq.end()
+    }
 }
 
 fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> {
@@ -350,7 +384,86 @@ fn report_summary(diagnostics: &[Diagnostic]) {
     }
 }
 
-fn write_json(out: &mut dyn Write, value: &Value) -> Result<(), CliError> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(|err| CliError::Io(err.into()))?;
-    writeln!(out).map_err(CliError::Io)
+/// `value` pretty-printed, then a newline, through a buffer (serde_json
+/// writes token by token).
+fn write_json(out: &mut dyn Write, value: &impl Serialize) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut out, value).map_err(|err| CliError::Io(err.into()))?;
+    writeln!(out).map_err(CliError::Io)?;
+    out.flush().map_err(CliError::Io)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use bcode_skill::SourceRoot;
+    use bcode_skill_models::{SkillSource, SourceKind};
+
+    /// A registry with skills, a non-UTF-8 path and diagnostics of several kinds.
+    fn registry(dir: &Path) -> SkillRegistry {
+        let skill = |name: &str, text: &str| {
+            std::fs::create_dir_all(dir.join(name)).unwrap();
+            std::fs::write(dir.join(name).join("SKILL.md"), text).unwrap();
+        };
+        skill(
+            "alpha",
+            "---\ndescription: First \"quoted\" <skill>\nkeywords: [one, two]\nmetadata:\n  owner: me\n---\nbody\n",
+        );
+        skill(
+            "beta",
+            "---\nname: Beta\ndescription: Second\nlicense: MIT\nfoo: bar\n---\n",
+        );
+        skill("broken", "---\ndescription: [unclosed\n---\n");
+        skill("Not_An_Id", "---\ndescription: bad folder name\n---\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let latin1 = dir.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+            std::fs::create_dir_all(&latin1).unwrap();
+            std::fs::write(latin1.join("SKILL.md"), "---\ndescription: x\n---\n").unwrap();
+        }
+        let root = SourceRoot {
+            source: SkillSource {
+                kind: SourceKind::Config,
+                label: "config:test".into(),
+                ordinal: 0,
+                root: None,
+                provider: None,
+            },
+            path: dir.to_path_buf(),
+        };
+        Discovery::new(DiscoveryOptions::from_config(&Default::default())).build(&[root])
+    }
+
+    #[test]
+    fn streamed_list_json_is_byte_for_byte_the_whole_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = registry(dir.path());
+        assert!(registry.len() >= 2);
+        assert!(!registry.diagnostics().is_empty());
+        // What `skills list --json` printed when it built the whole document.
+        let skills: Vec<Value> = registry.skills().map(skill_json).collect();
+        let whole =
+            json!({ "skills": skills, "diagnostics": diagnostics_json(registry.diagnostics()) });
+        let mut expected = serde_json::to_vec_pretty(&whole).unwrap();
+        expected.push(b'\n');
+        let mut streamed = Vec::new();
+        write_json(&mut streamed, &ListDocument(&registry)).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&streamed),
+            String::from_utf8_lossy(&expected)
+        );
+    }
+
+    #[test]
+    fn an_empty_registry_streams_empty_arrays() {
+        let mut streamed = Vec::new();
+        write_json(&mut streamed, &ListDocument(&SkillRegistry::empty())).unwrap();
+        assert_eq!(
+            String::from_utf8(streamed).unwrap(),
+            "{\n  \"diagnostics\": [],\n  \"skills\": []\n}\n"
+        );
+    }
 }

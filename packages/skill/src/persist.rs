@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use bcode_skill_models::{Diagnostic, SkillLayout, SkillSummary};
+use bcode_skill_models::{Diagnostic, SkillLayout, SkillSource, SkillSummary};
 use serde::{Deserialize, Serialize};
 
 use crate::provider::ProviderSet;
@@ -103,7 +103,14 @@ impl DiskCache {
             return None;
         }
         let mut skills = BTreeMap::new();
-        for skill in stored.skills {
+        // Each stored summary deserialized its own copy of its source; a
+        // walk shares one per root, and so does a registry read back.
+        let mut sources: Vec<Arc<SkillSource>> = Vec::with_capacity(roots.len());
+        for mut skill in stored.skills {
+            match sources.iter().find(|shared| **shared == skill.source) {
+                Some(shared) => skill.source = Arc::clone(shared),
+                None => sources.push(Arc::clone(&skill.source)),
+            }
             skills.insert(skill.manifest.id.clone(), Arc::new(skill));
         }
         let registry = SkillRegistry::new(

@@ -269,6 +269,15 @@ fn another_process_is_answered_from_the_disk_cache_while_nothing_changes() {
     assert_eq!(loaded.diagnostics(), walked.diagnostics());
     assert_eq!(loaded.roots(), walked.roots());
     assert_eq!(report(&loaded, &f.base), report(&walked, &f.base));
+    // Read back, the skills of one root share one source, as walked ones do.
+    for registry in [&walked, &loaded] {
+        let skills: Vec<_> = registry.skills().collect();
+        for pair in skills.windows(2) {
+            if pair[0].source == pair[1].source {
+                assert!(std::sync::Arc::ptr_eq(&pair[0].source, &pair[1].source));
+            }
+        }
+    }
 
     // Other options are another entry: no answer from this one.
     let mut disabled = SkillsConfig::default();

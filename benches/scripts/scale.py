@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Whole processes against the floor (issue 14): one table of time and peak
+memory for `bcode-prompt skills catalog`, `render` and `skills list --json`
+beside the floor tool (`floor`: one thread, walk, open each SKILL.md, read
+8 KiB, no parsing), on generated corpora, with runs interleaved.
+
+    CARGO_TARGET_DIR=target-bench python3 benches/scripts/scale.py            # full table
+    CARGO_TARGET_DIR=target-bench python3 benches/scripts/scale.py --runs 3 --sizes 1000
+
+Corpora (made once, reused; never committed), from the peer's generator
+`gen_corpus.py --seed 1` into $CORPORA [/tmp/bcode-bench-corpora]:
+  flatN   `--n N --malformed-fraction 0 --structural-fraction 0`: one flat
+          root (`flatN/primary`) of N skill folders; N = 1000, 10000, 60000
+  n10000  the default fractions (the 10,000-skill corpus of the Pi
+          comparisons), roots `primary` then `secondary`
+  empty   an empty root, the fixed cost of a process (for per-skill figures)
+
+Each command runs once untimed (page cache warm; `render` writes its disk
+cache), then --runs timed rounds, each round running every command once, one
+after the other: floor, catalog, render, render without the disk cache,
+list --json [, pi]. Wall time = a monotonic clock around `/usr/bin/time -v`
+(its own ~1 ms on every command alike); memory = its "Maximum resident set
+size". Medians of the rounds; ratios are ratios of medians.
+
+Environment: CARGO_TARGET_DIR (relative to the repository) [target];
+CORPORA; GEN_CORPUS [<repo>/../shared/peers/pi/gen_corpus.py]; OUT
+[/tmp/bcode-scale-results]; PI_DIR, a writable copy of the Pi peer folder
+with node_modules (the 10,000-skill memory comparison; skipped without it).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def target_dir():
+    target = Path(os.environ.get("CARGO_TARGET_DIR", "target"))
+    return target if target.is_absolute() else REPO / target
+
+
+def gen_corpus_script():
+    default = REPO.parent / "shared" / "peers" / "pi" / "gen_corpus.py"
+    return Path(os.environ.get("GEN_CORPUS", default))
+
+
+def corpus(corpora, name):
+    """(roots, description) of one corpus, generated when missing."""
+    out = corpora / name
+    if name == "empty":
+        (out / "primary").mkdir(parents=True, exist_ok=True)
+        return [out / "primary"]
+    if not (out / "MANIFEST.json").exists():
+        args = [sys.executable, str(gen_corpus_script()), "--seed", "1", "--out", str(out), "--force"]
+        if name.startswith("flat"):
+            args += ["--n", name[4:], "--malformed-fraction", "0", "--structural-fraction", "0"]
+        else:
+            args += ["--n", name[1:]]
+        subprocess.run(args, check=True, stdout=sys.stderr)
+    if name.startswith("flat"):
+        return [out / "primary"]
+    return [out / "primary", out / "secondary"]
+
+
+def commands(roots, work, pi_dir):
+    """Name -> (argv, cwd, env) of every measured command for `roots`."""
+    bin_dir = target_dir() / "release"
+    prompt = str(bin_dir / "bcode-prompt")
+    repo = work / "repo"
+    home = work / "home"
+    for d in (repo, home):
+        d.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TZ": "UTC",
+        "LANG": "C.UTF-8",
+    }
+    paths = "[" + ",".join(json.dumps(str(r)) for r in roots) + "]"
+    base = [prompt, "--repo", str(repo),
+            "--set", f"skills.sources.paths={paths}",
+            "--set", "skills.include_user_skills=false"]
+    render = ["render", "--now", "2026-01-01T00:00:00Z", "--timezone", "UTC"]
+    cmds = {
+        "floor": ([str(bin_dir / "floor")] + [str(r) for r in roots], None, env),
+        "catalog": (base + ["skills", "catalog"], None, env),
+        "render": (base + render, None, env),
+        "render_nocache": (base + ["--set", "skills.disk_cache=false"] + render, None, env),
+        "list_json": (base + ["skills", "list", "--json"], None, env),
+    }
+    if pi_dir:
+        node = shutil.which("node") or "node"
+        cmds["pi"] = ([node, "bench.mjs", "--iterations", "0", "--warmup", "0",
+                       "--catalog", "/dev/null"] + [str(r) for r in roots],
+                      str(pi_dir), dict(env, PATH=os.environ.get("PATH", "")))
+    return cmds
+
+
+def run_once(argv, cwd, env, time_out):
+    start = time.monotonic()
+    proc = subprocess.run(["/usr/bin/time", "-v", "-o", str(time_out)] + argv, cwd=cwd, env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = (time.monotonic() - start) * 1000.0
+    if proc.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
+    rss = None
+    for line in time_out.read_text().splitlines():
+        if "Maximum resident set size" in line:
+            rss = int(line.split(":")[1]) / 1024.0
+    return wall, rss
+
+
+def measure(name, roots, runs, out, pi_dir):
+    work = out / "work" / name
+    cmds = commands(roots, work, pi_dir if name == "n10000" else None)
+    # The floor's JSON line says how many SKILL.md files there are.
+    floor_argv = cmds["floor"][0]
+    files = json.loads(subprocess.run(floor_argv, check=True, capture_output=True).stdout)["files"]
+    time_out = out / "time.txt"
+    for argv, cwd, env in cmds.values():
+        run_once(argv, cwd, env, time_out)  # warm-up, writes render's disk cache
+    samples = {k: {"wall": [], "rss": []} for k in cmds}
+    for _ in range(runs):
+        for key, (argv, cwd, env) in cmds.items():
+            wall, rss = run_once(argv, cwd, env, time_out)
+            samples[key]["wall"].append(wall)
+            samples[key]["rss"].append(rss)
+    result = {"corpus": name, "skill_files": files, "runs": runs, "commands": {}}
+    for key, s in samples.items():
+        result["commands"][key] = {
+            "wall_ms": statistics.median(s["wall"]),
+            "rss_mib": statistics.median(s["rss"]),
+            "wall_samples": s["wall"],
+            "rss_samples": s["rss"],
+        }
+    return result
+
+
+LABELS = {
+    "floor": "floor (1 thread)",
+    "catalog": "`skills catalog`",
+    "render": "`render` (disk cache warm)",
+    "render_nocache": "`render`, `skills.disk_cache=false`",
+    "list_json": "`skills list --json`",
+    "pi": "Pi `bench.mjs` one-shot",
+}
+
+
+def table(results):
+    lines = ["| corpus | SKILL.md files | command | wall ms (median) | × floor | max RSS MiB | × catalog (time / memory) |",
+             "|---|---:|---|---:|---:|---:|---|"]
+    for r in results:
+        c = r["commands"]
+        floor = c["floor"]["wall_ms"]
+        cat = c["catalog"]
+        for key, m in c.items():
+            vs_cat = ""
+            if key == "list_json":
+                vs_cat = f"{m['wall_ms'] / cat['wall_ms']:.2f} / {m['rss_mib'] / cat['rss_mib']:.2f}"
+            if key == "pi":
+                vs_cat = f"ours / Pi memory: catalog {cat['rss_mib'] / m['rss_mib']:.3f}, render {c['render_nocache']['rss_mib'] / m['rss_mib']:.3f}"
+            lines.append(f"| {r['corpus']} | {r['skill_files']} | {LABELS[key]} | {m['wall_ms']:.1f} | "
+                         f"{m['wall_ms'] / floor:.2f} | {m['rss_mib']:.1f} | {vs_cat} |")
+    return "\n".join(lines)
+
+
+def per_skill(results):
+    """Time and memory per skill beyond an empty root's, flat corpora only."""
+    by = {r["corpus"]: r for r in results}
+    base = by.get("empty")
+    flats = [r for r in results if r["corpus"].startswith("flat")]
+    if not base or len(flats) < 2:
+        return ""
+    lines = ["| command | " + " | ".join(f"{r['corpus']} µs / KiB per skill" for r in flats) +
+             " | spread time / memory (max / min) |",
+             "|---|" + "---:|" * len(flats) + "---|"]
+    for key in ("floor", "catalog", "render", "render_nocache", "list_json"):
+        cells, times, mems = [], [], []
+        for r in flats:
+            n = r["skill_files"]
+            t = (r["commands"][key]["wall_ms"] - base["commands"][key]["wall_ms"]) * 1000.0 / n
+            m = (r["commands"][key]["rss_mib"] - base["commands"][key]["rss_mib"]) * 1024.0 / n
+            times.append(t)
+            mems.append(m)
+            cells.append(f"{t:.1f} / {m:.2f}")
+        spread = f"{max(times) / min(times):.2f} / {max(mems) / min(mems):.2f}" if min(times) > 0 and min(mems) > 0 else "-"
+        lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + f" | {spread} |")
+    return "\n".join(lines)
+
+
+def loadavg():
+    path = Path("/proc/loadavg")
+    return path.read_text().split()[:3] if path.exists() else []
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--corpora", nargs="*", default=["empty", "flat1000", "flat10000", "flat60000", "n10000"])
+    p.add_argument("--no-build", action="store_true")
+    args = p.parse_args()
+    out = Path(os.environ.get("OUT", "/tmp/bcode-scale-results"))
+    out.mkdir(parents=True, exist_ok=True)
+    corpora = Path(os.environ.get("CORPORA", "/tmp/bcode-bench-corpora"))
+    pi_dir = os.environ.get("PI_DIR")
+    if pi_dir and not (Path(pi_dir) / "node_modules").is_dir():
+        sys.exit(f"PI_DIR={pi_dir} has no node_modules: copy the peer folder there and run npm ci")
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "bcode-prompt-cli",
+                        "-p", "bcode-benches", "--bin", "bcode-prompt", "--bin", "floor"],
+                       cwd=REPO, check=True, env=dict(os.environ, CARGO_TARGET_DIR=str(target_dir())))
+    load = loadavg()
+    results = []
+    for name in args.corpora:
+        roots = corpus(corpora, name)
+        print(f"== {name} (load {' '.join(loadavg())})", file=sys.stderr)
+        results.append(measure(name, roots, args.runs, out, pi_dir))
+    load_end = loadavg()
+    summary = {"load_start": load, "load_end": load_end, "results": results}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    print(f"load average {' '.join(load)} at start, {' '.join(load_end)} at end; {args.runs} rounds\n")
+    print(table(results))
+    spread = per_skill(results)
+    if spread:
+        print("\nPer skill, beyond an empty root's process (wall and max RSS):\n")
+        print(spread)
+
+
+if __name__ == "__main__":
+    main()
