@@ -433,6 +433,7 @@ mod tests {
                 provider: None,
             },
             path: dir.to_path_buf(),
+            repository: None,
         };
         Discovery::new(DiscoveryOptions::from_config(&Default::default())).build(&[root])
     }
