@@ -270,23 +270,27 @@ fn links_inside_the_repository_still_work() {
         &repo.join("shared/skill/SKILL.md"),
         "---\nid: shared\ndescription: A shared skill\n---\nBody.\n",
     );
-    write(&repo.join("shared/base.j2"), "Linked base.");
+    write(&repo.join("shared/suffix.j2"), "Linked suffix.");
     write(
         &repo.join("shared/bcode.toml"),
         "[system_prompt]\ntemplates_dir = \"templates\"\n",
     );
     std::fs::create_dir_all(repo.join(".bcode/invariants")).unwrap();
     std::fs::create_dir_all(repo.join(".bcode/skills")).unwrap();
-    std::fs::create_dir_all(repo.join(".bcode/templates")).unwrap();
+    std::fs::create_dir_all(repo.join(".bcode/templates/sections")).unwrap();
     let link = |target: &str, at: &str| symlink(target, repo.join(at)).unwrap();
     link("shared/agents.md", "AGENTS.md");
     link("../../shared/invariant.md", ".bcode/invariants/tabs.md");
     link("../../shared/skill", ".bcode/skills/shared");
-    link("../../shared/base.j2", ".bcode/templates/base.j2");
+    // (Not `base.j2`: an untrusted repository may not replace that one.)
+    link(
+        "../../../shared/suffix.j2",
+        ".bcode/templates/sections/agent_suffix.j2",
+    );
     link("../shared/bcode.toml", ".bcode/bcode.toml");
     let (system, _, stderr) = render_both(&sandbox);
     assert!(stderr.is_empty(), "{stderr}");
-    assert!(system.starts_with("Linked base."), "{system}");
+    assert!(system.contains("Linked suffix."), "{system}");
     for expected in [
         "Shared instructions.",
         "Indent with tabs.",

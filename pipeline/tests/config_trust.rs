@@ -446,3 +446,29 @@ fn check_reports_every_problem_of_every_layer() {
         errors[0]
     );
 }
+
+/// A repository's `[facts]` would state the machine's facts (its git
+/// status, its OS, its home) in place of what is probed: from an untrusted
+/// repository it is ignored with a warning naming the key; trusted, or from
+/// the user's own layers, it is applied.
+#[test]
+fn pinned_facts_come_from_the_user_or_a_trusted_repository() {
+    let mut tree = Tree::new().repo_config("[facts]\nshell = \"repo-shell\"\n");
+    let loaded = tree.load();
+    assert_eq!(loaded.config.facts.shell, None);
+    let ignored: Vec<&str> = loaded.ignored().iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(ignored, ["facts"]);
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", tree.warnings(&loaded));
+    assert!(tree.warnings(&loaded)[0].contains("facts"));
+
+    tree.inputs.trust_repo = true;
+    let loaded = tree.load();
+    assert_eq!(loaded.config.facts.shell.as_deref(), Some("repo-shell"));
+    assert!(loaded.warnings.is_empty());
+
+    let tree = Tree::new().user_config("[facts]\nshell = \"user-shell\"\n");
+    assert_eq!(
+        tree.load().config.facts.shell.as_deref(),
+        Some("user-shell")
+    );
+}

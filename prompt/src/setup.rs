@@ -13,7 +13,9 @@ use bcode_skill::{
     ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
     source_roots,
 };
-use bcode_templates::{OverrideFiles, Templates, read_overrides};
+use bcode_templates::{
+    OverrideFiles, TemplateWarning, Templates, USER_DECIDED_TEMPLATES, read_overrides,
+};
 
 use crate::error::PromptError;
 use crate::stamps::Stamps;
@@ -53,10 +55,25 @@ pub fn templates(
     loaded: &LoadedConfig,
     host: &[(String, String)],
 ) -> Result<Templates, PromptError> {
-    let read = match loaded.templates_dir() {
+    let mut read = match loaded.templates_dir() {
         Some(dir) => read_overrides(&dir, &templates_confinement(loaded))?,
         None => OverrideFiles::default(),
     };
+    let from_repo = matches!(
+        loaded.origin("system_prompt.templates_dir"),
+        Some(Origin::RepoFile { .. })
+    );
+    if from_repo && !loaded.trust().is_trusted() {
+        let (refused, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut read.overrides)
+            .into_iter()
+            .partition(|o| USER_DECIDED_TEMPLATES.contains(&o.name.as_str()));
+        read.overrides = kept;
+        read.refused
+            .extend(refused.into_iter().map(|o| TemplateWarning::NotTrusted {
+                name: o.name,
+                file: o.file,
+            }));
+    }
     Ok(Templates::with_host(host.to_vec(), read.overrides)?.with_warnings(read.refused))
 }
 

@@ -104,7 +104,22 @@ pub enum TemplateWarning {
         #[serde(skip_serializing_if = "Option::is_none")]
         root: Option<String>,
     },
+    /// An override an untrusted repository may not make: it would replace
+    /// what the user decides (the base prompt, the user-authority section),
+    /// which the same repository's config may not switch off either.
+    NotTrusted {
+        /// The template it would replace.
+        name: String,
+        /// The override file's path, as shown to the operator.
+        file: String,
+    },
 }
+
+/// Templates whose override by an untrusted repository is ignored: the base
+/// prompt and the user-authority section, the wording counterparts of the
+/// `system_prompt.mode = "replace"` and `sections.user_authority = false`
+/// keys such a repository's config may not set.
+pub const USER_DECIDED_TEMPLATES: [&str; 2] = ["base.j2", "sections/user_authority.j2"];
 
 impl fmt::Display for TemplateWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -123,6 +138,12 @@ impl fmt::Display for TemplateWarning {
                     None => f.write_str("under /proc, /sys or /dev"),
                 }
             }
+            TemplateWarning::NotTrusted { name, file } => write!(
+                f,
+                "template override {file} is ignored: the repository is not trusted, and \
+                 `{name}` says what the user decides (trust the repository, for example \
+                 in trust.repositories of the user config, to use it)"
+            ),
         }
     }
 }

@@ -177,6 +177,11 @@ pub(crate) const GATES: &[Gate] = &[
         rule: Rule::Equals("false"),
         why: "it keeps selector calls running after a newer request made them stale",
     },
+    Gate {
+        key: "facts",
+        rule: Rule::Any,
+        why: "it states the machine's facts (git status, OS, home) in place of what is probed",
+    },
 ];
 
 /// The environment variable that trusts the repository of a run.
