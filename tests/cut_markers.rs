@@ -11,36 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bcode_prompt::testing::FakeMachine;
 use bcode_prompt::{
-    AssembledPrompt, Machine, PromptSession, RuntimeMode, SectionReport, SessionOptions, TurnInput,
+    AssembledPrompt, PromptSession, RuntimeMode, SectionReport, SessionOptions, TurnInput,
 };
-use bcode_prompt_sections::environment::OsFacts;
-use bcode_prompt_sections::toolchain::ToolCommand;
-
-/// A fixed machine: nothing about the host running the test matters.
-struct FakeMachine;
-
-impl Machine for FakeMachine {
-    fn os(&self) -> OsFacts {
-        OsFacts {
-            family: "linux".into(),
-            version: Some("Linux (Testix 1.0)".into()),
-            arch: "x86_64".into(),
-        }
-    }
-    fn container_marker(&self) -> bool {
-        false
-    }
-    fn system_timezone(&self) -> Option<String> {
-        Some("Etc/UTC".into())
-    }
-    fn system_locale(&self) -> Option<String> {
-        Some("en-US".into())
-    }
-    fn toolchain_commands(&self) -> Vec<ToolCommand> {
-        Vec::new()
-    }
-}
 
 /// One limit under test: the config key, the ids of the sections it bounds
 /// (an id, or a prefix ending in `:`), the marker text every cut of them
