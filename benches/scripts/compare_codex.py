@@ -10,7 +10,9 @@ Repositories (built once under $BCODE_BENCH_CORPORA or /tmp/bcode-bench-corpora,
 in `codex-cmp/`): `small` = an empty git repository (no commit), AGENTS.md and
 one skill; `n10000` = the same but with the 10,000-skill corpus
 (`gen_corpus.py --n 10000 --seed 1`, `primary` root). The skills folder is
-symlinked as both `.agents/skills` (Codex) and `.bcode/skills` (ours).
+symlinked as `.agents/skills` for Codex; ours gets the same folder as a
+configured root (`--set skills.sources.paths=[...]`), since a repository's
+own skill folder may not link out of the repository (confinement, issue 12).
 
 At n10000 ours runs twice: with defaults (every skill listed) and with
 `--set skills.prompt.max_bytes=21717` (`ours_capped`, a catalog the size of
@@ -98,9 +100,11 @@ def prepare(base):
             git_init(repo)
             with open(os.path.join(repo, "AGENTS.md"), "w") as f:
                 f.write(AGENTS_MD)
-            for link in (".agents/skills", ".bcode/skills"):
-                os.makedirs(os.path.join(repo, os.path.dirname(link)), exist_ok=True)
-                os.symlink(skills, os.path.join(repo, link))
+            os.makedirs(os.path.join(repo, ".agents"), exist_ok=True)
+            os.symlink(skills, os.path.join(repo, ".agents/skills"))
+        # Fixtures made before confinement also linked `.bcode/skills`.
+        if os.path.islink(os.path.join(repo, ".bcode/skills")):
+            os.remove(os.path.join(repo, ".bcode/skills"))
         repos[name] = (repo, skills)
     return repos
 
@@ -162,21 +166,23 @@ def main():
     os.makedirs(base, exist_ok=True)
     repos = prepare(base)
     results = {"uptime_start": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
-    for name, (repo, _) in repos.items():
+    for name, (repo, skills) in repos.items():
+        roots = f"skills.sources.paths={json.dumps([skills])}"
         homes = {side: os.path.join(base, f"home-{side}-{name}") for side in ("codex", "ours")}
         for home in homes.values():
             shutil.rmtree(home, ignore_errors=True)
             os.makedirs(os.path.join(home, ".codex"))
         base_env = {k: v for k, v in os.environ.items() if not k.startswith(("BCODE_", "CODEX_"))}
         sides = {
-            "ours": ([ours, "--repo", repo, "render", "--prompt", PROMPT],
+            "ours": ([ours, "--repo", repo, "--set", roots, "render", "--prompt", PROMPT],
                      dict(base_env, HOME=homes["ours"])),
         }
         if name != "small":
             # Equal work in the prompt: our catalog capped at the size of
             # Codex's skills block (21.6 KB at 10,000 skills), so both sides
             # discover everything but list a few hundred.
-            sides["ours_capped"] = ([ours, "--repo", repo, "--set", f"skills.prompt.max_bytes={CODEX_BUDGET}",
+            sides["ours_capped"] = ([ours, "--repo", repo, "--set", roots,
+                                     "--set", f"skills.prompt.max_bytes={CODEX_BUDGET}",
                                      "render", "--prompt", PROMPT], dict(base_env, HOME=homes["ours"]))
         if codex:
             sides["codex"] = ([codex[0], "debug", "prompt-input", PROMPT],
