@@ -47,7 +47,14 @@ fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
     RenderRequest {
         repo: repo.root.clone(),
         env,
-        set: set.iter().map(|s| (*s).to_owned()).collect(),
+        // The corpus as a configured root: a repository's own skill folder
+        // may not link out of the repository.
+        set: std::iter::once(format!(
+            "skills.sources.paths=[{:?}]",
+            repo.skills.dir.join("primary").display().to_string()
+        ))
+        .chain(set.iter().map(|s| (*s).to_owned()))
+        .collect(),
         now: chrono::DateTime::parse_from_rfc3339("2026-11-29T19:30:00Z")
             .expect("a fixed timestamp")
             .with_timezone(&chrono::Utc),

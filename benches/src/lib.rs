@@ -319,7 +319,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 // ---------------------------------------------------------------------------
 
 /// Bumped whenever the layout below changes, so a stale cache is not reused.
-const RENDER_REPO_VERSION: u32 = 1;
+const RENDER_REPO_VERSION: u32 = 2;
 
 /// Written next to the repository once it is complete.
 const RENDER_REPO_DONE: &str = "COMPLETE";
@@ -332,7 +332,8 @@ pub struct RenderRepo {
     /// An empty folder to use as `HOME`, so no user config or user skills
     /// leak into the render.
     pub home: PathBuf,
-    /// The skill corpus whose `primary` root is `<repo>/.bcode/skills`.
+    /// The skill corpus; renders take its `primary` root as a configured
+    /// root (`skills.sources.paths`).
     pub skills: Corpus,
     /// Tracked files in the commit.
     pub tracked_files: usize,
@@ -344,8 +345,9 @@ pub struct RenderRepo {
 /// reused from `<corpora>/render-v1-f<files>-s<skills>` when complete.
 ///
 /// Layout: `src/pNN/mNN/fNNN.rs` (20 × 10 × `files / 200` files of 0.2–1 KiB),
-/// `AGENTS.md`, ten invariants in `.bcode/invariants/`, and `.bcode/skills`
-/// a symlink to the corpus's `primary` root, all committed with file mtimes an
+/// `AGENTS.md` and ten invariants in `.bcode/invariants/` (the corpus's
+/// `primary` root is given as a configured root: a repository's own skill
+/// folder may not link out of it), all committed with file mtimes an
 /// hour back (so neither git nor libgit2 sees racily clean entries). Then
 /// every 40th file gets a line appended (modified, size changed), every
 /// 500th is deleted, 100 new files and 10 new folders are left untracked.
@@ -359,7 +361,7 @@ pub fn render_repo(files: usize, skills: usize) -> io::Result<RenderRepo> {
             fs::remove_dir_all(&base)?;
         }
         fs::create_dir_all(&home)?;
-        build_render_repo(&root, files, &corpus.dir.join("primary"))?;
+        build_render_repo(&root, files)?;
         fs::write(base.join(RENDER_REPO_DONE), "")?;
     }
     let status = git(&root, &["status", "--porcelain"])?;
@@ -402,7 +404,7 @@ pub fn git(dir: &Path, args: &[&str]) -> io::Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn build_render_repo(root: &Path, files: usize, skills: &Path) -> io::Result<()> {
+fn build_render_repo(root: &Path, files: usize) -> io::Result<()> {
     fs::create_dir_all(root.join(".bcode/invariants"))?;
     let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ SEED);
     let per_module = files.div_ceil(200).max(1);
@@ -433,7 +435,6 @@ fn build_render_repo(root: &Path, files: usize, skills: &Path) -> io::Result<()>
             invariant_text(i),
         )?;
     }
-    std::os::unix::fs::symlink(skills, root.join(".bcode/skills"))?;
     age_files(root)?;
     git(root, &["init", "-q"])?;
     git(root, &["add", "-A"])?;
