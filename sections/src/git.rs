@@ -6,6 +6,7 @@
 //! Nothing here shows remote URLs, user names or emails: the facts do not
 //! even carry them.
 
+mod objects;
 mod overdue;
 mod preflight;
 pub mod read;

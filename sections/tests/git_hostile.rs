@@ -147,20 +147,26 @@ fn truncated_head_commit_object_does_not_hang() {
             },
         }
     );
-    assert_eq!(repo.status, StatusOutcome::TimedOut { deadline_ms: 400 });
-    let (text, notes) = render(facts.clone(), &repo_dir);
-    assert_eq!(
-        text,
-        format!(
-            "Worktree: the main working tree of its repository, rooted at [ROOT].\n\n\
-             Git revision: branch main at {short} ({oid}); whether the working tree has changes is unknown.\n\n\
-             Git status: not shown; it did not finish within 400 ms (the working tree is large). \
-             Run `git status` if you need it."
-        )
+    // The status scan would spin forever inflating the cut object (libgit2
+    // loops on a truncated stream); the object is inflated first, so the
+    // scan never starts and no worker is left spinning.
+    let StatusOutcome::Failed { detail } = &repo.status else {
+        panic!("{:?}", repo.status);
+    };
+    assert!(
+        detail.starts_with(&format!("the HEAD commit object {oid} cannot be inflated")),
+        "{detail}"
     );
-    assert_eq!(
-        notes,
-        ["git status did not finish within 400 ms; not shown"]
+    let (text, notes) = render(facts.clone(), &repo_dir);
+    assert!(
+        text.contains(&format!(
+            "Git revision: branch main at {short} ({oid}); whether the working tree has changes is unknown."
+        )),
+        "{text}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("cannot be inflated")),
+        "{notes:?}"
     );
     let started = Instant::now();
     let again = read(&repo_dir, &options());
@@ -168,7 +174,7 @@ fn truncated_head_commit_object_does_not_hang() {
     assert!(matches!(
         again,
         GitFacts::Repository(RepoFacts {
-            status: StatusOutcome::StillRunning,
+            status: StatusOutcome::Failed { .. },
             ..
         })
     ));

@@ -11,10 +11,12 @@
 //! how a large tree is split over threads). Whatever has not arrived when
 //! the deadline passes is reported as timed out, and the section says so.
 //!
-//! A worker cannot be stopped, so two things keep a hostile repository from
+//! A worker cannot be stopped, so three things keep a hostile repository from
 //! costing a thread per turn: [`preflight`](super::preflight) refuses a
 //! repository whose known files are not regular files before any thread
-//! starts, and a repository whose worker overran is remembered (see
+//! starts, [`objects`](super::objects) inflates `HEAD`'s loose commit and
+//! root tree before the status scan reads them (a cut-short one would make
+//! it spin), and a repository whose worker overran is remembered (see
 //! `overdue`) until that worker ends; meanwhile later probes of it
 //! start no new worker for the step that hung. Entries beyond
 //! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
@@ -33,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Repository};
 
+use super::objects;
 use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::status::{StatusSplit, clean, display, status};
@@ -192,9 +195,22 @@ impl Work {
         let _ = tx.send(Report::Opened { head, worktree });
         if self.status && !bare {
             self.progress.enter(Phase::Status);
+            // A cut-short loose HEAD commit or root tree would make the scan
+            // spin forever on this thread; inflate them first.
+            if let Some(problem) = damaged_head(&repo) {
+                let _ = tx.send(Report::Status(Err(git2::Error::from_str(&problem))));
+                return;
+            }
             let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
         }
     }
+}
+
+/// Why `HEAD`'s loose commit or root tree is damaged, if it is (see
+/// [`objects`](super::objects)).
+fn damaged_head(repo: &Repository) -> Option<String> {
+    let oid = repo.head().ok()?.target()?;
+    objects::damaged_head_objects(&repo.commondir().join("objects"), &oid.to_string())
 }
 
 /// Discovers the repository containing `path`, refusing one whose work
