@@ -218,7 +218,7 @@ mod tests {
 
     fn base() -> PathBase {
         PathBase {
-            repo: PathBuf::from("/work/repo"),
+            repo: PathBuf::from("/src/repo"),
             home: Some(PathBuf::from("/home/ada")),
         }
     }
@@ -227,10 +227,10 @@ mod tests {
     fn sources_are_shown_from_the_repository_or_the_home() {
         let paths = base();
         for (source, shown) in [
-            ("/work/repo/AGENTS.md", "AGENTS.md"),
-            ("/work/repo/./.bcode/bcode.toml", ".bcode/bcode.toml"),
-            ("/work/repo/sub/../BCODE.md", "BCODE.md"),
-            ("/work/repo", "."),
+            ("/src/repo/AGENTS.md", "AGENTS.md"),
+            ("/src/repo/./.bcode/bcode.toml", ".bcode/bcode.toml"),
+            ("/src/repo/sub/../BCODE.md", "BCODE.md"),
+            ("/src/repo", "."),
             (
                 "/home/ada/.config/bcode/skills/x/SKILL.md",
                 "~/.config/bcode/skills/x/SKILL.md",
@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn paths_inside_notes_are_shown_like_sources() {
         assert_eq!(
-            show_paths_in("cannot read /work/repo/./BCODE.md: denied", &base()),
+            show_paths_in("cannot read /src/repo/./BCODE.md: denied", &base()),
             "cannot read BCODE.md: denied"
         );
     }

@@ -15,7 +15,7 @@ pub const FACTS_HEADER: &str = "\
 # Machine facts for `bcode-prompt render --facts FILE` (or a [facts] table in
 # a config file). Every key is optional: a key pins its fact; with --hermetic,
 # a fact that is not pinned is not probed and its section is left out.
-# Replace repo_root and home with neutral names (e.g. /work/project) so the
+# Replace repo_root and home with neutral names (e.g. /src/project) so the
 # rendered prompt shows no checkout path of this machine.
 ";
 

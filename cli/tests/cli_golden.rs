@@ -21,7 +21,7 @@ shell = "bash"
 locale = "en_US.UTF-8"
 runtime_mode = "render"
 home = "/home/user"
-repo_root = "/work/project"
+repo_root = "/src/project"
 toolchain = ["rustc: rustc 1.95.0 (pinned)"]
 
 [os]
@@ -176,11 +176,11 @@ fn hermetic_render_with_facts_is_the_same_everywhere() {
 
     // What was pinned is what the model reads; no checkout path leaks.
     for needle in [
-        r#"location="/work/project/BCODE.md""#,
-        "<location>/work/project/.bcode/skills/rust-debugging/SKILL.md</location>",
-        r#"location="/work/project/.bcode/skills/rust-debugging/SKILL.md">"#,
-        "Skill resource root: /work/project/.bcode/skills",
-        "rooted at /work/project.",
+        r#"location="/src/project/BCODE.md""#,
+        "<location>/src/project/.bcode/skills/rust-debugging/SKILL.md</location>",
+        r#"location="/src/project/.bcode/skills/rust-debugging/SKILL.md">"#,
+        "Skill resource root: /src/project/.bcode/skills",
+        "rooted at /src/project.",
         "branch main at 0123456 (0123456789abcdef0123456789abcdef01234567)",
         "Sunday 2025-06-15 16:30:00 CEST",
         "shell bash",
@@ -278,7 +278,7 @@ fn check_bless_and_fail_end_to_end() {
     assert_eq!(fs::read_to_string(&golden).unwrap(), rendered);
     let sidecar = fs::read_to_string(repo.join("golden/prompt.txt.facts.toml")).unwrap();
     assert!(
-        sidecar.contains("repo_root = \"/work/project\""),
+        sidecar.contains("repo_root = \"/src/project\""),
         "{sidecar}"
     );
 

@@ -19,7 +19,7 @@
 //!     .render()?;
 //! let text = prompt_text(&turn.prompt);
 //! // insta::assert_snapshot!(text);   // the same bytes on every machine
-//! assert!(text.contains(r#"location="/work/project/BCODE.md""#));
+//! assert!(text.contains(r#"location="/src/project/BCODE.md""#));
 //! assert!(text.contains("Execution environment: OS family linux"));
 //! # Ok(())
 //! # }
@@ -101,7 +101,7 @@ impl Machine for FakeMachine {
 }
 
 /// Every machine fact pinned, the way [`FakeMachine`] answers plus a clock,
-/// a zone, a clean `main` branch, and the roots `/work/project` and
+/// a zone, a clean `main` branch, and the roots `/src/project` and
 /// `/home/user`: with them, a hermetic render probes nothing.
 pub fn fake_facts() -> Facts {
     Facts {
@@ -111,7 +111,7 @@ pub fn fake_facts() -> Facts {
         locale: Some("en_US.UTF-8".into()),
         runtime_mode: Some(PinnedRuntimeMode::Render),
         home: Some("/home/user".into()),
-        repo_root: Some("/work/project".into()),
+        repo_root: Some("/src/project".into()),
         os: Some(OsFact {
             family: "linux".into(),
             version: Some("Linux (Testix 1.0)".into()),

@@ -22,7 +22,7 @@ pub fn model_path(path: &Path) -> Cow<'_, str> {
 }
 
 /// Shows paths under a few roots under other names: a checkout at
-/// `/home/ci/build/proj` shown as `/work/proj`, so what the model reads does
+/// `/home/ci/build/proj` shown as `/src/proj`, so what the model reads does
 /// not depend on where the files are. With no roots it is [`model_path`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PathDisplay {
@@ -88,12 +88,12 @@ mod tests {
     fn display_maps_the_most_specific_root() {
         let display = PathDisplay::new()
             .with_root("/home/ci", "/home/user")
-            .with_root("/home/ci/build/proj", "/work/proj");
+            .with_root("/home/ci/build/proj", "/src/proj");
         assert_eq!(
             display.show(Path::new("/home/ci/build/proj/BCODE.md")),
-            "/work/proj/BCODE.md"
+            "/src/proj/BCODE.md"
         );
-        assert_eq!(display.show(Path::new("/home/ci/build/proj")), "/work/proj");
+        assert_eq!(display.show(Path::new("/home/ci/build/proj")), "/src/proj");
         assert_eq!(display.show(Path::new("/home/ci/.x")), "/home/user/.x");
         // A sibling that only shares a text prefix is not under the root.
         assert_eq!(
