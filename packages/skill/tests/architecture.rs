@@ -58,10 +58,11 @@ const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
 /// probes (the machine, git, the relevant-mode session sidecar) and the
 /// gathering of the repository's instructions and invariants. The stages
 /// (`stages::*`) never do: they are pure functions of the gathered inputs.
-const SECTIONS_FS_EDGES: [&str; 8] = [
+const SECTIONS_FS_EDGES: [&str; 9] = [
     "probe",
     "git::preflight",
     "git::overdue",
+    "git::objects",
     "git::read",
     "git::status",
     "relevant::sidecar",
