@@ -230,6 +230,13 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
             );
         }
     }
+    // Catalog warnings hold on every turn they apply to: shown on the
+    // first, and again when the skills or the config changed.
+    if first_turn || !turn.changes.skills.is_empty() || turn.changes.config {
+        for warning in &turn.catalog_warnings {
+            eprintln!("bcode-prompt: warning: {warning}");
+        }
+    }
     for problem in &turn.event_log_problems {
         eprintln!("bcode-prompt: could not record an event: {problem}");
     }

@@ -168,3 +168,13 @@ fn a_budgeted_catalog_always_ends_with_its_final_line() {
         stderr(&out)
     );
 }
+
+/// A session warns once, at its first turn, not at every turn.
+#[test]
+fn a_session_warns_about_its_catalog_once() {
+    let f = forty();
+    let out = f.run_session("size", &SMALL_WINDOW, b"hello\nagain\n/quit\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches(WARNING).count(), 1, "{err}");
+}
