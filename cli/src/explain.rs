@@ -6,7 +6,7 @@
 //! and the stages' notes.
 
 use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use bcode_prompt::{AssembledPrompt, OmitReason, Placement, SectionClass, SectionReport};
 
@@ -51,19 +51,7 @@ impl PathBase {
 /// the filesystem (the file may be gone by now; a symlink is shown as
 /// named).
 pub fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    bcode_text::lexical(path)
 }
 
 /// Why a section is absent, in words.

@@ -58,22 +58,6 @@ pub struct RootsInput<'a> {
     pub bundled: &'a [BundledRoot],
 }
 
-/// `path` with `.` dropped and `..` applied to the components before it,
-/// without touching the filesystem.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// The roots to search, highest precedence first, honouring the
 /// `include_*` switches. Empty when `skills.enabled = false`.
 pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
@@ -86,8 +70,8 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
         // Repository roots, and configured ones written into the repository:
         // what the repository holds stays confined to it.
         // (`..` applied first: `.bcode/../../elsewhere` is not inside.)
-        let inside =
-            kind <= SourceKind::RepoCompatClaude || lexical(&path).starts_with(lexical(input.repo));
+        let inside = kind <= SourceKind::RepoCompatClaude
+            || bcode_text::lexical(&path).starts_with(bcode_text::lexical(input.repo));
         roots.push(SourceRoot {
             repository: inside.then(|| input.repo.to_path_buf()),
             source: SkillSource {

@@ -14,7 +14,7 @@ mod suggest;
 mod truncate;
 mod xml;
 
-pub use path::{PathDisplay, model_path};
+pub use path::{PathDisplay, lexical, model_path};
 pub use suggest::{closest, edit_distance};
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
 pub use xml::{escape_xml, escape_xml_into, neutralize_closing_tag};

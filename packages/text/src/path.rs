@@ -4,7 +4,7 @@
 //! a few roots under other names (pinned roots, for golden files).
 
 use std::borrow::Cow;
-use std::path::{MAIN_SEPARATOR, Path, PathBuf};
+use std::path::{Component, MAIN_SEPARATOR, Path, PathBuf};
 
 /// `path` as text for the model. Borrowed (no allocation) for the usual
 /// UTF-8 path on a `/` platform; invalid UTF-8 becomes U+FFFD.
@@ -80,9 +80,48 @@ impl PathDisplay {
     }
 }
 
+/// `path` with `.` dropped and `..` applied to the component before it,
+/// without touching the filesystem (a symlink is taken as named): the
+/// answer to "is this written path inside that folder?" before anything is
+/// opened. `..` of the root is the root; a relative path keeps the `..`
+/// that lead above its start.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                Some(Component::ParentDir | Component::CurDir) | None => out.push(component),
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lexical_applies_dot_dot_without_leaving_the_root() {
+        let cases = [
+            ("/r/.bcode/../x/./y", "/r/x/y"),
+            ("/r/../../etc", "/etc"),
+            ("/..", "/"),
+            ("/repo/.bcode/../../elsewhere", "/elsewhere"),
+            ("a/../..", ".."),
+            ("../../x", "../../x"),
+            ("./a/./b/..", "a"),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(lexical(Path::new(path)), PathBuf::from(expected), "{path}");
+        }
+    }
 
     #[test]
     fn display_maps_the_most_specific_root() {

@@ -25,8 +25,9 @@ use std::path::Component;
 use super::error::{ConfigError, ConfigErrorKind};
 use super::loaded::{LoadedConfig, merge};
 use super::origin::{ConfigWarning, ConfigWarningKind, Origin};
-use super::trust::{TRUST_ENV_VAR, TrustInputs, lexical};
+use super::trust::{TRUST_ENV_VAR, TrustInputs};
 use super::validate::{self, Found, Layer};
+use bcode_text::lexical;
 
 /// Everything loading depends on, passed in so tests and callers control it:
 /// nothing here reads the process environment or the current directory.

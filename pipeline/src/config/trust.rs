@@ -8,7 +8,7 @@
 //! caller's `real_path`.
 
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use toml::Value;
 
@@ -417,25 +417,6 @@ fn set(table: &mut toml::Table, key: &str, value: Value) {
     }
 }
 
-/// A path with `.` dropped and `..` applied lexically, for paths (or the
-/// parts of paths) that do not exist and therefore contain no links.
-pub(crate) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                // `..` of the root is the root.
-                if !out.pop() && !out.has_root() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,14 +435,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn lexical_applies_dot_dot_without_leaving_the_root() {
-        assert_eq!(
-            lexical(Path::new("/r/.bcode/../x/./y")),
-            PathBuf::from("/r/x/y")
-        );
-        assert_eq!(lexical(Path::new("/r/../../etc")), PathBuf::from("/etc"));
     }
 }
