@@ -6,8 +6,6 @@
 mod common;
 
 use std::fs;
-use std::io::Write;
-use std::process::Stdio;
 
 use common::{Sandbox, write};
 
@@ -134,7 +132,6 @@ error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill
 
 #[test]
 fn live_reload_between_turns_in_a_session() {
-    use std::io::{BufRead, BufReader};
     let sandbox = Sandbox::new();
     let (repo, state) = (&sandbox.repo, &sandbox.state);
     let skills = repo.join(".bcode/skills");
@@ -146,34 +143,11 @@ fn live_reload_between_turns_in_a_session() {
         &skills.join("two/SKILL.md"),
         "---\ndescription: Two\n---\nTwo.\n",
     );
-    let mut child = sandbox
-        .command()
-        .args(["session", "--id", "reload"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut read_until = |needle: &str| {
-        let mut seen = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "the session ended before {needle:?}: {seen}"
-            );
-            seen.push_str(&line);
-            if line.contains(needle) {
-                return seen;
-            }
-        }
-    };
-    writeln!(stdin, "/skill one").unwrap();
-    read_until("└");
-    writeln!(stdin, "first prompt").unwrap();
-    let first = read_until("(prompt noted");
+    let mut session = sandbox.live_session("reload");
+    session.send("/skill one");
+    session.read_until("└");
+    session.send("first prompt");
+    let first = session.read_until("(prompt noted");
     assert!(!first.contains("Skills changed"), "{first}");
 
     // Between turns: one vanishes while active, two changes, three appears.
@@ -187,24 +161,24 @@ fn live_reload_between_turns_in_a_session() {
         &skills.join("three/SKILL.md"),
         "---\ndescription: Three\n---\nThree.\n",
     );
-    writeln!(stdin, "second prompt").unwrap();
-    let second = read_until("(prompt noted");
+    session.send("second prompt");
+    let second = session.read_until("(prompt noted");
     assert_eq!(
         second,
         "> second prompt\nSkills changed: +three ~two -one\n(prompt noted; this CLI has no model: /render shows what the turn would send)\n"
     );
-    writeln!(stdin, "/skill active").unwrap();
+    session.send("/skill active");
     assert_eq!(
-        read_until("one"),
+        session.read_until("one"),
         "> /skill active\n  one (explicit)\n",
         "a vanished active skill stays active"
     );
     // The next turn still carries the block loaded before the file vanished.
-    writeln!(stdin, "/render").unwrap();
+    session.send("/render");
     // The body line of the block is the last thing the render prints
     // before its closing tag.
-    let mut render = read_until("One.");
-    render.push_str(&read_until("</skill>"));
+    let mut render = session.read_until("One.");
+    render.push_str(&session.read_until("</skill>"));
     let root = skills.display();
     assert!(
         render.contains(&format!("<skill id=\"one\" name=\"one\" location=\"{root}/one/SKILL.md\">\nReferences are relative to {root}/one.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nOne.\n</skill>")),
@@ -214,8 +188,7 @@ fn live_reload_between_turns_in_a_session() {
         render.contains("Runtime mode: scripted session"),
         "{render}"
     );
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert_eq!(session.finish(), Some(0));
 
     let events = bcode_skill::read_events(&state.join("sessions/reload/events.jsonl")).unwrap();
     let reloaded: Vec<serde_json::Value> = events

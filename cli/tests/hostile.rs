@@ -9,7 +9,7 @@
 mod common;
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Output, Stdio};
 
@@ -483,44 +483,20 @@ fn a_skill_edited_between_turns_is_loaded_as_one_version() {
         &file,
         "---\nname: Old name\ndescription: First skill\n---\nOld body.\n",
     );
-    let mut child = sandbox
-        .command()
-        .args(["session", "--id", "edit"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut read_until = |needle: &str| {
-        let mut seen = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "the session ended before {needle:?}: {seen}"
-            );
-            seen.push_str(&line);
-            if line.contains(needle) {
-                return seen;
-            }
-        }
-    };
-    writeln!(stdin, "first prompt").unwrap();
-    read_until("(prompt noted");
+    let mut session = sandbox.live_session("edit");
+    session.send("first prompt");
+    session.read_until("(prompt noted");
     // Between turns, before any prompt refreshes the registry.
     std::fs::write(
         &file,
         "---\nname: New name\ndescription: First skill\n---\nNew body.\n",
     )
     .unwrap();
-    writeln!(stdin, "/skill alpha").unwrap();
-    writeln!(stdin, "/render").unwrap();
-    let mut render = read_until("<skill id=\"alpha\"");
-    render.push_str(&read_until("</skill>"));
-    drop(stdin);
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    session.send("/skill alpha");
+    session.send("/render");
+    let mut render = session.read_until("<skill id=\"alpha\"");
+    render.push_str(&session.read_until("</skill>"));
+    assert_eq!(session.finish(), Some(0));
     let block = render
         .rsplit_once("<skill id=\"alpha\"")
         .map(|(_, block)| block)

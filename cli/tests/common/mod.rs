@@ -85,3 +85,68 @@ impl Sandbox {
         output
     }
 }
+
+/// A `session` kept running, driven line by line: what a test types, and
+/// the transcript read up to the line it waits for.
+pub struct LiveSession {
+    pub child: std::process::Child,
+    pub stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Sandbox {
+    /// Starts `session --id ID` (stderr discarded) for a test to drive.
+    pub fn live_session(&self, id: &str) -> LiveSession {
+        use std::process::Stdio;
+        let mut child = self
+            .command()
+            .args(["session", "--id", id])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        LiveSession {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+}
+
+impl LiveSession {
+    /// Writes one input line.
+    pub fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.stdin, "{line}").unwrap();
+    }
+
+    /// The transcript up to and including the first line containing
+    /// `needle`; fails when the session ends first.
+    pub fn read_until(&mut self, needle: &str) -> String {
+        use std::io::BufRead;
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the session ended before {needle:?}: {seen}"
+            );
+            seen.push_str(&line);
+            if line.contains(needle) {
+                return seen;
+            }
+        }
+    }
+
+    /// Closes the input and waits: the session's exit code.
+    pub fn finish(self) -> Option<i32> {
+        let LiveSession {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        child.wait().unwrap().code()
+    }
+}
