@@ -34,7 +34,9 @@ pub fn run(
 ) -> Result<ExitCode, CliError> {
     let config = &context.loaded.config.skills;
     let registry = if config.enabled {
-        Discovery::new(DiscoveryOptions::from_config(config)).build(&context.skill_roots())
+        Discovery::new(DiscoveryOptions::from_config(config))
+            .single_build()
+            .build(&context.skill_roots())
     } else {
         eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
         SkillRegistry::empty()

@@ -143,7 +143,9 @@ impl Pool {
         if live.is_none() && !self.key.live && state.generation == 0 {
             // One discovery, nothing kept to follow the roots: a single
             // turn pays for no stamps of its own nor a watcher.
-            let registry = discovery().build_with_providers(&self.key.roots, providers);
+            let registry = discovery()
+                .single_build()
+                .build_with_providers(&self.key.roots, providers);
             state.index = Arc::new(LazyKeywordIndex::new());
             state.registry = registry;
             state.generation = 1;

@@ -3,6 +3,7 @@
 //! hashes must be compared instead, is decided in `freshness.rs`.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -10,7 +11,7 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
 use bcode_fs::FileStamp;
 
-use crate::candidate::Candidate;
+use crate::candidate::{Candidate, Slot};
 use crate::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
 use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
 use crate::read::{ReadError, read_front};
@@ -122,17 +123,17 @@ impl SummaryCache {
         self.entries.reserve(additional);
     }
 
-    /// Records what loading `candidate` produced (or forgets it when it
+    /// Records what loading the candidate of `slot` produced (or forgets it when it
     /// must not be cached).
-    pub fn store(&mut self, candidate: &Candidate, loaded: &Loaded, now: SystemTime) {
+    pub fn store(&mut self, slot: &Slot, loaded: &Loaded, now: SystemTime) {
         if !loaded.cacheable {
-            self.entries.remove(&candidate.origin_key);
+            self.entries.remove(&slot.origin_key);
             return;
         }
         self.entries.insert(
-            candidate.origin_key,
+            slot.origin_key,
             Entry {
-                stamp: candidate.stamp,
+                stamp: slot.stamp,
                 hash: loaded.hash,
                 outcome: Arc::clone(&loaded.outcome),
                 verified_at: now,
@@ -160,7 +161,7 @@ impl SummaryCache {
 /// at once.
 pub fn load_fresh(
     root: Option<&bcode_fs::DirHandle>,
-    candidate: &Candidate,
+    candidate: Candidate,
     max_bytes: usize,
     now: SystemTime,
     racy_window: Duration,
@@ -206,7 +207,7 @@ pub fn load_fresh(
     }
     let mut loaded = fresh(
         match split {
-            Some(split) => parse_split(&candidate.origin, bytes, split),
+            Some(split) => parse_split(candidate.origin, bytes, split),
             None => parse_skill(&candidate.origin, bytes),
         },
         true,
@@ -219,7 +220,7 @@ pub fn load_fresh(
 
 /// What a worker that failed unexpectedly (a panic in a parser) leaves for
 /// its files: a diagnostic, never a crash of the whole build.
-pub fn failed_load(candidate: &Candidate) -> Loaded {
+pub fn failed_load(location: &Path) -> Loaded {
     let outcome = ParseOutcome {
         skill: None,
         not_a_skill: false,
@@ -228,7 +229,7 @@ pub fn failed_load(candidate: &Candidate) -> Loaded {
                 DiagnosticCode::Unreadable,
                 "loading this skill file failed unexpectedly (an internal error); the skill is skipped",
             )
-            .with_path(&candidate.origin.location)
+            .with_path(location)
             .with_hint("please report this file to the Bcode developers"),
         ],
     };

@@ -54,6 +54,31 @@ impl Candidate {
     }
 }
 
+/// What a build keeps of a candidate once a loader owns it: where its
+/// outcome goes in the cache, and its path for a diagnostic that names it
+/// (a second path to the same file, a load that failed unexpectedly). The
+/// loader moves the candidate's paths into the summary, so they are not
+/// held twice.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    /// Index of the root whose walk found it.
+    pub root_index: usize,
+    pub origin_key: u64,
+    pub stamp: FileStamp,
+    pub location: Box<Path>,
+}
+
+impl Slot {
+    pub fn of(root_index: usize, candidate: &Candidate) -> Self {
+        Slot {
+            root_index,
+            origin_key: candidate.origin_key,
+            stamp: candidate.stamp,
+            location: candidate.origin.location.clone().into_boxed_path(),
+        }
+    }
+}
+
 /// A fingerprint of `origin`, the summary cache's key, hashing paths as
 /// bytes (`PathBuf`'s own hash walks components, which showed up in
 /// profiles). Two origins sharing a key cannot share a cache entry: an

@@ -17,7 +17,7 @@ use bcode_fs::DirHandle;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
 use crate::cache::{Loaded, Lookup, SummaryCache, failed_load};
-use crate::candidate::Candidate;
+use crate::candidate::{Candidate, Slot};
 use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::parse::ParseOutcome;
 use crate::persist::DiskCache;
@@ -66,6 +66,9 @@ pub struct Discovery {
     last: Option<SkillRegistry>,
     /// Where `confirmed` survives the process, if anywhere.
     disk: Option<DiskCache>,
+    /// Built once and dropped (see [`Discovery::single_build`]): nothing is
+    /// kept for a next build in this process.
+    single: bool,
 }
 
 #[derive(Debug)]
@@ -76,13 +79,13 @@ struct Confirmed {
 
 /// What walking every root and loading its candidates produced.
 struct Walked {
-    /// Every kept candidate with its root's index, by slot.
-    candidates: Vec<(usize, Arc<Candidate>)>,
+    /// What is kept of every candidate, by slot.
+    slots: Vec<Slot>,
     /// Each slot's outcome: cache hits filled during the walk, the rest
     /// from `loads`.
     outcomes: Vec<Option<Arc<ParseOutcome>>>,
-    /// What the loaders produced, by slot.
-    loads: Vec<(usize, Loaded)>,
+    /// What the loaders produced, by slot, in one batch per thread.
+    loads: Vec<Vec<(usize, Loaded)>>,
     snapshots: Vec<RootSnapshot>,
     diagnostics: Vec<Diagnostic>,
     reports: Vec<RootReport>,
@@ -99,7 +102,18 @@ impl Discovery {
             confirmed: None,
             last: None,
             disk: None,
+            single: false,
         }
+    }
+
+    /// A discovery that builds once and is then dropped (a one-shot command,
+    /// a single-turn session): it keeps no summary cache, no last registry
+    /// and no walk snapshot in memory, which at 60,000 skills is a third of
+    /// a build's peak. With a disk cache the snapshot is still taken, for
+    /// the disk. Its builds are the same; only a second one costs a walk.
+    pub fn single_build(mut self) -> Self {
+        self.single = true;
+        self
     }
 
     /// Keeps the last registry and its snapshot in `cache` too, so that a
@@ -176,7 +190,7 @@ impl Discovery {
                 provided.providers,
             ),
         };
-        self.last = providers.is_empty().then(|| registry.clone());
+        self.last = (providers.is_empty() && !self.single).then(|| registry.clone());
         self.stats = stats;
         // A file that could not be read (often transient: EMFILE, EIO) is
         // not cached, so the next build tries again; the snapshot must not
@@ -240,7 +254,7 @@ impl Discovery {
             cache: &mut self.cache,
             stats,
             seen_files: HashMap::default(),
-            candidates: Vec::new(),
+            slots: Vec::new(),
             outcomes: Vec::new(),
             duplicates: Vec::new(),
             root_handle: None,
@@ -249,10 +263,13 @@ impl Discovery {
         let mut diagnostics = Vec::new();
         let mut reports = Vec::with_capacity(roots.len());
         let walk_options = &self.options.walk;
+        // The snapshot vouches for the registry at the next build, or in a
+        // later process through the disk cache.
+        let record = !self.single || self.disk.is_some();
         let loads = std::thread::scope(|scope| {
             let mut pool = LoadPool::new(scope, &queue, bcode_fs::worker_threads());
             for (index, root) in roots.iter().enumerate() {
-                let walked = walk_root(root, walk_options, now, &mut |candidate| {
+                let walked = walk_root(root, walk_options, now, record, &mut |candidate| {
                     intake.accept(index, candidate, &mut pool);
                 });
                 snapshots.push(walked.snapshot);
@@ -268,7 +285,7 @@ impl Discovery {
             pool.finish()
         });
         Walked {
-            candidates: intake.candidates,
+            slots: intake.slots,
             outcomes: intake.outcomes,
             loads,
             snapshots,
@@ -287,35 +304,41 @@ impl Discovery {
         stats: &mut DiscoveryStats,
     ) -> (Vec<Arc<SkillSummary>>, bool) {
         let mut all_cacheable = true;
-        self.cache.reserve(walked.loads.len());
-        for (slot, loaded) in walked.loads.drain(..) {
-            all_cacheable &= loaded.cacheable;
-            stats.files_read += usize::from(loaded.read);
-            stats.files_parsed += usize::from(loaded.parsed);
-            stats.cache_hits += usize::from(loaded.reused);
-            if let (Some((_, candidate)), Some(outcome)) =
-                (walked.candidates.get(slot), walked.outcomes.get_mut(slot))
-            {
-                self.cache.store(candidate, &loaded, now);
-                *outcome = Some(loaded.outcome);
+        if !self.single {
+            self.cache.reserve(walked.loads.iter().map(Vec::len).sum());
+        }
+        for batch in std::mem::take(&mut walked.loads) {
+            for (slot, loaded) in batch {
+                all_cacheable &= loaded.cacheable;
+                stats.files_read += usize::from(loaded.read);
+                stats.files_parsed += usize::from(loaded.parsed);
+                stats.cache_hits += usize::from(loaded.reused);
+                if let (Some(slot), Some(outcome)) =
+                    (walked.slots.get(slot), walked.outcomes.get_mut(slot))
+                {
+                    if !self.single {
+                        self.cache.store(slot, &loaded, now);
+                    }
+                    *outcome = Some(loaded.outcome);
+                }
             }
         }
-        // A slot still empty was submitted but its worker died: its file
-        // becomes a diagnostic, like a load that panicked.
-        for (outcome, (_, candidate)) in walked.outcomes.iter_mut().zip(&walked.candidates) {
+        // A slot still empty was submitted but its load panicked or its
+        // worker died: its file becomes a diagnostic.
+        for (outcome, slot) in walked.outcomes.iter_mut().zip(&walked.slots) {
             if outcome.is_none() {
                 all_cacheable = false;
-                *outcome = Some(failed_load(candidate).outcome);
+                *outcome = Some(failed_load(&slot.location).outcome);
             }
         }
-        let mut skills = Vec::with_capacity(walked.candidates.len());
-        for ((root_index, _), outcome) in walked.candidates.iter().zip(&walked.outcomes) {
+        let mut skills = Vec::with_capacity(walked.slots.len());
+        for (slot, outcome) in walked.slots.iter().zip(&walked.outcomes) {
             let Some(outcome) = outcome else { continue };
             walked
                 .diagnostics
                 .extend(outcome.diagnostics.iter().cloned());
             if let Some(skill) = &outcome.skill {
-                if let Some(report) = walked.reports.get_mut(*root_index) {
+                if let Some(report) = walked.reports.get_mut(slot.root_index) {
                     report.skills_found += 1;
                 }
                 skills.push(Arc::clone(skill));
@@ -338,10 +361,12 @@ impl Discovery {
             self.stats.written_to_disk_cache =
                 disk.store(&self.options, roots, registry, &snapshot);
         }
-        self.confirmed = Some(Confirmed {
-            registry: registry.clone(),
-            snapshot,
-        });
+        if !self.single {
+            self.confirmed = Some(Confirmed {
+                registry: registry.clone(),
+                snapshot,
+            });
+        }
     }
 }
 
@@ -353,8 +378,8 @@ struct Intake<'a> {
     stats: &'a mut DiscoveryStats,
     /// File identity to the slot of the first candidate with it.
     seen_files: HashMap<(u64, u64), usize, rustc_hash::FxBuildHasher>,
-    /// Every kept candidate with its root's index, by slot.
-    candidates: Vec<(usize, Arc<Candidate>)>,
+    /// What is kept of every candidate, by slot.
+    slots: Vec<Slot>,
     /// Filled now for cache hits, after loading for the rest.
     outcomes: Vec<Option<Arc<ParseOutcome>>>,
     /// `duplicate_path` diagnostics of the root being walked.
@@ -370,9 +395,9 @@ impl Intake<'_> {
         if let Some(identity) = candidate.stamp.identity() {
             if let Some(&first) = self.seen_files.get(&identity) {
                 let first = self
-                    .candidates
+                    .slots
                     .get(first)
-                    .map(|(_, c)| c.origin.location.display().to_string())
+                    .map(|slot| slot.location.display().to_string())
                     .unwrap_or_default();
                 self.duplicates.push(
                     Diagnostic::info(
@@ -386,13 +411,13 @@ impl Intake<'_> {
                 );
                 return;
             }
-            self.seen_files.insert(identity, self.candidates.len());
+            self.seen_files.insert(identity, self.slots.len());
         }
-        let slot = self.candidates.len();
+        let slot = self.slots.len();
+        self.slots.push(Slot::of(root_index, &candidate));
         let prior = match self.cache.lookup(&candidate) {
             Lookup::Hit(outcome) => {
                 self.stats.cache_hits += 1;
-                self.candidates.push((root_index, Arc::new(candidate)));
                 self.outcomes.push(Some(outcome));
                 return;
             }
@@ -400,8 +425,6 @@ impl Intake<'_> {
             Lookup::Miss => None,
         };
         let root = self.root_handle(&candidate.origin.source);
-        let candidate = Arc::new(candidate);
-        self.candidates.push((root_index, Arc::clone(&candidate)));
         self.outcomes.push(None);
         pool.submit(Job {
             slot,

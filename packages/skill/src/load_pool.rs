@@ -17,14 +17,15 @@ use std::time::{Duration, SystemTime};
 
 use bcode_fs::DirHandle;
 
-use crate::cache::{Loaded, Prior, failed_load, load_fresh};
+use crate::cache::{Loaded, Prior, load_fresh};
 use crate::candidate::Candidate;
 
-/// One file to load: its slot among the build's candidates, the candidate,
-/// the root it is opened relative to, and the cached outcome to re-verify.
+/// One file to load: its slot among the build's candidates, the candidate
+/// (the loader owns it, so the summary takes its paths), the root it is
+/// opened relative to, and the cached outcome to re-verify.
 pub(crate) struct Job {
     pub slot: usize,
-    pub candidate: Arc<Candidate>,
+    pub candidate: Candidate,
     pub root: Option<Arc<DirHandle>>,
     pub prior: Option<Prior>,
 }
@@ -68,6 +69,10 @@ impl JobQueue {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn len(&self) -> usize {
+        self.state().jobs.len()
+    }
+
     fn push_all(&self, jobs: &mut Vec<Job>) {
         self.state().jobs.extend(jobs.drain(..));
         self.ready.notify_all();
@@ -96,8 +101,9 @@ impl JobQueue {
     }
 
     /// Loads one job with the calling thread's read buffer. A panic in a
-    /// parser costs only that file, which becomes an `unreadable` diagnostic.
-    fn run(&self, job: Job, buf: &mut Vec<u8>) -> (usize, Loaded) {
+    /// parser costs only that file: its slot is left without a result, which
+    /// the build turns into an `unreadable` diagnostic.
+    fn run(&self, job: Job, buf: &mut Vec<u8>, done: &mut Vec<(usize, Loaded)>) {
         let Job {
             slot,
             candidate,
@@ -108,27 +114,29 @@ impl JobQueue {
         let loaded = catch_unwind(AssertUnwindSafe(|| {
             load_fresh(
                 root.as_deref(),
-                &candidate,
+                candidate,
                 settings.max_bytes,
                 settings.now,
                 settings.racy_window,
                 prior,
                 buf,
             )
-        }))
-        .unwrap_or_else(|_| failed_load(&candidate));
-        // A file with a huge front matter does not keep its buffer.
-        if buf.capacity() > MAX_KEPT_BUFFER {
+        }));
+        // A file with a huge front matter does not keep its buffer (nor
+        // one a panic may have left half-written).
+        if loaded.is_err() || buf.capacity() > MAX_KEPT_BUFFER {
             *buf = Vec::new();
         }
-        (slot, loaded)
+        if let Ok(loaded) = loaded {
+            done.push((slot, loaded));
+        }
     }
 
     fn work(&self) -> Vec<(usize, Loaded)> {
         let mut done = Vec::new();
         let mut buf = Vec::new();
         while let Some(job) = self.next(true) {
-            done.push(self.run(job, &mut buf));
+            self.run(job, &mut buf, &mut done);
         }
         done
     }
@@ -144,6 +152,9 @@ pub(crate) struct LoadPool<'scope, 'env> {
     workers: Vec<ScopedJoinHandle<'scope, Vec<(usize, Loaded)>>>,
     max_workers: usize,
     dispatched: usize,
+    /// What this thread loaded itself, with its read buffer.
+    done: Vec<(usize, Loaded)>,
+    buf: Vec<u8>,
 }
 
 /// A read buffer larger than this (a front matter of tens of KiB) is freed
@@ -155,6 +166,13 @@ const MAX_KEPT_BUFFER: usize = 64 * 1024;
 /// costs more than a handful of small files).
 const BATCH: usize = 64;
 
+/// Jobs waiting in the queue beyond which the walking thread loads instead
+/// of queueing more. The walk finds a skill folder with one `stat` and a
+/// load reads and parses a file, so an unbounded queue held nearly every
+/// candidate with its paths at once: 14 MB of a 60,000-skill build's
+/// 123 MB peak heap.
+const MAX_QUEUED: usize = 4 * BATCH;
+
 impl<'scope, 'env> LoadPool<'scope, 'env> {
     /// A pool whose workers, at most `threads - 1` of them, run in `scope`.
     pub fn new(scope: &'scope Scope<'scope, 'env>, queue: &'env JobQueue, threads: usize) -> Self {
@@ -165,6 +183,8 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
             workers: Vec::new(),
             max_workers: threads.saturating_sub(1),
             dispatched: 0,
+            done: Vec::new(),
+            buf: Vec::new(),
         }
     }
 
@@ -187,6 +207,18 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
             }
             if !self.workers.is_empty() {
                 self.queue.push_all(&mut self.pending);
+                while self.queue.len() > MAX_QUEUED {
+                    let Some(job) = self.queue.next(false) else {
+                        break;
+                    };
+                    self.queue.run(job, &mut self.buf, &mut self.done);
+                }
+            }
+        }
+        if self.pending.len() >= BATCH && self.max_workers == 0 {
+            // No worker will come: load as the walk goes.
+            for job in std::mem::take(&mut self.pending) {
+                self.queue.run(job, &mut self.buf, &mut self.done);
             }
         }
     }
@@ -198,28 +230,31 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
     }
 
     /// Loads what is left on this thread beside the workers, then collects
-    /// every result. A worker that died (it cannot panic in a load, but
-    /// anything else) leaves its slots empty; the caller fills those.
-    pub fn finish(mut self) -> Vec<(usize, Loaded)> {
-        let mut done = Vec::with_capacity(self.dispatched);
-        let mut buf = Vec::new();
+    /// every result, one batch per thread (merging them into one vector
+    /// would hold every result twice at the build's peak). A load that
+    /// panicked, or a worker that died, leaves its slots empty; the caller
+    /// fills those.
+    pub fn finish(mut self) -> Vec<Vec<(usize, Loaded)>> {
+        let mut done = std::mem::take(&mut self.done);
+        let mut buf = std::mem::take(&mut self.buf);
         if self.workers.is_empty() {
             for job in std::mem::take(&mut self.pending) {
-                done.push(self.queue.run(job, &mut buf));
+                self.queue.run(job, &mut buf, &mut done);
             }
         } else {
             self.queue.push_all(&mut self.pending);
         }
         while let Some(job) = self.queue.next(false) {
-            done.push(self.queue.run(job, &mut buf));
+            self.queue.run(job, &mut buf, &mut done);
         }
         self.queue.close();
+        let mut batches = vec![done];
         for worker in std::mem::take(&mut self.workers) {
             if let Ok(loaded) = worker.join() {
-                done.extend(loaded);
+                batches.push(loaded);
             }
         }
-        done
+        batches
     }
 }
 
@@ -275,6 +310,7 @@ mod tests {
             &root,
             &WalkOptions::default(),
             SystemTime::now(),
+            true,
             &mut |c| found.push(c),
         );
         assert_eq!(found.len(), n);
@@ -294,7 +330,7 @@ mod tests {
         for (slot, candidate) in found.iter().enumerate() {
             pool.submit(Job {
                 slot,
-                candidate: Arc::new(candidate.clone()),
+                candidate: candidate.clone(),
                 root: None,
                 prior: None,
             });
@@ -307,7 +343,7 @@ mod tests {
             let mut pool = LoadPool::new(scope, &queue, threads);
             submit_all(&mut pool, found);
             assert_eq!(pool.dispatched(), found.len());
-            pool.finish()
+            pool.finish().into_iter().flatten().collect()
         })
     }
 
@@ -333,6 +369,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_queue_stays_bounded_however_far_the_walk_runs_ahead() {
+        let (_dir, found) = candidates(20 * BATCH);
+        let queue = queue();
+        let done = std::thread::scope(|scope| {
+            let mut pool = LoadPool::new(scope, &queue, 2);
+            for (slot, candidate) in found.iter().enumerate() {
+                pool.submit(Job {
+                    slot,
+                    candidate: candidate.clone(),
+                    root: None,
+                    prior: None,
+                });
+                assert!(queue.len() <= MAX_QUEUED, "{} queued", queue.len());
+            }
+            pool.finish()
+        });
+        let mut slots: Vec<usize> = done.into_iter().flatten().map(|(slot, _)| slot).collect();
+        slots.sort_unstable();
+        assert_eq!(slots, (0..found.len()).collect::<Vec<_>>());
     }
 
     #[test]

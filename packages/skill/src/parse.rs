@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SkillSummary};
+use bcode_skill_models::{
+    Diagnostic, DiagnosticCode, SkillLayout, SkillManifest, SkillSource, SkillSummary,
+};
 
 use crate::front_matter::{self, Split, Syntax};
 use crate::yaml::{Repair, RepairKind};
@@ -57,12 +59,13 @@ pub struct ParseOutcome {
 /// Parses one instruction file. `bytes` holds at least the whole front matter
 /// (discovery reads a prefix and extends it when the block is not closed).
 pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
-    parse_split(origin, bytes, front_matter::split(bytes))
+    parse_split(origin.clone(), bytes, front_matter::split(bytes))
 }
 
 /// [`parse_skill`] of bytes already split (discovery splits a prefix to
-/// decide whether to read more, and hands the answer on).
-pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseOutcome {
+/// decide whether to read more, and hands the answer on). Takes the origin
+/// whole so the summary owns its paths instead of copying them.
+pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         skill: None,
         not_a_skill: false,
@@ -84,7 +87,7 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
                 )
                 .with_hint("add front matter with a `description` to make it a skill"),
             );
-            return finish(origin, outcome);
+            return finish(&origin, outcome);
         }
         Split::None { .. } => {
             outcome.diagnostics.push(
@@ -95,7 +98,7 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
                 .with_position(1, Some(1))
                 .with_hint("start the file with `---`, a `description: ...` line and a closing `---`"),
             );
-            return finish(origin, outcome);
+            return finish(&origin, outcome);
         }
         Split::Unterminated { syntax } => {
             let delimiter = delimiter(syntax);
@@ -107,7 +110,7 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
                 .with_position(1, Some(1))
                 .with_hint(format!("add a line containing only `{delimiter}` after the last front-matter field")),
             );
-            return finish(origin, outcome);
+            return finish(&origin, outcome);
         }
     };
     let raw = match std::str::from_utf8(&bytes[raw_range.clone()]) {
@@ -124,7 +127,7 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
                 .with_position(first_line + line - 1, Some(column))
                 .with_hint("save the file as UTF-8"),
             );
-            return finish(origin, outcome);
+            return finish(&origin, outcome);
         }
     };
     let parsed = match syntax {
@@ -170,23 +173,25 @@ pub(crate) fn parse_split(origin: &Origin, bytes: &[u8], split: Split) -> ParseO
                 d = d.with_position(first_line + line.saturating_sub(1), err.column);
             }
             outcome.diagnostics.push(d);
-            return finish(origin, outcome);
+            return finish(&origin, outcome);
         }
     };
     let line_of = |key: &str| key_line(raw, key, syntax).map(|l| first_line + l - 1);
     let (manifest, diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
     outcome.diagnostics.extend(diagnostics);
-    outcome.skill = manifest.map(|manifest| {
-        Arc::new(SkillSummary {
-            manifest,
-            source: Arc::clone(&origin.source),
-            layout: origin.layout,
-            location: origin.location.clone(),
-            directory: origin.directory.clone(),
-            body_offset,
-        })
-    });
-    finish(origin, outcome)
+    let Some(manifest) = manifest else {
+        return finish(&origin, outcome);
+    };
+    label(&mut outcome.diagnostics, &origin.location, Some(&manifest));
+    outcome.skill = Some(Arc::new(SkillSummary {
+        manifest,
+        source: origin.source,
+        layout: origin.layout,
+        location: origin.location,
+        directory: origin.directory,
+        body_offset,
+    }));
+    outcome
 }
 
 /// The warning for a value repaired in memory: what was wrong, how it was
@@ -247,16 +252,25 @@ fn indicator_meaning(indicator: char) -> &'static str {
     }
 }
 
-/// Attaches the path and (when known) the skill id to every diagnostic.
+/// Attaches the path to every diagnostic of an outcome without a skill.
 fn finish(origin: &Origin, mut outcome: ParseOutcome) -> ParseOutcome {
-    let id = outcome.skill.as_ref().map(|s| s.manifest.id.to_string());
-    for d in &mut outcome.diagnostics {
-        d.path = Some(origin.location.clone());
+    label(&mut outcome.diagnostics, &origin.location, None);
+    outcome
+}
+
+/// Attaches `location` and (when known) the skill's id to every diagnostic.
+fn label(
+    diagnostics: &mut [Diagnostic],
+    location: &std::path::Path,
+    skill: Option<&SkillManifest>,
+) {
+    let id = skill.map(|m| m.id.to_string());
+    for d in diagnostics {
+        d.path = Some(location.to_path_buf());
         if d.skill_id.is_none() {
             d.skill_id.clone_from(&id);
         }
     }
-    outcome
 }
 
 fn delimiter(syntax: Syntax) -> &'static str {

@@ -92,12 +92,23 @@ const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
 ///
 /// Each candidate goes to `sink` the moment it is found, in walk order, so
 /// the caller can start loading it while the walk goes on.
+///
+/// The walk takes a snapshot of what it saw (the stamps that vouch for its
+/// answer at the next build) only when `record`: a build that is never
+/// repeated needs none, and at 60,000 skills it is an eighth of the build's
+/// peak memory.
 pub fn walk_root(
     root: &SourceRoot,
     options: &WalkOptions,
     started: SystemTime,
+    record: bool,
     sink: &mut dyn FnMut(Candidate),
 ) -> WalkResult {
+    let mut snapshot = RootSnapshot::new(root, started, options.racy_window);
+    if !record {
+        // An untrusted snapshot records nothing and vouches for nothing.
+        snapshot.distrust();
+    }
     let mut w = Walker {
         root,
         options,
@@ -105,7 +116,7 @@ pub fn walk_root(
         result: WalkResult {
             canonical_root: None,
             diagnostics: Vec::new(),
-            snapshot: RootSnapshot::new(root, started, options.racy_window),
+            snapshot,
         },
         visited: HashSet::default(),
         entries_seen: 0,
@@ -279,7 +290,7 @@ impl Walker<'_> {
             if name.starts_with('.') || name == "node_modules" {
                 continue;
             }
-            let path = dir.logical.join(&name);
+            let path = joined(&dir.logical, &name);
             if file_type == FileKind::Dir {
                 // A real folder: `readdir` already said what it is, and its
                 // inode with the parent's device identifies it (no `stat`).
@@ -336,7 +347,7 @@ impl Walker<'_> {
     /// a special file named SKILL.md is reported and the folder left alone),
     /// `Some(false)`/`None` when the folder must be listed.
     fn instruction_by_stat(&mut self, dir: &mut Dir) -> Option<bool> {
-        let path = dir.logical.join("SKILL.md");
+        let path = joined(&dir.logical, "SKILL.md");
         // A missing SKILL.md needs no probe: the folder is listed next, and
         // its own stamp moves when one appears.
         let link_meta = match fs::symlink_metadata(&path) {
@@ -354,7 +365,7 @@ impl Walker<'_> {
     }
 
     fn try_instruction(&mut self, dir: &mut Dir, name: &str, kind: InstructionKind) -> bool {
-        let path = dir.logical.join(name);
+        let path = joined(&dir.logical, name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
                 let meta = FileInfo::of(&meta);
@@ -767,4 +778,15 @@ fn starts_with_front_matter(path: &Path) -> bool {
         .strip_prefix(b"\xEF\xBB\xBF".as_slice())
         .unwrap_or(&head);
     head.starts_with(b"---") || head.starts_with(b"+++")
+}
+
+/// `dir` joined with `name`, allocated to its exact length. `Path::join`
+/// doubles the buffer when it adds the separator, and these paths live on
+/// in every summary: exact ones are 4.5 MB less at 60,000 skills.
+fn joined(dir: &Path, name: impl AsRef<OsStr>) -> PathBuf {
+    let name = name.as_ref();
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
