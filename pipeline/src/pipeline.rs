@@ -349,7 +349,9 @@ fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
         before.push_str(&placed.section.text);
         before.push_str(SECTION_SEPARATOR);
     }
-    text.reserve(total.saturating_sub(text.len()));
+    // Exact: the catalog section alone can be tens of megabytes, and an
+    // amortized reserve would double its buffer.
+    text.reserve_exact(total.saturating_sub(text.len()));
     text.insert_str(0, &before);
     let mut start = 0;
     for (i, placed) in sections.into_iter().enumerate() {

@@ -16,7 +16,7 @@ use bcode_prompt_pipeline::assembled::AssembledPrompt;
 use bcode_prompt_pipeline::config::{ConfigInputs, InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::{Stage, StageContext};
-use bcode_prompt_sections::gathered::Gathered;
+use bcode_prompt_sections::gathered::{Gathered, HandOver};
 use bcode_prompt_sections::instructions::{INSTRUCTION_FILES, RepositoryInstructions};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
@@ -528,18 +528,28 @@ impl Core {
                             format_catalog(shown.iter(), options, templates)
                         }
                     };
-                    let catalog = match pool {
-                        // Sessions on one snapshot with the same catalog
-                        // settings and templates share one formatted catalog.
-                        Some(pool) => pool.catalog(
-                            self.skills.generation,
-                            &catalog_key(&self.configured),
-                            format,
-                        )?,
-                        None => Arc::new(format()?),
-                    };
-                    self.skills.catalog = Some(Arc::clone(&catalog));
-                    catalog
+                    if self.settings.single_turn {
+                        // Shown once and not kept (a further turn formats
+                        // it again): the catalog stage takes the text
+                        // instead of copying it.
+                        let mut catalog = format()?;
+                        gathered.skill_catalog_text =
+                            HandOver::new(std::mem::take(&mut catalog.text));
+                        Arc::new(catalog)
+                    } else {
+                        let catalog = match pool {
+                            // Sessions on one snapshot with the same catalog
+                            // settings and templates share one formatted catalog.
+                            Some(pool) => pool.catalog(
+                                self.skills.generation,
+                                &catalog_key(&self.configured),
+                                format,
+                            )?,
+                            None => Arc::new(format()?),
+                        };
+                        self.skills.catalog = Some(Arc::clone(&catalog));
+                        catalog
+                    }
                 }
             };
             gathered.skill_catalog = Some(catalog);

@@ -54,11 +54,16 @@ impl Stage<Gathered> for SkillCatalogStage {
         let Some(catalog) = &cx.inputs.skill_catalog else {
             return Ok(Vec::new());
         };
-        if catalog.text.is_empty() {
+        let text = cx
+            .inputs
+            .skill_catalog_text
+            .take()
+            .unwrap_or_else(|| catalog.text.clone());
+        if text.is_empty() {
             return Ok(Vec::new());
         }
         let kind = SectionKind::SkillCatalog;
-        let mut section = Section::new(kind.name(), catalog.text.clone())
+        let mut section = Section::new(kind.name(), text)
             .with_template(cx.templates.usage(kind.template()))
             .with_note(&format!(
                 "listed {}, omitted {}",
