@@ -2,10 +2,9 @@
 //! checked and normalised, unknown fields kept and reported, every problem a
 //! diagnostic. Identical for YAML and TOML.
 
-use std::collections::BTreeMap;
-
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, SkillActivation, SkillId, SkillManifest, SkillPermissionHints,
+    Diagnostic, DiagnosticCode, FieldMap, SkillActivation, SkillId, SkillManifest,
+    SkillPermissionHints,
 };
 use serde_json::{Map, Value};
 
@@ -95,7 +94,7 @@ pub fn validate(
     let compatibility = v.text_field(known.compatibility, "compatibility");
     let metadata = v.metadata(known.metadata);
 
-    let mut extra = BTreeMap::new();
+    let mut extra = FieldMap::new();
     for (key, value) in unknown {
         let mut d = Diagnostic::info(
             DiagnosticCode::UnknownField,
@@ -557,9 +556,9 @@ impl Validator<'_> {
         }
     }
 
-    fn metadata(&mut self, value: Option<Value>) -> BTreeMap<String, Value> {
+    fn metadata(&mut self, value: Option<Value>) -> FieldMap {
         match value {
-            None | Some(Value::Null) => BTreeMap::new(),
+            None | Some(Value::Null) => FieldMap::new(),
             Some(Value::Object(table)) => table.into_iter().collect(),
             Some(other) => {
                 self.invalid(
@@ -571,7 +570,7 @@ impl Validator<'_> {
                     ),
                     "write `metadata:` with keys under it",
                 );
-                BTreeMap::new()
+                FieldMap::new()
             }
         }
     }

@@ -9,6 +9,7 @@ mod context;
 mod diagnostic;
 mod env;
 mod event;
+mod field_map;
 mod id;
 mod manifest;
 mod source;
@@ -25,6 +26,7 @@ pub use context::{
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use env::SourceEnv;
 pub use event::SkillEvent;
+pub use field_map::FieldMap;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
 pub use manifest::{SkillActivation, SkillManifest, SkillPermissionHints};
 pub use source::{SkillSource, SourceKind};

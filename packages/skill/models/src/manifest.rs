@@ -1,9 +1,8 @@
 //! The validated front matter of a skill.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
+use crate::field_map::FieldMap;
 use crate::id::SkillId;
 
 /// Activation metadata used for suggestion and auto-activation.
@@ -53,9 +52,9 @@ pub struct SkillManifest {
     /// as written.
     pub compatibility: Option<String>,
     /// Agent Skills `metadata`: free-form, kept as written.
-    pub metadata: BTreeMap<String, serde_json::Value>,
+    pub metadata: FieldMap,
     /// Fields Bcode does not know, kept so hosts and plugins can read them.
-    pub extra: BTreeMap<String, serde_json::Value>,
+    pub extra: FieldMap,
 }
 
 impl SkillManifest {
@@ -74,8 +73,8 @@ impl SkillManifest {
             model: None,
             license: None,
             compatibility: None,
-            metadata: BTreeMap::new(),
-            extra: BTreeMap::new(),
+            metadata: FieldMap::new(),
+            extra: FieldMap::new(),
         }
     }
 }
