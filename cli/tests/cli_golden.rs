@@ -9,9 +9,9 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::write;
+use common::{binary, ok, write};
 
 /// Every fact pinned, with neutral roots.
 const FACTS: &str = r#"
@@ -75,23 +75,12 @@ fn make_busy_home(home: &Path) {
 }
 
 fn bcode(repo: &Path, home: &Path, env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
-    command.env_clear().env("HOME", home).current_dir(repo);
+    let mut command = binary();
+    command.env("HOME", home).current_dir(repo);
     for (name, value) in env {
         command.env(name, value);
     }
     command
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
 }
 
 /// Makes `dir` a git repository with one commit of everything in it.
