@@ -171,6 +171,12 @@ impl TurnArgs {
     }
 }
 
+/// Makes a command group's own arguments (its `Layers`, the only ones it
+/// has) `global`, so they are accepted after any of its subcommands too.
+fn global(arg: clap::Arg) -> clap::Arg {
+    arg.global(true)
+}
+
 // A new command that reads a repository or the configuration flattens
 // `Layers` (`#[command(flatten)]`; a group also marks the three `global`, as
 // `skills` and `config` do, so they reach its subcommands) and says in
@@ -180,10 +186,7 @@ enum Command {
     /// Skills: list, inspect, check, and show what the model sees.
     #[command(
         after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
-        mut_arg("repo", |a| a.global(true)),
-        mut_arg("config_files", |a| a.global(true)),
-        mut_arg("set", |a| a.global(true)),
-        mut_arg("trust_repo", |a| a.global(true)),
+        mut_args(global),
     )]
     Skills {
         #[command(flatten)]
@@ -194,10 +197,7 @@ enum Command {
     /// The effective configuration and where each value came from.
     #[command(
         after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
-        mut_arg("repo", |a| a.global(true)),
-        mut_arg("config_files", |a| a.global(true)),
-        mut_arg("set", |a| a.global(true)),
-        mut_arg("trust_repo", |a| a.global(true)),
+        mut_args(global),
     )]
     Config {
         #[command(flatten)]
