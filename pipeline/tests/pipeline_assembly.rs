@@ -456,19 +456,23 @@ fn stage_bugs_are_errors_not_panics() {
         PipelineError::DuplicateStage { id: "base".into() },
     );
 
+    // A `locale` stage running `run`, alone: the error assembling it.
+    let locale_error = |run: Run| {
+        assemble_with(
+            vec![stage(
+                "locale",
+                SectionClass::Session,
+                Placement::RequestContext,
+                run,
+            )],
+            &BcodeConfig::default(),
+            &templates(),
+            &Inputs::new(),
+        )
+        .unwrap_err()
+    };
     let foreign: Run = |_| Ok(vec![Section::new("locale_extra", "x".into())]);
-    let err = assemble_with(
-        vec![stage(
-            "locale",
-            SectionClass::Session,
-            Placement::RequestContext,
-            foreign,
-        )],
-        &BcodeConfig::default(),
-        &templates(),
-        &Inputs::new(),
-    )
-    .unwrap_err();
+    let err = locale_error(foreign);
     assert_eq!(
         err,
         AssembleError::ForeignSectionId {
@@ -483,18 +487,7 @@ fn stage_bugs_are_errors_not_panics() {
             Section::new("locale:a", "y".into()),
         ])
     };
-    let err = assemble_with(
-        vec![stage(
-            "locale",
-            SectionClass::Session,
-            Placement::RequestContext,
-            twice,
-        )],
-        &BcodeConfig::default(),
-        &templates(),
-        &Inputs::new(),
-    )
-    .unwrap_err();
+    let err = locale_error(twice);
     assert_eq!(
         err,
         AssembleError::DuplicateSection {
