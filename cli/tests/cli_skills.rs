@@ -8,27 +8,37 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Sandbox, text, write};
+use common::{Sandbox, text, write, write_files};
 
 /// A repository skill, a broken one, a user copy it shadows and a hidden one.
 fn fixture() -> Sandbox {
     let sandbox = Sandbox::new();
     let (repo, home) = (&sandbox.repo, &sandbox.home);
-    write(
-        &repo.join(".bcode/skills/alpha/SKILL.md"),
-        "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
+    write_files(
+        repo,
+        &[
+            (
+                ".bcode/skills/alpha/SKILL.md",
+                "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
+            ),
+            (
+                ".bcode/skills/broken/SKILL.md",
+                "---\ndescription: \"unclosed\n---\n",
+            ),
+        ],
     );
-    write(
-        &repo.join(".bcode/skills/broken/SKILL.md"),
-        "---\ndescription: \"unclosed\n---\n",
-    );
-    write(
-        &home.join(".config/bcode/skills/alpha/SKILL.md"),
-        "---\ndescription: shadowed by the repo\n---\n",
-    );
-    write(
-        &home.join(".config/bcode/skills/quiet/SKILL.md"),
-        "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
+    write_files(
+        home,
+        &[
+            (
+                ".config/bcode/skills/alpha/SKILL.md",
+                "---\ndescription: shadowed by the repo\n---\n",
+            ),
+            (
+                ".config/bcode/skills/quiet/SKILL.md",
+                "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
+            ),
+        ],
     );
     sandbox
 }

@@ -85,6 +85,13 @@ pub fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// Writes each `(relative path, text)` of `files` below `root`.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        write(&root.join(path), text);
+    }
+}
+
 /// Canonical `repo/`, `home/` (created) and `state/` folders in a temp dir.
 pub struct Sandbox {
     _tmp: tempfile::TempDir,
