@@ -112,6 +112,71 @@ fn joined<T: PartialEq>(before: Vec<T>, after: Vec<T>) -> Vec<T> {
     before.into_iter().chain(after).collect()
 }
 
+/// What one turn is rendered from, shared by `render` and `check` (which
+/// words their help its own way with `mut_arg`).
+#[derive(Debug, Args)]
+struct TurnArgs {
+    /// The user's prompt for this turn (default: empty).
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// Activate a skill for this turn (repeatable); `skills list` shows the ids.
+    #[arg(long = "skill", value_name = "ID")]
+    skills: Vec<String>,
+    /// The clock, as an RFC 3339 timestamp, e.g. 2026-11-29T19:30:00Z (default: now).
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
+    /// The time zone, as an IANA name, e.g. Europe/Berlin (default: TZ, else the system zone).
+    #[arg(long, value_name = "IANA")]
+    timezone: Option<String>,
+    /// Everything as one JSON document: both texts, the cache boundary, every section.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How the machine's facts are pinned, shared by `render` and `check`. Kept
+/// apart from [`TurnArgs`] so that `render --help` lists its own flags
+/// between the two groups, in the order it always has.
+#[derive(Debug, Args)]
+struct PinArgs {
+    /// Pin machine facts from a facts file (`bcode-prompt facts` prints one), over the config's `[facts]`.
+    #[arg(long, value_name = "FILE")]
+    facts: Option<PathBuf>,
+    /// Read no environment (no user config, user skills, BCODE_*, TZ, LANG...) and probe
+    /// nothing unpinned: with a facts file, the same bytes on any machine.
+    #[arg(long)]
+    hermetic: bool,
+}
+
+impl TurnArgs {
+    /// The render options these flags and `pins` give; the flags only
+    /// `render` has are left at their defaults.
+    fn options(self, pins: PinArgs) -> render_cmd::RenderOptions {
+        let TurnArgs {
+            prompt,
+            skills,
+            now,
+            timezone,
+            json,
+        } = self;
+        render_cmd::RenderOptions {
+            prompt,
+            skills,
+            now,
+            timezone,
+            json,
+            facts: pins.facts,
+            hermetic: pins.hermetic,
+            ..render_cmd::RenderOptions::default()
+        }
+    }
+}
+
+/// Makes a command group's own arguments (its `Layers`, the only ones it
+/// has) `global`, so they are accepted after any of its subcommands too.
+fn global(arg: clap::Arg) -> clap::Arg {
+    arg.global(true)
+}
+
 // A new command that reads a repository or the configuration flattens
 // `Layers` (`#[command(flatten)]`; a group also marks the three `global`, as
 // `skills` and `config` do, so they reach its subcommands) and says in
@@ -121,10 +186,7 @@ enum Command {
     /// Skills: list, inspect, check, and show what the model sees.
     #[command(
         after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
-        mut_arg("repo", |a| a.global(true)),
-        mut_arg("config_files", |a| a.global(true)),
-        mut_arg("set", |a| a.global(true)),
-        mut_arg("trust_repo", |a| a.global(true)),
+        mut_args(global),
     )]
     Skills {
         #[command(flatten)]
@@ -135,10 +197,7 @@ enum Command {
     /// The effective configuration and where each value came from.
     #[command(
         after_help = help::after("Each subcommand has its own --help.", help::EXIT_CODES, help::Reads::Config),
-        mut_arg("repo", |a| a.global(true)),
-        mut_arg("config_files", |a| a.global(true)),
-        mut_arg("set", |a| a.global(true)),
-        mut_arg("trust_repo", |a| a.global(true)),
+        mut_args(global),
     )]
     Config {
         #[command(flatten)]
@@ -151,41 +210,32 @@ enum Command {
     Render {
         #[command(flatten)]
         layers: Layers,
-        /// The user's prompt for this turn (default: empty).
-        #[arg(long, value_name = "TEXT")]
-        prompt: Option<String>,
-        /// Activate a skill for this turn (repeatable); `skills list` shows the ids.
-        #[arg(long = "skill", value_name = "ID")]
-        skills: Vec<String>,
-        /// The clock, as an RFC 3339 timestamp, e.g. 2026-11-29T19:30:00Z (default: now).
-        #[arg(long, value_name = "RFC3339")]
-        now: Option<String>,
-        /// The time zone, as an IANA name, e.g. Europe/Berlin (default: TZ, else the system zone).
-        #[arg(long, value_name = "IANA")]
-        timezone: Option<String>,
-        /// Everything as one JSON document: both texts, the cache boundary, every section.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        turn: TurnArgs,
         /// The section table (id, part, class, bytes, tokens, truncation, sources) and the cache boundary.
         #[arg(long, conflicts_with = "json")]
         explain: bool,
         /// A session folder: relevant-mode invariant focus is kept there between runs.
         #[arg(long, value_name = "DIR")]
         session: Option<PathBuf>,
-        /// Pin machine facts from a facts file (`bcode-prompt facts` prints one), over the config's `[facts]`.
-        #[arg(long, value_name = "FILE")]
-        facts: Option<PathBuf>,
-        /// Read no environment (no user config, user skills, BCODE_*, TZ, LANG...) and probe
-        /// nothing unpinned: with a facts file, the same bytes on any machine.
-        #[arg(long)]
-        hermetic: bool,
+        #[command(flatten)]
+        pins: PinArgs,
     },
     /// Render and compare with a saved golden file; --bless writes it.
-    #[command(after_help = help::after(
-        "The golden's facts are kept beside it in GOLDEN.facts.toml; a differing render is written to GOLDEN.new.",
-        help::CHECK_EXIT_CODES,
-        help::Reads::Prompt,
-    ))]
+    #[command(
+        after_help = help::after(
+            "The golden's facts are kept beside it in GOLDEN.facts.toml; a differing render is written to GOLDEN.new.",
+            help::CHECK_EXIT_CODES,
+            help::Reads::Prompt,
+        ),
+        // The same flags as `render`, in the words of a golden check.
+        mut_arg("skills", |a| a.help("Activate a skill for this turn (repeatable)")),
+        mut_arg("now", |a| a.help("The clock, as an RFC 3339 timestamp (default: the pinned clock, else now)")),
+        mut_arg("timezone", |a| a.help("The time zone, as an IANA name (default: the pinned zone, else TZ, else the system zone)")),
+        mut_arg("json", |a| a.help("The golden is `render --json` output")),
+        mut_arg("facts", |a| a.help("Pin machine facts from a facts file, over the golden's own")),
+        mut_arg("hermetic", |a| a.help("As `render --hermetic` (recommended for goldens)")),
+    )]
     Check {
         #[command(flatten)]
         layers: Layers,
@@ -195,27 +245,10 @@ enum Command {
         /// Write the golden (and, the first time, its facts) instead of comparing.
         #[arg(long)]
         bless: bool,
-        /// The user's prompt for this turn (default: empty).
-        #[arg(long, value_name = "TEXT")]
-        prompt: Option<String>,
-        /// Activate a skill for this turn (repeatable).
-        #[arg(long = "skill", value_name = "ID")]
-        skills: Vec<String>,
-        /// The clock, as an RFC 3339 timestamp (default: the pinned clock, else now).
-        #[arg(long, value_name = "RFC3339")]
-        now: Option<String>,
-        /// The time zone, as an IANA name (default: the pinned zone, else TZ, else the system zone).
-        #[arg(long, value_name = "IANA")]
-        timezone: Option<String>,
-        /// The golden is `render --json` output.
-        #[arg(long)]
-        json: bool,
-        /// Pin machine facts from a facts file, over the golden's own.
-        #[arg(long, value_name = "FILE")]
-        facts: Option<PathBuf>,
-        /// As `render --hermetic` (recommended for goldens).
-        #[arg(long)]
-        hermetic: bool,
+        #[command(flatten)]
+        turn: TurnArgs,
+        #[command(flatten)]
+        pins: PinArgs,
     },
     /// This machine's facts (OS, shell, locale, git, toolchain, roots...) as a facts file.
     #[command(after_help = help::after(
@@ -389,27 +422,16 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         }
         Command::Render {
             layers,
-            prompt,
-            skills,
-            now,
-            timezone,
-            json,
+            turn,
             explain,
             session,
-            facts,
-            hermetic,
+            pins,
         } => {
-            let context = load(layers, hermetic)?;
+            let context = load(layers, pins.hermetic)?;
             let options = render_cmd::RenderOptions {
-                prompt,
-                skills,
-                now,
-                timezone,
-                json,
                 explain,
                 session,
-                facts,
-                hermetic,
+                ..turn.options(pins)
             };
             render_cmd::run(&options, &context, &mut stdout)
         }
@@ -417,29 +439,14 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             layers,
             golden,
             bless,
-            prompt,
-            skills,
-            now,
-            timezone,
-            json,
-            facts,
-            hermetic,
+            turn,
+            pins,
         } => {
-            let context = load(layers, hermetic)?;
-            let render = render_cmd::RenderOptions {
-                prompt,
-                skills,
-                now,
-                timezone,
-                json,
-                facts,
-                hermetic,
-                ..render_cmd::RenderOptions::default()
-            };
+            let context = load(layers, pins.hermetic)?;
             let options = check_cmd::CheckOptions {
                 golden,
                 bless,
-                render,
+                render: turn.options(pins),
             };
             check_cmd::run(&options, &context, &mut stdout)
         }

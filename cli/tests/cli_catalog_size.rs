@@ -10,9 +10,7 @@
 
 mod common;
 
-use std::process::Output;
-
-use common::{Sandbox, write};
+use common::{Sandbox, text, write};
 
 /// Forty repository skills, about 10 KB of catalog.
 fn forty() -> Sandbox {
@@ -31,14 +29,6 @@ fn forty() -> Sandbox {
     sandbox
 }
 
-fn run(f: &Sandbox, args: &[&str]) -> Output {
-    f.command().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
 /// A 4,000-token window at the default 25%: 1,000 tokens, 4,000 bytes.
 const SMALL_WINDOW: [&str; 2] = ["--set", "skills.prompt.context_window_tokens=4000"];
 
@@ -49,9 +39,9 @@ fn a_catalog_over_its_share_of_the_window_is_warned_about_on_stderr() {
     let f = forty();
     for command in [&["skills", "catalog"][..], &["render"][..]] {
         let args: Vec<&str> = SMALL_WINDOW.iter().chain(command).copied().collect();
-        let out = run(&f, &args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let err = stderr(&out);
+        let out = f.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
         let line = err
             .lines()
             .find(|l| l.starts_with(WARNING))
@@ -64,8 +54,12 @@ fn a_catalog_over_its_share_of_the_window_is_warned_about_on_stderr() {
             assert!(line.contains(words), "{line}");
         }
         // The default window takes this catalog without a word.
-        let quiet = run(&f, command);
-        assert!(!stderr(&quiet).contains(WARNING), "{}", stderr(&quiet));
+        let quiet = f.run(command);
+        assert!(
+            !text(&quiet.stderr).contains(WARNING),
+            "{}",
+            text(&quiet.stderr)
+        );
         // So does a budget under the share, or the warning turned off.
         for set in [
             "skills.prompt.max_bytes=3000",
@@ -77,9 +71,13 @@ fn a_catalog_over_its_share_of_the_window_is_warned_about_on_stderr() {
                 .chain(command)
                 .copied()
                 .collect();
-            let out = run(&f, &args);
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-            assert!(!stderr(&out).contains(WARNING), "{set}: {}", stderr(&out));
+            let out = f.run(&args);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            assert!(
+                !text(&out.stderr).contains(WARNING),
+                "{set}: {}",
+                text(&out.stderr)
+            );
         }
     }
 }
@@ -92,8 +90,8 @@ fn render_json_carries_the_warning_in_the_catalog_notes() {
         .chain(&["render", "--json"])
         .copied()
         .collect();
-    let out = run(&f, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = f.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let catalog = doc["sections"]
         .as_array()
@@ -124,8 +122,12 @@ fn render_json_carries_the_warning_in_the_catalog_notes() {
         ])
         .copied()
         .collect();
-    let out = run(&f, &args);
-    assert!(!stderr(&out).contains(WARNING), "{}", stderr(&out));
+    let out = f.run(&args);
+    assert!(
+        !text(&out.stderr).contains(WARNING),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -133,39 +135,44 @@ fn a_budgeted_catalog_always_ends_with_its_final_line() {
     let f = forty();
     for max in ["3000", "500", "0"] {
         let set = format!("skills.prompt.max_bytes={max}");
-        let out = run(&f, &["--set", &set, "skills", "catalog"]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let text = String::from_utf8(out.stdout.clone()).unwrap();
+        let out = f.run(&["--set", &set, "skills", "catalog"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let catalog = text(&out.stdout);
         assert!(
-            text.contains(&format!(
+            catalog.contains(&format!(
                 "the catalog is limited to {max} bytes (skills.prompt.max_bytes)"
-            )) || text.contains(&format!(
+            )) || catalog.contains(&format!(
                 "the skill catalog is limited to {max} bytes (skills.prompt.max_bytes)"
             )),
-            "{text}"
+            "{catalog}"
         );
         assert!(
-            text.contains(&f.repo.join(".bcode/skills").display().to_string()),
-            "the line names the root: {text}"
+            catalog.contains(&f.repo.join(".bcode/skills").display().to_string()),
+            "the line names the root: {catalog}"
         );
-        assert!(stderr(&out).contains("skills left out"), "{}", stderr(&out));
+        assert!(
+            text(&out.stderr).contains("skills left out"),
+            "{}",
+            text(&out.stderr)
+        );
         // A limit that leaves room for no skill says so.
         let no_room = format!(
             "bcode-prompt: warning: skills.prompt.max_bytes = {max} leaves room for none of the 40 skills"
         );
         assert_eq!(
             max != "3000",
-            stderr(&out).contains(&no_room),
+            text(&out.stderr).contains(&no_room),
             "{}",
-            stderr(&out)
+            text(&out.stderr)
         );
     }
     // `render` too.
-    let out = run(&f, &["--set", "skills.prompt.max_bytes=10", "render"]);
+    let out = f.run(&["--set", "skills.prompt.max_bytes=10", "render"]);
     assert!(
-        stderr(&out).contains("skills.prompt.max_bytes = 10 leaves room for none of the 40 skills"),
+        text(&out.stderr)
+            .contains("skills.prompt.max_bytes = 10 leaves room for none of the 40 skills"),
         "{}",
-        stderr(&out)
+        text(&out.stderr)
     );
 }
 
@@ -174,7 +181,7 @@ fn a_budgeted_catalog_always_ends_with_its_final_line() {
 fn a_session_warns_about_its_catalog_once() {
     let f = forty();
     let out = f.run_session("size", &SMALL_WINDOW, b"hello\nagain\n/quit\n");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
     assert_eq!(err.matches(WARNING).count(), 1, "{err}");
 }

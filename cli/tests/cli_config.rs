@@ -8,15 +8,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{Sandbox, write};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-fn run(sandbox: &Sandbox, args: &[&str]) -> Output {
-    sandbox.command().args(args).output().unwrap()
-}
+use common::{Sandbox, text, write};
 
 /// `(exit code, stdout with the sandbox path as [ROOT], stderr)`.
 fn answer(sandbox: &Sandbox, out: &Output) -> (Option<i32>, String, String) {
@@ -35,16 +27,13 @@ fn a_clean_config_checks_with_exit_0() {
         &sandbox.repo.join(".bcode/bcode.toml"),
         "[skills.prompt]\ncatalog = \"off\"\n",
     );
-    let out = run(
-        &sandbox,
-        &[
-            "--set",
-            "skills.enabled=true",
-            "config",
-            "check",
-            "--strict",
-        ],
-    );
+    let out = sandbox.run(&[
+        "--set",
+        "skills.enabled=true",
+        "config",
+        "check",
+        "--strict",
+    ]);
     assert_eq!(
         answer(&sandbox, &out),
         (
@@ -67,7 +56,7 @@ fn check_prints_every_error_and_warning_of_every_file() {
         &sandbox.repo.join(".bcode/bcode.toml"),
         "[skills]\nenabled = \"yes\"\nbogus = 1\n[skills.prompt]\ncatalog = \"sumary\"\nmax_byte = 3\n",
     );
-    let out = run(&sandbox, &["--config", "missing.toml", "config", "check"]);
+    let out = sandbox.run(&["--config", "missing.toml", "config", "check"]);
     let (code, stdout, _) = answer(&sandbox, &out);
     assert_eq!(code, Some(1));
     let lines: Vec<&str> = stdout.lines().collect();
@@ -104,7 +93,7 @@ fn strict_makes_unknown_keys_errors() {
         "[skills]\nenabeld = false\n",
     );
     let warning = "repo file [ROOT]/repo/.bcode/bcode.toml:2: unknown key `skills.enabeld` (ignored); did you mean `skills.enabled`?";
-    let out = run(&sandbox, &["config", "check"]);
+    let out = sandbox.run(&["config", "check"]);
     assert_eq!(
         answer(&sandbox, &out),
         (
@@ -115,7 +104,7 @@ fn strict_makes_unknown_keys_errors() {
             String::new()
         )
     );
-    let out = run(&sandbox, &["config", "check", "--strict"]);
+    let out = sandbox.run(&["config", "check", "--strict"]);
     assert_eq!(
         answer(&sandbox, &out),
         (
@@ -131,7 +120,7 @@ fn strict_makes_unknown_keys_errors() {
 #[test]
 fn check_with_a_missing_repository_is_a_usage_error() {
     let sandbox = Sandbox::new();
-    let out = run(&sandbox, &["config", "check"]);
+    let out = sandbox.run(&["config", "check"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
@@ -139,7 +128,7 @@ fn check_with_a_missing_repository_is_a_usage_error() {
 fn check_help_documents_the_exit_codes() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(&sandbox.repo).unwrap();
-    let out = run(&sandbox, &["config", "check", "--help"]);
+    let out = sandbox.run(&["config", "check", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
     assert!(
@@ -158,7 +147,7 @@ fn explain_origins_carry_the_line_of_the_file() {
         &sandbox.repo.join(".bcode/bcode.toml"),
         "# Team settings\n\n[skills]\nenabled = true\n\n[skills.prompt]\n\ncatalog = \"off\"\n",
     );
-    let out = run(&sandbox, &["config", "explain", "skills.prompt.catalog"]);
+    let out = sandbox.run(&["config", "explain", "skills.prompt.catalog"]);
     assert_eq!(
         answer(&sandbox, &out),
         (
@@ -180,7 +169,7 @@ fn thousands_of_unknown_keys_each_get_their_line() {
         config.push_str(&format!("k{n:04} = {n}\n"));
     }
     write(&sandbox.repo.join(".bcode/bcode.toml"), &config);
-    let out = run(&sandbox, &["config", "check"]);
+    let out = sandbox.run(&["config", "check"]);
     let (code, stdout, _) = answer(&sandbox, &out);
     assert_eq!(code, Some(0));
     let lines: Vec<&str> = stdout.lines().collect();

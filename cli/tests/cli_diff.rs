@@ -8,9 +8,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{Sandbox, write};
+use common::{Sandbox, binary, succeed, write};
 
 /// Twelve numbered rules; `changed` rewrites rules 3 and 10.
 fn instructions(changed: bool) -> String {
@@ -24,17 +23,11 @@ fn instructions(changed: bool) -> String {
 
 /// Renders the sandbox as `--json` with `args` and saves it as `name`.
 fn save(sandbox: &Sandbox, name: &str, args: &[&str]) -> PathBuf {
-    let out = sandbox
-        .command()
-        .args(["render", "--json", "--now", "2026-07-01T10:00:00Z"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        sandbox
+            .command()
+            .args(["render", "--json", "--now", "2026-07-01T10:00:00Z"])
+            .args(args),
     );
     let path = sandbox.base.join(name);
     std::fs::write(&path, &out.stdout).unwrap();
@@ -42,13 +35,7 @@ fn save(sandbox: &Sandbox, name: &str, args: &[&str]) -> PathBuf {
 }
 
 fn diff(a: &Path, b: &Path) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .arg("diff")
-        .arg(a)
-        .arg(b)
-        .output()
-        .unwrap();
+    let out = binary().arg("diff").arg(a).arg(b).output().unwrap();
     (out.status.code(), String::from_utf8(out.stdout).unwrap())
 }
 

@@ -6,24 +6,18 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Output;
 
-use common::{Sandbox, write};
+use common::{Sandbox, succeed, succeed_stdout, write};
 
 fn render(sandbox: &Sandbox, args: &[&str]) -> Output {
-    let out = sandbox
-        .command()
-        .args(["render", "--now", "2026-07-01T10:00:00Z"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    succeed(
+        sandbox
+            .command()
+            .args(["render", "--now", "2026-07-01T10:00:00Z"])
+            .args(args),
+    )
 }
 
 fn sandbox_with_instructions() -> Sandbox {
@@ -86,30 +80,14 @@ fn a_limit_smaller_than_the_marker_shows_the_marker_and_warns() {
 /// repository config that turns the locale off, a user skill activated and
 /// a catalog bound that leaves no skill listed.
 fn explain_from_inside(sandbox: &Sandbox, extra: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &sandbox.home)
-        .env("BCODE_STATE_DIR", &sandbox.state)
-        .env("TZ", "UTC")
-        .current_dir(&sandbox.repo)
-        .args([
-            "--repo",
-            ".",
-            "render",
-            "--explain",
-            "--now",
-            "2026-07-01T10:00:00Z",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    succeed_stdout(
+        sandbox
+            .command_in(Path::new("."))
+            .env("TZ", "UTC")
+            .current_dir(&sandbox.repo)
+            .args(["render", "--explain", "--now", "2026-07-01T10:00:00Z"])
+            .args(extra),
+    )
 }
 
 fn explain_sandbox() -> Sandbox {

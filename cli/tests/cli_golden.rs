@@ -9,9 +9,9 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::write;
+use common::{binary, ok, write, write_files};
 
 /// Every fact pinned, with neutral roots.
 const FACTS: &str = r#"
@@ -44,54 +44,53 @@ status = [" M BCODE.md", "?? notes.txt"]
 /// A repository fixture: instructions, an invariant, a repository skill and
 /// a repository config that turns the toolchain section on.
 fn make_fixture(repo: &Path) {
-    write(
-        &repo.join("BCODE.md"),
-        "# Fixture\n\nRun `cargo test` before proposing a change.\n",
-    );
-    write(
-        &repo.join(".bcode/skills/rust-debugging/SKILL.md"),
-        "---\ndescription: Diagnose Rust build and test failures\n---\nRead the failing test first; files are under scripts/.\n",
-    );
-    write(
-        &repo.join(".bcode/invariants/01-core.md"),
-        "---\nid: core-no-io\ntitle: The core does no I/O\nsummary: Parsing takes data.\n---\nReading files happens at the edge.\n",
-    );
-    write(
-        &repo.join(".bcode/bcode.toml"),
-        "[system_prompt.sections]\ntoolchain_context = true\n",
+    write_files(
+        repo,
+        &[
+            (
+                "BCODE.md",
+                "# Fixture\n\nRun `cargo test` before proposing a change.\n",
+            ),
+            (
+                ".bcode/skills/rust-debugging/SKILL.md",
+                "---\ndescription: Diagnose Rust build and test failures\n---\nRead the failing test first; files are under scripts/.\n",
+            ),
+            (
+                ".bcode/invariants/01-core.md",
+                "---\nid: core-no-io\ntitle: The core does no I/O\nsummary: Parsing takes data.\n---\nReading files happens at the edge.\n",
+            ),
+            (
+                ".bcode/bcode.toml",
+                "[system_prompt.sections]\ntoolchain_context = true\n",
+            ),
+        ],
     );
 }
 
 /// A home with a user skill and a user config that would change the prompt.
 fn make_busy_home(home: &Path) {
-    write(
-        &home.join(".config/bcode/skills/review-checklist/SKILL.md"),
-        "---\ndescription: Review pull requests before approval\n---\nCheck the tests.\n",
-    );
-    write(
-        &home.join(".config/bcode/bcode.toml"),
-        "[system_prompt.sections]\nlocale = false\n\n[skills.prompt]\ncatalog = \"names_only\"\n",
+    write_files(
+        home,
+        &[
+            (
+                ".config/bcode/skills/review-checklist/SKILL.md",
+                "---\ndescription: Review pull requests before approval\n---\nCheck the tests.\n",
+            ),
+            (
+                ".config/bcode/bcode.toml",
+                "[system_prompt.sections]\nlocale = false\n\n[skills.prompt]\ncatalog = \"names_only\"\n",
+            ),
+        ],
     );
 }
 
 fn bcode(repo: &Path, home: &Path, env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
-    command.env_clear().env("HOME", home).current_dir(repo);
+    let mut command = binary();
+    command.env("HOME", home).current_dir(repo);
     for (name, value) in env {
         command.env(name, value);
     }
     command
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
 }
 
 /// Makes `dir` a git repository with one commit of everything in it.

@@ -6,21 +6,12 @@
 
 mod common;
 
-use std::process::Command;
-
 use bcode_prompt_pipeline::section::SectionKind;
-use common::Sandbox;
+use common::{Sandbox, binary, succeed, succeed_stdout};
 
 /// The help text of `args` (run with an empty environment).
 fn help(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .args(args)
-        .arg("--help")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{args:?}");
-    String::from_utf8(out.stdout).unwrap()
+    succeed_stdout(binary().args(args).arg("--help"))
 }
 
 /// Every command with its own help, leaves and groups alike.
@@ -168,8 +159,7 @@ fn repository_flags_are_refused_by_diff_and_accepted_after_render() {
         "bcode-prompt: --repo, --config and --set do not apply to `diff`: it compares two saved renders\n"
     );
     // After the command they are refused by the parser itself.
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
+    let out = binary()
         .args(["diff", "a.json", "b.json", "--set", "x=1"])
         .output()
         .unwrap();
@@ -177,24 +167,17 @@ fn repository_flags_are_refused_by_diff_and_accepted_after_render() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--set'"));
 
     // `render --repo DIR --set ...` works as well as the flags before it.
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", &sandbox.home)
-        .env("BCODE_STATE_DIR", &sandbox.state)
-        .args(["render", "--now", "2026-07-01T10:00:00Z", "--repo"])
-        .arg(&sandbox.repo)
-        .args([
-            "--set",
-            "system_prompt.sections.user_authority=false",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        binary()
+            .env("HOME", &sandbox.home)
+            .env("BCODE_STATE_DIR", &sandbox.state)
+            .args(["render", "--now", "2026-07-01T10:00:00Z", "--repo"])
+            .arg(&sandbox.repo)
+            .args([
+                "--set",
+                "system_prompt.sections.user_authority=false",
+                "--json",
+            ]),
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let omitted = doc["omitted"].as_array().unwrap();

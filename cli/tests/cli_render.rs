@@ -6,59 +6,42 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::{Sandbox, write};
+use common::{RENDER_PINNED, Sandbox, age, binary, succeed, succeed_stdout, write};
 
-fn run(repo: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env_clear()
-        .env("HOME", home)
-        .env("TZ", "Europe/Berlin")
-        .arg("--repo")
-        .arg(repo)
-        .args(args)
-        .output()
-        .unwrap()
+/// `bcode-prompt --repo <repo>` in Berlin time.
+fn berlin(sandbox: &Sandbox) -> Command {
+    let mut command = sandbox.command();
+    command.env("TZ", "Europe/Berlin");
+    command
 }
 
-fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let repo = base.join("repo");
-    let home = base.join("home");
-    fs::create_dir_all(repo.join(".bcode/skills/alpha")).unwrap();
-    fs::create_dir_all(&home).unwrap();
-    fs::write(
-        repo.join(".bcode/skills/alpha/SKILL.md"),
+/// A sandbox whose repository has the `alpha` skill and an `AGENTS.md`.
+fn setup() -> Sandbox {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\ndescription: Alpha skill\n---\nAlpha body\n",
-    )
-    .unwrap();
-    fs::write(repo.join("AGENTS.md"), "Run the tests before you finish.\n").unwrap();
-    (tmp, repo, home)
+    );
+    write(
+        &sandbox.repo.join("AGENTS.md"),
+        "Run the tests before you finish.\n",
+    );
+    sandbox
 }
 
 #[test]
 fn render_prints_system_then_divider_then_request_context() {
-    let (_tmp, repo, home) = setup();
-    let out = run(
-        &repo,
-        &home,
-        &[
-            "render",
-            "--now",
-            "2026-07-01T10:00:00Z",
-            "--skill",
-            "alpha",
-        ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let sandbox = setup();
+    let repo = &sandbox.repo;
+    let text = succeed_stdout(berlin(&sandbox).args([
+        "render",
+        "--now",
+        "2026-07-01T10:00:00Z",
+        "--skill",
+        "alpha",
+    ]));
     let (system, request) = text.split_once("\n===== request-only context (sent with this request, not part of the cached system prompt) =====\n\n").unwrap();
     assert!(
         system.starts_with("You are Bcode, a coding agent"),
@@ -80,7 +63,7 @@ fn render_prints_system_then_divider_then_request_context() {
 
 #[test]
 fn render_errors_exit_2() {
-    let (_tmp, repo, home) = setup();
+    let sandbox = setup();
     for (args, message) in [
         (vec!["render", "--skill", "alpah"], "did you mean `alpha`?"),
         (
@@ -96,7 +79,7 @@ fn render_errors_exit_2() {
             "system_prompt.text",
         ),
     ] {
-        let out = run(&repo, &home, &args);
+        let out = berlin(&sandbox).args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
@@ -106,18 +89,10 @@ fn render_errors_exit_2() {
 
 #[test]
 fn diff_names_the_section_that_breaks_the_cache() {
-    let (tmp, repo, home) = setup();
+    let sandbox = setup();
     let save = |name: &str, args: &[&str]| {
-        let mut all = vec!["render", "--json"];
-        all.extend_from_slice(args);
-        let out = run(&repo, &home, &all);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let path = tmp.path().join(name);
+        let out = succeed(berlin(&sandbox).args(["render", "--json"]).args(args));
+        let path = sandbox.base.join(name);
         fs::write(&path, &out.stdout).unwrap();
         path
     };
@@ -136,12 +111,7 @@ fn diff_names_the_section_that_breaks_the_cache() {
     );
 
     let diff = |x: &Path, y: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-            .arg("diff")
-            .arg(x)
-            .arg(y)
-            .output()
-            .unwrap();
+        let out = binary().arg("diff").arg(x).arg(y).output().unwrap();
         (out.status.code(), String::from_utf8(out.stdout).unwrap())
     };
     let (code, report) = diff(&a, &a);
@@ -172,35 +142,20 @@ fn diff_names_the_section_that_breaks_the_cache() {
         "{report}"
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
+    let out = binary()
         .arg("diff")
         .arg(&a)
-        .arg(tmp.path().join("missing.json"))
+        .arg(sandbox.base.join("missing.json"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// Moves the modification time of everything under `path` an hour back,
-/// as for any tree not written in the last seconds.
-fn age(path: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            age(&entry.unwrap().path());
-        }
-    }
-    std::fs::File::open(path)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-}
-
 #[test]
 fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
-    let sandbox = common::Sandbox::new();
+    let sandbox = Sandbox::new();
     for id in ["alpha", "beta"] {
-        common::write(
+        write(
             &sandbox.repo.join(format!(".bcode/skills/{id}/SKILL.md")),
             &format!("---\ndescription: The {id} skill.\n---\nBody.\n"),
         );
@@ -209,26 +164,7 @@ fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
     // Setting mtimes back does not age the files (their ctime is now): wait
     // out the racy window, or the render rightly trusts no stamp.
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let render = |extra: &[&str]| {
-        let out = sandbox
-            .command()
-            .args([
-                "render",
-                "--now",
-                "2026-11-29T12:00:00Z",
-                "--timezone",
-                "UTC",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let render = |extra: &[&str]| succeed(sandbox.command().args(RENDER_PINNED).args(extra)).stdout;
     let first = render(&[]);
     let cache = sandbox.state.join("cache/skills");
     let files: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
@@ -255,27 +191,20 @@ fn render_session_folder_is_relative_to_the_working_directory() {
         "---\nid: parser-rules\ntitle: Parser rules\nsummary: No allocation per token\nkeywords: [parser]\n---\nKeep it allocation-free.\n",
     );
     let render = |prompt: &str| {
-        let out = sandbox
-            .command()
-            .current_dir(&sandbox.base)
-            .args(["--set", "invariants.mode=\"relevant\""])
-            .args([
-                "render",
-                "--explain",
-                "--prompt",
-                prompt,
-                "--session",
-                "work/focus",
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        succeed_stdout(
+            sandbox
+                .command()
+                .current_dir(&sandbox.base)
+                .args(["--set", "invariants.mode=\"relevant\""])
+                .args([
+                    "render",
+                    "--explain",
+                    "--prompt",
+                    prompt,
+                    "--session",
+                    "work/focus",
+                ]),
+        )
     };
     let first = render("fix the parser");
     assert!(

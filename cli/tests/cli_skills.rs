@@ -8,27 +8,37 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Sandbox, write};
+use common::{Sandbox, text, write, write_files};
 
 /// A repository skill, a broken one, a user copy it shadows and a hidden one.
 fn fixture() -> Sandbox {
     let sandbox = Sandbox::new();
     let (repo, home) = (&sandbox.repo, &sandbox.home);
-    write(
-        &repo.join(".bcode/skills/alpha/SKILL.md"),
-        "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
+    write_files(
+        repo,
+        &[
+            (
+                ".bcode/skills/alpha/SKILL.md",
+                "---\nname: Alpha\ndescription: First skill\nversion: 1.0.0\nactivation:\n  keywords: [one, two]\n---\n# Alpha\nDo alpha things.\n",
+            ),
+            (
+                ".bcode/skills/broken/SKILL.md",
+                "---\ndescription: \"unclosed\n---\n",
+            ),
+        ],
     );
-    write(
-        &repo.join(".bcode/skills/broken/SKILL.md"),
-        "---\ndescription: \"unclosed\n---\n",
-    );
-    write(
-        &home.join(".config/bcode/skills/alpha/SKILL.md"),
-        "---\ndescription: shadowed by the repo\n---\n",
-    );
-    write(
-        &home.join(".config/bcode/skills/quiet/SKILL.md"),
-        "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
+    write_files(
+        home,
+        &[
+            (
+                ".config/bcode/skills/alpha/SKILL.md",
+                "---\ndescription: shadowed by the repo\n---\n",
+            ),
+            (
+                ".config/bcode/skills/quiet/SKILL.md",
+                "---\ndescription: Hidden from the model\ndisable-model-invocation: true\n---\nQuiet body\n",
+            ),
+        ],
     );
     sandbox
 }
@@ -41,20 +51,12 @@ fn run(f: &Sandbox, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
 #[test]
 fn list_json_has_the_documented_shape() {
     let f = fixture();
     let out = run(&f, &["skills", "list", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
     let skills = doc["skills"].as_array().unwrap();
     let ids: Vec<&str> = skills.iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["alpha", "quiet"]);
@@ -94,7 +96,7 @@ fn doctor_strict_exits_1_on_errors_and_renders_an_excerpt() {
     assert_eq!(out.status.code(), Some(1));
     let broken = f.repo.join(".bcode/skills/broken/SKILL.md");
     assert_eq!(
-        stdout(&out),
+        text(&out.stdout),
         format!(
             "info[shadowed]: skill `alpha` from user-config:skills is shadowed by the one from repo:.bcode/skills at `{}`
   --> {}
@@ -110,7 +112,10 @@ error[malformed_front_matter]: YAML front matter is invalid: unclosed quote; the
             broken.display(),
         )
     );
-    assert_eq!(stderr(&out), "bcode-prompt: 2 skills; 1 error, 1 info\n");
+    assert_eq!(
+        text(&out.stderr),
+        "bcode-prompt: 2 skills; 1 error, 1 info\n"
+    );
     assert_eq!(run(&f, &["skills", "doctor"]).status.code(), Some(0));
 }
 
@@ -120,7 +125,7 @@ fn unknown_ids_and_bad_config_exit_2_with_a_clear_message() {
     let out = run(&f, &["skills", "show", "alpah"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        stderr(&out),
+        text(&out.stderr),
         "bcode-prompt: no skill with id `alpah`; did you mean `alpha`?; `bcode-prompt skills list` shows every skill\n"
     );
     let out = run(
@@ -128,8 +133,8 @@ fn unknown_ids_and_bad_config_exit_2_with_a_clear_message() {
         &["--set", "skills.prompt.catalog=sumary", "skills", "catalog"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("bcode-prompt: --set skills.prompt.catalog=sumary: invalid value for `skills.prompt.catalog`: \"sumary\""), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "");
+    assert!(text(&out.stderr).starts_with("bcode-prompt: --set skills.prompt.catalog=sumary: invalid value for `skills.prompt.catalog`: \"sumary\""), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
 }
 
 #[test]
@@ -137,14 +142,14 @@ fn catalog_hides_hidden_skills_and_respects_off() {
     let f = fixture();
     let out = run(&f, &["skills", "catalog"]);
     assert_eq!(out.status.code(), Some(0));
-    let text = stdout(&out);
+    let catalog = text(&out.stdout);
     assert!(
-        text.contains("<id>alpha</id>") && !text.contains("quiet"),
-        "{text}"
+        catalog.contains("<id>alpha</id>") && !catalog.contains("quiet"),
+        "{catalog}"
     );
     assert!(
-        text.ends_with("</available_skills>"),
-        "printed exactly as injected: {text:?}"
+        catalog.ends_with("</available_skills>"),
+        "printed exactly as injected: {catalog:?}"
     );
     let toggled = run(
         &f,
@@ -156,7 +161,7 @@ fn catalog_hides_hidden_skills_and_respects_off() {
         ],
     );
     assert_eq!(
-        (toggled.status.code(), stdout(&toggled)),
+        (toggled.status.code(), text(&toggled.stdout)),
         (Some(0), String::new())
     );
     let off = run(
@@ -168,13 +173,16 @@ fn catalog_hides_hidden_skills_and_respects_off() {
             "catalog",
         ],
     );
-    assert_eq!((off.status.code(), stdout(&off)), (Some(0), String::new()));
+    assert_eq!(
+        (off.status.code(), text(&off.stdout)),
+        (Some(0), String::new())
+    );
     // Hidden skills can still be invoked explicitly.
     let out = run(&f, &["skills", "context", "quiet", "some", "args"]);
     assert_eq!(out.status.code(), Some(0));
     let quiet = f.home.join(".config/bcode/skills");
     assert_eq!(
-        stdout(&out),
+        text(&out.stdout),
         format!(
             "<skill id=\"quiet\" name=\"quiet\" location=\"{root}/quiet/SKILL.md\">\nReferences are relative to {root}/quiet.\nSource label: user-config:skills\nSkill resource root: {root}\nInvocation arguments: some args\n\nQuiet body\n</skill>\n",
             root = quiet.display()
@@ -199,9 +207,9 @@ fn config_explain_names_the_origin_of_each_value() {
             "skills.prompt",
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
-        stdout(&out),
+        text(&out.stdout),
         format!(
             "skills.prompt.catalog = \"summary\"  # default
 skills.prompt.context_window_tokens = 200000  # default
@@ -250,8 +258,8 @@ fn every_source_in_precedence_order() {
         .args(["skills", "list", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
     let got: Vec<(String, String)> = doc["skills"]
         .as_array()
         .unwrap()
@@ -309,7 +317,7 @@ fn every_source_in_precedence_order() {
         ])
         .output()
         .unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
     let labels: std::collections::BTreeSet<String> = doc["skills"]
         .as_array()
         .unwrap()

@@ -10,11 +10,7 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::{Sandbox, write};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
+use common::{Sandbox, text, write};
 
 /// A repository whose config points `skills.sources.paths` at a folder
 /// outside it holding the skill `outsider`, and at its own `team-skills`

@@ -13,16 +13,8 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Output, Stdio};
 
-use common::{Sandbox, write};
+use common::{Sandbox, age, text, write};
 use serde_json::{Value, json};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-fn run(sandbox: &Sandbox, args: &[&str]) -> Output {
-    sandbox.command().args(args).output().unwrap()
-}
 
 /// `PWD` as a shell sets it after `cd` into a Latin-1 named checkout: the
 /// environment snapshot skips it instead of panicking.
@@ -68,7 +60,7 @@ fn list_json_gives_non_utf8_paths_lossily_with_their_bytes() {
         &skills.join("alpha/SKILL.md"),
         "---\ndescription: First skill\n---\nBody.\n",
     );
-    let out = run(&sandbox, &["skills", "list", "--json"]);
+    let out = sandbox.run(&["skills", "list", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let skills = doc["skills"].as_array().unwrap();
@@ -231,7 +223,7 @@ fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
         &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\nname: \"a\\0body\\0b\"\ndescription: First skill\n---\nThe body.\n",
     );
-    let out = run(&sandbox, &["skills", "context", "alpha"]);
+    let out = sandbox.run(&["skills", "context", "alpha"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let root = sandbox.repo.join(".bcode/skills").display().to_string();
     assert_eq!(
@@ -252,16 +244,13 @@ fn a_context_limit_below_the_frame_still_gives_a_marked_block() {
         &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\ndescription: First skill\n---\nThe body.\n",
     );
-    let out = run(
-        &sandbox,
-        &[
-            "--set",
-            "skills.max_context_bytes=20",
-            "skills",
-            "context",
-            "alpha",
-        ],
-    );
+    let out = sandbox.run(&[
+        "--set",
+        "skills.max_context_bytes=20",
+        "skills",
+        "context",
+        "alpha",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let location = sandbox.repo.join(".bcode/skills/alpha/SKILL.md");
     let location = location.display();
@@ -303,7 +292,7 @@ fn assert_no_control_bytes(output: &[u8]) {
 #[test]
 fn human_output_shows_escape_sequences_instead_of_obeying_them() {
     let sandbox = escape_fixture();
-    let list = run(&sandbox, &["skills", "list"]);
+    let list = sandbox.run(&["skills", "list"]);
     assert_eq!(list.status.code(), Some(0));
     assert_no_control_bytes(&list.stdout);
     assert_no_control_bytes(&list.stderr);
@@ -312,7 +301,7 @@ fn human_output_shows_escape_sequences_instead_of_obeying_them() {
         "evil  [repo:.bcode/skills]\n    Clip \\u{1b}]52;c;cm0gLXJmIH4=\\u{7} board \\u{1b}[2J\n"
     );
 
-    let show = run(&sandbox, &["skills", "show", "evil"]);
+    let show = sandbox.run(&["skills", "show", "evil"]);
     assert_eq!(show.status.code(), Some(0));
     assert_no_control_bytes(&show.stdout);
     assert_no_control_bytes(&show.stderr);
@@ -332,7 +321,7 @@ fn human_output_shows_escape_sequences_instead_of_obeying_them() {
         ]
     );
 
-    let doctor = run(&sandbox, &["skills", "doctor"]);
+    let doctor = sandbox.run(&["skills", "doctor"]);
     assert_eq!(doctor.status.code(), Some(0));
     assert_no_control_bytes(&doctor.stdout);
     assert_no_control_bytes(&doctor.stderr);
@@ -346,7 +335,7 @@ fn human_output_shows_escape_sequences_instead_of_obeying_them() {
 #[test]
 fn json_output_keeps_skill_text_exact() {
     let sandbox = escape_fixture();
-    let out = run(&sandbox, &["skills", "list", "--json"]);
+    let out = sandbox.run(&["skills", "list", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -458,7 +447,7 @@ fn a_lone_carriage_return_in_front_matter_is_a_line_break() {
         &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\ndescription: first\r  second\nname: Alpha\r\n---\nBody.\n",
     );
-    let out = run(&sandbox, &["skills", "show", "alpha", "--json"]);
+    let out = sandbox.run(&["skills", "show", "alpha", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -625,22 +614,6 @@ fn an_impossible_sidecar_generation_is_refused() {
     );
 }
 
-/// Moves the modification time of everything under `path` an hour back
-/// (a tree not written lately), so its stamps vouch for it on their own
-/// once the two-second racy window of the status-change time has passed.
-fn age(path: &std::path::Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            age(&entry.unwrap().path());
-        }
-    }
-    std::fs::File::open(path)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-}
-
 /// Rewrites the `alpha` entry of every disk-cache file with `tamper`.
 fn tamper_disk_cache(sandbox: &Sandbox, tamper: &dyn Fn(&mut Value)) {
     let cache = sandbox.state.join("cache/skills");
@@ -674,14 +647,14 @@ fn a_tampered_disk_cache_location_is_not_trusted() {
     age(&sandbox.base);
     std::thread::sleep(std::time::Duration::from_millis(2100));
     // `render` writes the disk cache (`skills.disk_cache`, on by default).
-    let first = run(&sandbox, &["render"]);
+    let first = sandbox.run(&["render"]);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
 
     // The cache answers later renders: a description changed in it shows.
     tamper_disk_cache(&sandbox, &|skill| {
         skill["manifest"]["description"] = json!("Tampered");
     });
-    let second = run(&sandbox, &["render"]);
+    let second = sandbox.run(&["render"]);
     assert!(
         text(&second.stdout).contains("Tampered"),
         "{}",
@@ -692,7 +665,7 @@ fn a_tampered_disk_cache_location_is_not_trusted() {
         skill["location"] = json!(secret.display().to_string());
         skill["directory"] = json!(secret.parent().unwrap().display().to_string());
     });
-    let out = run(&sandbox, &["render", "--skill", "alpha"]);
+    let out = sandbox.run(&["render", "--skill", "alpha"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let prompt = text(&out.stdout);
     assert!(prompt.contains("The real body."), "{prompt}");

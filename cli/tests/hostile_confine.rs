@@ -14,25 +14,15 @@ mod common;
 use std::os::unix::fs::symlink;
 use std::process::Output;
 
-use common::{Sandbox, write};
+use common::{RENDER_PINNED, Sandbox, lossy, write};
 
 /// Text that lives outside the repository and must never be printed.
 const SECRET: &str = "OUTSIDE-THE-CHECKOUT-7f3a";
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn render(sandbox: &Sandbox, extra: &[&str]) -> Output {
     sandbox
         .command()
-        .args([
-            "render",
-            "--now",
-            "2026-11-29T12:00:00Z",
-            "--timezone",
-            "UTC",
-        ])
+        .args(RENDER_PINNED)
         .args(extra)
         .output()
         .unwrap()
@@ -44,12 +34,12 @@ fn render_both(sandbox: &Sandbox) -> (String, String, String) {
     let plain = render(sandbox, &[]);
     let explained = render(sandbox, &["--explain"]);
     for out in [&plain, &explained] {
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{}", lossy(&out.stderr));
     }
     (
-        text(&plain.stdout),
-        text(&explained.stdout),
-        text(&plain.stderr) + &text(&explained.stderr),
+        lossy(&plain.stdout),
+        lossy(&explained.stdout),
+        lossy(&plain.stderr) + &lossy(&explained.stderr),
     )
 }
 
@@ -81,9 +71,9 @@ fn agents_md_linked_to_the_process_environment_is_never_read() {
         .args(["render", "--explain"])
         .output()
         .unwrap();
-    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    assert_eq!(plain.status.code(), Some(0), "{}", lossy(&plain.stderr));
     let (system, table, stderr) = render_both(&sandbox);
-    let explained = text(&plain.stdout);
+    let explained = lossy(&plain.stdout);
     assert_no_secret(&[&system, &table, &stderr, &explained]);
     assert!(system.contains("Use tabs."), "{system}");
     assert!(!system.contains("HOME="), "{system}");
@@ -204,8 +194,8 @@ fn a_skill_folder_linked_out_of_a_repository_root_is_refused_but_a_user_root_may
     symlink(store.join("nix-skill"), user_root.join("nix-skill")).unwrap();
 
     let list = sandbox.command().args(["skills", "list"]).output().unwrap();
-    assert_eq!(list.status.code(), Some(0), "{}", text(&list.stderr));
-    let list = text(&list.stdout);
+    assert_eq!(list.status.code(), Some(0), "{}", lossy(&list.stderr));
+    let list = lossy(&list.stdout);
     assert_eq!(
         list,
         "local  [repo:.bcode/skills]\n    Local skill\nnix-skill  [user-config:skills]\n    From the store\n"
@@ -215,7 +205,7 @@ fn a_skill_folder_linked_out_of_a_repository_root_is_refused_but_a_user_root_may
         .args(["skills", "doctor"])
         .output()
         .unwrap();
-    let doctor = text(&doctor.stdout) + &text(&doctor.stderr);
+    let doctor = lossy(&doctor.stdout) + &lossy(&doctor.stderr);
     assert_no_secret(&[&doctor]);
     let warning = format!(
         "`{}` leads to `{}`, outside the repository `{}`; it was not followed",
@@ -242,9 +232,9 @@ fn the_repository_config_stays_inside_the_repository() {
     let link = sandbox.repo.join(".bcode/bcode.toml");
     symlink(&outside, &link).unwrap();
     let out = render(&sandbox, &[]);
-    let stderr = text(&out.stderr);
+    let stderr = lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0));
-    assert_no_secret(&[&text(&out.stdout), &stderr]);
+    assert_no_secret(&[&lossy(&out.stdout), &stderr]);
     assert!(
         stderr.contains(&format!(
             "`{}` resolves to `{}`, outside `{}`",

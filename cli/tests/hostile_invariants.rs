@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Sandbox, write};
+use common::{Sandbox, succeed_stdout, write};
 
 fn invariant(sandbox: &Sandbox, name: &str, globs: usize) {
     let paths: Vec<String> = (0..globs).map(|i| format!("\"src/m{i}/**\"")).collect();
@@ -21,19 +21,12 @@ fn invariant(sandbox: &Sandbox, name: &str, globs: usize) {
 }
 
 fn explain(sandbox: &Sandbox, extra: &[&str]) -> String {
-    let out = sandbox
-        .command()
-        .args(extra)
-        .args(["render", "--explain", "--prompt", "change src/m70/x.rs"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    succeed_stdout(sandbox.command().args(extra).args([
+        "render",
+        "--explain",
+        "--prompt",
+        "change src/m70/x.rs",
+    ]))
 }
 
 #[test]

@@ -168,6 +168,27 @@ fn assemble_with(
     pipeline.assemble(&StageContext::new(config, templates, inputs), false)
 }
 
+/// The base stage alone, on no inputs.
+fn assemble_base(
+    config: &BcodeConfig,
+    templates: &Templates,
+) -> Result<AssembledPrompt, AssembleError> {
+    assemble_with(vec![Box::new(BaseStage)], config, templates, &Inputs::new())
+}
+
+/// The built-in templates with `base.j2` overridden from `/ops/base.j2`.
+fn base_override(source: &str) -> Templates {
+    Templates::new(
+        &[EMBEDDED],
+        vec![TemplateOverride {
+            name: "base.j2".into(),
+            file: "/ops/base.j2".into(),
+            source: source.into(),
+        }],
+    )
+    .unwrap()
+}
+
 fn assemble(inputs: &Inputs) -> AssembledPrompt {
     assemble_with(stages(), &config(), &templates(), inputs).unwrap()
 }
@@ -285,8 +306,7 @@ fn boundary_is_zero_without_stable_sections_and_the_end_without_turn_ones() {
     let prompt = assemble_with(turn_only, &config(), &templates(), &inputs).unwrap();
     assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("git", 0));
 
-    let prompt =
-        assemble_with(vec![Box::new(BaseStage)], &config(), &templates(), &inputs).unwrap();
+    let prompt = assemble_base(&config(), &templates()).unwrap();
     assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("BASE", 4));
 }
 
@@ -341,13 +361,7 @@ fn a_missing_input_omits_only_that_section() {
 fn default_mode_uses_the_built_in_base_template() {
     let config = BcodeConfig::default();
     let templates = templates();
-    let prompt = assemble_with(
-        vec![Box::new(BaseStage)],
-        &config,
-        &templates,
-        &Inputs::new(),
-    )
-    .unwrap();
+    let prompt = assemble_base(&config, &templates).unwrap();
     let base = templates.render("base.j2", minijinja::context! {}).unwrap();
     assert!(base.starts_with("You are Bcode, a coding agent"), "{base}");
     assert_eq!(prompt.system, base.trim_end());
@@ -360,22 +374,7 @@ fn default_mode_uses_the_built_in_base_template() {
 
 #[test]
 fn base_template_override_is_used_and_reported() {
-    let templates = Templates::new(
-        &[EMBEDDED],
-        vec![TemplateOverride {
-            name: "base.j2".into(),
-            file: "/ops/base.j2".into(),
-            source: "Custom base.\n".into(),
-        }],
-    )
-    .unwrap();
-    let prompt = assemble_with(
-        vec![Box::new(BaseStage)],
-        &BcodeConfig::default(),
-        &templates,
-        &Inputs::new(),
-    )
-    .unwrap();
+    let prompt = assemble_base(&BcodeConfig::default(), &base_override("Custom base.\n")).unwrap();
     assert_eq!(prompt.system, "Custom base.");
     assert_eq!(
         serde_json::to_value(&prompt.sections[0].template).unwrap(),
@@ -385,22 +384,8 @@ fn base_template_override_is_used_and_reported() {
 
 #[test]
 fn a_broken_base_override_aborts_assembly_naming_file_and_line() {
-    let templates = Templates::new(
-        &[EMBEDDED],
-        vec![TemplateOverride {
-            name: "base.j2".into(),
-            file: "/ops/base.j2".into(),
-            source: "Line one.\nHello {{ user_name }}.\n".into(),
-        }],
-    )
-    .unwrap();
-    let err = assemble_with(
-        vec![Box::new(BaseStage)],
-        &BcodeConfig::default(),
-        &templates,
-        &Inputs::new(),
-    )
-    .unwrap_err();
+    let templates = base_override("Line one.\nHello {{ user_name }}.\n");
+    let err = assemble_base(&BcodeConfig::default(), &templates).unwrap_err();
     assert_eq!(
         err.to_string(),
         "section `base` failed: template `base.j2` overridden by /ops/base.j2 failed to render \
@@ -471,19 +456,23 @@ fn stage_bugs_are_errors_not_panics() {
         PipelineError::DuplicateStage { id: "base".into() },
     );
 
+    // A `locale` stage running `run`, alone: the error assembling it.
+    let locale_error = |run: Run| {
+        assemble_with(
+            vec![stage(
+                "locale",
+                SectionClass::Session,
+                Placement::RequestContext,
+                run,
+            )],
+            &BcodeConfig::default(),
+            &templates(),
+            &Inputs::new(),
+        )
+        .unwrap_err()
+    };
     let foreign: Run = |_| Ok(vec![Section::new("locale_extra", "x".into())]);
-    let err = assemble_with(
-        vec![stage(
-            "locale",
-            SectionClass::Session,
-            Placement::RequestContext,
-            foreign,
-        )],
-        &BcodeConfig::default(),
-        &templates(),
-        &Inputs::new(),
-    )
-    .unwrap_err();
+    let err = locale_error(foreign);
     assert_eq!(
         err,
         AssembleError::ForeignSectionId {
@@ -498,18 +487,7 @@ fn stage_bugs_are_errors_not_panics() {
             Section::new("locale:a", "y".into()),
         ])
     };
-    let err = assemble_with(
-        vec![stage(
-            "locale",
-            SectionClass::Session,
-            Placement::RequestContext,
-            twice,
-        )],
-        &BcodeConfig::default(),
-        &templates(),
-        &Inputs::new(),
-    )
-    .unwrap_err();
+    let err = locale_error(twice);
     assert_eq!(
         err,
         AssembleError::DuplicateSection {

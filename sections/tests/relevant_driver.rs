@@ -184,6 +184,60 @@ fn timed_out(policy: OnTimeout, after: u64) -> Option<FallbackUsed> {
     })
 }
 
+fn failed(policy: OnTimeout) -> Option<FallbackUsed> {
+    Some(FallbackUsed {
+        policy,
+        reason: FallbackReason::Failed {
+            message: "provider said 500".to_owned(),
+        },
+    })
+}
+
+/// Every `on_timeout` value.
+const POLICIES: [OnTimeout; 4] = [
+    OnTimeout::Full,
+    OnTimeout::Previous,
+    OnTimeout::Deterministic,
+    OnTimeout::None,
+];
+
+/// The event of the background call the final assistant turn starts.
+const STARTED_2: &str = "background re-evaluation #2 started after the final assistant turn";
+
+/// A first prompt `p1`, the final assistant turn committed (which starts
+/// background call #2), `wait_ms` of quiet, then prompt `next`: its
+/// decision.
+async fn after_background(driver: &mut RelevantInvariants, wait_ms: u64, next: &str) -> Decision {
+    driver.selection_for_prompt(&task("p1")).await;
+    driver.on_final_assistant_turn_committed(&task("p1 done"));
+    sleep(Duration::from_millis(wait_ms)).await;
+    driver.selection_for_prompt(&task(next)).await
+}
+
+/// The events of background call #2 reaching its deadline: cancelled, or
+/// `running` (what is said of a call left running).
+fn deadline_events(cancel: bool, running: &str) -> Vec<String> {
+    let end = if cancel {
+        "selector call #2 cancelled at its deadline (cancel_on_timeout = true)"
+    } else {
+        running
+    };
+    strings(&[STARTED_2, end])
+}
+
+/// The selector log of [`after_background`] whose call #2 hangs.
+fn hanging_background_calls(cancel: bool) -> Vec<String> {
+    let mut calls = strings(&[
+        "call 1 for \"p1\"",
+        "call 1 finished",
+        "call 2 for \"p1 done\"",
+    ]);
+    if cancel {
+        calls.push("call 2 cancelled".to_owned());
+    }
+    calls
+}
+
 #[tokio::test(start_paused = true)]
 async fn fast_answer_is_validated_and_reused_through_the_turn() {
     let (mut driver, fake) = start(config(|_| {}), &[Act::Answer(120, &["gamma", "alpha"])]);
@@ -261,12 +315,7 @@ fn first_prompt_fallback(policy: OnTimeout) -> (Guidance, Vec<String>) {
 
 #[tokio::test(start_paused = true)]
 async fn a_hanging_first_selection_falls_back_per_on_timeout_with_and_without_cancel() {
-    for policy in [
-        OnTimeout::Full,
-        OnTimeout::Previous,
-        OnTimeout::Deterministic,
-        OnTimeout::None,
-    ] {
+    for policy in POLICIES {
         for cancel in [false, true] {
             let (mut driver, fake) = start(
                 config(|c| {
@@ -350,12 +399,7 @@ async fn a_failed_selection_falls_back_at_once() {
         40,
         None,
     );
-    expected.fallback = Some(FallbackUsed {
-        policy: OnTimeout::Deterministic,
-        reason: FallbackReason::Failed {
-            message: "provider said 500".to_owned(),
-        },
-    });
+    expected.fallback = failed(OnTimeout::Deterministic);
     assert_eq!(got, expected);
 }
 
@@ -379,7 +423,7 @@ async fn background_re_evaluation_never_delays_delivery_and_is_not_awaited_by_de
         None,
     );
     expected.events = strings(&[
-        "background re-evaluation #2 started after the final assistant turn",
+        STARTED_2,
         "background re-evaluation #2 still running; not waited for",
     ]);
     assert_eq!(next, expected);
@@ -402,18 +446,14 @@ async fn a_finished_background_answer_is_adopted_at_the_next_prompt() {
             Act::Answer(300, &["delta", "beta"]),
         ],
     );
-    driver.selection_for_prompt(&task("p1")).await;
-    driver.on_final_assistant_turn_committed(&task("p1 done"));
-    sleep(Duration::from_millis(400)).await;
-    let next = driver.selection_for_prompt(&task("p2")).await;
+    let next = after_background(&mut driver, 400, "p2").await;
     let mut expected = decision(
         PathTaken::AdoptedBackground,
         selector(&["delta", "beta"], "summary 2", 2),
         0,
         Some(300),
     );
-    expected.events =
-        strings(&["background re-evaluation #2 started after the final assistant turn"]);
+    expected.events = strings(&[STARTED_2]);
     assert_eq!(next, expected);
 }
 
@@ -423,18 +463,14 @@ async fn wait_for_background_on_next_prompt_waits_for_the_answer() {
         config(|c| c.selector.wait_for_background_on_next_prompt = true),
         &[Act::Answer(10, &["alpha"]), Act::Answer(700, &["gamma"])],
     );
-    driver.selection_for_prompt(&task("p1")).await;
-    driver.on_final_assistant_turn_committed(&task("p1 done"));
-    sleep(Duration::from_millis(200)).await;
-    let next = driver.selection_for_prompt(&task("p2")).await;
+    let next = after_background(&mut driver, 200, "p2").await;
     let mut expected = decision(
         PathTaken::WaitedForBackground,
         selector(&["gamma"], "summary 2", 2),
         500,
         Some(700),
     );
-    expected.events =
-        strings(&["background re-evaluation #2 started after the final assistant turn"]);
+    expected.events = strings(&[STARTED_2]);
     assert_eq!(next, expected);
 }
 
@@ -449,10 +485,7 @@ async fn waiting_for_hanging_background_work_stops_at_its_deadline() {
             }),
             &[Act::Answer(10, &["alpha"]), Act::Hang],
         );
-        driver.selection_for_prompt(&task("p1")).await;
-        driver.on_final_assistant_turn_committed(&task("p1 done"));
-        sleep(Duration::from_millis(100)).await;
-        let next = driver.selection_for_prompt(&task("p2")).await;
+        let next = after_background(&mut driver, 100, "p2").await;
         let mut expected = decision(
             PathTaken::WaitedForBackground,
             selector(&["alpha"], "summary 1", 1),
@@ -460,39 +493,23 @@ async fn waiting_for_hanging_background_work_stops_at_its_deadline() {
             None,
         );
         expected.fallback = timed_out(OnTimeout::Previous, 1000);
-        expected.events = if cancel {
-            strings(&[
-                "background re-evaluation #2 started after the final assistant turn",
-                "selector call #2 cancelled at its deadline (cancel_on_timeout = true)",
-            ])
-        } else {
-            strings(&[
-                "background re-evaluation #2 started after the final assistant turn",
-                "selector call #2 left running (cancel_on_timeout = false)",
-            ])
-        };
+        expected.events = deadline_events(
+            cancel,
+            "selector call #2 left running (cancel_on_timeout = false)",
+        );
         assert_eq!(next, expected, "cancel={cancel}");
         tokio::task::yield_now().await;
-        let mut calls = strings(&[
-            "call 1 for \"p1\"",
-            "call 1 finished",
-            "call 2 for \"p1 done\"",
-        ]);
-        if cancel {
-            calls.push("call 2 cancelled".to_owned());
-        }
-        assert_eq!(log(&fake), calls, "cancel={cancel}");
+        assert_eq!(
+            log(&fake),
+            hanging_background_calls(cancel),
+            "cancel={cancel}"
+        );
     }
 }
 
 #[tokio::test(start_paused = true)]
 async fn background_timeout_without_waiting_falls_back_once_per_on_timeout() {
-    for policy in [
-        OnTimeout::Full,
-        OnTimeout::Previous,
-        OnTimeout::Deterministic,
-        OnTimeout::None,
-    ] {
+    for policy in POLICIES {
         for cancel in [false, true] {
             let (mut driver, fake) = start(
                 config(|c| {
@@ -501,10 +518,7 @@ async fn background_timeout_without_waiting_falls_back_once_per_on_timeout() {
                 }),
                 &[Act::Answer(10, &["alpha"]), Act::Hang],
             );
-            driver.selection_for_prompt(&task("p1")).await;
-            driver.on_final_assistant_turn_committed(&task("p1 done"));
-            sleep(Duration::from_millis(1500)).await;
-            let next = driver.selection_for_prompt(&task("the clock")).await;
+            let next = after_background(&mut driver, 1500, "the clock").await;
             let guidance = match policy {
                 OnTimeout::Full => Guidance::Catalog,
                 OnTimeout::None => Guidance::Nothing,
@@ -518,27 +532,16 @@ async fn background_timeout_without_waiting_falls_back_once_per_on_timeout() {
             };
             let mut expected = decision(PathTaken::BackgroundFallback, guidance, 0, None);
             expected.fallback = timed_out(policy, 1000);
-            expected.events = if cancel {
-                strings(&[
-                    "background re-evaluation #2 started after the final assistant turn",
-                    "selector call #2 cancelled at its deadline (cancel_on_timeout = true)",
-                ])
-            } else {
-                strings(&[
-                    "background re-evaluation #2 started after the final assistant turn",
-                    "selector call #2 still running past its deadline (cancel_on_timeout = false)",
-                ])
-            };
+            expected.events = deadline_events(
+                cancel,
+                "selector call #2 still running past its deadline (cancel_on_timeout = false)",
+            );
             assert_eq!(next, expected, "{policy:?} cancel={cancel}");
-            let mut calls = strings(&[
-                "call 1 for \"p1\"",
-                "call 1 finished",
-                "call 2 for \"p1 done\"",
-            ]);
-            if cancel {
-                calls.push("call 2 cancelled".to_owned());
-            }
-            assert_eq!(log(&fake), calls, "{policy:?} cancel={cancel}");
+            assert_eq!(
+                log(&fake),
+                hanging_background_calls(cancel),
+                "{policy:?} cancel={cancel}"
+            );
         }
     }
 }
@@ -569,8 +572,7 @@ async fn cancel_stale_cancels_superseded_background_work() {
             0,
             Some(100),
         );
-        let mut events =
-            strings(&["background re-evaluation #2 started after the final assistant turn"]);
+        let mut events = strings(&[STARTED_2]);
         if cancel_stale {
             events.push("cancelled stale selector call #2 (cancel_stale = true)".to_owned());
         }
@@ -616,24 +618,15 @@ async fn a_failed_background_run_keeps_the_previous_selection_with_previous() {
         config(|c| c.selector.on_timeout = OnTimeout::Previous),
         &[Act::Answer(10, &["alpha"]), Act::Fail(20)],
     );
-    driver.selection_for_prompt(&task("p1")).await;
-    driver.on_final_assistant_turn_committed(&task("r1"));
-    sleep(Duration::from_millis(30)).await;
-    let next = driver.selection_for_prompt(&task("p2")).await;
+    let next = after_background(&mut driver, 30, "p2").await;
     let mut expected = decision(
         PathTaken::BackgroundFallback,
         selector(&["alpha"], "summary 1", 1),
         0,
         None,
     );
-    expected.fallback = Some(FallbackUsed {
-        policy: OnTimeout::Previous,
-        reason: FallbackReason::Failed {
-            message: "provider said 500".to_owned(),
-        },
-    });
-    expected.events =
-        strings(&["background re-evaluation #2 started after the final assistant turn"]);
+    expected.fallback = failed(OnTimeout::Previous);
+    expected.events = strings(&[STARTED_2]);
     assert_eq!(next, expected);
 }
 

@@ -6,12 +6,90 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+/// The binary with an empty environment and no arguments yet (for the
+/// commands that take no repository, or a test that sets its own).
+pub fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
+    command.env_clear();
+    command
+}
+
+/// Runs `command`, which must exit 0; the failure message carries what it
+/// printed. Returns its whole output.
+pub fn succeed(command: &mut Command) -> Output {
+    let out = command.output().unwrap();
+    assert_exit_0(&out);
+    out
+}
+
+/// [`succeed`], returning only stdout (which must be UTF-8).
+pub fn succeed_stdout(command: &mut Command) -> String {
+    ok(command.output().unwrap())
+}
+
+/// The stdout (which must be UTF-8) of a command that exited 0.
+pub fn ok(out: Output) -> String {
+    assert_exit_0(&out);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Fails, showing what the command printed, unless it exited 0.
+pub fn assert_exit_0(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        lossy(&out.stdout),
+        lossy(&out.stderr)
+    );
+}
+
+/// Output bytes as text; they must be UTF-8.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// Output bytes as text, invalid UTF-8 replaced (for messages and for
+/// output that may carry any bytes).
+pub fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Moves the modification time of everything under `path` an hour back
+/// (a tree not written lately), so its stamps vouch for it on their own
+/// once the two-second racy window of the status-change time has passed.
+pub fn age(path: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    if path.is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+    fs::File::open(path).unwrap().set_modified(old).unwrap();
+}
+
+/// `render` at a pinned instant, in UTC.
+pub const RENDER_PINNED: [&str; 5] = [
+    "render",
+    "--now",
+    "2026-11-29T12:00:00Z",
+    "--timezone",
+    "UTC",
+];
 
 /// Writes `text` to `path`, creating its folders.
 pub fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, text).unwrap();
+}
+
+/// Writes each `(relative path, text)` of `files` below `root`.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        write(&root.join(path), text);
+    }
 }
 
 /// Canonical `repo/`, `home/` (created) and `state/` folders in a temp dir.
@@ -43,12 +121,16 @@ impl Sandbox {
         self.command_in(&self.repo)
     }
 
+    /// [`Sandbox::command`] with `args`, run to the end.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().unwrap()
+    }
+
     /// [`Sandbox::command`] on another repository folder (one with an odd
     /// name, for example).
     pub fn command_in(&self, repo: &Path) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"));
+        let mut command = binary();
         command
-            .env_clear()
             .env("HOME", &self.home)
             .env("BCODE_STATE_DIR", &self.state)
             .arg("--repo")

@@ -2,34 +2,13 @@
 //! lines of a skill file.
 
 use bcode_skill::fuzzing;
-use bcode_skill_models::DiagnosticCode;
 
-use crate::front_matter_yaml::delimits;
-use crate::skill_file;
+use crate::front_matter;
 
 /// Properties: the TOML front-matter parser never panics and answers the
-/// same twice; wrapped in `+++` lines, the file parses as a skill file
-/// (see [`skill_file::check`]), and the skill parser rejects the front
-/// matter as malformed exactly when the front-matter parser does.
+/// same twice; wrapped in `+++` lines, the file parses as a skill file,
+/// and the skill parser rejects the front matter as malformed exactly when
+/// the front-matter parser does (the driver both front-matter targets share).
 pub fn check(data: &[u8]) {
-    let wrapped = [b"+++\n".as_slice(), data, b"\n+++\nBody.\n"].concat();
-    let outcome = skill_file::check(&wrapped);
-    let Ok(raw) = std::str::from_utf8(data) else {
-        return;
-    };
-    let parsed = fuzzing::toml(raw);
-    assert_eq!(parsed, fuzzing::toml(raw), "not deterministic for {raw:?}");
-    if !delimits(raw) {
-        let rejected = outcome.diagnostics.iter().any(|d| {
-            matches!(
-                d.code,
-                DiagnosticCode::MalformedFrontMatter | DiagnosticCode::FrontMatterTooComplex
-            )
-        });
-        assert_eq!(
-            rejected,
-            parsed.is_err(),
-            "front matter {raw:?}: parser {parsed:?}, skill file {outcome:?}"
-        );
-    }
+    front_matter::check(data, b"+++", fuzzing::toml);
 }

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod document;
+mod front_matter;
 pub mod front_matter_toml;
 pub mod front_matter_yaml;
 pub mod mutate;

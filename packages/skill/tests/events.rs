@@ -7,7 +7,7 @@ mod support;
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -53,6 +53,37 @@ fn record(seq: u64, at: &str, event: SkillEvent) -> EventRecord {
     }
 }
 
+/// The record a fresh [`sink`] writes as its `seq`th (its clock steps one
+/// second a reading).
+fn stepped(seq: u64, event: SkillEvent) -> EventRecord {
+    record(seq, &format!("2026-03-01T12:00:0{seq}.000Z"), event)
+}
+
+/// What reading a log gives whose good records are `a` then `b`, written by
+/// one sink, around the lines `problems` are about.
+fn a_then_b(problems: Vec<LogProblem>) -> ReadOutcome {
+    ReadOutcome {
+        events: vec![stepped(0, activated("a")), stepped(1, activated("b"))],
+        problems,
+    }
+}
+
+fn malformed(line: u64, reason: &str) -> LogProblem {
+    LogProblem {
+        line,
+        kind: LogProblemKind::Malformed {
+            reason: reason.into(),
+        },
+    }
+}
+
+/// A temporary folder (deleted when dropped) and a log path inside it.
+fn log_path() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    (dir, path)
+}
+
 fn all_events() -> Vec<SkillEvent> {
     vec![
         SkillEvent::SkillSuggested {
@@ -95,8 +126,7 @@ fn memory_sink_keeps_events_in_order() {
 
 #[test]
 fn round_trip_with_sequence_and_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     for event in all_events() {
         sink.emit(&event).unwrap();
@@ -104,7 +134,7 @@ fn round_trip_with_sequence_and_time() {
     let expected: Vec<EventRecord> = all_events()
         .into_iter()
         .enumerate()
-        .map(|(i, e)| record(i as u64, &format!("2026-03-01T12:00:0{i}.000Z"), e))
+        .map(|(i, e)| stepped(i as u64, e))
         .collect();
     assert_eq!(
         read_events(&path).unwrap(),
@@ -117,8 +147,7 @@ fn round_trip_with_sequence_and_time() {
 
 #[test]
 fn the_line_format_is_flat_and_tagged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     sink(&path)
         .emit(&SkillEvent::SkillDeactivated {
             id: "a".into(),
@@ -133,17 +162,12 @@ fn the_line_format_is_flat_and_tagged() {
 
 #[test]
 fn every_emit_is_on_disk_before_it_returns() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     let mut expected = Vec::new();
     for (i, event) in all_events().into_iter().enumerate() {
         sink.emit(&event).unwrap();
-        expected.push(record(
-            i as u64,
-            &format!("2026-03-01T12:00:0{i}.000Z"),
-            event,
-        ));
+        expected.push(stepped(i as u64, event));
         // Read through a separate handle: what another process would see.
         assert_eq!(
             read_events(&path).unwrap(),
@@ -167,8 +191,7 @@ fn append(path: &Path, bytes: &[u8]) {
 
 #[test]
 fn a_torn_last_line_is_skipped_and_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     sink.emit(&activated("a")).unwrap();
     drop(sink);
@@ -177,7 +200,7 @@ fn a_torn_last_line_is_skipped_and_reported() {
     assert_eq!(
         read_events(&path).unwrap(),
         ReadOutcome {
-            events: vec![record(0, "2026-03-01T12:00:00.000Z", activated("a"))],
+            events: vec![stepped(0, activated("a"))],
             problems: vec![LogProblem {
                 line: 2,
                 kind: LogProblemKind::TornTail { bytes: torn.len() },
@@ -188,8 +211,7 @@ fn a_torn_last_line_is_skipped_and_reported() {
 
 #[test]
 fn a_complete_record_without_its_newline_is_still_torn() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let line = "{\"seq\":0,\"at\":\"2026-03-01T12:00:00.000Z\",\"event\":\"SkillDeactivated\",\"id\":\"a\",\"reason\":\"user\"}";
     fs::write(&path, line).unwrap();
     assert_eq!(
@@ -206,8 +228,7 @@ fn a_complete_record_without_its_newline_is_still_torn() {
 
 #[test]
 fn reopening_after_a_torn_line_starts_a_fresh_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut first = sink(&path);
     first.emit(&activated("a")).unwrap();
     drop(first);
@@ -221,74 +242,45 @@ fn reopening_after_a_torn_line_starts_a_fresh_line() {
         read_events(&path).unwrap(),
         ReadOutcome {
             events: vec![
-                record(0, "2026-03-01T12:00:00.000Z", activated("a")),
+                stepped(0, activated("a")),
                 record(1, "2026-03-01T12:00:00.000Z", activated("b")),
             ],
-            problems: vec![LogProblem {
-                line: 2,
-                kind: LogProblemKind::Malformed {
-                    reason: "EOF while parsing a string at line 1 column 24".into(),
-                },
-            }],
+            problems: vec![malformed(
+                2,
+                "EOF while parsing a string at line 1 column 24"
+            )],
         }
     );
 }
 
 #[test]
 fn garbage_in_the_middle_is_reported_per_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     sink.emit(&activated("a")).unwrap();
     append(&path, b"not json\n\n\xff\xfe\n{\"seq\":9,\"event\":\"Nope\"}\n{\"seq\":9,\"at\":\"x\",\"event\":\"Nope\"}\n");
     sink.emit(&activated("b")).unwrap();
     assert_eq!(
         read_events(&path).unwrap(),
-        ReadOutcome {
-            events: vec![
-                record(0, "2026-03-01T12:00:00.000Z", activated("a")),
-                record(1, "2026-03-01T12:00:01.000Z", activated("b")),
-            ],
-            problems: vec![
-                LogProblem {
-                    line: 2,
-                    kind: LogProblemKind::Malformed {
-                        reason: "expected ident at line 1 column 2".into(),
-                    },
-                },
-                LogProblem {
-                    line: 3,
-                    kind: LogProblemKind::Malformed {
-                        reason: "blank line".into(),
-                    },
-                },
-                LogProblem {
-                    line: 4,
-                    kind: LogProblemKind::Malformed {
-                        reason: "not UTF-8: invalid utf-8 sequence of 1 bytes from index 0".into(),
-                    },
-                },
-                LogProblem {
-                    line: 5,
-                    kind: LogProblemKind::Malformed {
-                        reason: "missing field `at` at line 1 column 24".into(),
-                    },
-                },
-                LogProblem {
-                    line: 6,
-                    kind: LogProblemKind::Malformed {
-                        reason: "unknown variant `Nope`, expected one of `SkillSuggested`, `SkillActivated`, `SkillDeactivated`, `SkillContextLoaded`, `SkillInvocationFailed`, `SkillsReloaded` at line 1 column 33".into(),
-                    },
-                },
-            ],
-        }
+        a_then_b(vec![
+            malformed(2, "expected ident at line 1 column 2"),
+            malformed(3, "blank line"),
+            malformed(
+                4,
+                "not UTF-8: invalid utf-8 sequence of 1 bytes from index 0"
+            ),
+            malformed(5, "missing field `at` at line 1 column 24"),
+            malformed(
+                6,
+                "unknown variant `Nope`, expected one of `SkillSuggested`, `SkillActivated`, `SkillDeactivated`, `SkillContextLoaded`, `SkillInvocationFailed`, `SkillsReloaded` at line 1 column 33"
+            ),
+        ])
     );
 }
 
 #[test]
 fn an_oversized_line_is_skipped_without_failing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     sink.emit(&activated("a")).unwrap();
     let big = MAX_RECORD_BYTES + 10;
@@ -298,31 +290,19 @@ fn an_oversized_line_is_skipped_without_failing() {
     sink.emit(&activated("b")).unwrap();
     // An oversized torn tail is reported by its size too.
     append(&path, &vec![b'y'; big]);
+    let oversized = |line| LogProblem {
+        line,
+        kind: LogProblemKind::Oversized { bytes: big },
+    };
     assert_eq!(
         read_events(&path).unwrap(),
-        ReadOutcome {
-            events: vec![
-                record(0, "2026-03-01T12:00:00.000Z", activated("a")),
-                record(1, "2026-03-01T12:00:01.000Z", activated("b")),
-            ],
-            problems: vec![
-                LogProblem {
-                    line: 2,
-                    kind: LogProblemKind::Oversized { bytes: big },
-                },
-                LogProblem {
-                    line: 4,
-                    kind: LogProblemKind::Oversized { bytes: big },
-                },
-            ],
-        }
+        a_then_b(vec![oversized(2), oversized(4)])
     );
 }
 
 #[test]
 fn the_sink_refuses_records_the_reader_would_skip() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.jsonl");
+    let (_dir, path) = log_path();
     let mut sink = sink(&path);
     let err = sink
         .emit(&SkillEvent::SkillInvocationFailed {

@@ -130,6 +130,14 @@ impl Rng {
         WORDS[(self.next() % WORDS.len() as u64) as usize]
     }
 
+    /// `count` words joined with `-`.
+    fn words(&mut self, count: usize) -> String {
+        (0..count)
+            .map(|_| self.word())
+            .collect::<Vec<_>>()
+            .join("-")
+    }
+
     /// A sentence of plain prose: letters, spaces, commas and a period.
     fn sentence(&mut self) -> String {
         let len = 5 + (self.next() % 10) as usize;
@@ -173,6 +181,8 @@ fn generate_one(rng: &mut Rng, i: usize) -> Generated {
     let s2 = rng.sentence();
     let body = format!("\n# {}\n\n{}\n", rng.word(), rng.sentence());
     let doc = |fields: &str| format!("---\n{fields}---\n{body}");
+    // The most common front matter: this id as the name, and a description.
+    let named = |description: &str| doc(&format!("name: {id}\ndescription: {description}\n"));
     let valid = |description: String| Expect::Valid {
         id: id.clone(),
         description,
@@ -189,10 +199,7 @@ fn generate_one(rng: &mut Rng, i: usize) -> Generated {
     };
     let mut folder = id.clone();
     let (text, expect) = match shape {
-        "plain" => (
-            doc(&format!("name: {id}\ndescription: {s1}\n")),
-            valid(s1.clone()),
-        ),
+        "plain" => (named(&s1), valid(s1.clone())),
         "double_quoted" => {
             let d = format!("Use when: {s1}");
             (
@@ -226,10 +233,7 @@ fn generate_one(rng: &mut Rng, i: usize) -> Generated {
             )),
             valid(s1.clone()),
         ),
-        "crlf" => (
-            doc(&format!("name: {id}\ndescription: {s1}\n")).replace('\n', "\r\n"),
-            valid(s1.clone()),
-        ),
+        "crlf" => (named(&s1).replace('\n', "\r\n"), valid(s1.clone())),
         "explicit_id" => {
             folder = format!("{}-{i:05}", rng.word());
             (
@@ -268,48 +272,23 @@ fn generate_one(rng: &mut Rng, i: usize) -> Generated {
                 "indicator_backtick" => format!("`{}` is a helper. {s1}", rng.word()),
                 _ => format!("![](docs/{}.png) {s1}", rng.word()),
             };
-            (
-                doc(&format!("name: {id}\ndescription: {d}\n")),
-                recovered(d),
-            )
+            (named(&d), recovered(d))
         }
         "unquoted_colon" => {
             let d = format!("Use when: {s1}");
-            (
-                doc(&format!("name: {id}\ndescription: {d}\n")),
-                recovered(d),
-            )
+            (named(&d), recovered(d))
         }
         "long_folder" => {
-            folder = format!(
-                "{}-{}-{}-{}-{}-{}-{}-{}-{i:05}",
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                "copied-from-the-repository-title"
-            );
-            (
-                doc(&format!("name: {id}\ndescription: {s1}\n")),
-                from_name(s1.clone()),
-            )
+            folder = format!("{}-copied-from-the-repository-title-{i:05}", rng.words(7));
+            (named(&s1), from_name(s1.clone()))
         }
         "upper_case_folder" => {
             folder = format!("{}_Tools_{i:05}", rng.word().to_uppercase());
-            (
-                doc(&format!("name: {id}\ndescription: {s1}\n")),
-                from_name(s1.clone()),
-            )
+            (named(&s1), from_name(s1.clone()))
         }
         "dotted_folder" => {
             folder = format!("{}.v2.{i:05}", rng.word());
-            (
-                doc(&format!("name: {id}\ndescription: {s1}\n")),
-                from_name(s1.clone()),
-            )
+            (named(&s1), from_name(s1.clone()))
         }
         "unterminated" => (
             format!("---\nname: {id}\ndescription: {s1}\n{body}"),
@@ -336,16 +315,7 @@ fn generate_one(rng: &mut Rng, i: usize) -> Generated {
             Expect::Broken,
         ),
         "long_folder_title_name" => {
-            folder = format!(
-                "{}-{}-{}-{}-{}-{}-{}-{i:05}",
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                rng.word(),
-                "copied-from-the-repository-title"
-            );
+            folder = format!("{}-copied-from-the-repository-title-{i:05}", rng.words(6));
             (
                 doc(&format!("name: A Title, Not An Id\ndescription: {s1}\n")),
                 Expect::Broken,

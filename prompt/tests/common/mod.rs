@@ -21,6 +21,13 @@ pub fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// Writes each `(relative path, text)` of `files` below `root`.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        write(&root.join(path), text);
+    }
+}
+
 impl Repo {
     pub fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
@@ -28,21 +35,23 @@ impl Repo {
         let root = base.join("repo");
         let home = base.join("home");
         std::fs::create_dir_all(&home).unwrap();
-        write(
-            &root.join("skills/rust-debugging/SKILL.md"),
-            "---\ndescription: Diagnose Rust build and test failures\nactivation:\n  keywords: [rust, cargo]\n---\n# Rust Debugging\nRead the panic first.\n",
-        );
-        write(
-            &root.join("AGENTS.md"),
-            "Run cargo test before you finish.\n",
-        );
-        write(
-            &root.join(".bcode/invariants/parser.md"),
-            "---\nid: parser-rules\ntitle: Parser rules\nsummary: The parser never allocates per token\nkeywords: [parser]\n---\nKeep the parser allocation-free.\n",
-        );
-        write(
-            &root.join(".bcode/invariants/clock.md"),
-            "---\nid: clock-rules\ntitle: Clock rules\nsummary: Time is injected\nkeywords: [clock]\n---\nNever read the system clock in the core.\n",
+        write_files(
+            &root,
+            &[
+                (
+                    "skills/rust-debugging/SKILL.md",
+                    "---\ndescription: Diagnose Rust build and test failures\nactivation:\n  keywords: [rust, cargo]\n---\n# Rust Debugging\nRead the panic first.\n",
+                ),
+                ("AGENTS.md", "Run cargo test before you finish.\n"),
+                (
+                    ".bcode/invariants/parser.md",
+                    "---\nid: parser-rules\ntitle: Parser rules\nsummary: The parser never allocates per token\nkeywords: [parser]\n---\nKeep the parser allocation-free.\n",
+                ),
+                (
+                    ".bcode/invariants/clock.md",
+                    "---\nid: clock-rules\ntitle: Clock rules\nsummary: Time is injected\nkeywords: [clock]\n---\nNever read the system clock in the core.\n",
+                ),
+            ],
         );
         Repo {
             _dir: dir,
