@@ -458,6 +458,79 @@ mod tests {
         );
     }
 
+    /// A skill whose paths are not UTF-8 (only a provider or a test can make
+    /// one: discovery skips such folders) with every field set, and
+    /// diagnostics with and without a path, a line and a column.
+    #[cfg(unix)]
+    fn odd_skill_and_diagnostics() -> (SkillSummary, Vec<Diagnostic>) {
+        use bcode_skill_models::{DiagnosticCode, SkillLayout, SkillManifest};
+        use std::os::unix::ffi::OsStrExt;
+        use std::sync::Arc;
+        let latin1 = |s: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(s));
+        let mut manifest = SkillManifest::new(SkillId::parse("cafe").unwrap());
+        manifest.description = "Caf\u{e9} \u{1}\u{1f}\"\\\n\u{7f}\u{2028}\u{1f600}".into();
+        manifest.version = Some("1".into());
+        manifest.activation.keywords = vec!["k\u{e9}".into(), "\t".into()];
+        manifest.permissions.tools = vec!["filesystem.read".into()];
+        manifest.permissions.allowed_tools = vec!["Read".into(), "Bash(git:*)".into()];
+        manifest.disable_model_invocation = true;
+        manifest.thinking_effort = Some("low".into());
+        manifest.model = Some("m".into());
+        manifest.license = Some("MIT".into());
+        manifest.compatibility = Some("any".into());
+        manifest.metadata = serde_json::from_str(
+            r#"{"b": {"y": [1, -2, 3.5, null, true], "x": {}}, "a": "\u0000"}"#,
+        )
+        .unwrap();
+        manifest.extra = serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
+        let skill = SkillSummary {
+            manifest,
+            source: Arc::new(SkillSource {
+                kind: SourceKind::Bundled,
+                label: "bundled:\"x\"".into(),
+                ordinal: 0,
+                root: None,
+                provider: Some("p".into()),
+            }),
+            layout: SkillLayout::Provided,
+            location: latin1(b"/s/caf\xe9/SKILL.md"),
+            directory: latin1(b"/s/caf\xe9"),
+            body_offset: 0,
+        };
+        let diagnostics = vec![
+            Diagnostic::error(DiagnosticCode::ProviderFailed, "no path"),
+            Diagnostic::warning(DiagnosticCode::InvalidField, "a line, no path")
+                .with_position(3, None)
+                .with_field("version"),
+            Diagnostic::info(DiagnosticCode::Shadowed, "a path, no line")
+                .with_path("/s/x/SKILL.md")
+                .with_skill("x"),
+            Diagnostic::error(DiagnosticCode::MalformedFrontMatter, "\u{1b}[31m")
+                .with_path(latin1(b"/s/\xff/SKILL.md"))
+                .with_position(2, Some(14))
+                .with_hint("fix \"it\""),
+        ];
+        (skill, diagnostics)
+    }
+
+    /// The bytes `skills show --json` printed for it when each entry was
+    /// built as a `serde_json::Value`, kept as the reference.
+    #[cfg(unix)]
+    #[test]
+    fn show_json_prints_odd_paths_and_values_exactly() {
+        let (skill, diagnostics) = odd_skill_and_diagnostics();
+        let mut out = Vec::new();
+        write_json(
+            &mut out,
+            &json!({ "skill": skill_json(&skill), "diagnostics": diagnostics_json(&diagnostics) }),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            include_str!("../tests/skills_json/show_odd_paths.json")
+        );
+    }
+
     #[test]
     fn an_empty_registry_streams_empty_arrays() {
         let mut streamed = Vec::new();
