@@ -19,6 +19,7 @@ mod input_lines;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
+mod skills_json;
 mod terminal;
 mod tokens;
 

@@ -1,7 +1,7 @@
 //! `bcode-prompt skills list|show|doctor|catalog|context`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use bcode_skill::{
@@ -10,11 +10,11 @@ use bcode_skill::{
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
 };
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::cli_context::{CliContext, CliError};
 use crate::diagnostics_out;
+use crate::skills_json;
 use crate::terminal::printable_line;
 
 /// A `skills` subcommand.
@@ -43,7 +43,7 @@ pub fn run(
     };
     let io = CliError::Io;
     match cmd {
-        SkillsCmd::List { json: true } => write_json(out, &ListDocument(&registry))?,
+        SkillsCmd::List { json: true } => write_json(out, &skills_json::list(&registry))?,
         SkillsCmd::List { json: false } => {
             for skill in registry.skills() {
                 let m = &skill.manifest;
@@ -67,10 +67,7 @@ pub fn run(
             let skill = lookup(&registry, id)?;
             let diagnostics: Vec<&Diagnostic> = registry.diagnostics_for(skill);
             if *json {
-                write_json(
-                    out,
-                    &json!({ "skill": skill_json(skill), "diagnostics": diagnostics_json(diagnostics) }),
-                )?;
+                write_json(out, &skills_json::show(skill, &diagnostics))?;
             } else {
                 write_show(out, skill).map_err(io)?;
                 for d in diagnostics {
@@ -83,10 +80,7 @@ pub fn run(
             diagnostics.extend(registry.check_bodies());
             diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             if *json {
-                write_json(
-                    out,
-                    &json!({ "diagnostics": diagnostics_json(&diagnostics) }),
-                )?;
+                write_json(out, &skills_json::doctor(&diagnostics))?;
             } else {
                 for d in &diagnostics {
                     write!(out, "{}", diagnostics_out::render(d)).map_err(io)?;
@@ -196,122 +190,6 @@ pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliErro
         eprintln!("bcode-prompt: warning: {warning}");
     }
     Ok(templates)
-}
-
-/// The flat JSON shape of DESIGN.md: `id`, `name`, `description`, `version`,
-/// `source`, `location`, `model_visible`, `keywords`, and the rest of the
-/// validated metadata. Paths are strings; one that is not UTF-8 is given
-/// lossily with its exact bytes beside it (see [`insert_path`]).
-fn skill_json(skill: &SkillSummary) -> Value {
-    let m = &skill.manifest;
-    let mut value = json!({
-        "id": m.id,
-        "name": m.name,
-        "description": m.description,
-        "version": m.version,
-        "source": skill.source.label,
-        "source_kind": skill.source.kind,
-        "location": null,
-        "directory": null,
-        "layout": skill.layout,
-        "model_visible": skill.model_visible(),
-        "keywords": m.activation.keywords,
-        "permissions": { "tools": m.permissions.tools, "allowed_tools": m.permissions.allowed_tools },
-        "thinking_effort": m.thinking_effort,
-        "model": m.model,
-        "license": m.license,
-        "compatibility": m.compatibility,
-        "metadata": m.metadata,
-        "extra": m.extra,
-    });
-    if let Some(object) = value.as_object_mut() {
-        insert_path(object, "location", &skill.location);
-        insert_path(object, "directory", &skill.directory);
-    }
-    value
-}
-
-/// Sets `key` to `path` as a string. A path that is not UTF-8 (a folder
-/// with a Latin-1 name) cannot be a JSON string exactly: `key` then holds
-/// the lossy text (U+FFFD for each bad sequence) and `<key>_bytes` the
-/// path's exact bytes as an array of numbers, so nothing is lost. The
-/// `_bytes` field is absent for every UTF-8 path.
-fn insert_path(object: &mut serde_json::Map<String, Value>, key: &str, path: &Path) {
-    let lossy = path.to_string_lossy();
-    if path.to_str().is_none() {
-        // On Unix these are the path's bytes as the kernel holds them.
-        let bytes = path.as_os_str().as_encoded_bytes();
-        object.insert(format!("{key}_bytes"), json!(bytes));
-    }
-    object.insert(key.to_owned(), Value::String(lossy.into_owned()));
-}
-
-/// Diagnostics as JSON (see [`diagnostic_json`]).
-fn diagnostics_json<'d>(diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> Vec<Value> {
-    diagnostics.into_iter().map(diagnostic_json).collect()
-}
-
-/// A diagnostic as JSON, exactly as its struct serializes, except that a
-/// non-UTF-8 `path` is given as [`insert_path`] gives it (serde refuses such
-/// a path, which used to end the command).
-fn diagnostic_json(d: &Diagnostic) -> Value {
-    let exact = d.path.as_deref().is_none_or(|p| p.to_str().is_some());
-    let lossless = if exact {
-        serde_json::to_value(d)
-    } else {
-        let mut lossy = d.clone();
-        lossy.path = d
-            .path
-            .as_deref()
-            .map(|p| PathBuf::from(p.to_string_lossy().into_owned()));
-        serde_json::to_value(&lossy)
-    };
-    let mut value = lossless.unwrap_or(Value::Null);
-    if let (Some(path), Some(object)) = (&d.path, value.as_object_mut())
-        && !exact
-    {
-        insert_path(object, "path", path);
-    }
-    value
-}
-
-/// The `skills list --json` document, `{"diagnostics": [..], "skills": [..]}`,
-/// serialized while it is written: each skill and diagnostic becomes a JSON
-/// value only for as long as it takes to write it, so the command holds the
-/// registry and one entry, never the whole document (60,000 skills made a
-/// document of several hundred MB in memory). The keys are in the order a
-/// whole `serde_json::Map` (sorted) gives them, so the bytes are the same.
-struct ListDocument<'r>(&'r SkillRegistry);
-
-impl Serialize for ListDocument<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let registry = self.0;
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry(
-            "diagnostics",
-            &Streamed(|| registry.diagnostics().iter().map(diagnostic_json)),
-        )?;
-        map.serialize_entry("skills", &Streamed(|| registry.skills().map(skill_json)))?;
-        map.end()
-    }
-}
-
-/// A JSON array of the values an iterator makes, each serialized and
-/// dropped before the next is made.
-struct Streamed<F>(F);
-
-impl<F, I> Serialize for Streamed<F>
-where
-    F: Fn() -> I,
-    I: Iterator<Item = Value>,
-{
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        for value in (self.0)() {
-            seq.serialize_element(&value)?;
-        }
-        seq.end()
-    }
 }
 
 fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> {
@@ -440,32 +318,103 @@ mod tests {
         Discovery::new(DiscoveryOptions::from_config(&Default::default())).build(&[root])
     }
 
+    /// `document` as `skills ... --json` prints it.
+    fn printed(document: &impl Serialize) -> String {
+        let mut out = Vec::new();
+        write_json(&mut out, document).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// `document` built whole as a `serde_json::Value` (whose objects sort
+    /// their keys) and then printed: what these commands printed before
+    /// their documents were serialized straight from the registry.
+    fn printed_whole(document: &impl Serialize) -> String {
+        printed(&serde_json::to_value(document).unwrap())
+    }
+
     #[test]
     fn streamed_list_json_is_byte_for_byte_the_whole_document() {
         let dir = tempfile::tempdir().unwrap();
         let registry = registry(dir.path());
         assert!(registry.len() >= 2);
         assert!(!registry.diagnostics().is_empty());
-        // What `skills list --json` printed when it built the whole document.
-        let skills: Vec<Value> = registry.skills().map(skill_json).collect();
-        let whole =
-            json!({ "skills": skills, "diagnostics": diagnostics_json(registry.diagnostics()) });
-        let mut expected = serde_json::to_vec_pretty(&whole).unwrap();
-        expected.push(b'\n');
-        let mut streamed = Vec::new();
-        write_json(&mut streamed, &ListDocument(&registry)).unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&streamed),
-            String::from_utf8_lossy(&expected)
-        );
+        let document = skills_json::list(&registry);
+        assert_eq!(printed(&document), printed_whole(&document));
+    }
+
+    /// A skill whose paths are not UTF-8 (only a provider or a test can make
+    /// one: discovery skips such folders) with every field set, and
+    /// diagnostics with and without a path, a line and a column.
+    #[cfg(unix)]
+    fn odd_skill_and_diagnostics() -> (SkillSummary, Vec<Diagnostic>) {
+        use bcode_skill_models::{DiagnosticCode, SkillLayout, SkillManifest};
+        use std::os::unix::ffi::OsStrExt;
+        use std::path::PathBuf;
+        use std::sync::Arc;
+        let latin1 = |s: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(s));
+        let mut manifest = SkillManifest::new(SkillId::parse("cafe").unwrap());
+        manifest.description = "Caf\u{e9} \u{1}\u{1f}\"\\\n\u{7f}\u{2028}\u{1f600}".into();
+        manifest.version = Some("1".into());
+        manifest.activation.keywords = vec!["k\u{e9}".into(), "\t".into()];
+        manifest.permissions.tools = vec!["filesystem.read".into()];
+        manifest.permissions.allowed_tools = vec!["Read".into(), "Bash(git:*)".into()];
+        manifest.disable_model_invocation = true;
+        manifest.thinking_effort = Some("low".into());
+        manifest.model = Some("m".into());
+        manifest.license = Some("MIT".into());
+        manifest.compatibility = Some("any".into());
+        manifest.metadata = serde_json::from_str(
+            r#"{"b": {"y": [1, -2, 3.5, null, true], "x": {}}, "a": "\u0000"}"#,
+        )
+        .unwrap();
+        manifest.extra = serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
+        let skill = SkillSummary {
+            manifest,
+            source: Arc::new(SkillSource {
+                kind: SourceKind::Bundled,
+                label: "bundled:\"x\"".into(),
+                ordinal: 0,
+                root: None,
+                provider: Some("p".into()),
+            }),
+            layout: SkillLayout::Provided,
+            location: latin1(b"/s/caf\xe9/SKILL.md"),
+            directory: latin1(b"/s/caf\xe9"),
+            body_offset: 0,
+        };
+        let diagnostics = vec![
+            Diagnostic::error(DiagnosticCode::ProviderFailed, "no path"),
+            Diagnostic::warning(DiagnosticCode::InvalidField, "a line, no path")
+                .with_position(3, None)
+                .with_field("version"),
+            Diagnostic::info(DiagnosticCode::Shadowed, "a path, no line")
+                .with_path("/s/x/SKILL.md")
+                .with_skill("x"),
+            Diagnostic::error(DiagnosticCode::MalformedFrontMatter, "\u{1b}[31m")
+                .with_path(latin1(b"/s/\xff/SKILL.md"))
+                .with_position(2, Some(14))
+                .with_hint("fix \"it\""),
+        ];
+        (skill, diagnostics)
+    }
+
+    /// The bytes `skills show --json` printed for it when each entry was
+    /// built as a `serde_json::Value`, kept as the reference.
+    #[cfg(unix)]
+    #[test]
+    fn show_json_prints_odd_paths_and_values_exactly() {
+        let (skill, diagnostics) = odd_skill_and_diagnostics();
+        let diagnostics: Vec<&Diagnostic> = diagnostics.iter().collect();
+        let document = skills_json::show(&skill, &diagnostics);
+        let expected = include_str!("../tests/skills_json/show_odd_paths.json");
+        assert_eq!(printed(&document), expected);
+        assert_eq!(printed_whole(&document), expected);
     }
 
     #[test]
     fn an_empty_registry_streams_empty_arrays() {
-        let mut streamed = Vec::new();
-        write_json(&mut streamed, &ListDocument(&SkillRegistry::empty())).unwrap();
         assert_eq!(
-            String::from_utf8(streamed).unwrap(),
+            printed(&skills_json::list(&SkillRegistry::empty())),
             "{\n  \"diagnostics\": [],\n  \"skills\": []\n}\n"
         );
     }

@@ -332,3 +332,176 @@ fn every_source_in_precedence_order() {
             .collect()
     );
 }
+
+/// A tree that sets every field the `--json` shapes print: a skill with
+/// every manifest field (nested metadata, unknown fields of every JSON
+/// type, control and non-ASCII characters), a hidden one, a minimal one,
+/// two folders whose names are not UTF-8 (skipped, and reported with the
+/// exact bytes of their paths), and diagnostics of each severity with and
+/// without a line. A skill whose own path is not UTF-8 cannot be discovered;
+/// `skills_cmd`'s unit tests cover that shape.
+fn rich_fixture() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let (repo, home) = (&sandbox.repo, &sandbox.home);
+    let skills = repo.join(".bcode/skills");
+    write(
+        &skills.join("full/SKILL.md"),
+        concat!(
+            "---\n",
+            "id: full\n",
+            "name: \"Full \\\"featured\\\" skill\"\n",
+            "description: \"Tab\\tnewline\\nbell\\a unit\\x1f del\\x7f e\\u0301 \u{e9} \u{4e2d}\u{6587} \u{1f600} sep\\u2028 back\\\\slash </b>&amp;\"\n",
+            "version: 2.1.0\n",
+            "activation:\n  keywords: [alpha, \"b\u{e9}ta\", gamma]\n",
+            "keywords: [delta]\n",
+            "permissions:\n  tools: [filesystem.read, shell.run]\n",
+            "allowed-tools: Bash(git:*) Read\n",
+            "thinking_effort: high\n",
+            "model: some-model\n",
+            "license: Apache-2.0\n",
+            "compatibility: \"Requires git >= 2.40\"\n",
+            "metadata:\n",
+            "  owner: team-a\n",
+            "  priority: 3\n",
+            "  ratio: 0.25\n",
+            "  big: 18446744073709551615\n",
+            "  neg: -7\n",
+            "  exp: 1.5e300\n",
+            "  flags: [true, false, null]\n",
+            "  nested:\n    z: 1\n    a: \"x\\ty\"\n",
+            "  empty_map: {}\n",
+            "  empty_list: []\n",
+            "x-custom: value\n",
+            "zeta: 1.5\n",
+            "alpha-extra:\n  b: [1, \"two\"]\n  a: null\n",
+            "descripton: typo\n",
+            "---\n",
+            "Body.\n",
+        ),
+    );
+    write(
+        &skills.join("hidden/SKILL.md"),
+        "---\ndescription: Hidden\ndisable-model-invocation: true\n---\n",
+    );
+    write(
+        &skills.join("minimal/SKILL.md"),
+        "---\ndescription: m\n---\n",
+    );
+    write(
+        &skills.join("badfield/SKILL.md"),
+        "---\ndescription: wrong types\nversion: [1, 2]\nthinking_effort: huge\n---\n",
+    );
+    write(
+        &skills.join("broken/SKILL.md"),
+        "---\ndescription: \"unclosed\n---\n",
+    );
+    write(
+        &skills.join("Not_An_Id/SKILL.md"),
+        "---\ndescription: bad folder name\n---\n",
+    );
+    write(&skills.join("notes/README.md"), "# Just notes\n");
+    write(
+        &skills.join("disabled-one/SKILL.md"),
+        "---\ndescription: turned off\n---\n",
+    );
+    #[cfg(unix)]
+    {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        write(
+            &skills.join(OsStr::from_bytes(b"caf\xe9")).join("SKILL.md"),
+            "---\ndescription: Latin-1 folder\n---\n",
+        );
+        write(
+            &skills.join(OsStr::from_bytes(b"bad\xff")).join("SKILL.md"),
+            "---\ndescription: not UTF-8\n---\n",
+        );
+    }
+    write(
+        &home.join(".config/bcode/skills/full/SKILL.md"),
+        "---\ndescription: shadowed by the repo\n---\n",
+    );
+    sandbox
+}
+
+/// `text` with the sandbox's folder written `[ROOT]`, in strings and in the
+/// byte arrays (`*_bytes`) that stand beside a path that is not UTF-8: there
+/// the folder's bytes become one `[ROOT]` line.
+fn redact(text: &str, root: &Path) -> String {
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if !line.ends_with("_bytes\": [") {
+            continue;
+        }
+        let mut items = Vec::new();
+        while let Some(item) = lines.next_if(|l| !l.trim_start().starts_with(']')) {
+            items.push(item);
+        }
+        let values: Vec<u8> = items
+            .iter()
+            .map(|l| l.trim().trim_end_matches(',').parse().unwrap())
+            .collect();
+        let skip = if values.starts_with(root_bytes) {
+            let indent = &items[0][..items[0].len() - items[0].trim_start().len()];
+            out.push_str(&format!("{indent}[ROOT],\n"));
+            root_bytes.len()
+        } else {
+            0
+        };
+        for item in &items[skip..] {
+            out.push_str(item);
+            out.push('\n');
+        }
+    }
+    out.replace(&root.display().to_string(), "[ROOT]")
+}
+
+/// Compares `actual` with the file `cli/tests/skills_json/<name>`; with
+/// `UPDATE_EXPECT=1` in the environment, rewrites the file instead.
+fn check_expected(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/skills_json")
+        .join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}; run with UPDATE_EXPECT=1", path.display()));
+    assert_eq!(
+        actual, expected,
+        "{name} differs; UPDATE_EXPECT=1 rewrites it"
+    );
+}
+
+/// The exact bytes of `skills list|show|doctor --json` on a tree that sets
+/// every field: the JSON shapes are a published format, so any change to
+/// keys, order, escaping or layout shows here.
+#[test]
+fn json_output_is_byte_for_byte_the_expected_documents() {
+    let f = rich_fixture();
+    let missing = format!(
+        "skills.sources.paths=[{:?}]",
+        f.base.join("missing-root").display().to_string()
+    );
+    let flags = [
+        "--set",
+        missing.as_str(),
+        "--set",
+        "skills.disabled.ids=[\"disabled-one\"]",
+    ];
+    for (name, args) in [
+        ("list.json", &["skills", "list", "--json"][..]),
+        ("show.json", &["skills", "show", "full", "--json"][..]),
+        ("doctor.json", &["skills", "doctor", "--json"][..]),
+    ] {
+        let out = run(&f, &[&flags[..], args].concat());
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        check_expected(name, &redact(&stdout(&out), &f.base));
+    }
+}
