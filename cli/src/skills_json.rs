@@ -9,13 +9,12 @@
 //! same; the expected files in `tests/skills_json/` hold them.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use bcode_skill::SkillRegistry;
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, Severity, SkillLayout, SkillPermissionHints, SkillSummary,
-    SourceKind,
+    Diagnostic, DiagnosticCode, FieldMap, Severity, SkillLayout, SkillPermissionHints,
+    SkillSummary, SourceKind,
 };
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -63,7 +62,7 @@ struct SkillJson<'a> {
     directory: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     directory_bytes: Option<&'a [u8]>,
-    extra: &'a BTreeMap<String, serde_json::Value>,
+    extra: &'a FieldMap,
     id: &'a str,
     keywords: &'a [String],
     layout: SkillLayout,
@@ -71,7 +70,7 @@ struct SkillJson<'a> {
     location: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     location_bytes: Option<&'a [u8]>,
-    metadata: &'a BTreeMap<String, serde_json::Value>,
+    metadata: &'a FieldMap,
     model: Option<&'a str>,
     model_visible: bool,
     name: &'a str,

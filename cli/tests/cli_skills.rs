@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Sandbox, text, write, write_files};
+use common::{Sandbox, lossy, text, write, write_files};
 
 /// A repository skill, a broken one, a user copy it shadows and a hidden one.
 fn fixture() -> Sandbox {
@@ -501,7 +501,7 @@ fn json_output_is_byte_for_byte_the_expected_documents() {
         ("doctor.json", &["skills", "doctor", "--json"][..]),
     ] {
         let out = run(&f, &[&flags[..], args].concat());
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
-        check_expected(name, &redact(&stdout(&out), &f.base));
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", lossy(&out.stderr));
+        check_expected(name, &redact(&text(&out.stdout), &f.base));
     }
 }
