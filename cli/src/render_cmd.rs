@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use bcode_prompt::facts::parse_facts;
-use bcode_prompt::testing::prompt_text;
+use bcode_prompt::testing::write_prompt_text;
 use bcode_prompt::{
     AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, Turn, TurnInput,
 };
@@ -62,7 +62,7 @@ pub fn run(
         let report = crate::explain::explain(prompt, &paths);
         out.write_all(report.as_bytes()).map_err(io)?;
     } else {
-        out.write_all(prompt_text(prompt).as_bytes()).map_err(io)?;
+        write_prompt_text(out, prompt).map_err(io)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -50,21 +50,25 @@ pub const DIVIDER: &str = "===== request-only context (sent with this request, n
 /// The prompt as one text: the system text, then, when there is one, the
 /// divider and the request-only context; every part ends with a newline.
 pub fn prompt_text(prompt: &AssembledPrompt) -> String {
-    let mut out = String::with_capacity(prompt.system.len() + prompt.request_context.len() + 128);
-    out.push_str(&prompt.system);
-    if !prompt.system.ends_with('\n') {
-        out.push('\n');
-    }
-    if !prompt.request_context.is_empty() {
-        out.push('\n');
-        out.push_str(DIVIDER);
-        out.push_str("\n\n");
-        out.push_str(&prompt.request_context);
-        if !prompt.request_context.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    out
+    prompt_parts(&prompt.system, &prompt.request_context).collect()
+}
+
+/// [`prompt_text`] written to `out` part by part, without a copy of the
+/// prompt (whose skill catalog alone can be tens of megabytes).
+pub fn write_prompt_text(
+    out: &mut dyn std::io::Write,
+    prompt: &AssembledPrompt,
+) -> std::io::Result<()> {
+    prompt_parts(&prompt.system, &prompt.request_context)
+        .try_for_each(|part| out.write_all(part.as_bytes()))
+}
+
+/// The pieces of [`prompt_text`], in order.
+fn prompt_parts<'a>(system: &'a str, request: &'a str) -> impl Iterator<Item = &'a str> {
+    let newline = |text: &str| if text.ends_with('\n') { "" } else { "\n" };
+    let system = [system, newline(system)];
+    let request = (!request.is_empty()).then(|| ["\n", DIVIDER, "\n\n", request, newline(request)]);
+    system.into_iter().chain(request.into_iter().flatten())
 }
 
 /// A machine with fixed answers (OS `Linux (Testix 1.0)` on x86_64, zone
@@ -272,5 +276,34 @@ impl Golden {
     /// The repository folder.
     pub fn repo(&self) -> &Path {
         &self.repo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn every_part_ends_with_a_newline_and_the_divider_comes_only_with_a_request() {
+        for (system, request, expected) in [
+            ("system", "", "system\n".to_owned()),
+            ("system\n", "", "system\n".to_owned()),
+            (
+                "system",
+                "request",
+                format!("system\n\n{DIVIDER}\n\nrequest\n"),
+            ),
+            (
+                "system\n",
+                "request\n",
+                format!("system\n\n{DIVIDER}\n\nrequest\n"),
+            ),
+            ("", "", "\n".to_owned()),
+        ] {
+            let text: String = prompt_parts(system, request).collect();
+            assert_eq!(text, expected, "{system:?} {request:?}");
+        }
     }
 }
