@@ -364,14 +364,21 @@ fn a_linked_folder_moving_inside_the_root_is_noticed() {
 }
 
 /// Rewrites every skill entry of every cache file with `tamper`.
-fn tamper_disk_cache(cache: &Path, tamper: &dyn Fn(&mut serde_json::Value)) {
+/// Edits every stored skill; `tamper` also gets the file's sources, which
+/// the skills name by index.
+fn tamper_disk_cache(
+    cache: &Path,
+    tamper: &dyn Fn(&mut serde_json::Value, &mut Vec<serde_json::Value>),
+) {
     for entry in fs::read_dir(cache).unwrap() {
         let path = entry.unwrap().path();
         let mut stored: serde_json::Value =
             serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        let mut sources = stored["sources"].as_array().unwrap().clone();
         for skill in stored["skills"].as_array_mut().unwrap() {
-            tamper(skill);
+            tamper(skill, &mut sources);
         }
+        stored["sources"] = sources.into();
         fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
     }
 }
@@ -393,7 +400,7 @@ fn a_disk_cache_entry_pointing_outside_its_root_is_not_trusted() {
         let cache = f.base.join(format!("state/cache-{i}"));
         let walked = with_disk(&cache, &config).build(&f.roots);
         let location = location.display().to_string();
-        tamper_disk_cache(&cache, &|skill| {
+        tamper_disk_cache(&cache, &|skill, _| {
             if skill["manifest"]["id"] == "alpha" {
                 skill["location"] = location.clone().into();
             }
@@ -417,13 +424,34 @@ fn a_disk_cache_entry_claiming_another_root_is_not_trusted() {
     let cache = f.base.join("state/cache");
     let walked = with_disk(&cache, &config).build(&f.roots);
     let elsewhere = f.base.join("elsewhere").display().to_string();
-    tamper_disk_cache(&cache, &|skill| {
+    tamper_disk_cache(&cache, &|skill, sources| {
         if skill["manifest"]["id"] == "beta" {
             // The location is under the root it now claims, but that is not
             // a root this build walked.
-            skill["source"]["root"] = elsewhere.clone().into();
+            let index = skill["source"].as_u64().unwrap() as usize;
+            let mut claimed = sources[index].clone();
+            claimed["root"] = elsewhere.clone().into();
+            sources.push(claimed);
+            skill["source"] = (sources.len() - 1).into();
             skill["location"] = format!("{elsewhere}/linked/SKILL.md").into();
         }
+    });
+    let mut tampered = with_disk(&cache, &config);
+    let registry = tampered.build(&f.roots);
+    assert!(!tampered.last_stats().from_disk_cache);
+    assert_eq!(summaries(&registry), summaries(&walked));
+}
+
+#[test]
+fn a_disk_cache_entry_naming_a_source_that_is_not_there_is_not_used() {
+    let f = Fixture::new();
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let cache = f.base.join("state/cache");
+    let walked = with_disk(&cache, &config).build(&f.roots);
+    tamper_disk_cache(&cache, &|skill, sources| {
+        skill["source"] = (sources.len() + 7).into();
     });
     let mut tampered = with_disk(&cache, &config);
     let registry = tampered.build(&f.roots);

@@ -19,19 +19,18 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use bcode_skill_models::{Diagnostic, SkillLayout, SkillSource, SkillSummary};
-use serde::{Deserialize, Serialize};
+use bcode_skill_models::{SkillLayout, SkillSummary};
+
+mod format;
+
+use format::{FORMAT, Stored, StoredRef};
 
 use crate::provider::ProviderSet;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
-use crate::snapshot::{StoredSnapshot, WalkSnapshot};
+use crate::snapshot::WalkSnapshot;
 use crate::sources::SourceRoot;
-
-/// Bumped whenever what is written changes meaning.
-const FORMAT: u32 = 4;
 
 /// Files larger than this are not read (nor written).
 const MAX_BYTES: usize = 64 * 1024 * 1024;
@@ -43,30 +42,6 @@ const MAX_FILES: usize = 32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiskCache {
     dir: PathBuf,
-}
-
-/// The file, as read.
-#[derive(Deserialize)]
-struct Stored {
-    format: u32,
-    /// What the build depended on, in full (the file name is its hash).
-    key: String,
-    snapshot: StoredSnapshot,
-    skills: Vec<SkillSummary>,
-    diagnostics: Vec<Diagnostic>,
-    reports: Vec<RootReport>,
-}
-
-/// The file, as written: the same fields, borrowed from the registry
-/// (cloning 10,000 summaries to write them doubled the memory of a render).
-#[derive(Serialize)]
-struct StoredRef<'a> {
-    format: u32,
-    key: &'a str,
-    snapshot: StoredSnapshot,
-    skills: Vec<&'a SkillSummary>,
-    diagnostics: &'a [Diagnostic],
-    reports: &'a [RootReport],
 }
 
 impl DiskCache {
@@ -87,9 +62,17 @@ impl DiskCache {
         roots: &[SourceRoot],
     ) -> Option<(SkillRegistry, WalkSnapshot)> {
         let key = key(options, roots);
-        let bytes = bcode_fs::read_bounded(&self.file(&name(&key)), MAX_BYTES).ok()?;
-        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
-        drop(bytes);
+        let (file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
+        if len > MAX_BYTES as u64 {
+            return None;
+        }
+        // Streamed: holding the file whole beside what it decodes to was
+        // 62.5 MB more at a 60,000-skill render's peak.
+        let reader = std::io::BufReader::with_capacity(
+            256 * 1024,
+            std::io::Read::take(file, MAX_BYTES as u64),
+        );
+        let stored: Stored = serde_json::from_reader(reader).ok()?;
         if stored.format != FORMAT || stored.key != key {
             return None;
         }
@@ -102,17 +85,11 @@ impl DiskCache {
         {
             return None;
         }
-        let mut skills = BTreeMap::new();
-        // Each stored summary deserialized its own copy of its source; a
-        // walk shares one per root, and so does a registry read back.
-        let mut sources: Vec<Arc<SkillSource>> = Vec::with_capacity(roots.len());
-        for mut skill in stored.skills {
-            match sources.iter().find(|shared| **shared == skill.source) {
-                Some(shared) => skill.source = Arc::clone(shared),
-                None => sources.push(Arc::clone(&skill.source)),
-            }
-            skills.insert(skill.manifest.id.clone(), Arc::new(skill));
-        }
+        let skills: BTreeMap<_, _> = stored
+            .skills
+            .into_iter()
+            .map(|skill| (skill.manifest.id.clone(), skill))
+            .collect();
         let registry = SkillRegistry::new(
             skills,
             stored.diagnostics,
@@ -136,11 +113,13 @@ impl DiskCache {
             return false;
         };
         let key = key(options, roots);
+        let (sources, skills) = StoredRef::skills(registry.skills());
         let stored = StoredRef {
             format: FORMAT,
             key: &key,
             snapshot,
-            skills: registry.skills().collect(),
+            sources,
+            skills,
             diagnostics: registry.diagnostics(),
             reports: registry.roots(),
         };
