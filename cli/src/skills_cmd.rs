@@ -216,7 +216,7 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
         "description:    {}",
         printable_line(&one_line(&m.description))
     )?;
-    writeln!(out, "version:        {}", opt(&m.version))?;
+    writeln!(out, "version:        {}", opt(&m.details().version))?;
     writeln!(
         out,
         "source:         {}",
@@ -226,22 +226,30 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "directory:      {}", path(&skill.directory))?;
     writeln!(out, "model visible:  {}", skill.model_visible())?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
-    writeln!(out, "tools (advisory): {}", list(&m.permissions.tools))?;
+    writeln!(
+        out,
+        "tools (advisory): {}",
+        list(&m.details().permissions.tools)
+    )?;
     writeln!(
         out,
         "allowed-tools:  {}",
-        list(&m.permissions.allowed_tools)
+        list(&m.details().permissions.allowed_tools)
     )?;
-    writeln!(out, "thinking effort: {}", opt(&m.thinking_effort))?;
-    writeln!(out, "model:          {}", opt(&m.model))?;
-    writeln!(out, "license:        {}", opt(&m.license))?;
-    writeln!(out, "compatibility:  {}", opt(&m.compatibility))?;
+    writeln!(
+        out,
+        "thinking effort: {}",
+        opt(&m.details().thinking_effort)
+    )?;
+    writeln!(out, "model:          {}", opt(&m.details().model))?;
+    writeln!(out, "license:        {}", opt(&m.details().license))?;
+    writeln!(out, "compatibility:  {}", opt(&m.details().compatibility))?;
     // JSON's own display escapes control characters inside the values; the
     // keys are raw strings.
-    for (key, value) in &m.metadata {
+    for (key, value) in &m.details().metadata {
         writeln!(out, "metadata.{}: {value}", printable_line(key))?;
     }
-    for (key, value) in &m.extra {
+    for (key, value) in &m.details().extra {
         writeln!(out, "unknown field {}: {value}", printable_line(key))?;
     }
     Ok(())
@@ -354,20 +362,22 @@ mod tests {
         let latin1 = |s: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(s));
         let mut manifest = SkillManifest::new(SkillId::parse("cafe").unwrap());
         manifest.description = "Caf\u{e9} \u{1}\u{1f}\"\\\n\u{7f}\u{2028}\u{1f600}".into();
-        manifest.version = Some("1".into());
+        manifest.details_mut().version = Some("1".into());
         manifest.activation.keywords = vec!["k\u{e9}".into(), "\t".into()];
-        manifest.permissions.tools = vec!["filesystem.read".into()];
-        manifest.permissions.allowed_tools = vec!["Read".into(), "Bash(git:*)".into()];
+        manifest.details_mut().permissions.tools = vec!["filesystem.read".into()];
+        manifest.details_mut().permissions.allowed_tools =
+            vec!["Read".into(), "Bash(git:*)".into()];
         manifest.disable_model_invocation = true;
-        manifest.thinking_effort = Some("low".into());
-        manifest.model = Some("m".into());
-        manifest.license = Some("MIT".into());
-        manifest.compatibility = Some("any".into());
-        manifest.metadata = serde_json::from_str(
+        manifest.details_mut().thinking_effort = Some("low".into());
+        manifest.details_mut().model = Some("m".into());
+        manifest.details_mut().license = Some("MIT".into());
+        manifest.details_mut().compatibility = Some("any".into());
+        manifest.details_mut().metadata = serde_json::from_str(
             r#"{"b": {"y": [1, -2, 3.5, null, true], "x": {}}, "a": "\u0000"}"#,
         )
         .unwrap();
-        manifest.extra = serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
+        manifest.details_mut().extra =
+            serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
         let skill = SkillSummary {
             manifest,
             source: Arc::new(SkillSource {

@@ -91,26 +91,27 @@ struct PermissionsJson<'a> {
 impl<'a> SkillJson<'a> {
     fn new(skill: &'a SkillSummary) -> Self {
         let m = &skill.manifest;
+        let d = m.details();
         let (directory, directory_bytes) = json_path(&skill.directory);
         let (location, location_bytes) = json_path(&skill.location);
         let SkillPermissionHints {
             tools,
             allowed_tools,
-        } = &m.permissions;
+        } = &d.permissions;
         SkillJson {
-            compatibility: m.compatibility.as_deref(),
+            compatibility: d.compatibility.as_deref(),
             description: &m.description,
             directory,
             directory_bytes,
-            extra: &m.extra,
+            extra: &d.extra,
             id: m.id.as_str(),
             keywords: &m.activation.keywords,
             layout: skill.layout,
-            license: m.license.as_deref(),
+            license: d.license.as_deref(),
             location,
             location_bytes,
-            metadata: &m.metadata,
-            model: m.model.as_deref(),
+            metadata: &d.metadata,
+            model: d.model.as_deref(),
             model_visible: skill.model_visible(),
             name: &m.name,
             permissions: PermissionsJson {
@@ -119,8 +120,8 @@ impl<'a> SkillJson<'a> {
             },
             source: &skill.source.label,
             source_kind: skill.source.kind,
-            thinking_effort: m.thinking_effort.as_deref(),
-            version: m.version.as_deref(),
+            thinking_effort: d.thinking_effort.as_deref(),
+            version: d.version.as_deref(),
         }
     }
 }

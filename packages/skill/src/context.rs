@@ -95,7 +95,7 @@ pub fn format_context(
                 directory => model_path(&skill.directory),
                 source => &skill.source.label,
                 resource_root => &resource_root,
-                version => &m.version,
+                version => &m.details().version,
                 arguments => request.arguments.join(" "),
                 body => body,
             },

@@ -3,7 +3,7 @@
 //! diagnostic. Identical for YAML and TOML.
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, FieldMap, SkillActivation, SkillId, SkillManifest,
+    Diagnostic, DiagnosticCode, FieldMap, SkillActivation, SkillDetails, SkillId, SkillManifest,
     SkillPermissionHints,
 };
 use serde_json::{Map, Value};
@@ -118,20 +118,23 @@ pub fn validate(
         id,
         name,
         description,
-        version,
         activation: SkillActivation { keywords },
+        disable_model_invocation: hidden,
+        details: None,
+    }
+    .with_details(SkillDetails {
+        version,
         permissions: SkillPermissionHints {
             tools,
             allowed_tools,
         },
-        disable_model_invocation: hidden,
         thinking_effort,
         model,
         license,
         compatibility,
         metadata,
         extra,
-    };
+    });
     (Some(manifest), v.diagnostics)
 }
 

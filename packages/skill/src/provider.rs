@@ -402,10 +402,14 @@ fn check_entry(
         )));
         return None;
     }
-    if let Some(effort) = manifest.thinking_effort.take() {
+    if let Some(effort) = manifest
+        .details
+        .as_mut()
+        .and_then(|d| d.thinking_effort.take())
+    {
         let normal = effort.trim().to_ascii_lowercase();
         if THINKING_EFFORTS.contains(&normal.as_str()) {
-            manifest.thinking_effort = Some(normal);
+            manifest.details_mut().thinking_effort = Some(normal);
         } else {
             diagnostics.push(report(
                 Diagnostic::warning(

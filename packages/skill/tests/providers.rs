@@ -19,8 +19,8 @@ use bcode_skill::{
 };
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,
-    SkillContextResponse, SkillError, SkillId, SkillLayout, SkillManifest, SkillPermissionHints,
-    SkillSource, SkillsConfig, SkillsPromptConfig, SourceKind,
+    SkillContextResponse, SkillDetails, SkillError, SkillId, SkillLayout, SkillManifest,
+    SkillPermissionHints, SkillSource, SkillsConfig, SkillsPromptConfig, SourceKind,
 };
 use serde_json::json;
 
@@ -28,14 +28,17 @@ fn manifest(id: &str, description: &str) -> SkillManifest {
     SkillManifest {
         name: format!("{id} (plugin)"),
         description: description.into(),
+        ..SkillManifest::new(SkillId::parse(id).unwrap())
+    }
+    .with_details(SkillDetails {
         version: Some("1.0.0".into()),
         // Advisory: listing the script permission here must grant nothing.
         permissions: SkillPermissionHints {
             tools: vec![SCRIPT_EXECUTE_PERMISSION.into()],
             allowed_tools: vec![],
         },
-        ..SkillManifest::new(SkillId::parse(id).unwrap())
-    }
+        ..SkillDetails::default()
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -392,19 +395,19 @@ fn a_panic_while_loading_a_body_is_an_error_for_that_skill() {
 fn entries_and_providers_are_checked_one_by_one() {
     let mut plugin = Plugin::new("acme", &["good", "twice", "twice"]);
     let mut no_description = manifest("no-description", "  ");
-    no_description.thinking_effort = Some("High".into());
+    no_description.details_mut().thinking_effort = Some("High".into());
     plugin.skills.push(ProvidedSkill {
         manifest: no_description,
         body_bytes: None,
     });
     let mut odd_effort = manifest("odd-effort", "Has an unknown effort");
-    odd_effort.thinking_effort = Some("ludicrous".into());
+    odd_effort.details_mut().thinking_effort = Some("ludicrous".into());
     plugin.skills.push(ProvidedSkill {
         manifest: odd_effort,
         body_bytes: None,
     });
     let mut normal_effort = manifest("normal-effort", "Effort spelled loosely");
-    normal_effort.thinking_effort = Some(" HIGH ".into());
+    normal_effort.details_mut().thinking_effort = Some(" HIGH ".into());
     normal_effort.name = String::new();
     plugin.skills.push(ProvidedSkill {
         manifest: normal_effort,
@@ -444,11 +447,17 @@ fn entries_and_providers_are_checked_one_by_one() {
             .get("normal-effort")
             .unwrap()
             .manifest
+            .details()
             .thinking_effort,
         Some("high".into())
     );
     assert_eq!(
-        registry.get("odd-effort").unwrap().manifest.thinking_effort,
+        registry
+            .get("odd-effort")
+            .unwrap()
+            .manifest
+            .details()
+            .thinking_effort,
         None
     );
     // Every per-skill diagnostic names its skill.

@@ -450,6 +450,12 @@ fn a_disk_cache_entry_naming_a_source_that_is_not_there_is_not_used() {
     let config = SkillsConfig::default();
     let cache = f.base.join("state/cache");
     let walked = with_disk(&cache, &config).build(&f.roots);
+    // Rewritten through a JSON value (members in another order), the file
+    // still answers.
+    tamper_disk_cache(&cache, &|_, _| {});
+    let mut rewritten = with_disk(&cache, &config);
+    assert_eq!(summaries(&rewritten.build(&f.roots)), summaries(&walked));
+    assert!(rewritten.last_stats().from_disk_cache);
     tamper_disk_cache(&cache, &|skill, sources| {
         skill["source"] = (sources.len() + 7).into();
     });

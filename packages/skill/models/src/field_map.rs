@@ -13,7 +13,7 @@ pub struct FieldMap(Vec<(String, Value)>);
 
 impl FieldMap {
     /// No fields.
-    pub fn new() -> Self {
+    pub const fn new() -> Self {
         FieldMap(Vec::new())
     }
 

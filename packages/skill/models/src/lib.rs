@@ -28,6 +28,6 @@ pub use env::SourceEnv;
 pub use event::SkillEvent;
 pub use field_map::FieldMap;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
-pub use manifest::{SkillActivation, SkillManifest, SkillPermissionHints};
+pub use manifest::{SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
 pub use source::{SkillSource, SourceKind};
 pub use summary::{SkillLayout, SkillSummary};

@@ -23,7 +23,10 @@ pub struct SkillPermissionHints {
 }
 
 /// Everything a skill's front matter declares, validated and normalised.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Serialized flat, every field at the top level, as written before the
+/// less common ones moved into [`SkillDetails`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(from = "FlatManifest")]
 pub struct SkillManifest {
     /// The id the skill is known by: front matter `id`, else the folder name
     /// or file stem, else a `name` that is a valid id.
@@ -34,14 +37,24 @@ pub struct SkillManifest {
     /// What the skill is for and when to use it, shown in the model-visible
     /// catalog; required, so never empty for a parsed skill.
     pub description: String,
-    /// Front matter `version`, free-form and not interpreted.
-    pub version: Option<String>,
     /// Keywords that suggest or auto-activate the skill.
     pub activation: SkillActivation,
-    /// Advisory tool hints; they grant nothing.
-    pub permissions: SkillPermissionHints,
     /// `disable_model_invocation` / `disable-model-invocation`.
     pub disable_model_invocation: bool,
+    /// The rest of what the front matter declares; `None` when it declares
+    /// none of it, as most skills do. Boxed: a registry holds every
+    /// manifest at once, and eight empty fields inline were 200 bytes a
+    /// skill (12 MB at 60,000). Read it with [`SkillManifest::details`].
+    pub details: Option<Box<SkillDetails>>,
+}
+
+/// The fields of a manifest that few skills set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkillDetails {
+    /// Front matter `version`, free-form and not interpreted.
+    pub version: Option<String>,
+    /// Advisory tool hints; they grant nothing.
+    pub permissions: SkillPermissionHints,
     /// An explicit reasoning effort for turns that invoke this skill.
     pub thinking_effort: Option<String>,
     /// A preferred model for turns that invoke this skill.
@@ -57,6 +70,28 @@ pub struct SkillManifest {
     pub extra: FieldMap,
 }
 
+/// The details of a manifest that sets none.
+static NO_DETAILS: SkillDetails = SkillDetails {
+    version: None,
+    permissions: SkillPermissionHints {
+        tools: Vec::new(),
+        allowed_tools: Vec::new(),
+    },
+    thinking_effort: None,
+    model: None,
+    license: None,
+    compatibility: None,
+    metadata: FieldMap::new(),
+    extra: FieldMap::new(),
+};
+
+impl SkillDetails {
+    /// Whether every field is empty (then a manifest stores none).
+    pub fn is_empty(&self) -> bool {
+        self == &NO_DETAILS
+    }
+}
+
 impl SkillManifest {
     /// A manifest with only an id (also its name) and every other field
     /// empty, for providers and tests to fill in with struct update syntax.
@@ -65,16 +100,116 @@ impl SkillManifest {
             name: id.to_string(),
             id,
             description: String::new(),
-            version: None,
             activation: SkillActivation::default(),
-            permissions: SkillPermissionHints::default(),
             disable_model_invocation: false,
-            thinking_effort: None,
-            model: None,
-            license: None,
-            compatibility: None,
-            metadata: FieldMap::new(),
-            extra: FieldMap::new(),
+            details: None,
         }
+    }
+
+    /// The less common fields (all empty when the front matter sets none).
+    pub fn details(&self) -> &SkillDetails {
+        self.details.as_deref().unwrap_or(&NO_DETAILS)
+    }
+
+    /// The less common fields, to change; made when there were none.
+    pub fn details_mut(&mut self) -> &mut SkillDetails {
+        self.details.get_or_insert_with(Box::default)
+    }
+
+    /// Sets the less common fields, storing none when all are empty.
+    pub fn with_details(mut self, details: SkillDetails) -> Self {
+        self.details = (!details.is_empty()).then(|| Box::new(details));
+        self
+    }
+}
+
+/// The serialized shape of a manifest: every field at the top level.
+#[derive(Deserialize)]
+struct FlatManifest {
+    id: SkillId,
+    name: String,
+    description: String,
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    activation: SkillActivation,
+    #[serde(default)]
+    permissions: SkillPermissionHints,
+    #[serde(default)]
+    disable_model_invocation: bool,
+    #[serde(default)]
+    thinking_effort: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    license: Option<String>,
+    #[serde(default)]
+    compatibility: Option<String>,
+    #[serde(default)]
+    metadata: FieldMap,
+    #[serde(default)]
+    extra: FieldMap,
+}
+
+impl From<FlatManifest> for SkillManifest {
+    fn from(flat: FlatManifest) -> Self {
+        SkillManifest {
+            id: flat.id,
+            name: flat.name,
+            description: flat.description,
+            activation: flat.activation,
+            disable_model_invocation: flat.disable_model_invocation,
+            details: None,
+        }
+        .with_details(SkillDetails {
+            version: flat.version,
+            permissions: flat.permissions,
+            thinking_effort: flat.thinking_effort,
+            model: flat.model,
+            license: flat.license,
+            compatibility: flat.compatibility,
+            metadata: flat.metadata,
+            extra: flat.extra,
+        })
+    }
+}
+
+/// [`FlatManifest`] borrowed, to write.
+#[derive(Serialize)]
+struct FlatManifestRef<'a> {
+    id: &'a SkillId,
+    name: &'a str,
+    description: &'a str,
+    version: &'a Option<String>,
+    activation: &'a SkillActivation,
+    permissions: &'a SkillPermissionHints,
+    disable_model_invocation: bool,
+    thinking_effort: &'a Option<String>,
+    model: &'a Option<String>,
+    license: &'a Option<String>,
+    compatibility: &'a Option<String>,
+    metadata: &'a FieldMap,
+    extra: &'a FieldMap,
+}
+
+impl Serialize for SkillManifest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let details = self.details();
+        FlatManifestRef {
+            id: &self.id,
+            name: &self.name,
+            description: &self.description,
+            version: &details.version,
+            activation: &self.activation,
+            permissions: &details.permissions,
+            disable_model_invocation: self.disable_model_invocation,
+            thinking_effort: &details.thinking_effort,
+            model: &details.model,
+            license: &details.license,
+            compatibility: &details.compatibility,
+            metadata: &details.metadata,
+            extra: &details.extra,
+        }
+        .serialize(serializer)
     }
 }

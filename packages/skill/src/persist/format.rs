@@ -119,6 +119,9 @@ impl<'de> Visitor<'de> for StoredVisitor {
         let mut snapshot = None;
         let mut sources: Option<Vec<Arc<SkillSource>>> = None;
         let mut skills = None;
+        // Skills met before the sources they name (JSON does not order an
+        // object's members; a tool that rewrote the file may sort them).
+        let mut early: Option<Vec<StoredSkill>> = None;
         let mut diagnostics = None;
         let mut reports = None;
         while let Some(field) = map.next_key::<String>()? {
@@ -127,12 +130,10 @@ impl<'de> Visitor<'de> for StoredVisitor {
                 "key" => key = Some(map.next_value()?),
                 "snapshot" => snapshot = Some(map.next_value()?),
                 "sources" => sources = Some(map.next_value()?),
-                "skills" => {
-                    let sources = sources
-                        .as_deref()
-                        .ok_or_else(|| de::Error::custom("skills before their sources"))?;
-                    skills = Some(map.next_value_seed(SkillsSeed { sources })?);
-                }
+                "skills" => match sources.as_deref() {
+                    Some(sources) => skills = Some(map.next_value_seed(SkillsSeed { sources })?),
+                    None => early = Some(map.next_value()?),
+                },
                 "diagnostics" => diagnostics = Some(map.next_value()?),
                 "reports" => reports = Some(map.next_value()?),
                 _ => {
@@ -141,6 +142,15 @@ impl<'de> Visitor<'de> for StoredVisitor {
             }
         }
         let missing = de::Error::missing_field;
+        if let Some(early) = early {
+            let sources = sources.ok_or_else(|| missing("sources"))?;
+            skills = Some(
+                early
+                    .into_iter()
+                    .map(|stored| shared(stored, &sources))
+                    .collect::<Result<_, _>>()?,
+            );
+        }
         Ok(Stored {
             format: format.ok_or_else(|| missing("format"))?,
             key: key.ok_or_else(|| missing("key"))?,
@@ -176,19 +186,26 @@ impl<'de> Visitor<'de> for SkillsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut skills = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
         while let Some(stored) = seq.next_element::<StoredSkill>()? {
-            let source = self
-                .sources
-                .get(stored.source)
-                .ok_or_else(|| de::Error::custom("a skill names a source that is not there"))?;
-            skills.push(Arc::new(SkillSummary {
-                manifest: stored.manifest,
-                source: Arc::clone(source),
-                layout: stored.layout,
-                location: stored.location,
-                directory: stored.directory,
-                body_offset: stored.body_offset,
-            }));
+            skills.push(shared(stored, self.sources)?);
         }
         Ok(skills)
     }
+}
+
+/// The shared summary of a stored skill, with the one copy of its source.
+fn shared<E: de::Error>(
+    stored: StoredSkill,
+    sources: &[Arc<SkillSource>],
+) -> Result<Arc<SkillSummary>, E> {
+    let source = sources
+        .get(stored.source)
+        .ok_or_else(|| E::custom("a skill names a source that is not there"))?;
+    Ok(Arc::new(SkillSummary {
+        manifest: stored.manifest,
+        source: Arc::clone(source),
+        layout: stored.layout,
+        location: stored.location,
+        directory: stored.directory,
+        body_offset: stored.body_offset,
+    }))
 }
