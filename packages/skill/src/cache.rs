@@ -11,7 +11,7 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
 use bcode_fs::FileStamp;
 
-use crate::candidate::{Candidate, Slot};
+use crate::candidate::{CacheKey, Candidate};
 use crate::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
 use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
 use crate::read::{ReadError, read_front};
@@ -123,17 +123,17 @@ impl SummaryCache {
         self.entries.reserve(additional);
     }
 
-    /// Records what loading the candidate of `slot` produced (or forgets it when it
+    /// Records what loading the candidate of `key` produced (or forgets it when it
     /// must not be cached).
-    pub fn store(&mut self, slot: &Slot, loaded: &Loaded, now: SystemTime) {
+    pub fn store(&mut self, key: &CacheKey, loaded: &Loaded, now: SystemTime) {
         if !loaded.cacheable {
-            self.entries.remove(&slot.origin_key);
+            self.entries.remove(&key.origin_key);
             return;
         }
         self.entries.insert(
-            slot.origin_key,
+            key.origin_key,
             Entry {
-                stamp: slot.stamp,
+                stamp: key.stamp,
                 hash: loaded.hash,
                 outcome: Arc::clone(&loaded.outcome),
                 verified_at: now,
@@ -237,6 +237,32 @@ pub fn failed_load(location: &Path) -> Loaded {
         outcome: Arc::new(outcome),
         hash: None,
         read: true,
+        parsed: false,
+        reused: false,
+        cacheable: false,
+    }
+}
+
+/// What a loader thread that stopped (not a panic in a load: those are
+/// caught) leaves for each file it had taken: a diagnostic on their root,
+/// as the file itself went with the thread.
+pub fn lost_load(root: &Path) -> Loaded {
+    let outcome = ParseOutcome {
+        skill: None,
+        not_a_skill: false,
+        diagnostics: vec![
+            Diagnostic::error(
+                DiagnosticCode::Unreadable,
+                "a skill file under this root was not loaded: a loader thread stopped unexpectedly (an internal error)",
+            )
+            .with_path(root)
+            .with_hint("please report this to the Bcode developers"),
+        ],
+    };
+    Loaded {
+        outcome: Arc::new(outcome),
+        hash: None,
+        read: false,
         parsed: false,
         reused: false,
         cacheable: false,

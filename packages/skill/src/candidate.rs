@@ -54,27 +54,20 @@ impl Candidate {
     }
 }
 
-/// What a build keeps of a candidate once a loader owns it: where its
-/// outcome goes in the cache, and its path for a diagnostic that names it
-/// (a second path to the same file, a load that failed unexpectedly). The
-/// loader moves the candidate's paths into the summary, so they are not
-/// held twice.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    /// Index of the root whose walk found it.
-    pub root_index: usize,
+/// Where a candidate's outcome goes in the summary cache: what a build
+/// that keeps a cache holds of each candidate once a loader owns it (the
+/// loader moves the candidate's paths into the summary).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CacheKey {
     pub origin_key: u64,
     pub stamp: FileStamp,
-    pub location: Box<Path>,
 }
 
-impl Slot {
-    pub fn of(root_index: usize, candidate: &Candidate) -> Self {
-        Slot {
-            root_index,
+impl CacheKey {
+    pub fn of(candidate: &Candidate) -> Self {
+        CacheKey {
             origin_key: candidate.origin_key,
             stamp: candidate.stamp,
-            location: candidate.origin.location.clone().into_boxed_path(),
         }
     }
 }

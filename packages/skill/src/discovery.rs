@@ -10,14 +10,15 @@
 //! precedence, and remember the result.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use bcode_fs::DirHandle;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
-use crate::cache::{Loaded, Lookup, SummaryCache, failed_load};
-use crate::candidate::{Candidate, Slot};
+use crate::cache::{Loaded, Lookup, SummaryCache, lost_load};
+use crate::candidate::{CacheKey, Candidate};
 use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::parse::ParseOutcome;
 use crate::persist::DiskCache;
@@ -79,8 +80,13 @@ struct Confirmed {
 
 /// What walking every root and loading its candidates produced.
 struct Walked {
-    /// What is kept of every candidate, by slot.
-    slots: Vec<Slot>,
+    /// Each slot's root, by index.
+    roots: Vec<u32>,
+    /// Each slot's cache key (empty in a single build, which keeps no
+    /// cache).
+    keys: Vec<CacheKey>,
+    /// Second paths to a file already found, with the first one's slot.
+    duplicates: Vec<(PathBuf, usize)>,
     /// Each slot's outcome: cache hits filled during the walk, the rest
     /// from `loads`.
     outcomes: Vec<Option<Arc<ParseOutcome>>>,
@@ -254,7 +260,9 @@ impl Discovery {
             cache: &mut self.cache,
             stats,
             seen_files: HashMap::default(),
-            slots: Vec::new(),
+            keep_keys: !self.single,
+            roots: Vec::new(),
+            keys: Vec::new(),
             outcomes: Vec::new(),
             duplicates: Vec::new(),
             root_handle: None,
@@ -274,7 +282,6 @@ impl Discovery {
                 });
                 snapshots.push(walked.snapshot);
                 diagnostics.extend(walked.diagnostics);
-                diagnostics.append(&mut intake.duplicates);
                 reports.push(RootReport {
                     label: root.source.label.clone(),
                     path: root.path.clone(),
@@ -285,7 +292,9 @@ impl Discovery {
             pool.finish()
         });
         Walked {
-            slots: intake.slots,
+            roots: intake.roots,
+            keys: intake.keys,
+            duplicates: intake.duplicates,
             outcomes: intake.outcomes,
             loads,
             snapshots,
@@ -313,32 +322,39 @@ impl Discovery {
                 stats.files_read += usize::from(loaded.read);
                 stats.files_parsed += usize::from(loaded.parsed);
                 stats.cache_hits += usize::from(loaded.reused);
-                if let (Some(slot), Some(outcome)) =
-                    (walked.slots.get(slot), walked.outcomes.get_mut(slot))
-                {
-                    if !self.single {
-                        self.cache.store(slot, &loaded, now);
-                    }
+                if let Some(key) = walked.keys.get(slot) {
+                    self.cache.store(key, &loaded, now);
+                }
+                if let Some(outcome) = walked.outcomes.get_mut(slot) {
                     *outcome = Some(loaded.outcome);
                 }
             }
         }
-        // A slot still empty was submitted but its load panicked or its
-        // worker died: its file becomes a diagnostic.
-        for (outcome, slot) in walked.outcomes.iter_mut().zip(&walked.slots) {
+        // A slot still empty was submitted but its worker died with it:
+        // the file is not known any more, its root is.
+        for (outcome, root) in walked.outcomes.iter_mut().zip(&walked.roots) {
             if outcome.is_none() {
                 all_cacheable = false;
-                *outcome = Some(failed_load(&slot.location).outcome);
+                let root = walked.reports.get(*root as usize).map(|r| r.path.as_path());
+                *outcome = Some(lost_load(root.unwrap_or(Path::new(""))).outcome);
             }
         }
-        let mut skills = Vec::with_capacity(walked.slots.len());
-        for (slot, outcome) in walked.slots.iter().zip(&walked.outcomes) {
+        for (location, first) in std::mem::take(&mut walked.duplicates) {
+            let first = walked
+                .outcomes
+                .get(first)
+                .and_then(|o| o.as_deref())
+                .and_then(ParseOutcome::location);
+            walked.diagnostics.push(duplicate_path(&location, first));
+        }
+        let mut skills = Vec::with_capacity(walked.roots.len());
+        for (root, outcome) in walked.roots.iter().zip(&walked.outcomes) {
             let Some(outcome) = outcome else { continue };
             walked
                 .diagnostics
                 .extend(outcome.diagnostics.iter().cloned());
             if let Some(skill) = &outcome.skill {
-                if let Some(report) = walked.reports.get_mut(slot.root_index) {
+                if let Some(report) = walked.reports.get_mut(*root as usize) {
                     report.skills_found += 1;
                 }
                 skills.push(Arc::clone(skill));
@@ -378,12 +394,17 @@ struct Intake<'a> {
     stats: &'a mut DiscoveryStats,
     /// File identity to the slot of the first candidate with it.
     seen_files: HashMap<(u64, u64), usize, rustc_hash::FxBuildHasher>,
-    /// What is kept of every candidate, by slot.
-    slots: Vec<Slot>,
+    /// Whether the build keeps a summary cache, and so each slot's key.
+    keep_keys: bool,
+    /// Each slot's root index.
+    roots: Vec<u32>,
+    /// Each slot's cache key, when kept.
+    keys: Vec<CacheKey>,
     /// Filled now for cache hits, after loading for the rest.
     outcomes: Vec<Option<Arc<ParseOutcome>>>,
-    /// `duplicate_path` diagnostics of the root being walked.
-    duplicates: Vec<Diagnostic>,
+    /// Second paths to a file already found, with the first one's slot
+    /// (named once its outcome is known).
+    duplicates: Vec<(PathBuf, usize)>,
     /// The last root's handle, shared by its candidates (they share one
     /// source), so files are opened relative to it.
     root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
@@ -394,27 +415,17 @@ impl Intake<'_> {
         self.stats.candidates += 1;
         if let Some(identity) = candidate.stamp.identity() {
             if let Some(&first) = self.seen_files.get(&identity) {
-                let first = self
-                    .slots
-                    .get(first)
-                    .map(|slot| slot.location.display().to_string())
-                    .unwrap_or_default();
-                self.duplicates.push(
-                    Diagnostic::info(
-                        DiagnosticCode::DuplicatePath,
-                        format!(
-                            "`{}` is a second path to `{first}`, already loaded",
-                            candidate.origin.location.display(),
-                        ),
-                    )
-                    .with_path(&candidate.origin.location),
-                );
+                self.duplicates.push((candidate.origin.location, first));
                 return;
             }
-            self.seen_files.insert(identity, self.slots.len());
+            self.seen_files.insert(identity, self.roots.len());
         }
-        let slot = self.slots.len();
-        self.slots.push(Slot::of(root_index, &candidate));
+        let slot = self.roots.len();
+        self.roots
+            .push(u32::try_from(root_index).unwrap_or(u32::MAX));
+        if self.keep_keys {
+            self.keys.push(CacheKey::of(&candidate));
+        }
         let prior = match self.cache.lookup(&candidate) {
             Lookup::Hit(outcome) => {
                 self.stats.cache_hits += 1;
@@ -449,4 +460,18 @@ impl Intake<'_> {
         self.root_handle = Some((Arc::clone(source), handle.clone()));
         handle
     }
+}
+
+/// The note for `location`, a second path (a link) to the file found first
+/// at `first`: the file is loaded once.
+fn duplicate_path(location: &Path, first: Option<&Path>) -> Diagnostic {
+    let first = first.map(|p| p.display().to_string()).unwrap_or_default();
+    Diagnostic::info(
+        DiagnosticCode::DuplicatePath,
+        format!(
+            "`{}` is a second path to `{first}`, already loaded",
+            location.display(),
+        ),
+    )
+    .with_path(location)
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_fs::DirHandle;
 
-use crate::cache::{Loaded, Prior, load_fresh};
+use crate::cache::{Loaded, Prior, failed_load, load_fresh};
 use crate::candidate::Candidate;
 
 /// One file to load: its slot among the build's candidates, the candidate
@@ -101,8 +101,8 @@ impl JobQueue {
     }
 
     /// Loads one job with the calling thread's read buffer. A panic in a
-    /// parser costs only that file: its slot is left without a result, which
-    /// the build turns into an `unreadable` diagnostic.
+    /// parser costs only that file, which becomes an `unreadable`
+    /// diagnostic.
     fn run(&self, job: Job, buf: &mut Vec<u8>, done: &mut Vec<(usize, Loaded)>) {
         let Job {
             slot,
@@ -111,6 +111,9 @@ impl JobQueue {
             prior,
         } = job;
         let settings = &self.settings;
+        // The loader takes the candidate whole; its path is kept apart for
+        // the diagnostic should the load panic.
+        let location = candidate.origin.location.clone();
         let loaded = catch_unwind(AssertUnwindSafe(|| {
             load_fresh(
                 root.as_deref(),
@@ -127,9 +130,7 @@ impl JobQueue {
         if loaded.is_err() || buf.capacity() > MAX_KEPT_BUFFER {
             *buf = Vec::new();
         }
-        if let Ok(loaded) = loaded {
-            done.push((slot, loaded));
-        }
+        done.push((slot, loaded.unwrap_or_else(|_| failed_load(&location))));
     }
 
     fn work(&self) -> Vec<(usize, Loaded)> {
@@ -231,9 +232,9 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
 
     /// Loads what is left on this thread beside the workers, then collects
     /// every result, one batch per thread (merging them into one vector
-    /// would hold every result twice at the build's peak). A load that
-    /// panicked, or a worker that died, leaves its slots empty; the caller
-    /// fills those.
+    /// would hold every result twice at the build's peak). A worker that
+    /// died (it cannot panic in a load, but anything else) leaves its slots
+    /// empty; the caller fills those.
     pub fn finish(mut self) -> Vec<Vec<(usize, Loaded)>> {
         let mut done = std::mem::take(&mut self.done);
         let mut buf = std::mem::take(&mut self.buf);

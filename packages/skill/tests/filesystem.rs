@@ -58,6 +58,35 @@ warning symlink_loop [ROOT]/root/trap/up symlink `[ROOT]/root/trap/up` points to
 }
 
 #[test]
+fn a_second_path_to_a_skill_file_is_named_with_the_first_and_loaded_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    write_tree(
+        base,
+        &[
+            ("root/a/SKILL.md", "---\ndescription: one file\n---\n"),
+            ("root/c/.keep", ""),
+        ],
+    );
+    let root_dir = base.join("root");
+    // A second name for the skill file.
+    fs::hard_link(root_dir.join("a/SKILL.md"), root_dir.join("c/SKILL.md")).unwrap();
+    let found = discover_under(&root_dir, base, &SkillsConfig::default());
+    assert!(
+        found.contains(
+            "info duplicate_path [ROOT]/root/c/SKILL.md `[ROOT]/root/c/SKILL.md` is a second path to `[ROOT]/root/a/SKILL.md`, already loaded"
+        ),
+        "{found}"
+    );
+    assert_eq!(found.matches("skill a ").count(), 1, "{found}");
+    assert_eq!(
+        found.lines().filter(|l| l.starts_with("skill ")).count(),
+        1,
+        "{found}"
+    );
+}
+
+#[test]
 fn links_leaving_the_root_load_skill_folders_only() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
