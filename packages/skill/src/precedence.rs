@@ -4,10 +4,10 @@
 //! lexicographically first path wins. Every loser is reported, never dropped
 //! silently, and nothing depends on the order directories were read in.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillId, SkillSummary};
+use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSummary};
 
 /// Resolves ids: returns the winners and a diagnostic for every loser and
 /// every disabled skill. The winner of an id is the skill with the lowest
@@ -20,7 +20,7 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillId, SkillSummary};
 pub fn resolve(
     loaded: Vec<Arc<SkillSummary>>,
     disabled: &BTreeSet<String>,
-) -> (BTreeMap<SkillId, Arc<SkillSummary>>, Vec<Diagnostic>) {
+) -> (Vec<Arc<SkillSummary>>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut enabled = Vec::with_capacity(loaded.len());
     for skill in loaded {
@@ -59,9 +59,10 @@ pub fn resolve(
                 diagnostics.push(loser(skill, winner));
             }
         }
-        winners.push((winner.manifest.id.clone(), Arc::clone(winner)));
+        winners.push(Arc::clone(winner));
     }
-    (winners.into_iter().collect(), diagnostics)
+    // Sorted by id, each id once: the registry's index.
+    (winners, diagnostics)
 }
 
 /// The diagnostic for `skill`, which lost its id to `winner`.
@@ -117,7 +118,9 @@ mod tests {
 
     fn skill(id: &str, kind: SourceKind, path: &str) -> Arc<SkillSummary> {
         Arc::new(SkillSummary {
-            manifest: SkillManifest::new(SkillId::parse(id).unwrap_or_else(|_| unreachable!())),
+            manifest: SkillManifest::new(
+                bcode_skill_models::SkillId::parse(id).unwrap_or_else(|_| unreachable!()),
+            ),
             source: Arc::new(SkillSource {
                 kind,
                 label: format!("{kind:?}"),
@@ -152,7 +155,7 @@ mod tests {
             let (winners, mut diagnostics) = resolve(input, &disabled);
             diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             let winners: Vec<String> = winners
-                .values()
+                .iter()
                 .map(|s| format!("{} {}", s.manifest.id, s.location.display()))
                 .collect();
             outcomes.push((winners, diagnostics));

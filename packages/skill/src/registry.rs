@@ -3,7 +3,7 @@
 //! are not part of the index; `body` loads one on demand (from its file or
 //! its provider). Building one is [`crate::Discovery`]'s job.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -63,9 +63,11 @@ pub struct RootReport {
 /// build that produced them.
 #[derive(Clone, Debug, Default)]
 pub struct SkillRegistry {
-    /// Shared: registries are immutable, so clones (a session swapping
-    /// registries, an unchanged rebuild) cost nothing.
-    skills: Arc<BTreeMap<SkillId, Arc<SkillSummary>>>,
+    /// Sorted by id, each id once (looked up by binary search: a map
+    /// would copy every id as its key). Shared: registries are immutable,
+    /// so clones (a session swapping registries, an unchanged rebuild)
+    /// cost nothing.
+    skills: Arc<Vec<Arc<SkillSummary>>>,
     diagnostics: Arc<Vec<Diagnostic>>,
     roots: Vec<RootReport>,
     max_skill_file_bytes: usize,
@@ -77,13 +79,17 @@ pub struct SkillRegistry {
 impl SkillRegistry {
     /// A registry from what a build produced: by a discovery, or read back
     /// from the disk cache (with no providers).
+    /// `skills` are sorted by id here, and of several with one id (only a
+    /// damaged disk cache has them) the first is kept.
     pub(crate) fn new(
-        skills: BTreeMap<SkillId, Arc<SkillSummary>>,
+        mut skills: Vec<Arc<SkillSummary>>,
         diagnostics: Vec<Diagnostic>,
         roots: Vec<RootReport>,
         options: &DiscoveryOptions,
         providers: ProviderSet,
     ) -> Self {
+        skills.sort_by(|a, b| a.manifest.id.cmp(&b.manifest.id));
+        skills.dedup_by(|later, first| later.manifest.id == first.manifest.id);
         SkillRegistry {
             skills: Arc::new(skills),
             diagnostics: Arc::new(diagnostics),
@@ -112,7 +118,7 @@ impl SkillRegistry {
     /// registry, and [`SkillRegistry::same_as`] tells callers so.
     pub(crate) fn holds(
         &self,
-        skills: &BTreeMap<SkillId, Arc<SkillSummary>>,
+        skills: &[Arc<SkillSummary>],
         diagnostics: &[Diagnostic],
         roots: &[RootReport],
     ) -> bool {
@@ -121,14 +127,14 @@ impl SkillRegistry {
                 .skills
                 .iter()
                 .zip(skills)
-                .all(|((a_id, a), (b_id, b))| a_id == b_id && Arc::ptr_eq(a, b))
+                .all(|(a, b)| Arc::ptr_eq(a, b))
             && *self.diagnostics == diagnostics
             && self.roots == roots
     }
 
     /// Every available skill, by id (hidden ones included).
     pub fn skills(&self) -> impl Iterator<Item = &SkillSummary> {
-        self.skills.values().map(|s| &**s)
+        self.skills.iter().map(|s| &**s)
     }
 
     /// How many skills are available (hidden ones included).
@@ -145,7 +151,11 @@ impl SkillRegistry {
     /// malformed id (see [`SkillRegistry::lookup`] for which).
     pub fn get(&self, id: &str) -> Option<&SkillSummary> {
         let id = SkillId::parse(id).ok()?;
-        self.skills.get(&id).map(|s| &**s)
+        let at = self
+            .skills
+            .binary_search_by(|s| s.manifest.id.cmp(&id))
+            .ok()?;
+        self.skills.get(at).map(|s| &**s)
     }
 
     /// A skill by id, or why it is not available (unknown, disabled).
@@ -186,7 +196,7 @@ impl SkillRegistry {
 
     /// The ids of all skills, for near-miss suggestions.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.skills.keys().map(SkillId::as_str)
+        self.skills.iter().map(|s| s.manifest.id.as_str())
     }
 
     /// Loads the body of a skill: the text after its front matter, with CRLF

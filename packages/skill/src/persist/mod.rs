@@ -15,7 +15,6 @@
 //! Writes go to a temporary file renamed into place, so a reader never sees
 //! half a file; at most [`MAX_FILES`] files are kept.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -85,13 +84,8 @@ impl DiskCache {
         {
             return None;
         }
-        let skills: BTreeMap<_, _> = stored
-            .skills
-            .into_iter()
-            .map(|skill| (skill.manifest.id.clone(), skill))
-            .collect();
         let registry = SkillRegistry::new(
-            skills,
+            stored.skills,
             stored.diagnostics,
             stored.reports,
             options,
