@@ -117,12 +117,6 @@ impl SummaryCache {
         }
     }
 
-    /// Makes room for `additional` new entries at once (a cold build stores
-    /// thousands; growing one rehash at a time showed in profiles).
-    pub fn reserve(&mut self, additional: usize) {
-        self.entries.reserve(additional);
-    }
-
     /// Records what loading the candidate of `key` produced (or forgets it when it
     /// must not be cached).
     pub fn store(&mut self, key: &CacheKey, loaded: &Loaded, now: SystemTime) {

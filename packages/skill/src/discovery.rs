@@ -82,16 +82,14 @@ struct Confirmed {
 struct Walked {
     /// Each slot's root, by index.
     roots: Vec<u32>,
-    /// Each slot's cache key (empty in a single build, which keeps no
-    /// cache).
-    keys: Vec<CacheKey>,
     /// Second paths to a file already found, with the first one's slot.
     duplicates: Vec<(PathBuf, usize)>,
     /// Each slot's outcome: cache hits filled during the walk, the rest
     /// from `loads`.
     outcomes: Vec<Option<Arc<ParseOutcome>>>,
-    /// What the loaders produced, by slot, in one batch per thread.
-    loads: Vec<Vec<(usize, Loaded)>>,
+    /// Whether every outcome may be cached (and so vouched for): a read
+    /// that failed is not.
+    all_cacheable: bool,
     snapshots: Vec<RootSnapshot>,
     diagnostics: Vec<Diagnostic>,
     reports: Vec<RootReport>,
@@ -166,7 +164,7 @@ impl Discovery {
         let now = SystemTime::now();
         let mut stats = DiscoveryStats::default();
         let mut walked = self.walk_and_load(roots, now, &mut stats);
-        let (mut skills, all_cacheable) = self.settle_loads(&mut walked, now, &mut stats);
+        let (mut skills, all_cacheable) = self.settle_loads(&mut walked);
         let Walked {
             snapshots,
             mut diagnostics,
@@ -260,6 +258,8 @@ impl Discovery {
             cache: &mut self.cache,
             stats,
             seen_files: HashMap::default(),
+            now,
+            all_cacheable: true,
             keep_keys: !self.single,
             roots: Vec::new(),
             keys: Vec::new(),
@@ -274,11 +274,15 @@ impl Discovery {
         // The snapshot vouches for the registry at the next build, or in a
         // later process through the disk cache.
         let record = !self.single || self.disk.is_some();
-        let loads = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let mut pool = LoadPool::new(scope, &queue, bcode_fs::worker_threads());
             for (index, root) in roots.iter().enumerate() {
                 let walked = walk_root(root, walk_options, now, record, &mut |candidate| {
                     intake.accept(index, candidate, &mut pool);
+                    // Filed as they come, so no result waits in a list.
+                    for (slot, loaded) in pool.ready() {
+                        intake.receive(slot, loaded);
+                    }
                 });
                 snapshots.push(walked.snapshot);
                 diagnostics.extend(walked.diagnostics);
@@ -289,47 +293,26 @@ impl Discovery {
                     skills_found: 0,
                 });
             }
-            pool.finish()
+            for (slot, loaded) in pool.finish() {
+                intake.receive(slot, loaded);
+            }
         });
         Walked {
+            all_cacheable: intake.all_cacheable,
             roots: intake.roots,
-            keys: intake.keys,
             duplicates: intake.duplicates,
             outcomes: intake.outcomes,
-            loads,
             snapshots,
             diagnostics,
             reports,
         }
     }
 
-    /// Stores what the loaders produced in the cache, fills every slot and
-    /// collects the skills in walk order, counting them per root. Returns
-    /// whether every outcome may be cached (and so vouched for).
-    fn settle_loads(
-        &mut self,
-        walked: &mut Walked,
-        now: SystemTime,
-        stats: &mut DiscoveryStats,
-    ) -> (Vec<Arc<SkillSummary>>, bool) {
-        let mut all_cacheable = true;
-        if !self.single {
-            self.cache.reserve(walked.loads.iter().map(Vec::len).sum());
-        }
-        for batch in std::mem::take(&mut walked.loads) {
-            for (slot, loaded) in batch {
-                all_cacheable &= loaded.cacheable;
-                stats.files_read += usize::from(loaded.read);
-                stats.files_parsed += usize::from(loaded.parsed);
-                stats.cache_hits += usize::from(loaded.reused);
-                if let Some(key) = walked.keys.get(slot) {
-                    self.cache.store(key, &loaded, now);
-                }
-                if let Some(outcome) = walked.outcomes.get_mut(slot) {
-                    *outcome = Some(loaded.outcome);
-                }
-            }
-        }
+    /// Fills every slot the loaders left empty, names the second paths,
+    /// and collects the skills in walk order, counting them per root.
+    /// Returns whether every outcome may be cached (and so vouched for).
+    fn settle_loads(&mut self, walked: &mut Walked) -> (Vec<Arc<SkillSummary>>, bool) {
+        let mut all_cacheable = walked.all_cacheable;
         // A slot still empty was submitted but its worker died with it:
         // the file is not known any more, its root is.
         for (outcome, root) in walked.outcomes.iter_mut().zip(&walked.roots) {
@@ -394,6 +377,10 @@ struct Intake<'a> {
     stats: &'a mut DiscoveryStats,
     /// File identity to the slot of the first candidate with it.
     seen_files: HashMap<(u64, u64), usize, rustc_hash::FxBuildHasher>,
+    /// When the build started (the cache's verification time).
+    now: SystemTime,
+    /// No outcome so far must stay out of the cache.
+    all_cacheable: bool,
     /// Whether the build keeps a summary cache, and so each slot's key.
     keep_keys: bool,
     /// Each slot's root index.
@@ -411,6 +398,21 @@ struct Intake<'a> {
 }
 
 impl Intake<'_> {
+    /// Files what a loader produced for `slot`: in its slot, and in the
+    /// cache when the build keeps one.
+    fn receive(&mut self, slot: usize, loaded: Loaded) {
+        self.all_cacheable &= loaded.cacheable;
+        self.stats.files_read += usize::from(loaded.read);
+        self.stats.files_parsed += usize::from(loaded.parsed);
+        self.stats.cache_hits += usize::from(loaded.reused);
+        if let Some(key) = self.keys.get(slot) {
+            self.cache.store(key, &loaded, self.now);
+        }
+        if let Some(outcome) = self.outcomes.get_mut(slot) {
+            *outcome = Some(loaded.outcome);
+        }
+    }
+
     fn accept(&mut self, root_index: usize, candidate: Candidate, pool: &mut LoadPool<'_, '_>) {
         self.stats.candidates += 1;
         if let Some(identity) = candidate.stamp.identity() {

@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, SystemTime};
@@ -103,7 +104,7 @@ impl JobQueue {
     /// Loads one job with the calling thread's read buffer. A panic in a
     /// parser costs only that file, which becomes an `unreadable`
     /// diagnostic.
-    fn run(&self, job: Job, buf: &mut Vec<u8>, done: &mut Vec<(usize, Loaded)>) {
+    fn run(&self, job: Job, buf: &mut Vec<u8>) -> (usize, Loaded) {
         let Job {
             slot,
             candidate,
@@ -130,16 +131,18 @@ impl JobQueue {
         if loaded.is_err() || buf.capacity() > MAX_KEPT_BUFFER {
             *buf = Vec::new();
         }
-        done.push((slot, loaded.unwrap_or_else(|_| failed_load(&location))));
+        (slot, loaded.unwrap_or_else(|_| failed_load(&location)))
     }
 
-    fn work(&self) -> Vec<(usize, Loaded)> {
-        let mut done = Vec::new();
+    /// A worker: loads jobs until the queue closes, sending each result
+    /// as it is done.
+    fn work(&self, results: &Sender<(usize, Loaded)>) {
         let mut buf = Vec::new();
         while let Some(job) = self.next(true) {
-            self.run(job, &mut buf, &mut done);
+            if results.send(self.run(job, &mut buf)).is_err() {
+                return;
+            }
         }
-        done
     }
 }
 
@@ -150,11 +153,15 @@ pub(crate) struct LoadPool<'scope, 'env> {
     queue: &'env JobQueue,
     /// Jobs not yet handed over.
     pending: Vec<Job>,
-    workers: Vec<ScopedJoinHandle<'scope, Vec<(usize, Loaded)>>>,
+    workers: Vec<ScopedJoinHandle<'scope, ()>>,
     max_workers: usize,
     dispatched: usize,
-    /// What this thread loaded itself, with its read buffer.
-    done: Vec<(usize, Loaded)>,
+    /// Every thread's results as they are done, this one's included: the
+    /// build files them at once (collecting them per thread held every
+    /// result at once, a few MB at 60,000 skills).
+    results: Receiver<(usize, Loaded)>,
+    sender: Sender<(usize, Loaded)>,
+    /// This thread's read buffer.
     buf: Vec<u8>,
 }
 
@@ -177,6 +184,7 @@ const MAX_QUEUED: usize = 4 * BATCH;
 impl<'scope, 'env> LoadPool<'scope, 'env> {
     /// A pool whose workers, at most `threads - 1` of them, run in `scope`.
     pub fn new(scope: &'scope Scope<'scope, 'env>, queue: &'env JobQueue, threads: usize) -> Self {
+        let (sender, results) = channel();
         LoadPool {
             scope,
             queue,
@@ -184,9 +192,22 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
             workers: Vec::new(),
             max_workers: threads.saturating_sub(1),
             dispatched: 0,
-            done: Vec::new(),
+            results,
+            sender,
             buf: Vec::new(),
         }
+    }
+
+    /// Loads one job on this thread.
+    fn run_here(&mut self, job: Job) {
+        let done = self.queue.run(job, &mut self.buf);
+        // The receiver lives as long as the pool, so this cannot fail.
+        let _ = self.sender.send(done);
+    }
+
+    /// The results done so far and not yet taken.
+    pub fn ready(&mut self) -> impl Iterator<Item = (usize, Loaded)> + '_ {
+        self.results.try_iter()
     }
 
     /// Queues one job.
@@ -196,11 +217,12 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
         if self.pending.len() >= BATCH && self.max_workers > 0 {
             if self.workers.len() < self.max_workers {
                 let queue = self.queue;
+                let results = self.sender.clone();
                 // A thread that cannot be started leaves its share to the
                 // others, or to this thread in `finish`.
                 match std::thread::Builder::new()
                     .name("bcode-skill-load".into())
-                    .spawn_scoped(self.scope, move || queue.work())
+                    .spawn_scoped(self.scope, move || queue.work(&results))
                 {
                     Ok(worker) => self.workers.push(worker),
                     Err(_) => self.max_workers = self.workers.len(),
@@ -212,14 +234,14 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
                     let Some(job) = self.queue.next(false) else {
                         break;
                     };
-                    self.queue.run(job, &mut self.buf, &mut self.done);
+                    self.run_here(job);
                 }
             }
         }
         if self.pending.len() >= BATCH && self.max_workers == 0 {
             // No worker will come: load as the walk goes.
             for job in std::mem::take(&mut self.pending) {
-                self.queue.run(job, &mut self.buf, &mut self.done);
+                self.run_here(job);
             }
         }
     }
@@ -230,32 +252,26 @@ impl<'scope, 'env> LoadPool<'scope, 'env> {
         self.dispatched
     }
 
-    /// Loads what is left on this thread beside the workers, then collects
-    /// every result, one batch per thread (merging them into one vector
-    /// would hold every result twice at the build's peak). A worker that
-    /// died (it cannot panic in a load, but anything else) leaves its slots
-    /// empty; the caller fills those.
-    pub fn finish(mut self) -> Vec<Vec<(usize, Loaded)>> {
-        let mut done = std::mem::take(&mut self.done);
-        let mut buf = std::mem::take(&mut self.buf);
+    /// Loads what is left on this thread beside the workers, waits for
+    /// them, and returns the results not yet taken. A worker that died (it
+    /// cannot panic in a load, but anything else) leaves its slots empty;
+    /// the caller fills those.
+    pub fn finish(mut self) -> Vec<(usize, Loaded)> {
         if self.workers.is_empty() {
             for job in std::mem::take(&mut self.pending) {
-                self.queue.run(job, &mut buf, &mut done);
+                self.run_here(job);
             }
         } else {
             self.queue.push_all(&mut self.pending);
         }
         while let Some(job) = self.queue.next(false) {
-            self.queue.run(job, &mut buf, &mut done);
+            self.run_here(job);
         }
         self.queue.close();
-        let mut batches = vec![done];
         for worker in std::mem::take(&mut self.workers) {
-            if let Ok(loaded) = worker.join() {
-                batches.push(loaded);
-            }
+            let _ = worker.join();
         }
-        batches
+        self.results.try_iter().collect()
     }
 }
 
@@ -344,7 +360,7 @@ mod tests {
             let mut pool = LoadPool::new(scope, &queue, threads);
             submit_all(&mut pool, found);
             assert_eq!(pool.dispatched(), found.len());
-            pool.finish().into_iter().flatten().collect()
+            pool.finish()
         })
     }
 
@@ -389,7 +405,7 @@ mod tests {
             }
             pool.finish()
         });
-        let mut slots: Vec<usize> = done.into_iter().flatten().map(|(slot, _)| slot).collect();
+        let mut slots: Vec<usize> = done.into_iter().map(|(slot, _)| slot).collect();
         slots.sort_unstable();
         assert_eq!(slots, (0..found.len()).collect::<Vec<_>>());
     }
