@@ -86,7 +86,7 @@ struct Walked {
     duplicates: Vec<(PathBuf, usize)>,
     /// Each slot's outcome: cache hits filled during the walk, the rest
     /// from `loads`.
-    outcomes: Vec<Option<Arc<ParseOutcome>>>,
+    outcomes: Vec<Option<Filed>>,
     /// Whether every outcome may be cached (and so vouched for): a read
     /// that failed is not.
     all_cacheable: bool,
@@ -319,28 +319,30 @@ impl Discovery {
             if outcome.is_none() {
                 all_cacheable = false;
                 let root = walked.reports.get(*root as usize).map(|r| r.path.as_path());
-                *outcome = Some(lost_load(root.unwrap_or(Path::new(""))).outcome);
+                *outcome = Some(Filed::from(
+                    lost_load(root.unwrap_or(Path::new(""))).outcome,
+                ));
             }
         }
         for (location, first) in std::mem::take(&mut walked.duplicates) {
             let first = walked
                 .outcomes
                 .get(first)
-                .and_then(|o| o.as_deref())
-                .and_then(ParseOutcome::location);
+                .and_then(Option::as_ref)
+                .and_then(Filed::location);
             walked.diagnostics.push(duplicate_path(&location, first));
         }
         let mut skills = Vec::with_capacity(walked.roots.len());
-        for (root, outcome) in walked.roots.iter().zip(&walked.outcomes) {
-            let Some(outcome) = outcome else { continue };
-            walked
-                .diagnostics
-                .extend(outcome.diagnostics.iter().cloned());
-            if let Some(skill) = &outcome.skill {
+        for (root, outcome) in walked.roots.iter().zip(&mut walked.outcomes) {
+            let Some(mut outcome) = outcome.take() else {
+                continue;
+            };
+            walked.diagnostics.append(&mut outcome.diagnostics);
+            if let Some(skill) = outcome.skill {
                 if let Some(report) = walked.reports.get_mut(*root as usize) {
                     report.skills_found += 1;
                 }
-                skills.push(Arc::clone(skill));
+                skills.push(skill);
             }
         }
         self.cache.end_build();
@@ -388,7 +390,7 @@ struct Intake<'a> {
     /// Each slot's cache key, when kept.
     keys: Vec<CacheKey>,
     /// Filled now for cache hits, after loading for the rest.
-    outcomes: Vec<Option<Arc<ParseOutcome>>>,
+    outcomes: Vec<Option<Filed>>,
     /// Second paths to a file already found, with the first one's slot
     /// (named once its outcome is known).
     duplicates: Vec<(PathBuf, usize)>,
@@ -409,7 +411,7 @@ impl Intake<'_> {
             self.cache.store(key, &loaded, self.now);
         }
         if let Some(outcome) = self.outcomes.get_mut(slot) {
-            *outcome = Some(loaded.outcome);
+            *outcome = Some(Filed::from(loaded.outcome));
         }
     }
 
@@ -431,7 +433,7 @@ impl Intake<'_> {
         let prior = match self.cache.lookup(&candidate) {
             Lookup::Hit(outcome) => {
                 self.stats.cache_hits += 1;
-                self.outcomes.push(Some(outcome));
+                self.outcomes.push(Some(Filed::from(outcome)));
                 return;
             }
             Lookup::Verify(prior) => Some(prior),
@@ -476,4 +478,38 @@ fn duplicate_path(location: &Path, first: Option<&Path>) -> Diagnostic {
         ),
     )
     .with_path(location)
+}
+
+/// What a build keeps of one file's outcome until it is settled: its skill
+/// and diagnostics, taken out of the shared outcome when no cache holds it
+/// too (one allocation a file less at the build's peak).
+struct Filed {
+    skill: Option<Arc<SkillSummary>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl From<Arc<ParseOutcome>> for Filed {
+    fn from(outcome: Arc<ParseOutcome>) -> Self {
+        match Arc::try_unwrap(outcome) {
+            Ok(outcome) => Filed {
+                skill: outcome.skill,
+                diagnostics: outcome.diagnostics,
+            },
+            Err(shared) => Filed {
+                skill: shared.skill.clone(),
+                diagnostics: shared.diagnostics.clone(),
+            },
+        }
+    }
+}
+
+impl Filed {
+    /// The file it is about: its skill's, else the one every diagnostic of
+    /// a parse names.
+    fn location(&self) -> Option<&Path> {
+        match &self.skill {
+            Some(skill) => Some(&skill.location),
+            None => self.diagnostics.iter().find_map(|d| d.path.as_deref()),
+        }
+    }
 }

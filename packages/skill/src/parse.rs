@@ -56,17 +56,6 @@ pub struct ParseOutcome {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl ParseOutcome {
-    /// The file it is about: its skill's, else the one every diagnostic of
-    /// a parse names.
-    pub fn location(&self) -> Option<&std::path::Path> {
-        match &self.skill {
-            Some(skill) => Some(&skill.location),
-            None => self.diagnostics.iter().find_map(|d| d.path.as_deref()),
-        }
-    }
-}
-
 /// Parses one instruction file. `bytes` holds at least the whole front matter
 /// (discovery reads a prefix and extends it when the block is not closed).
 pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
