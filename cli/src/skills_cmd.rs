@@ -223,7 +223,7 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
         printable_line(&skill.source.label)
     )?;
     writeln!(out, "location:       {}", path(&skill.location))?;
-    writeln!(out, "directory:      {}", path(&skill.directory))?;
+    writeln!(out, "directory:      {}", path(skill.directory()))?;
     writeln!(out, "model visible:  {}", skill.model_visible())?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
     writeln!(
@@ -389,7 +389,7 @@ mod tests {
             }),
             layout: SkillLayout::Provided,
             location: latin1(b"/s/caf\xe9/SKILL.md"),
-            directory: latin1(b"/s/caf\xe9"),
+            directory_override: None,
             body_offset: 0,
         };
         let diagnostics = vec![

@@ -92,7 +92,7 @@ impl<'a> SkillJson<'a> {
     fn new(skill: &'a SkillSummary) -> Self {
         let m = &skill.manifest;
         let d = m.details();
-        let (directory, directory_bytes) = json_path(&skill.directory);
+        let (directory, directory_bytes) = json_path(skill.directory());
         let (location, location_bytes) = json_path(&skill.location);
         let SkillPermissionHints {
             tools,

@@ -59,8 +59,8 @@ pub fn shown_summary(skill: &SkillSummary, paths: &PathDisplay) -> SkillSummary 
     let mut source = (*skill.source).clone();
     source.root = source.root.as_deref().map(|root| paths.path(root));
     SkillSummary {
+        directory_override: Some(paths.path(skill.directory())),
         location: paths.path(&skill.location),
-        directory: paths.path(&skill.directory),
         source: std::sync::Arc::new(source),
         ..skill.clone()
     }
@@ -84,7 +84,7 @@ pub fn format_context(
         .source
         .root
         .as_deref()
-        .map_or_else(|| model_path(&skill.directory), model_path);
+        .map_or_else(|| model_path(skill.directory()), model_path);
     let render = |body: &str| {
         templates.render(
             "skills/context.j2",
@@ -92,7 +92,7 @@ pub fn format_context(
                 id => m.id.as_str(),
                 name => &m.name,
                 location => &location,
-                directory => model_path(&skill.directory),
+                directory => model_path(skill.directory()),
                 source => &skill.source.label,
                 resource_root => &resource_root,
                 version => &m.details().version,

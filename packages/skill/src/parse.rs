@@ -187,8 +187,11 @@ pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOu
         manifest,
         source: origin.source,
         layout: origin.layout,
+        directory_override: bcode_skill_models::directory_override(
+            &origin.location,
+            origin.directory,
+        ),
         location: origin.location,
-        directory: origin.directory,
         body_offset,
     }));
     outcome

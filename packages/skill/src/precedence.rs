@@ -130,7 +130,7 @@ mod tests {
             }),
             layout: SkillLayout::Folder,
             location: path.into(),
-            directory: path.into(),
+            directory_override: None,
             body_offset: 0,
         })
     }

@@ -430,8 +430,8 @@ fn check_entry(
         manifest,
         source: Arc::new(source.clone()),
         layout: SkillLayout::Provided,
-        location: location.clone(),
-        directory: location.clone(),
+        directory_override: bcode_skill_models::directory_override(&location, location.clone()),
+        location,
         body_offset: 0,
     })
 }

@@ -230,7 +230,7 @@ impl SkillRegistry {
             layout: skill.layout,
             kind: crate::parse::InstructionKind::SkillFile,
             location: skill.location.clone(),
-            directory: skill.directory.clone(),
+            directory: skill.directory().to_path_buf(),
             // The id the skill already has: a file that does not name one
             // keeps it, as it did at discovery.
             inferred_id: skill.manifest.id.to_string(),

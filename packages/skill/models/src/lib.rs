@@ -30,4 +30,4 @@ pub use field_map::FieldMap;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
 pub use manifest::{SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
 pub use source::{SkillSource, SourceKind};
-pub use summary::{SkillLayout, SkillSummary};
+pub use summary::{SkillLayout, SkillSummary, directory_override};

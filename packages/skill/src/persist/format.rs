@@ -88,7 +88,7 @@ impl<'a> StoredRef<'a> {
                     source,
                     layout: skill.layout,
                     location: &skill.location,
-                    directory: &skill.directory,
+                    directory: skill.directory(),
                     body_offset: skill.body_offset,
                     manifest: &skill.manifest,
                 }
@@ -204,8 +204,11 @@ fn shared<E: de::Error>(
         manifest: stored.manifest,
         source: Arc::clone(source),
         layout: stored.layout,
+        directory_override: bcode_skill_models::directory_override(
+            &stored.location,
+            stored.directory,
+        ),
         location: stored.location,
-        directory: stored.directory,
         body_offset: stored.body_offset,
     }))
 }

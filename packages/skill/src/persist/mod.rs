@@ -210,7 +210,7 @@ fn summary_fits(skill: &SkillSummary, roots: &[SourceRoot], snapshot: &WalkSnaps
     };
     skill.source.root.as_deref() == Some(canonical)
         && inside(&skill.location, canonical)
-        && inside(&skill.directory, base)
+        && inside(skill.directory(), base)
 }
 
 /// Whether `path` is `root` or below it, with no `.` or `..` component
