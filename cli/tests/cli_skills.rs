@@ -379,30 +379,29 @@ fn rich_fixture() -> Sandbox {
             "Body.\n",
         ),
     );
-    write(
-        &skills.join("hidden/SKILL.md"),
-        "---\ndescription: Hidden\ndisable-model-invocation: true\n---\n",
-    );
-    write(
-        &skills.join("minimal/SKILL.md"),
-        "---\ndescription: m\n---\n",
-    );
-    write(
-        &skills.join("badfield/SKILL.md"),
-        "---\ndescription: wrong types\nversion: [1, 2]\nthinking_effort: huge\n---\n",
-    );
-    write(
-        &skills.join("broken/SKILL.md"),
-        "---\ndescription: \"unclosed\n---\n",
-    );
-    write(
-        &skills.join("Not_An_Id/SKILL.md"),
-        "---\ndescription: bad folder name\n---\n",
-    );
-    write(&skills.join("notes/README.md"), "# Just notes\n");
-    write(
-        &skills.join("disabled-one/SKILL.md"),
-        "---\ndescription: turned off\n---\n",
+    write_files(
+        &skills,
+        &[
+            (
+                "hidden/SKILL.md",
+                "---\ndescription: Hidden\ndisable-model-invocation: true\n---\n",
+            ),
+            ("minimal/SKILL.md", "---\ndescription: m\n---\n"),
+            (
+                "badfield/SKILL.md",
+                "---\ndescription: wrong types\nversion: [1, 2]\nthinking_effort: huge\n---\n",
+            ),
+            ("broken/SKILL.md", "---\ndescription: \"unclosed\n---\n"),
+            (
+                "Not_An_Id/SKILL.md",
+                "---\ndescription: bad folder name\n---\n",
+            ),
+            ("notes/README.md", "# Just notes\n"),
+            (
+                "disabled-one/SKILL.md",
+                "---\ndescription: turned off\n---\n",
+            ),
+        ],
     );
     #[cfg(unix)]
     {

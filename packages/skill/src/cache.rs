@@ -215,48 +215,43 @@ pub fn load_fresh(
 /// What a worker that failed unexpectedly (a panic in a parser) leaves for
 /// its files: a diagnostic, never a crash of the whole build.
 pub fn failed_load(location: &Path) -> Loaded {
-    let outcome = ParseOutcome {
-        skill: None,
-        not_a_skill: false,
-        diagnostics: vec![
-            Diagnostic::error(
-                DiagnosticCode::Unreadable,
-                "loading this skill file failed unexpectedly (an internal error); the skill is skipped",
-            )
-            .with_path(location)
-            .with_hint("please report this file to the Bcode developers"),
-        ],
-    };
-    Loaded {
-        outcome: Arc::new(outcome),
-        hash: None,
-        read: true,
-        parsed: false,
-        reused: false,
-        cacheable: false,
-    }
+    unloaded(
+        Diagnostic::error(
+            DiagnosticCode::Unreadable,
+            "loading this skill file failed unexpectedly (an internal error); the skill is skipped",
+        )
+        .with_path(location)
+        .with_hint("please report this file to the Bcode developers"),
+        true,
+    )
 }
 
 /// What a loader thread that stopped (not a panic in a load: those are
 /// caught) leaves for each file it had taken: a diagnostic on their root,
 /// as the file itself went with the thread.
 pub fn lost_load(root: &Path) -> Loaded {
-    let outcome = ParseOutcome {
-        skill: None,
-        not_a_skill: false,
-        diagnostics: vec![
-            Diagnostic::error(
-                DiagnosticCode::Unreadable,
-                "a skill file under this root was not loaded: a loader thread stopped unexpectedly (an internal error)",
-            )
-            .with_path(root)
-            .with_hint("please report this to the Bcode developers"),
-        ],
-    };
+    unloaded(
+        Diagnostic::error(
+            DiagnosticCode::Unreadable,
+            "a skill file under this root was not loaded: a loader thread stopped unexpectedly (an internal error)",
+        )
+        .with_path(root)
+        .with_hint("please report this to the Bcode developers"),
+        false,
+    )
+}
+
+/// A load that produced no skill, only `diagnostic`, and must not be
+/// cached (the next build tries again).
+fn unloaded(diagnostic: Diagnostic, read: bool) -> Loaded {
     Loaded {
-        outcome: Arc::new(outcome),
+        outcome: Arc::new(ParseOutcome {
+            skill: None,
+            not_a_skill: false,
+            diagnostics: vec![diagnostic],
+        }),
         hash: None,
-        read: false,
+        read,
         parsed: false,
         reused: false,
         cacheable: false,

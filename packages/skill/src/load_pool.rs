@@ -342,15 +342,20 @@ mod tests {
         })
     }
 
+    /// `candidate` as the job of `slot`.
+    fn job(slot: usize, candidate: &Candidate) -> Job {
+        Job {
+            slot,
+            candidate: candidate.clone(),
+            root: None,
+            prior: None,
+        }
+    }
+
     /// Submits `found` in order, each as the job of its index.
     fn submit_all(pool: &mut LoadPool<'_, '_>, found: &[Candidate]) {
         for (slot, candidate) in found.iter().enumerate() {
-            pool.submit(Job {
-                slot,
-                candidate: candidate.clone(),
-                root: None,
-                prior: None,
-            });
+            pool.submit(job(slot, candidate));
         }
     }
 
@@ -395,12 +400,7 @@ mod tests {
         let done = std::thread::scope(|scope| {
             let mut pool = LoadPool::new(scope, &queue, 2);
             for (slot, candidate) in found.iter().enumerate() {
-                pool.submit(Job {
-                    slot,
-                    candidate: candidate.clone(),
-                    root: None,
-                    prior: None,
-                });
+                pool.submit(job(slot, candidate));
                 assert!(queue.len() <= MAX_QUEUED, "{} queued", queue.len());
             }
             pool.finish()

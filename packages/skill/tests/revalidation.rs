@@ -243,6 +243,17 @@ fn with_disk(cache: &Path, config: &SkillsConfig) -> Discovery {
     Discovery::new(quick_options(config)).with_disk_cache(bcode_skill::DiskCache::new(cache))
 }
 
+/// A fixture old enough to vouch for, built once into a disk cache:
+/// the cache folder, the config and what that build found.
+fn built_into_disk_cache(f: &Fixture) -> (std::path::PathBuf, SkillsConfig, SkillRegistry) {
+    age(&f.base);
+    past_racy_window();
+    let config = SkillsConfig::default();
+    let cache = f.base.join("state/cache");
+    let walked = with_disk(&cache, &config).build(&f.roots);
+    (cache, config, walked)
+}
+
 fn summaries(registry: &SkillRegistry) -> Vec<bcode_skill_models::SkillSummary> {
     registry.skills().cloned().collect()
 }
@@ -418,11 +429,7 @@ fn a_disk_cache_entry_pointing_outside_its_root_is_not_trusted() {
 #[test]
 fn a_disk_cache_entry_claiming_another_root_is_not_trusted() {
     let f = Fixture::new();
-    age(&f.base);
-    past_racy_window();
-    let config = SkillsConfig::default();
-    let cache = f.base.join("state/cache");
-    let walked = with_disk(&cache, &config).build(&f.roots);
+    let (cache, config, walked) = built_into_disk_cache(&f);
     let elsewhere = f.base.join("elsewhere").display().to_string();
     tamper_disk_cache(&cache, &|skill, sources| {
         if skill["manifest"]["id"] == "beta" {
@@ -445,11 +452,7 @@ fn a_disk_cache_entry_claiming_another_root_is_not_trusted() {
 #[test]
 fn a_disk_cache_entry_naming_a_source_that_is_not_there_is_not_used() {
     let f = Fixture::new();
-    age(&f.base);
-    past_racy_window();
-    let config = SkillsConfig::default();
-    let cache = f.base.join("state/cache");
-    let walked = with_disk(&cache, &config).build(&f.roots);
+    let (cache, config, walked) = built_into_disk_cache(&f);
     // Rewritten through a JSON value (members in another order), the file
     // still answers.
     tamper_disk_cache(&cache, &|_, _| {});
