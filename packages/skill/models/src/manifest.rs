@@ -174,22 +174,49 @@ impl From<FlatManifest> for SkillManifest {
     }
 }
 
-/// [`FlatManifest`] borrowed, to write.
+/// [`FlatManifest`] borrowed, to write; empty fields are left out (they
+/// read back as their defaults), a fifth of a disk cache's size.
 #[derive(Serialize)]
 struct FlatManifestRef<'a> {
     id: &'a SkillId,
     name: &'a str,
     description: &'a str,
-    version: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'a str>,
+    #[serde(skip_serializing_if = "no_keywords")]
     activation: &'a SkillActivation,
+    #[serde(skip_serializing_if = "no_hints")]
     permissions: &'a SkillPermissionHints,
+    #[serde(skip_serializing_if = "is_false")]
     disable_model_invocation: bool,
-    thinking_effort: &'a Option<String>,
-    model: &'a Option<String>,
-    license: &'a Option<String>,
-    compatibility: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    license: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compatibility: Option<&'a str>,
+    #[serde(skip_serializing_if = "no_fields")]
     metadata: &'a FieldMap,
+    #[serde(skip_serializing_if = "no_fields")]
     extra: &'a FieldMap,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+fn no_keywords(activation: &&SkillActivation) -> bool {
+    activation.keywords.is_empty()
+}
+
+fn no_hints(hints: &&SkillPermissionHints) -> bool {
+    hints.tools.is_empty() && hints.allowed_tools.is_empty()
+}
+
+fn no_fields(fields: &&FieldMap) -> bool {
+    fields.is_empty()
 }
 
 impl Serialize for SkillManifest {
@@ -199,17 +226,80 @@ impl Serialize for SkillManifest {
             id: &self.id,
             name: &self.name,
             description: &self.description,
-            version: &details.version,
+            version: details.version.as_deref(),
             activation: &self.activation,
             permissions: &details.permissions,
             disable_model_invocation: self.disable_model_invocation,
-            thinking_effort: &details.thinking_effort,
-            model: &details.model,
-            license: &details.license,
-            compatibility: &details.compatibility,
+            thinking_effort: details.thinking_effort.as_deref(),
+            model: details.model.as_deref(),
+            license: details.license.as_deref(),
+            compatibility: details.compatibility.as_deref(),
             metadata: &details.metadata,
             extra: &details.extra,
         }
         .serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_manifest_is_written_flat_without_its_empty_fields_and_reads_back_the_same() {
+        let id = SkillId::parse("a").unwrap();
+        let minimal = SkillManifest {
+            description: "d".into(),
+            ..SkillManifest::new(id.clone())
+        };
+        let written = serde_json::to_string(&minimal).unwrap();
+        assert_eq!(written, r#"{"id":"a","name":"a","description":"d"}"#);
+        assert_eq!(
+            serde_json::from_str::<SkillManifest>(&written).unwrap(),
+            minimal
+        );
+
+        let mut full = minimal.clone().with_details(SkillDetails {
+            version: Some("1".into()),
+            permissions: SkillPermissionHints {
+                tools: vec!["filesystem.read".into()],
+                allowed_tools: vec!["Read".into()],
+            },
+            thinking_effort: Some("high".into()),
+            model: Some("m".into()),
+            license: Some("MIT".into()),
+            compatibility: Some("any".into()),
+            metadata: [("k".to_owned(), serde_json::json!(1))]
+                .into_iter()
+                .collect(),
+            extra: [("x".to_owned(), serde_json::json!(null))]
+                .into_iter()
+                .collect(),
+        });
+        full.activation.keywords = vec!["kw".into()];
+        full.disable_model_invocation = true;
+        let written = serde_json::to_value(&full).unwrap();
+        for key in [
+            "version",
+            "activation",
+            "permissions",
+            "disable_model_invocation",
+            "thinking_effort",
+            "model",
+            "license",
+            "compatibility",
+            "metadata",
+            "extra",
+        ] {
+            assert!(written.get(key).is_some(), "{key} missing from {written}");
+        }
+        assert_eq!(
+            serde_json::from_value::<SkillManifest>(written).unwrap(),
+            full
+        );
+        // Details that are all empty are not stored.
+        assert_eq!(minimal.with_details(SkillDetails::default()).details, None);
     }
 }

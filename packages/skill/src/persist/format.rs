@@ -53,7 +53,9 @@ pub(super) struct SkillRef<'a> {
     source: usize,
     layout: SkillLayout,
     location: &'a Path,
-    directory: &'a Path,
+    /// Only where it is not `location`'s folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    directory: Option<&'a Path>,
     body_offset: usize,
     manifest: &'a SkillManifest,
 }
@@ -64,7 +66,8 @@ struct StoredSkill {
     source: usize,
     layout: SkillLayout,
     location: PathBuf,
-    directory: PathBuf,
+    #[serde(default)]
+    directory: Option<PathBuf>,
     body_offset: usize,
     manifest: SkillManifest,
 }
@@ -88,7 +91,7 @@ impl<'a> StoredRef<'a> {
                     source,
                     layout: skill.layout,
                     location: &skill.location,
-                    directory: skill.directory(),
+                    directory: skill.directory_override.as_deref(),
                     body_offset: skill.body_offset,
                     manifest: &skill.manifest,
                 }
@@ -204,10 +207,9 @@ fn shared<E: de::Error>(
         manifest: stored.manifest,
         source: Arc::clone(source),
         layout: stored.layout,
-        directory_override: bcode_skill_models::directory_override(
-            &stored.location,
-            stored.directory,
-        ),
+        directory_override: stored.directory.and_then(|directory| {
+            bcode_skill_models::directory_override(&stored.location, directory)
+        }),
         location: stored.location,
         body_offset: stored.body_offset,
     }))

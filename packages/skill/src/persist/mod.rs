@@ -34,6 +34,13 @@ use crate::sources::SourceRoot;
 /// Files larger than this are not read (nor written).
 const MAX_BYTES: usize = 64 * 1024 * 1024;
 
+/// Files up to this size are read whole and parsed from memory; larger
+/// ones are parsed from a stream. Parsing a slice is about a third faster
+/// (criterion, n10000: a 9 MB file, disk-cache hit 91 ms streamed), but a
+/// 54 MB file held whole beside what it decodes to was 22 MB more at a
+/// 60,000-skill render's peak.
+const WHOLE_READ_BYTES: usize = 16 * 1024 * 1024;
+
 /// Cache files kept in the folder; the least recently written go first.
 const MAX_FILES: usize = 32;
 
@@ -61,17 +68,21 @@ impl DiskCache {
         roots: &[SourceRoot],
     ) -> Option<(SkillRegistry, WalkSnapshot)> {
         let key = key(options, roots);
-        let (file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
+        let (mut file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
         if len > MAX_BYTES as u64 {
             return None;
         }
-        // Streamed: holding the file whole beside what it decodes to was
-        // 62.5 MB more at a 60,000-skill render's peak.
-        let reader = std::io::BufReader::with_capacity(
-            256 * 1024,
-            std::io::Read::take(file, MAX_BYTES as u64),
-        );
-        let stored: Stored = serde_json::from_reader(reader).ok()?;
+        let stored: Stored = if len <= WHOLE_READ_BYTES as u64 {
+            let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+            bcode_fs::read_rest(&mut file, &mut bytes, WHOLE_READ_BYTES).ok()?;
+            serde_json::from_slice(&bytes).ok()?
+        } else {
+            let reader = std::io::BufReader::with_capacity(
+                256 * 1024,
+                std::io::Read::take(file, MAX_BYTES as u64),
+            );
+            serde_json::from_reader(reader).ok()?
+        };
         if stored.format != FORMAT || stored.key != key {
             return None;
         }
