@@ -154,7 +154,9 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", default="/tmp/bcode-codex-results")
     args = parser.parse_args()
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    # Relative to the repository, as cargo takes it from there.
+    target = target if os.path.isabs(target) else os.path.join(ROOT, target)
     subprocess.run(["cargo", "build", "--release", "-p", "bcode-prompt-cli"], cwd=ROOT, check=True)
     ours = os.path.join(target, "release", "bcode-prompt")
     codex_dir = os.environ.get("CODEX_DIR", "/tmp/codex-peer")
