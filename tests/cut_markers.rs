@@ -15,6 +15,7 @@ use bcode_prompt::testing::FakeMachine;
 use bcode_prompt::{
     AssembledPrompt, PromptSession, RuntimeMode, SectionReport, SessionOptions, TurnInput,
 };
+use bcode_tests::copy_tree;
 
 /// One limit under test: the config key, the ids of the sections it bounds
 /// (an id, or a prefix ending in `:`), the marker text every cut of them
@@ -79,8 +80,8 @@ fn fixture() -> Fixture {
     let root = temp.path().canonicalize().unwrap();
     let repo = root.join("repo");
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standard");
-    copy_tree(&shared.join("repo"), &repo);
-    copy_tree(&shared.join("home"), &root.join("home"));
+    copy_tree(&shared.join("repo"), &repo).unwrap();
+    copy_tree(&shared.join("home"), &root.join("home")).unwrap();
     std::fs::create_dir_all(root.join("home")).unwrap();
     let mut options = git2::RepositoryInitOptions::new();
     options.initial_head("main");
@@ -92,22 +93,6 @@ fn fixture() -> Fixture {
         _temp: temp,
         root,
         repo,
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    std::fs::create_dir_all(to).unwrap();
-    for entry in entries {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

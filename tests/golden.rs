@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use bcode_prompt::testing::{Golden, fake_facts};
 use bcode_prompt::{AssembledPrompt, OmitReason, Placement};
+use bcode_tests::copy_tree;
 use serde::Deserialize;
 
 /// The line between the system text and the request context.
@@ -103,9 +104,9 @@ fn hermetic_fixture_is_path_independent() {
         let temp = tempfile::tempdir().unwrap();
         let root = temp.path().canonicalize().unwrap();
         let repo = root.join(layout);
-        copy_tree(&fixture.join("repo"), &repo);
+        copy_tree(&fixture.join("repo"), &repo).unwrap();
         // A home with user skills, which a hermetic render never reads.
-        copy_tree(&fixture.join("home"), &root.join("home"));
+        copy_tree(&fixture.join("home"), &root.join("home")).unwrap();
         let mut vars: BTreeMap<String, String> = env
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
@@ -140,12 +141,12 @@ fn run_case(dir: &Path, case: &Case) -> String {
     let repo = root.join("repo");
     if let Some(fixture) = &case.fixture {
         let shared = dir.join("../../fixtures").join(fixture);
-        copy_tree(&shared.join("repo"), &repo);
-        copy_tree(&shared.join("home"), &root.join("home"));
+        copy_tree(&shared.join("repo"), &repo).unwrap();
+        copy_tree(&shared.join("home"), &root.join("home")).unwrap();
     }
-    copy_tree(&dir.join("repo"), &repo);
+    copy_tree(&dir.join("repo"), &repo).unwrap();
     std::fs::create_dir_all(&repo).unwrap();
-    copy_tree(&dir.join("home"), &root.join("home"));
+    copy_tree(&dir.join("home"), &root.join("home")).unwrap();
     std::fs::create_dir_all(root.join("home")).unwrap();
     make_git(&repo, &case.git);
 
@@ -341,22 +342,6 @@ fn elide_base(prompt: &AssembledPrompt, show_base: bool) -> String {
         );
     }
     text
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    std::fs::create_dir_all(to).unwrap();
-    for entry in entries {
-        let entry = entry.unwrap();
-        let target: PathBuf = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// Creates the case's repository at test time (never checked in).
