@@ -85,7 +85,7 @@ struct Walked {
     /// Second paths to a file already found, with the first one's slot.
     duplicates: Vec<(PathBuf, usize)>,
     /// Each slot's outcome: cache hits filled during the walk, the rest
-    /// from `loads`.
+    /// as the loaders report them.
     outcomes: Vec<Option<Filed>>,
     /// Whether every outcome may be cached (and so vouched for): a read
     /// that failed is not.
