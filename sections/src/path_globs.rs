@@ -1,10 +1,13 @@
 //! The compiled `paths` globs of one invariant, made once per version of its
 //! file: [`PathGlobs::compile`] reuses the set compiled for the same file at
 //! the same [`FileStamp`] (and the same patterns), so relevant mode does not
-//! rebuild every invariant's glob set on every turn. No I/O: the stamp comes
-//! from the gatherer.
+//! rebuild every invariant's glob set on every turn. The set itself is built
+//! on the first [`PathGlobs::is_match`]: full mode never matches paths, and
+//! compiling ten invariants' sets was 12% of a small render (issue 15's
+//! profile of `render/git_sections_off`). No I/O: the stamp comes from the
+//! gatherer.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bcode_fs::FileStamp;
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -21,8 +24,9 @@ pub struct PathGlobs {
     stamp: Option<FileStamp>,
     /// The patterns it was compiled from.
     patterns: Arc<[String]>,
-    /// The set; `None` when no pattern parses (nothing matches).
-    set: Option<Arc<GlobSet>>,
+    /// The set, built from `patterns` on first use and shared by every
+    /// clone; `None` inside when no pattern parses (nothing matches).
+    set: Arc<OnceLock<Option<GlobSet>>>,
 }
 
 impl PartialEq for PathGlobs {
@@ -35,8 +39,9 @@ impl Eq for PathGlobs {}
 
 impl PathGlobs {
     /// The set of `patterns` for the file version `stamp`: `previous`'s own
-    /// set when it was compiled for the same stamp and patterns, else a new
-    /// one. A pattern that does not parse is a hint that cannot match.
+    /// set when it was made for the same stamp and patterns, else a new one,
+    /// built when first matched. A pattern that does not parse is a hint
+    /// that cannot match.
     pub fn compile(
         patterns: &[String],
         stamp: Option<FileStamp>,
@@ -49,25 +54,20 @@ impl PathGlobs {
         {
             return previous.clone();
         }
-        let mut builder = GlobSetBuilder::new();
-        let mut any = false;
-        for pattern in patterns {
-            if let Ok(glob) = Glob::new(pattern) {
-                builder.add(glob);
-                any = true;
-            }
-        }
-        let set = any.then(|| builder.build().ok()).flatten().map(Arc::new);
         PathGlobs {
             stamp,
             patterns: patterns.into(),
-            set,
+            set: Arc::default(),
         }
     }
 
-    /// Whether `path` matches one of the globs.
+    /// Whether `path` matches one of the globs (the first call builds the
+    /// set).
     pub fn is_match(&self, path: &str) -> bool {
-        self.set.as_ref().is_some_and(|set| set.is_match(path))
+        self.set
+            .get_or_init(|| build(&self.patterns))
+            .as_ref()
+            .is_some_and(|set| set.is_match(path))
     }
 
     /// Whether this set was compiled for `patterns` (a set made for other
@@ -76,13 +76,41 @@ impl PathGlobs {
         *self.patterns == *patterns
     }
 
-    /// Whether `self` and `other` share one compiled set (no recompilation
-    /// happened between them).
+    /// Whether `self` and `other` share one set (no recompilation happened
+    /// between them).
     pub fn shares_set_with(&self, other: &PathGlobs) -> bool {
-        match (&self.set, &other.set) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
+        Arc::ptr_eq(&self.set, &other.set)
+    }
+}
+
+/// The set of the patterns that parse; `None` when none does.
+fn build(patterns: &[String]) -> Option<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    let mut any = false;
+    for pattern in patterns {
+        if let Ok(glob) = Glob::new(pattern) {
+            builder.add(glob);
+            any = true;
         }
+    }
+    any.then(|| builder.build().ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathGlobs;
+
+    #[test]
+    fn the_set_is_built_on_first_match_and_shared_by_clones() {
+        let patterns = ["src/**/*.rs".to_owned(), "[".to_owned()];
+        let globs = PathGlobs::compile(&patterns, None, None);
+        let clone = globs.clone();
+        assert!(globs.set.get().is_none(), "built before any match");
+        assert!(clone.is_match("src/a/b.rs"));
+        assert!(globs.set.get().is_some(), "a clone built its own set");
+        assert!(!globs.is_match("docs/a.md"));
+        // No pattern that parses: nothing matches.
+        let broken = PathGlobs::compile(&["[".to_owned()], None, None);
+        assert!(!broken.is_match("["));
     }
 }
