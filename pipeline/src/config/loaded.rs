@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 
 use figment::value::{Dict, Map};
 use figment::{Figment, Metadata, Profile, Provider};
@@ -150,6 +151,45 @@ fn find<'a>(root: &'a Value, key: &str) -> Option<&'a Value> {
         .try_fold(root, |value, segment| value.get(segment))
 }
 
+/// The built-in defaults as a TOML table, computed once.
+static DEFAULTS: LazyLock<toml::Table> = LazyLock::new(|| {
+    Value::try_from(BcodeConfig::default())
+        .ok()
+        .and_then(|value| value.as_table().cloned())
+        .unwrap_or_default()
+});
+
+/// Every leaf key of the config, sorted, computed once.
+static LEAF_KEYS: LazyLock<Vec<String>> = LazyLock::new(|| SHAPE.leaf_keys());
+
+/// The layer that set a dotted leaf `key` and its line there: the last
+/// (highest) layer whose table holds the key, which is the value figment's
+/// merge keeps, since tables merge key by key and a leaf is replaced whole.
+/// A key no layer above the defaults holds is a default (an optional key
+/// that nobody set has no value at all, and is a default too).
+fn setter(layers: &[Layer], key: &str) -> (Origin, Option<usize>) {
+    layers
+        .iter()
+        .rev()
+        .filter(|layer| !matches!(layer.origin, Origin::Default))
+        .find(|layer| holds(&layer.table, key))
+        .map_or((Origin::Default, None), |layer| {
+            (layer.origin.clone(), layer.line_of(key))
+        })
+}
+
+/// Whether `table` holds the dotted `key`.
+fn holds(table: &toml::Table, key: &str) -> bool {
+    let mut segments = key.split('.');
+    let mut value = segments.next().and_then(|first| table.get(first));
+    for segment in segments {
+        value = value
+            .and_then(toml::Value::as_table)
+            .and_then(|inner| inner.get(segment));
+    }
+    value.is_some()
+}
+
 /// A checked layer as a figment provider. Its metadata name identifies the
 /// layer, so provenance can be read back from figment's per-value tags.
 struct LayerProvider<'a> {
@@ -189,10 +229,7 @@ pub(crate) fn merge(
 ) -> Option<LoadedConfig> {
     let defaults = Layer {
         origin: Origin::Default,
-        table: Value::try_from(BcodeConfig::default())
-            .ok()
-            .and_then(|value| value.as_table().cloned())
-            .unwrap_or_default(),
+        table: DEFAULTS.clone(),
         lines: Default::default(),
     };
     let mut all = Vec::with_capacity(layers.len() + 1);
@@ -228,12 +265,6 @@ pub(crate) fn merge(
         by_name.insert(name.clone(), index);
         figment = figment.merge(LayerProvider { name, layer });
     }
-    let layer_of = |key: &str| -> Option<&Layer> {
-        let metadata = figment.find_metadata(key)?;
-        by_name
-            .get(metadata.name.as_ref())
-            .and_then(|index| all.get(*index))
-    };
 
     let config: BcodeConfig = match figment.extract() {
         Ok(config) => config,
@@ -256,17 +287,11 @@ pub(crate) fn merge(
         }
     };
 
-    let locate = |key: &str| -> (Origin, Option<usize>) {
-        match layer_of(key) {
-            Some(layer) => (layer.origin.clone(), layer.line_of(key)),
-            None => (Origin::Default, None),
-        }
-    };
     if config.system_prompt.mode == PromptMode::Replace
         && config.system_prompt.text.trim().is_empty()
     {
-        let (mode_origin, mode_line) = locate("system_prompt.mode");
-        let (text_origin, text_line) = locate("system_prompt.text");
+        let (mode_origin, mode_line) = setter(&all, "system_prompt.mode");
+        let (text_origin, text_line) = setter(&all, "system_prompt.text");
         found
             .errors
             .push(ConfigError::new(ConfigErrorKind::ReplaceWithoutText {
@@ -280,32 +305,9 @@ pub(crate) fn merge(
         return None;
     }
 
-    // An optional key no layer set has no figment value; it is a default.
-    // Figment merges every layer again on each lookup, so each top-level
-    // table is looked up once and its keys found inside it.
-    let mut tables: BTreeMap<String, Option<figment::value::Value>> = BTreeMap::new();
-    let origins = SHAPE
-        .leaf_keys()
-        .into_iter()
-        .map(|key| {
-            let (head, rest) = key.split_once('.').unwrap_or((key.as_str(), ""));
-            let table = tables
-                .entry(head.to_owned())
-                .or_insert_with(|| figment.find_value(head).ok());
-            let value = match table {
-                Some(table) if rest.is_empty() => Some(&*table),
-                Some(table) => table.find_ref(rest),
-                None => None,
-            };
-            let origin = value
-                .and_then(|value| figment.get_metadata(value.tag()))
-                .and_then(|metadata| by_name.get(metadata.name.as_ref()))
-                .and_then(|index| all.get(*index))
-                .map_or((Origin::Default, None), |layer| {
-                    (layer.origin.clone(), layer.line_of(&key))
-                });
-            (key, origin)
-        })
+    let origins = LEAF_KEYS
+        .iter()
+        .map(|key| (key.clone(), setter(&all, key)))
         .collect();
     Some(LoadedConfig {
         config,
