@@ -162,32 +162,49 @@ static DEFAULTS: LazyLock<toml::Table> = LazyLock::new(|| {
 /// Every leaf key of the config, sorted, computed once.
 static LEAF_KEYS: LazyLock<Vec<String>> = LazyLock::new(|| SHAPE.leaf_keys());
 
-/// The layer that set a dotted leaf `key` and its line there: the last
+/// The layer that set each leaf key, with its line there: the last
 /// (highest) layer whose table holds the key, which is the value figment's
 /// merge keeps, since tables merge key by key and a leaf is replaced whole.
 /// A key no layer above the defaults holds is a default (an optional key
-/// that nobody set has no value at all, and is a default too).
-fn setter(layers: &[Layer], key: &str) -> (Origin, Option<usize>) {
-    layers
+/// that nobody set has no value at all, and is a default too). Each layer's
+/// table is walked once, so the cost is the keys written, not the keys known.
+fn origins_of(layers: &[Layer]) -> BTreeMap<String, (Origin, Option<usize>)> {
+    let mut setters: BTreeMap<String, &Layer> = BTreeMap::new();
+    for layer in layers {
+        if !matches!(layer.origin, Origin::Default) {
+            note_keys(&layer.table, "", layer, &mut setters);
+        }
+    }
+    LEAF_KEYS
         .iter()
-        .rev()
-        .filter(|layer| !matches!(layer.origin, Origin::Default))
-        .find(|layer| holds(&layer.table, key))
-        .map_or((Origin::Default, None), |layer| {
-            (layer.origin.clone(), layer.line_of(key))
+        .map(|key| {
+            let origin = setters.get(key).map_or((Origin::Default, None), |layer| {
+                (layer.origin.clone(), layer.line_of(key))
+            });
+            (key.clone(), origin)
         })
+        .collect()
 }
 
-/// Whether `table` holds the dotted `key`.
-fn holds(table: &toml::Table, key: &str) -> bool {
-    let mut segments = key.split('.');
-    let mut value = segments.next().and_then(|first| table.get(first));
-    for segment in segments {
-        value = value
-            .and_then(toml::Value::as_table)
-            .and_then(|inner| inner.get(segment));
+/// Records `layer` as the setter of every dotted key of `table`, tables
+/// included (only leaf keys are looked up).
+fn note_keys<'a>(
+    table: &toml::Table,
+    prefix: &str,
+    layer: &'a Layer,
+    setters: &mut BTreeMap<String, &'a Layer>,
+) {
+    for (key, value) in table {
+        let dotted = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if let Some(inner) = value.as_table() {
+            note_keys(inner, &dotted, layer, setters);
+        }
+        setters.insert(dotted, layer);
     }
-    value.is_some()
 }
 
 /// A checked layer as a figment provider. Its metadata name identifies the
@@ -287,11 +304,13 @@ pub(crate) fn merge(
         }
     };
 
+    let origins = origins_of(&all);
     if config.system_prompt.mode == PromptMode::Replace
         && config.system_prompt.text.trim().is_empty()
     {
-        let (mode_origin, mode_line) = setter(&all, "system_prompt.mode");
-        let (text_origin, text_line) = setter(&all, "system_prompt.text");
+        let locate = |key: &str| origins.get(key).cloned().unwrap_or((Origin::Default, None));
+        let (mode_origin, mode_line) = locate("system_prompt.mode");
+        let (text_origin, text_line) = locate("system_prompt.text");
         found
             .errors
             .push(ConfigError::new(ConfigErrorKind::ReplaceWithoutText {
@@ -305,10 +324,6 @@ pub(crate) fn merge(
         return None;
     }
 
-    let origins = LEAF_KEYS
-        .iter()
-        .map(|key| (key.clone(), setter(&all, key)))
-        .collect();
     Some(LoadedConfig {
         config,
         warnings,
