@@ -31,6 +31,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::{Arc, LazyLock};
 
 use bcode_fs::{Confinement, EscapeReason};
 use minijinja::syntax::SyntaxConfig;
@@ -232,7 +233,9 @@ fn at_line(line: Option<usize>) -> String {
 /// The template environment with overrides applied.
 #[derive(Clone)]
 pub struct Templates {
-    env: Environment<'static>,
+    /// Shared by clones; the embedded set's environment is shared by the
+    /// whole process (see [`Templates::builtin`]).
+    env: Arc<Environment<'static>>,
     /// Every template name (embedded and the host's), sorted.
     names: Vec<String>,
     /// Override file per overridden template name.
@@ -251,19 +254,27 @@ impl fmt::Debug for Templates {
 }
 
 impl Templates {
-    /// Every embedded template, no overrides.
+    /// Every embedded template, no overrides. One environment serves the
+    /// whole process, so a template is compiled once however many sessions
+    /// render it (compiling them was 5% of a small render per session).
     pub fn builtin() -> Templates {
-        match Templates::new(&[EMBEDDED], Vec::new()) {
-            Ok(templates) => templates,
-            // Only overrides are compiled up front, so nothing can fail
-            // without them; should that change, an environment without
-            // templates fails each render with a clear error instead.
-            Err(_) => Templates::empty(),
-        }
+        static BUILTIN: LazyLock<Templates> = LazyLock::new(|| {
+            match Templates::new(&[EMBEDDED], Vec::new()) {
+                Ok(templates) => templates,
+                // Only overrides are compiled up front, so nothing can fail
+                // without them; should that change, an environment without
+                // templates fails each render with a clear error instead.
+                Err(_) => Templates::empty(),
+            }
+        });
+        BUILTIN.clone()
     }
 
     /// Every embedded template with `overrides` applied (see [`Templates::new`]).
     pub fn with_overrides(overrides: Vec<TemplateOverride>) -> Result<Templates, TemplateError> {
+        if overrides.is_empty() {
+            return Ok(Templates::builtin());
+        }
         Templates::new(&[EMBEDDED], overrides)
     }
 
@@ -275,6 +286,9 @@ impl Templates {
         host: Vec<(String, String)>,
         overrides: Vec<TemplateOverride>,
     ) -> Result<Templates, TemplateError> {
+        if host.is_empty() && overrides.is_empty() {
+            return Ok(Templates::builtin());
+        }
         let mut sources: BTreeMap<String, Cow<'static, str>> = EMBEDDED
             .iter()
             .map(|(name, source)| ((*name).to_owned(), Cow::Borrowed(*source)))
@@ -310,7 +324,7 @@ impl Templates {
 
     fn empty() -> Templates {
         Templates {
-            env: environment(),
+            env: Arc::new(environment()),
             names: Vec::new(),
             overridden: BTreeMap::new(),
             warnings: Vec::new(),
@@ -355,7 +369,7 @@ impl Templates {
             overridden.insert(name, file);
         }
         Ok(Templates {
-            env,
+            env: Arc::new(env),
             names,
             overridden,
             warnings,
@@ -616,6 +630,31 @@ fn builtin_error(name: &str, phase: TemplatePhase, err: &minijinja::Error) -> Te
 mod tests {
     use super::*;
     use minijinja::context;
+
+    #[test]
+    fn the_embedded_set_is_one_environment_per_process() {
+        let a = Templates::builtin();
+        let b = Templates::with_host(Vec::new(), Vec::new()).unwrap();
+        assert!(Arc::ptr_eq(&a.env, &b.env));
+        assert!(Arc::ptr_eq(
+            &a.env,
+            &Templates::with_overrides(Vec::new()).unwrap().env
+        ));
+        // Overrides and host templates get their own environment, and the
+        // shared one is not changed by them.
+        let host = Templates::with_host(vec![("x.j2".into(), "{{ 1 }}".into())], Vec::new());
+        let host = host.unwrap();
+        assert!(!Arc::ptr_eq(&a.env, &host.env));
+        assert_eq!(host.render("x.j2", context! {}).unwrap(), "1");
+        assert!(Templates::builtin().render("x.j2", context! {}).is_err());
+        let overridden = templates(&[("base.j2", "mine")]).unwrap();
+        assert!(!Arc::ptr_eq(&a.env, &overridden.env));
+        assert_eq!(overridden.render("base.j2", context! {}).unwrap(), "mine");
+        assert_ne!(
+            Templates::builtin().render("base.j2", context! {}).ok(),
+            Some("mine".into())
+        );
+    }
 
     fn templates(overrides: &[(&str, &str)]) -> Result<Templates, TemplateError> {
         let overrides = overrides
