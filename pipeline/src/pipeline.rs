@@ -322,37 +322,17 @@ fn is_enabled(spec: &StageSpec, config: &BcodeConfig) -> bool {
 }
 
 /// Joins `sections` with the separator, appending one report per section.
-///
-/// The largest section's own buffer becomes the joined text (the others
-/// are written before and after it in place): a 10,000-skill catalog is
-/// megabytes, and copying it into a fresh buffer held two copies at once
-/// at the render's peak memory.
 fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
     let total: usize = sections
         .iter()
         .map(|p| p.section.text.len() + SECTION_SEPARATOR.len())
         .sum();
-    let largest = sections
-        .iter()
-        .enumerate()
-        .max_by_key(|(i, p)| (p.section.text.len(), std::cmp::Reverse(*i)))
-        .map(|(i, _)| i);
     let mut sections = sections;
-    let mut text = match largest {
-        Some(i) => std::mem::take(&mut sections[i].section.text),
-        None => String::new(),
+    let grown = section_to_grow(&sections, total);
+    let mut text = match grown {
+        Some(i) => grow_around(&mut sections, i, total),
+        None => String::with_capacity(total),
     };
-    // Everything before the largest section, joined, then moved in front of
-    // it with one copy of the tail; everything after is appended.
-    let mut before = String::new();
-    for placed in &sections[..largest.unwrap_or(0)] {
-        before.push_str(&placed.section.text);
-        before.push_str(SECTION_SEPARATOR);
-    }
-    // Exact: the catalog section alone can be tens of megabytes, and an
-    // amortized reserve would double its buffer.
-    text.reserve_exact(total.saturating_sub(text.len()));
-    text.insert_str(0, &before);
     let mut start = 0;
     for (i, placed) in sections.into_iter().enumerate() {
         let Placed {
@@ -360,19 +340,21 @@ fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
             placement,
             section,
         } = placed;
-        let bytes = if Some(i) == largest {
-            let len = text.len() - start;
-            (start, len)
-        } else if largest.is_some_and(|l| i < l) {
-            (start, section.text.len())
-        } else {
-            text.push_str(SECTION_SEPARATOR);
-            start = text.len();
-            text.push_str(&section.text);
-            (start, section.text.len())
+        let len = match grown {
+            // Already in place: the grown section ends the text so far.
+            Some(g) if i == g => text.len() - start,
+            Some(g) if i < g => section.text.len(),
+            _ => {
+                if i > 0 {
+                    text.push_str(SECTION_SEPARATOR);
+                }
+                start = text.len();
+                text.push_str(&section.text);
+                section.text.len()
+            }
         };
-        let (begin, len) = bytes;
-        let chars = text[begin..begin + len].chars().count();
+        let begin = start;
+        let chars = section.char_count_of(&text[begin..begin + len]);
         reports.push(SectionReport {
             id: section.id,
             class,
@@ -389,4 +371,119 @@ fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
         start = begin + len + SECTION_SEPARATOR.len();
     }
     text
+}
+
+/// A section at least this large becomes the joined text itself even when
+/// its buffer must grow: a 60,000-skill catalog is 26 MB, and a fresh
+/// buffer would hold it twice at a render's peak memory.
+const GROW_IN_PLACE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The section whose own buffer should become the joined text: the largest,
+/// when its buffer already has room for everything (a catalog formatted
+/// into a generously sized buffer and handed over) or when it is so large
+/// that a second copy would show at the peak. Otherwise one fresh buffer is
+/// cheaper: growing a buffer that lacks room is a copy, and putting the
+/// sections before it in front is a second (an unchanged turn of a
+/// 10,000-skill session copies its 4.8 MB catalog once, not three times).
+fn section_to_grow(sections: &[Placed], total: usize) -> Option<usize> {
+    let (i, largest) = sections
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, p)| (p.section.text.len(), std::cmp::Reverse(*i)))?;
+    let text = &largest.section.text;
+    (text.capacity() >= total || text.len() >= GROW_IN_PLACE_BYTES).then_some(i)
+}
+
+/// Makes section `i`'s buffer the joined text so far: the sections before
+/// it, each followed by the separator, then its own text, with room for
+/// `total` bytes.
+fn grow_around(sections: &mut [Placed], i: usize, total: usize) -> String {
+    let mut before = String::new();
+    for placed in sections.iter().take(i) {
+        before.push_str(&placed.section.text);
+        before.push_str(SECTION_SEPARATOR);
+    }
+    let mut text = sections
+        .get_mut(i)
+        .map(|placed| std::mem::take(&mut placed.section.text))
+        .unwrap_or_default();
+    // Exact: an amortized reserve would double a buffer of megabytes.
+    text.reserve_exact(total.saturating_sub(text.len()));
+    text.insert_str(0, &before);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GROW_IN_PLACE_BYTES, Placed, SECTION_SEPARATOR, join, section_to_grow};
+    use crate::stage::{Placement, Section, SectionClass};
+
+    fn placed(id: &str, text: String) -> Placed {
+        Placed {
+            class: SectionClass::Session,
+            placement: Placement::System,
+            section: Section::new(id, text),
+        }
+    }
+
+    /// Sections whose largest (`é` repeated, in the middle) has a buffer of
+    /// `capacity` bytes.
+    fn sections(capacity: usize) -> Vec<Placed> {
+        let mut large = String::with_capacity(capacity);
+        large.push_str(&"é".repeat(300));
+        vec![
+            placed("a", "first".into()),
+            placed("b", large),
+            placed("c", "last ü".into()),
+        ]
+    }
+
+    fn check(sections: Vec<Placed>) {
+        let texts: Vec<String> = sections.iter().map(|p| p.section.text.clone()).collect();
+        let mut reports = Vec::new();
+        let joined = join(sections, &mut reports);
+        assert_eq!(joined, texts.join(SECTION_SEPARATOR));
+        for (report, text) in reports.iter().zip(&texts) {
+            assert_eq!(&joined[report.range.clone()], text, "{}", report.id);
+            assert_eq!(report.chars, text.chars().count(), "{}", report.id);
+        }
+    }
+
+    #[test]
+    fn the_largest_buffer_is_grown_only_when_it_has_room_or_is_huge() {
+        let total = |s: &[Placed]| {
+            s.iter()
+                .map(|p| p.section.text.len() + SECTION_SEPARATOR.len())
+                .sum::<usize>()
+        };
+        let roomy = sections(4096);
+        assert_eq!(section_to_grow(&roomy, total(&roomy)), Some(1));
+        check(roomy);
+        let tight = sections(0);
+        assert_eq!(section_to_grow(&tight, total(&tight)), None);
+        check(tight);
+        let huge = vec![
+            placed("a", "first".into()),
+            placed("b", "x".repeat(GROW_IN_PLACE_BYTES)),
+        ];
+        assert_eq!(section_to_grow(&huge, total(&huge)), Some(1));
+        check(huge);
+    }
+
+    #[test]
+    fn a_known_char_count_is_used_until_the_text_is_shortened() {
+        let text = "é".repeat(10);
+        let mut known = placed("known", text.clone());
+        known.section = known.section.with_char_count(10);
+        let mut reports = Vec::new();
+        join(vec![known], &mut reports);
+        assert_eq!(reports[0].chars, 10);
+        // A count made before a cut is not trusted for the shorter text.
+        let mut cut = placed("cut", text);
+        cut.section = cut.section.with_char_count(10);
+        cut.section.text.truncate(6);
+        let mut reports = Vec::new();
+        join(vec![cut], &mut reports);
+        assert_eq!(reports[0].chars, 3);
+    }
 }

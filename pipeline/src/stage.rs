@@ -46,6 +46,10 @@ pub struct Section {
     pub truncations: Vec<SectionTruncation>,
     /// Free-form remarks for `--explain`, e.g. a probe's deadline being hit.
     pub notes: Vec<String>,
+    /// `(bytes, chars)` of `text` when the stage already knew its length in
+    /// characters ([`Section::with_char_count`]); trusted only while the
+    /// text still has that many bytes (a cut or trim only shortens it).
+    known_chars: Option<(usize, usize)>,
 }
 
 impl Section {
@@ -59,6 +63,25 @@ impl Section {
             template: None,
             truncations: Vec::new(),
             notes: Vec::new(),
+            known_chars: None,
+        }
+    }
+
+    /// Says that `text` is `chars` characters long, so assembly does not
+    /// count them again: for a text of megabytes counted once and shown
+    /// every turn (the skill catalog of a session). Checked in debug builds.
+    pub fn with_char_count(mut self, chars: usize) -> Section {
+        debug_assert_eq!(self.text.chars().count(), chars, "{}", self.id);
+        self.known_chars = Some((self.text.len(), chars));
+        self
+    }
+
+    /// The characters of `text`, this section's text as assembled: the
+    /// known count while it has the bytes it had when counted, else counted.
+    pub(crate) fn char_count_of(&self, text: &str) -> usize {
+        match self.known_chars {
+            Some((bytes, chars)) if bytes == text.len() => chars,
+            _ => text.chars().count(),
         }
     }
 

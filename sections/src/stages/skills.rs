@@ -63,7 +63,9 @@ impl Stage<Gathered> for SkillCatalogStage {
             return Ok(Vec::new());
         }
         let kind = SectionKind::SkillCatalog;
+        // The text is the catalog's own (moved or copied), so its count holds.
         let mut section = Section::new(kind.name(), text)
+            .with_char_count(catalog.chars)
             .with_template(cx.templates.usage(kind.template()))
             .with_note(&format!(
                 "listed {}, omitted {}",

@@ -30,6 +30,9 @@ pub struct Catalog {
     /// The text exactly as injected; empty when the catalog is off or no
     /// skill is model-visible.
     pub text: String,
+    /// The characters of `text` as formatted, counted once: a session's
+    /// later turns show the same megabytes again without counting them.
+    pub chars: usize,
     /// Model-visible skills listed (their descriptions possibly shortened).
     pub listed: usize,
     /// Model-visible skills left out by `max_bytes`.
@@ -76,6 +79,7 @@ impl Catalog {
     fn empty() -> Catalog {
         Catalog {
             text: String::new(),
+            chars: 0,
             listed: 0,
             omitted: 0,
             descriptions_cut: 0,
@@ -253,6 +257,7 @@ pub fn format_catalog<'s>(
         Some(max) => format.bounded(&visible, estimate, max, templates)?,
     };
     catalog.size_warning = CatalogSizeWarning::check(catalog.text.len(), prompt);
+    catalog.chars = catalog.text.chars().count();
     Ok(catalog)
 }
 
