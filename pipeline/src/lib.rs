@@ -12,5 +12,6 @@ pub mod facts;
 pub mod fallback;
 pub mod pipeline;
 pub mod section;
+pub mod section_text;
 pub mod stage;
 pub mod templates;

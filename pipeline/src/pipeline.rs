@@ -379,7 +379,8 @@ fn join(sections: Vec<Placed>, reports: &mut Vec<SectionReport>) -> String {
 const GROW_IN_PLACE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The section whose own buffer should become the joined text: the largest,
-/// when its buffer already has room for everything (a catalog formatted
+/// when it owns its text (a shared one would be copied out first) and its
+/// buffer already has room for everything (a catalog formatted
 /// into a generously sized buffer and handed over) or when it is so large
 /// that a second copy would show at the peak. Otherwise one fresh buffer is
 /// cheaper: growing a buffer that lacks room is a copy, and putting the
@@ -391,7 +392,8 @@ fn section_to_grow(sections: &[Placed], total: usize) -> Option<usize> {
         .enumerate()
         .max_by_key(|(i, p)| (p.section.text.len(), std::cmp::Reverse(*i)))?;
     let text = &largest.section.text;
-    (text.capacity() >= total || text.len() >= GROW_IN_PLACE_BYTES).then_some(i)
+    let capacity = text.owned_capacity()?;
+    (capacity >= total || text.len() >= GROW_IN_PLACE_BYTES).then_some(i)
 }
 
 /// Makes section `i`'s buffer the joined text so far: the sections before
@@ -405,7 +407,7 @@ fn grow_around(sections: &mut [Placed], i: usize, total: usize) -> String {
     }
     let mut text = sections
         .get_mut(i)
-        .map(|placed| std::mem::take(&mut placed.section.text))
+        .map(|placed| placed.section.text.take_string())
         .unwrap_or_default();
     // Exact: an amortized reserve would double a buffer of megabytes.
     text.reserve_exact(total.saturating_sub(text.len()));
@@ -439,7 +441,10 @@ mod tests {
     }
 
     fn check(sections: Vec<Placed>) {
-        let texts: Vec<String> = sections.iter().map(|p| p.section.text.clone()).collect();
+        let texts: Vec<String> = sections
+            .iter()
+            .map(|p| p.section.text.to_string())
+            .collect();
         let mut reports = Vec::new();
         let joined = join(sections, &mut reports);
         assert_eq!(joined, texts.join(SECTION_SEPARATOR));

@@ -25,6 +25,7 @@ pub use crate::bounds::SectionTruncation;
 use crate::bounds::{self, BoundedText};
 use crate::config::BcodeConfig;
 pub use crate::section::{Placement, SectionClass, SectionKind, StageSpec};
+pub use crate::section_text::{SectionText, SharedText};
 use crate::templates::{TemplateError, TemplateUse, Templates};
 
 /// One section a stage yields. Build it with [`Section::new`] and the
@@ -36,7 +37,7 @@ pub struct Section {
     pub id: String,
     /// The section's model-visible text; trailing whitespace is trimmed at
     /// assembly, and empty text omits the section.
-    pub text: String,
+    pub text: SectionText,
     /// Files and commands the text came from.
     pub sources: Vec<String>,
     /// The template that produced `text`, if any.
@@ -56,6 +57,16 @@ impl Section {
     /// A section with `id` and `text` and nothing yet recorded about where
     /// it came from.
     pub fn new(id: &str, text: String) -> Section {
+        Section::with_text(id, SectionText::from(text))
+    }
+
+    /// A section showing the whole text of `owner`, a value kept between
+    /// turns (a session's skill catalog), without a copy of its own.
+    pub fn shared(id: &str, owner: SharedText) -> Section {
+        Section::with_text(id, SectionText::shared(owner))
+    }
+
+    fn with_text(id: &str, text: SectionText) -> Section {
         Section {
             id: id.to_owned(),
             text,

@@ -16,12 +16,15 @@
 //! unknown, disabled or unloadable id is an error of the turn there (with a
 //! did-you-mean), so the stage only formats what it is given.
 
+use std::sync::Arc;
+
 use bcode_text::Limit;
 use minijinja::context;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
+
 use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, SectionTruncation, Stage, StageContext, StageError, StageSpec,
+    Section, SectionKind, SectionTruncation, SharedText, Stage, StageContext, StageError, StageSpec,
 };
 
 use crate::gathered::Gathered;
@@ -54,17 +57,18 @@ impl Stage<Gathered> for SkillCatalogStage {
         let Some(catalog) = &cx.inputs.skill_catalog else {
             return Ok(Vec::new());
         };
-        let text = cx
-            .inputs
-            .skill_catalog_text
-            .take()
-            .unwrap_or_else(|| catalog.text.clone());
-        if text.is_empty() {
+        let kind = SectionKind::SkillCatalog;
+        // A single turn's catalog text is handed over; a session's kept
+        // catalog is shown without a copy of its own. Either is the
+        // catalog's own text, so its character count holds.
+        let section = match cx.inputs.skill_catalog_text.take() {
+            Some(text) => Section::new(kind.name(), text),
+            None => Section::shared(kind.name(), Arc::clone(catalog) as SharedText),
+        };
+        if section.text.is_empty() {
             return Ok(Vec::new());
         }
-        let kind = SectionKind::SkillCatalog;
-        // The text is the catalog's own (moved or copied), so its count holds.
-        let mut section = Section::new(kind.name(), text)
+        let mut section = section
             .with_char_count(catalog.chars)
             .with_template(cx.templates.usage(kind.template()))
             .with_note(&format!(

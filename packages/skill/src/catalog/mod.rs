@@ -56,6 +56,14 @@ pub struct Catalog {
     pub size_warning: Option<CatalogSizeWarning>,
 }
 
+/// The text, so a session's assembly can show the catalog it keeps without
+/// a copy of its own (`SectionText::shared`).
+impl AsRef<str> for Catalog {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 impl Catalog {
     /// What the operator should be told about this catalog: too large for
     /// the context window, or a `max_bytes` that leaves room for no skill.
