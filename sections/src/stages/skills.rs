@@ -58,18 +58,18 @@ impl Stage<Gathered> for SkillCatalogStage {
             return Ok(Vec::new());
         };
         let kind = SectionKind::SkillCatalog;
-        // A single turn's catalog text is handed over; a session's kept
-        // catalog is shown without a copy of its own. Either is the
-        // catalog's own text, so its character count holds.
+        // A single turn's catalog text is handed over (assembly counts its
+        // characters once); a session's kept catalog is shown without a
+        // copy of its own, with the count it keeps for every turn.
         let section = match cx.inputs.skill_catalog_text.take() {
             Some(text) => Section::new(kind.name(), text),
-            None => Section::shared(kind.name(), Arc::clone(catalog) as SharedText),
+            None => Section::shared(kind.name(), Arc::clone(catalog) as SharedText)
+                .with_char_count(catalog.chars()),
         };
         if section.text.is_empty() {
             return Ok(Vec::new());
         }
         let mut section = section
-            .with_char_count(catalog.chars)
             .with_template(cx.templates.usage(kind.template()))
             .with_note(&format!(
                 "listed {}, omitted {}",

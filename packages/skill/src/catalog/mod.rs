@@ -12,6 +12,7 @@ mod entry;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 use bcode_skill_models::{CatalogMode, SkillSource, SkillSummary, SkillsPromptConfig};
 use bcode_text::{Limit, Truncation, model_path};
@@ -30,9 +31,8 @@ pub struct Catalog {
     /// The text exactly as injected; empty when the catalog is off or no
     /// skill is model-visible.
     pub text: String,
-    /// The characters of `text` as formatted, counted once: a session's
-    /// later turns show the same megabytes again without counting them.
-    pub chars: usize,
+    /// The characters of `text`, counted on first ask (see [`Catalog::chars`]).
+    chars: CharCount,
     /// Model-visible skills listed (their descriptions possibly shortened).
     pub listed: usize,
     /// Model-visible skills left out by `max_bytes`.
@@ -65,6 +65,13 @@ impl AsRef<str> for Catalog {
 }
 
 impl Catalog {
+    /// The characters of `text`, counted once: a session shows the same
+    /// megabytes on every turn without counting them again, and a single
+    /// turn, which counts them once while assembling, never asks.
+    pub fn chars(&self) -> usize {
+        *self.chars.0.get_or_init(|| self.text.chars().count())
+    }
+
     /// What the operator should be told about this catalog: too large for
     /// the context window, or a `max_bytes` that leaves room for no skill.
     pub fn warnings(&self) -> Vec<CatalogWarning> {
@@ -87,7 +94,7 @@ impl Catalog {
     fn empty() -> Catalog {
         Catalog {
             text: String::new(),
-            chars: 0,
+            chars: CharCount::default(),
             listed: 0,
             omitted: 0,
             descriptions_cut: 0,
@@ -98,6 +105,20 @@ impl Catalog {
         }
     }
 }
+
+/// A count of a catalog's characters, made when first asked for; equal
+/// whether or not it has been made (it is derived from the text, which the
+/// catalog's own equality compares).
+#[derive(Clone, Debug, Default)]
+struct CharCount(OnceLock<usize>);
+
+impl PartialEq for CharCount {
+    fn eq(&self, _other: &CharCount) -> bool {
+        true
+    }
+}
+
+impl Eq for CharCount {}
 
 /// A warning about a formatted catalog, for the operator (stderr, the
 /// turn, `--explain`); its `Display` is the sentence to print.
@@ -265,7 +286,6 @@ pub fn format_catalog<'s>(
         Some(max) => format.bounded(&visible, estimate, max, templates)?,
     };
     catalog.size_warning = CatalogSizeWarning::check(catalog.text.len(), prompt);
-    catalog.chars = catalog.text.chars().count();
     Ok(catalog)
 }
 
