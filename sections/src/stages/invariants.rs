@@ -6,10 +6,12 @@
 use bcode_text::Limit;
 use minijinja::context;
 
+use bcode_prompt_pipeline::bounds::BoundedText;
 use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
+use bcode_prompt_pipeline::templates::TemplateUse;
 
 use crate::gathered::{Gathered, need};
 use crate::invariants::*;
@@ -113,10 +115,27 @@ fn catalog_section(
             directory => INVARIANTS_DIR,
         },
     )?;
+    let placed = format!("{} invariants placed", selected.len());
+    Ok(invariants_section(
+        text, template, &bounded, &placed, selected, catalog,
+    ))
+}
+
+/// The invariants section of either mode: its text with what it placed,
+/// the files it came from, whether the limit cut it, and the catalog's
+/// problems.
+fn invariants_section(
+    text: String,
+    template: TemplateUse,
+    bounded: &BoundedText,
+    placed: &str,
+    selected: &[&Invariant],
+    catalog: &InvariantCatalog,
+) -> Section {
     let mut section = Section::new(SectionKind::RepositoryInvariants.name(), text)
         .with_template(template)
-        .with_bounded(&bounded)
-        .with_note(&format!("{} invariants placed", selected.len()));
+        .with_bounded(bounded)
+        .with_note(placed);
     for inv in selected {
         section = section.with_source(&inv.file);
     }
@@ -126,7 +145,7 @@ fn catalog_section(
     for problem in &catalog.problems {
         section = section.with_note(&problem.to_string());
     }
-    Ok(section)
+    section
 }
 
 /// Relevant mode's invariant guidance: renders the
@@ -216,22 +235,12 @@ fn focused_section(
             task_summary => task_summary,
         },
     )?;
-    let mut section = Section::new(SectionKind::RepositoryInvariants.name(), text)
-        .with_template(template)
-        .with_bounded(&bounded)
-        .with_note(&format!(
-            "{} of {} invariants placed",
-            selected.len(),
-            catalog.invariants.len()
-        ));
-    for inv in &selected {
-        section = section.with_source(&inv.file);
-    }
-    if bounded.truncation.is_some() {
-        section = section.with_note("cut by system_prompt.repository_invariants_max_chars");
-    }
-    for problem in &catalog.problems {
-        section = section.with_note(&problem.to_string());
-    }
-    Ok(section)
+    let placed = format!(
+        "{} of {} invariants placed",
+        selected.len(),
+        catalog.invariants.len()
+    );
+    Ok(invariants_section(
+        text, template, &bounded, &placed, &selected, catalog,
+    ))
 }
