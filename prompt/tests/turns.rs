@@ -277,3 +277,34 @@ fn sessions_on_one_shared_pool_share_the_registry_and_each_sees_changes() {
     assert_eq!(ids(&a), ids(&b));
     assert_eq!(second_a.prompt, second_b.prompt);
 }
+
+/// A session shows the catalog it keeps as shared text with the character
+/// count it made once; a single turn moves the catalog text in and assembly
+/// counts it. Both must give the same bytes and the same accounting, for
+/// text that is not ASCII too, on every turn.
+#[test]
+fn a_kept_catalog_and_a_handed_over_one_give_the_same_prompt() {
+    let repo = Repo::new();
+    write(
+        &repo.root.join("skills/café-naïve/SKILL.md"),
+        "---\nname: cafe-naive\ndescription: Prépare le café — naïvement, ☕ pour l'équipe\n---\nBody\n",
+    );
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let mut single = PromptSession::open_blocking(repo.options().single_turn(true)).unwrap();
+    let alone = single.next_turn_blocking(input()).unwrap();
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    for _ in 0..2 {
+        let turn = session.next_turn_blocking(input()).unwrap();
+        assert_eq!(turn.prompt, alone.prompt);
+    }
+    let catalog = alone
+        .prompt
+        .sections
+        .iter()
+        .find(|s| s.id == "skill_catalog")
+        .expect("a catalog section");
+    let text = &alone.prompt.system[catalog.range.clone()];
+    assert!(text.contains('☕'), "{text}");
+    assert_eq!(catalog.chars, text.chars().count());
+    assert!(catalog.chars < catalog.bytes);
+}
