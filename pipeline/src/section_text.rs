@@ -94,12 +94,6 @@ impl From<String> for SectionText {
     }
 }
 
-impl From<&str> for SectionText {
-    fn from(text: &str) -> SectionText {
-        SectionText(Repr::Owned(text.to_owned()))
-    }
-}
-
 impl fmt::Debug for SectionText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)

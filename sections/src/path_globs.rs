@@ -107,7 +107,10 @@ mod tests {
         let clone = globs.clone();
         assert!(globs.set.get().is_none(), "built before any match");
         assert!(clone.is_match("src/a/b.rs"));
-        assert!(globs.set.get().is_some(), "a clone built its own set");
+        assert!(
+            globs.set.get().is_some(),
+            "the clone's match built a set of its own"
+        );
         assert!(!globs.is_match("docs/a.md"));
         // No pattern that parses: nothing matches.
         let broken = PathGlobs::compile(&["[".to_owned()], None, None);
