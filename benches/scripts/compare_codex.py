@@ -25,6 +25,12 @@ Runs alternate Codex, ours, Codex, ours, ... after one untimed warm-up of
 each (page cache warm, Codex's CODEX_HOME already populated with its bundled
 system skills, which makes Codex's figures the favourable ones).
 
+`--also LABEL=BINARY` (repeatable) adds another build of ours to the same
+alternation, run exactly as ours is (e.g. a binary built from an older
+commit in a `git worktree`), so a change can be judged against the code it
+replaced on the same machine in the same minutes; its ratio to Codex is
+reported as `time_LABEL_over_codex`.
+
 Needs a writable copy of the peer with node_modules ($CODEX_DIR, default
 /tmp/codex-peer; `cp -r ../shared/peers/codex /tmp/codex-peer && cd
 /tmp/codex-peer && npm install`). Without it, only our figures are printed.
@@ -153,7 +159,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", default="/tmp/bcode-codex-results")
+    parser.add_argument("--also", action="append", default=[], metavar="LABEL=BINARY",
+                        help="another build of ours to alternate with the others")
     args = parser.parse_args()
+    also = dict(item.split("=", 1) for item in args.also)
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     # Relative to the repository, as cargo takes it from there.
     target = target if os.path.isabs(target) else os.path.join(ROOT, target)
@@ -179,6 +188,8 @@ def main():
             "ours": ([ours, "--repo", repo, "--set", roots, "render", "--prompt", PROMPT],
                      dict(base_env, HOME=homes["ours"])),
         }
+        for label, binary in also.items():
+            sides[label] = ([binary] + sides["ours"][0][1:], sides["ours"][1])
         if name != "small":
             # Equal work in the prompt: our catalog capped at the size of
             # Codex's skills block (21.6 KB at 10,000 skills), so both sides
@@ -189,7 +200,7 @@ def main():
         if codex:
             sides["codex"] = ([codex[0], "debug", "prompt-input", PROMPT],
                               dict(base_env, HOME=homes["codex"], CODEX_HOME=os.path.join(homes["codex"], ".codex")))
-        order = [s for s in ("codex", "ours", "ours_capped") if s in sides]
+        order = [s for s in ("codex", "ours", *also, "ours_capped") if s in sides]
         samples = {s: [] for s in order}
         for side in order:  # warm-up, not timed
             cmd, env = sides[side]
@@ -209,7 +220,7 @@ def main():
                 "peak_rss_mib_median": statistics.median(rsss),
                 "rendered": (codex_rendered if side == "codex" else ours_rendered)(f"{args.out}/{side}-{name}.out"),
             }
-        for ours_side in ("ours", "ours_capped"):
+        for ours_side in ("ours", *also, "ours_capped"):
             if "codex" in entry and ours_side in entry:
                 entry[f"time_{ours_side}_over_codex"] = entry[ours_side]["wall_ms_median"] / entry["codex"]["wall_ms_median"]
                 entry[f"rss_{ours_side}_over_codex"] = entry[ours_side]["peak_rss_mib_median"] / entry["codex"]["peak_rss_mib_median"]

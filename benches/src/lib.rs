@@ -6,6 +6,7 @@
 //! `/tmp/bcode-bench-corpora`, and are reused between runs: generating the
 //! 10,000-skill corpus takes seconds and writes 130 MB.
 
+pub mod render;
 pub mod sessions;
 
 use std::collections::BTreeMap;
