@@ -179,7 +179,9 @@ def main():
     results = {"uptime_start": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
     for name, (repo, skills) in repos.items():
         roots = f"skills.sources.paths={json.dumps([skills])}"
-        homes = {side: os.path.join(base, f"home-{side}-{name}") for side in ("codex", "ours")}
+        # Each build of ours has its own HOME, so its disk cache (in the
+        # state folder under HOME) is never one another build wrote.
+        homes = {side: os.path.join(base, f"home-{side}-{name}") for side in ("codex", "ours", *also)}
         for home in homes.values():
             shutil.rmtree(home, ignore_errors=True)
             os.makedirs(os.path.join(home, ".codex"))
@@ -189,7 +191,7 @@ def main():
                      dict(base_env, HOME=homes["ours"])),
         }
         for label, binary in also.items():
-            sides[label] = ([binary] + sides["ours"][0][1:], sides["ours"][1])
+            sides[label] = ([binary] + sides["ours"][0][1:], dict(base_env, HOME=homes[label]))
         if name != "small":
             # Equal work in the prompt: our catalog capped at the size of
             # Codex's skills block (21.6 KB at 10,000 skills), so both sides
