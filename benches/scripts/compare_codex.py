@@ -162,7 +162,9 @@ def main():
     parser.add_argument("--also", action="append", default=[], metavar="LABEL=BINARY",
                         help="another build of ours to alternate with the others")
     args = parser.parse_args()
-    also = dict(item.split("=", 1) for item in args.also)
+    # Absolute, since every side runs with the fixture as its working folder.
+    also = {label: os.path.abspath(binary) for label, binary in
+            (item.split("=", 1) for item in args.also)}
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     # Relative to the repository, as cargo takes it from there.
     target = target if os.path.isabs(target) else os.path.join(ROOT, target)
