@@ -326,9 +326,9 @@ fn plan(repo: &Repository, split: StatusSplit) -> Option<Vec<Vec<String>>> {
     order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let mut groups: Vec<(usize, Vec<String>)> = vec![(0, Vec::new()); split.groups];
     // Head starts, from a `perf` profile of the 10,000-file render bench:
-    // this thread reads the index a second time and plans (about a fifth
-    // of scanning the whole tree) while the second group's thread compares
-    // `HEAD` with the index (about three eighths).
+    // this thread loads the index and plans (about a fifth of scanning the
+    // whole tree) while the second group's thread, its index loaded,
+    // compares `HEAD` with the index (about three eighths).
     groups[0].0 = paths.len() / 5;
     groups[1].0 = paths.len() * 3 / 8;
     for (count, names) in order {
