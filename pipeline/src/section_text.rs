@@ -73,9 +73,7 @@ impl SectionText {
     pub(crate) fn take_string(&mut self) -> String {
         match std::mem::take(&mut self.0) {
             Repr::Owned(text) => text,
-            Repr::Shared { owner, len } => {
-                (*owner).as_ref().get(..len).unwrap_or_default().to_owned()
-            }
+            shared => SectionText(shared).as_str().to_owned(),
         }
     }
 }

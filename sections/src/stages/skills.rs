@@ -22,7 +22,6 @@ use bcode_text::Limit;
 use minijinja::context;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
-
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, SectionTruncation, SharedText, Stage, StageContext, StageError, StageSpec,
 };
