@@ -3,7 +3,7 @@
 //! every key and load without warnings.
 //!
 //! After changing a config type, regenerate the schema with
-//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt --test config_schema`
+//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`
 //! and review the diff; the example is written by hand, so add new keys to
 //! `config-schema/bcode.example.toml` with a comment.
 
@@ -35,7 +35,7 @@ fn checked_in_schema_is_current() {
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         actual == expected,
-        "{} is stale; regenerate it with BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt --test config_schema",
+        "{} is stale; regenerate it with BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline",
         path.display()
     );
 }

@@ -12,9 +12,9 @@ use figment::{Figment, Metadata, Profile, Provider};
 use toml::Value;
 
 use super::error::{ConfigError, ConfigErrorKind};
+use super::key_tree::KEY_TREE;
 use super::model::{BcodeConfig, PromptMode};
 use super::origin::{ConfigWarning, Origin};
-use super::schema::SHAPE;
 use super::trust::{IgnoredValue, RepoTrust, TrustInputs};
 use super::validate::{self, Found, Layer};
 
@@ -160,7 +160,7 @@ static DEFAULTS: LazyLock<toml::Table> = LazyLock::new(|| {
 });
 
 /// Every leaf key of the config, sorted, computed once.
-static LEAF_KEYS: LazyLock<Vec<String>> = LazyLock::new(|| SHAPE.leaf_keys());
+static LEAF_KEYS: LazyLock<Vec<String>> = LazyLock::new(|| KEY_TREE.leaf_keys());
 
 /// The layer that set each leaf key, with its line there: the last
 /// (highest) layer whose table holds the key, which is the value figment's

@@ -1,9 +1,13 @@
 //! The JSON Schema of [`BcodeConfig`] and the key tree derived from it, which
 //! validation, value coercion, unknown-key suggestions and `config explain`
 //! all share, so that the set of known keys is defined once: by the types.
-
-use std::collections::BTreeMap;
-use std::sync::LazyLock;
+//!
+//! The key tree is derived from the schema by a test and checked in as
+//! static data (`key_tree.rs`), so a process does not build the schema to
+//! learn its keys: generating and walking it took 1.15 M of the 5.93 M
+//! instructions of a small repository's `render` (callgrind). After changing
+//! a config type, regenerate both the checked-in schema and the key tree with
+//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
 
 use serde_json::Value as Json;
 
@@ -16,248 +20,249 @@ pub fn json_schema() -> Json {
     schemars::schema_for!(BcodeConfig).to_value()
 }
 
-/// What a config key may hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// A table with known keys.
-    Table(BTreeMap<String, Shape>),
-    /// A value; `nullable` marks an `Option` (omitting the key leaves it unset).
-    Leaf { kind: LeafKind, nullable: bool },
-}
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
 
-/// The type of a leaf value, as far as validation cares.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum LeafKind {
-    Bool,
-    UnsignedInt,
-    Int,
-    Str,
-    Enum(Vec<String>),
-    StrArray,
-    /// A schema construct this module does not understand; the typed
-    /// extraction after merging still checks it, so nothing passes unchecked.
-    Any,
-}
+    use serde_json::Map;
 
-/// The key tree of [`BcodeConfig`], computed once.
-pub(crate) static SHAPE: LazyLock<Shape> = LazyLock::new(|| {
-    let schema = json_schema();
-    let empty = serde_json::Map::new();
-    let defs = schema
-        .get("$defs")
-        .and_then(Json::as_object)
-        .unwrap_or(&empty);
-    shape_of(&schema, defs, 0)
-});
+    use super::*;
+    use crate::config::key_tree::KEY_TREE;
+    use crate::config::shape::{LeafKind, Shape};
 
-impl Shape {
-    /// The shape at a dotted path given as segments, if the path is known.
-    pub(crate) fn find(&self, path: &[String]) -> Option<&Shape> {
-        let mut here = self;
-        for segment in path {
-            match here {
-                Shape::Table(keys) => here = keys.get(segment)?,
-                Shape::Leaf { .. } => return None,
-            }
+    #[test]
+    fn the_checked_in_key_tree_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config/key_tree.rs");
+        let expected = key_tree_source(&json_schema());
+        // The usual update-snapshot switch, as for the checked-in schema.
+        if std::env::var_os("BCODE_UPDATE_SCHEMA").is_some_and(|v| v == "1") {
+            std::fs::write(&path, &expected).unwrap();
         }
-        Some(here)
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "{} is stale; regenerate it with BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline",
+            path.display()
+        );
     }
 
-    /// Every leaf key as a dotted path, sorted.
-    pub(crate) fn leaf_keys(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        collect_leaves(self, "", &mut out);
-        out.sort();
+    const HEADER: &str = "\
+//! The key tree of the config: every key of `BcodeConfig` and what it may
+//! hold. Generated from `json_schema()` by the test
+//! `schema::tests::the_checked_in_key_tree_is_current`; do not edit. After
+//! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
+
+use super::shape::{LeafKind, Shape};
+
+/// The key tree of `BcodeConfig`, tables sorted by key.
+#[rustfmt::skip]
+pub(crate) static KEY_TREE: Shape = ";
+
+    /// The Rust source of `key_tree.rs` for `schema`.
+    fn key_tree_source(schema: &Json) -> String {
+        let empty = Map::new();
+        let defs = schema
+            .get("$defs")
+            .and_then(Json::as_object)
+            .unwrap_or(&empty);
+        let mut out = HEADER.to_owned();
+        shape_source(schema, defs, "", 0, &mut out);
+        out.push_str(";\n");
         out
     }
 
-    /// The human wording of what this shape accepts, used in error messages.
-    pub(crate) fn expected(&self) -> String {
-        match self {
-            Shape::Table(_) => "a table".to_owned(),
-            Shape::Leaf { kind, nullable } => {
-                let base = match kind {
-                    LeafKind::Bool => "a boolean (true or false)".to_owned(),
-                    LeafKind::UnsignedInt => "a non-negative integer".to_owned(),
-                    LeafKind::Int => "an integer".to_owned(),
-                    LeafKind::Str => "a string".to_owned(),
-                    LeafKind::Enum(allowed) => format!("one of: {}", allowed.join(", ")),
-                    LeafKind::StrArray => "an array of strings, e.g. [\"a\", \"b\"]".to_owned(),
-                    LeafKind::Any => "a valid value".to_owned(),
-                };
-                if *nullable {
-                    format!("{base} (omit the key to leave it unset)")
-                } else {
-                    base
-                }
-            }
-        }
-    }
-}
+    /// Schemas nest a handful of levels; the bound only guards against a
+    /// self-referencing `$ref` ever appearing in the generated schema.
+    const MAX_DEPTH: usize = 32;
 
-fn collect_leaves(shape: &Shape, prefix: &str, out: &mut Vec<String>) {
-    match shape {
-        Shape::Leaf { .. } => out.push(prefix.to_owned()),
-        Shape::Table(keys) => {
-            for (name, child) in keys {
-                let key = if prefix.is_empty() {
+    /// Appends the source of the shape of `node`, the schema of `key`
+    /// (`depth` is its nesting in the key tree, which sets the indentation).
+    /// A construct the validator does not understand fails the test, naming
+    /// the key: `shape.rs` and this function must learn it first.
+    fn shape_source(
+        node: &Json,
+        defs: &Map<String, Json>,
+        key: &str,
+        depth: usize,
+        out: &mut String,
+    ) {
+        let node =
+            resolve(node, defs).unwrap_or_else(|| panic!("{key}: a dangling or looping $ref"));
+        if let Some(props) = node.get("properties").and_then(Json::as_object) {
+            let sorted: BTreeMap<&String, &Json> = props.iter().collect();
+            let indent = "    ".repeat(depth + 1);
+            out.push_str("Shape::Table(&[\n");
+            for (name, child) in sorted {
+                let _ = write!(out, "{indent}({name:?}, ");
+                let child_key = if key.is_empty() {
                     name.clone()
                 } else {
-                    format!("{prefix}.{name}")
+                    format!("{key}.{name}")
                 };
-                collect_leaves(child, &key, out);
+                shape_source(child, defs, &child_key, depth + 1, out);
+                out.push_str("),\n");
             }
+            let _ = write!(out, "{}])", "    ".repeat(depth));
+            return;
         }
-    }
-}
-
-/// Schemas nest a handful of levels; the bound only guards against a
-/// self-referencing `$ref` ever appearing in the generated schema.
-const MAX_DEPTH: usize = 32;
-
-fn shape_of(node: &Json, defs: &serde_json::Map<String, Json>, depth: usize) -> Shape {
-    let any = Shape::Leaf {
-        kind: LeafKind::Any,
-        nullable: false,
-    };
-    if depth > MAX_DEPTH {
-        return any;
-    }
-    if let Some(target) = node.get("$ref").and_then(Json::as_str) {
-        let name = target.trim_start_matches("#/$defs/");
-        return match defs.get(name) {
-            Some(def) => shape_of(def, defs, depth + 1),
-            None => any,
+        let Some((kind, nullable)) = leaf_kind(node) else {
+            panic!("{key}: a schema the key tree does not understand: {node}");
         };
+        let _ = write!(out, "Shape::Leaf {{ kind: {kind}, nullable: {nullable} }}");
     }
-    if let Some(props) = node.get("properties").and_then(Json::as_object) {
-        let keys = props
-            .iter()
-            .map(|(name, child)| (name.clone(), shape_of(child, defs, depth + 1)))
-            .collect();
-        return Shape::Table(keys);
-    }
-    if let Some(variants) = node.get("oneOf").and_then(Json::as_array) {
-        let mut allowed = Vec::new();
-        for variant in variants {
-            if let Some(value) = variant.get("const").and_then(Json::as_str) {
-                allowed.push(value.to_owned());
-            } else if let Some(values) = variant.get("enum").and_then(Json::as_array) {
-                allowed.extend(values.iter().filter_map(Json::as_str).map(str::to_owned));
-            } else {
-                return any;
-            }
+
+    /// `node` with `$ref`s followed, or `None` for a dangling or looping one.
+    fn resolve<'a>(mut node: &'a Json, defs: &'a Map<String, Json>) -> Option<&'a Json> {
+        for _ in 0..MAX_DEPTH {
+            let Some(target) = node.get("$ref").and_then(Json::as_str) else {
+                return Some(node);
+            };
+            node = defs.get(target.trim_start_matches("#/$defs/"))?;
         }
-        return Shape::Leaf {
-            kind: LeafKind::Enum(allowed),
-            nullable: false,
+        None
+    }
+
+    /// The source of a leaf's `LeafKind` and whether it is nullable, or
+    /// `None` for a construct the validator does not understand.
+    fn leaf_kind(node: &Json) -> Option<(String, bool)> {
+        let strings = |values: &[Json]| -> Vec<String> {
+            values
+                .iter()
+                .filter_map(Json::as_str)
+                .map(|v| format!("{v:?}"))
+                .collect()
         };
-    }
-    if let Some(values) = node.get("enum").and_then(Json::as_array) {
-        let allowed = values.iter().filter_map(Json::as_str).map(str::to_owned);
-        return Shape::Leaf {
-            kind: LeafKind::Enum(allowed.collect()),
-            nullable: false,
+        if let Some(variants) = node.get("oneOf").and_then(Json::as_array) {
+            let mut allowed = Vec::new();
+            for variant in variants {
+                if let Some(value) = variant.get("const").and_then(Json::as_str) {
+                    allowed.push(format!("{value:?}"));
+                } else if let Some(values) = variant.get("enum").and_then(Json::as_array) {
+                    allowed.extend(strings(values));
+                } else {
+                    return None;
+                }
+            }
+            return Some((format!("LeafKind::Enum(&[{}])", allowed.join(", ")), false));
+        }
+        if let Some(values) = node.get("enum").and_then(Json::as_array) {
+            return Some((
+                format!("LeafKind::Enum(&[{}])", strings(values).join(", ")),
+                false,
+            ));
+        }
+        let (ty, nullable) = match node.get("type")? {
+            Json::String(ty) => (ty.as_str(), false),
+            Json::Array(types) => {
+                let named: Vec<&str> = types.iter().filter_map(Json::as_str).collect();
+                let ty = *named.iter().find(|ty| **ty != "null")?;
+                (ty, named.contains(&"null"))
+            }
+            _ => return None,
         };
-    }
-    let (ty, nullable) = match node.get("type") {
-        Some(Json::String(ty)) => (ty.as_str(), false),
-        Some(Json::Array(types)) => {
-            let named: Vec<&str> = types.iter().filter_map(Json::as_str).collect();
-            let nullable = named.contains(&"null");
-            match named.iter().find(|ty| **ty != "null") {
-                Some(ty) => (*ty, nullable),
-                None => return any,
+        let kind = match ty {
+            "boolean" => "LeafKind::Bool",
+            "integer" => {
+                let minimum = node.get("minimum").and_then(Json::as_f64);
+                if minimum.is_some_and(|min| min >= 0.0) {
+                    "LeafKind::UnsignedInt"
+                } else {
+                    "LeafKind::Int"
+                }
             }
-        }
-        _ => return any,
-    };
-    let kind = match ty {
-        "boolean" => LeafKind::Bool,
-        "integer" => {
-            let minimum = node.get("minimum").and_then(Json::as_f64);
-            if minimum.is_some_and(|min| min >= 0.0) {
-                LeafKind::UnsignedInt
-            } else {
-                LeafKind::Int
+            "string" => "LeafKind::Str",
+            "array" => {
+                let item = node.get("items").and_then(|items| items.get("type"));
+                if item.and_then(Json::as_str) == Some("string") {
+                    "LeafKind::StrArray"
+                } else {
+                    return None;
+                }
             }
-        }
-        "string" => LeafKind::Str,
-        "array" => {
-            let item = node.get("items").and_then(|items| items.get("type"));
-            if item.and_then(Json::as_str) == Some("string") {
-                LeafKind::StrArray
-            } else {
-                LeafKind::Any
-            }
-        }
-        _ => LeafKind::Any,
-    };
-    Shape::Leaf { kind, nullable }
-}
-
-pub(crate) use bcode_text::closest;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn closest_needs_a_plausible_typo() {
-        let allowed = ["off", "names_only", "summary"];
-        assert_eq!(closest("sumary", allowed), Some("summary"));
-        assert_eq!(closest("nmes_only", allowed), Some("names_only"));
-        assert_eq!(closest("verbose", allowed), None);
+            _ => return None,
+        };
+        Some((kind.to_owned(), nullable))
     }
 
     #[test]
     fn shape_knows_enums_limits_and_arrays() {
         let path = |key: &str| key.split('.').map(str::to_owned).collect::<Vec<_>>();
         assert_eq!(
-            SHAPE.find(&path("skills.prompt.catalog")),
+            KEY_TREE.find(&path("skills.prompt.catalog")),
             Some(&Shape::Leaf {
-                kind: LeafKind::Enum(vec!["off".into(), "names_only".into(), "summary".into()]),
+                kind: LeafKind::Enum(&["off", "names_only", "summary"]),
                 nullable: false
             })
         );
         assert_eq!(
-            SHAPE.find(&path("skills.prompt.max_bytes")),
+            KEY_TREE.find(&path("skills.prompt.max_bytes")),
             Some(&Shape::Leaf {
                 kind: LeafKind::UnsignedInt,
                 nullable: true
             })
         );
         assert_eq!(
-            SHAPE.find(&path("skills.sources.paths")),
+            KEY_TREE.find(&path("skills.sources.paths")),
             Some(&Shape::Leaf {
                 kind: LeafKind::StrArray,
                 nullable: false
             })
         );
         assert_eq!(
-            SHAPE.find(&path("system_prompt.templates_dir")),
+            KEY_TREE.find(&path("system_prompt.templates_dir")),
             Some(&Shape::Leaf {
                 kind: LeafKind::Str,
                 nullable: true
             })
         );
+        assert_eq!(KEY_TREE.find(&path("skills.no_such_key")), None);
+        assert_eq!(KEY_TREE.find(&path("skills.enabled.deeper")), None);
     }
 
     #[test]
-    fn no_leaf_falls_back_to_any() {
-        let keys = SHAPE.leaf_keys();
-        for key in &keys {
-            let path: Vec<String> = key.split('.').map(str::to_owned).collect();
+    fn the_tree_holds_every_key_of_the_defaults() {
+        let keys = KEY_TREE.leaf_keys();
+        let defaults = toml::Value::try_from(super::BcodeConfig::default()).unwrap();
+        let mut written = Vec::new();
+        fn leaves(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+            match value {
+                toml::Value::Table(table) => {
+                    for (name, child) in table {
+                        let key = if prefix.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{prefix}.{name}")
+                        };
+                        leaves(child, &key, out);
+                    }
+                }
+                _ => out.push(prefix.to_owned()),
+            }
+        }
+        leaves(&defaults, "", &mut written);
+        for key in &written {
             assert!(
-                !matches!(
-                    SHAPE.find(&path),
-                    Some(Shape::Leaf {
-                        kind: LeafKind::Any,
-                        ..
-                    })
-                ),
-                "{key} has a schema shape the validator does not understand"
+                keys.contains(key),
+                "{key} is a default the key tree does not know"
             );
         }
+        assert!(keys.len() > 50, "only {} keys", keys.len());
+    }
+
+    #[test]
+    fn every_table_is_sorted_for_the_binary_search() {
+        fn check(shape: &Shape, at: &str) {
+            if let Shape::Table(keys) = shape {
+                assert!(
+                    keys.windows(2).all(|w| w[0].0 < w[1].0),
+                    "{at} is not sorted"
+                );
+                for (name, child) in *keys {
+                    check(child, name);
+                }
+            }
+        }
+        check(&KEY_TREE, "the root");
     }
 }

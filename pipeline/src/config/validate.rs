@@ -3,12 +3,14 @@
 //! errors and invalid values become [`ConfigError`]s with their line, unknown
 //! keys become [`ConfigWarning`]s and are dropped. No I/O happens here.
 
+use bcode_text::closest;
 use toml::Value;
 
 use super::error::{ConfigError, ConfigErrorKind};
+use super::key_tree::KEY_TREE;
 use super::lines::{KeyLines, LineStarts};
 use super::origin::{ConfigWarning, ConfigWarningKind, Origin};
-use super::schema::{LeafKind, SHAPE, Shape, closest};
+use super::shape::{LeafKind, Shape};
 
 /// One configuration layer after parsing, before merging.
 #[derive(Clone, Debug)]
@@ -61,7 +63,7 @@ pub(crate) fn parse_file(origin: Origin, text: String) -> Result<Layer, ConfigEr
 ///   valid TOML is kept as a string, so validation can name the bad value.
 pub(crate) fn assignment(origin: Origin, path: &[String], raw: &str) -> Layer {
     let wants_string = matches!(
-        SHAPE.find(path),
+        KEY_TREE.find(path),
         Some(Shape::Leaf {
             kind: LeafKind::Str | LeafKind::Enum(_),
             ..
@@ -110,7 +112,7 @@ pub(crate) fn check(layer: &mut Layer, host_sections: &[String], found: &mut Fou
         layer,
         host_sections,
     };
-    check.table(&SHAPE, &mut table, "", found);
+    check.table(&KEY_TREE, &mut table, "", found);
     layer.table = table;
 }
 
@@ -133,20 +135,20 @@ struct Check<'a> {
 impl Check<'_> {
     fn table(&self, shape: &Shape, table: &mut toml::Table, prefix: &str, found: &mut Found) {
         let layer = self.layer;
-        let Shape::Table(known) = shape else {
+        if !matches!(shape, Shape::Table(_)) {
             return;
-        };
+        }
         let mut dropped = Vec::new();
         for (name, value) in table.iter_mut() {
             let key = join(prefix, name);
             let host_toggle = prefix == SECTION_TOGGLES && self.host_sections.contains(name);
-            let error = match known.get(name) {
+            let error = match shape.child(name) {
                 None if host_toggle => {
                     (!value.is_bool()).then(|| invalid(layer, &key, value, &HOST_TOGGLE, None))
                 }
                 None => {
-                    let suggestion = closest(name, known.keys().map(String::as_str))
-                        .map(|close| join(prefix, close));
+                    let suggestion =
+                        closest(name, shape.key_names()).map(|close| join(prefix, close));
                     found.warnings.push(ConfigWarning {
                         kind: ConfigWarningKind::UnknownKey,
                         line: layer.line_of(&key),
@@ -194,15 +196,14 @@ fn check_leaf(kind: &LeafKind, value: &Value) -> Option<Option<String>> {
         (LeafKind::Int, Value::Integer(_)) => true,
         (LeafKind::Str, Value::String(_)) => true,
         (LeafKind::Enum(allowed), Value::String(s)) => {
-            if allowed.contains(s) {
+            if allowed.contains(&s.as_str()) {
                 true
             } else {
-                let suggestion = closest(s, allowed.iter().map(String::as_str));
+                let suggestion = closest(s, allowed.iter().copied());
                 return Some(suggestion.map(str::to_owned));
             }
         }
         (LeafKind::StrArray, Value::Array(items)) => items.iter().all(Value::is_str),
-        (LeafKind::Any, _) => true,
         _ => false,
     };
     if fits { None } else { Some(None) }
