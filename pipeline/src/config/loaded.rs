@@ -12,7 +12,7 @@ use figment::{Figment, Metadata, Profile, Provider};
 use toml::Value;
 
 use super::error::{ConfigError, ConfigErrorKind};
-use super::key_tree::KEY_TREE;
+use super::key_tree::LEAF_KEYS;
 use super::model::{BcodeConfig, PromptMode};
 use super::origin::{ConfigWarning, Origin};
 use super::trust::{IgnoredValue, RepoTrust, TrustInputs};
@@ -159,9 +159,6 @@ static DEFAULTS: LazyLock<toml::Table> = LazyLock::new(|| {
         .unwrap_or_default()
 });
 
-/// Every leaf key of the config, sorted, computed once.
-static LEAF_KEYS: LazyLock<Vec<String>> = LazyLock::new(|| KEY_TREE.leaf_keys());
-
 /// The layer that set each leaf key, with its line there: the last
 /// (highest) layer whose table holds the key, which is the value figment's
 /// merge keeps, since tables merge key by key and a leaf is replaced whole.
@@ -178,10 +175,10 @@ fn origins_of(layers: &[Layer]) -> BTreeMap<String, (Origin, Option<usize>)> {
     LEAF_KEYS
         .iter()
         .map(|key| {
-            let origin = setters.get(key).map_or((Origin::Default, None), |layer| {
+            let origin = setters.get(*key).map_or((Origin::Default, None), |layer| {
                 (layer.origin.clone(), layer.line_of(key))
             });
-            (key.clone(), origin)
+            ((*key).to_owned(), origin)
         })
         .collect()
 }

@@ -28,7 +28,7 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use crate::config::key_tree::KEY_TREE;
+    use crate::config::key_tree::{KEY_TREE, LEAF_KEYS};
     use crate::config::shape::{LeafKind, Shape};
 
     #[test]
@@ -67,8 +67,15 @@ pub(crate) static KEY_TREE: Shape = ";
             .and_then(Json::as_object)
             .unwrap_or(&empty);
         let mut out = HEADER.to_owned();
-        shape_source(schema, defs, "", 0, &mut out);
-        out.push_str(";\n");
+        let mut leaves = Vec::new();
+        shape_source(schema, defs, "", 0, &mut out, &mut leaves);
+        leaves.sort();
+        out.push_str(";\n\n/// Every leaf key of [`KEY_TREE`] as a dotted path, sorted.\n");
+        out.push_str("#[rustfmt::skip]\npub(crate) static LEAF_KEYS: &[&str] = &[\n");
+        for key in leaves {
+            let _ = writeln!(out, "    {key:?},");
+        }
+        out.push_str("];\n");
         out
     }
 
@@ -77,7 +84,8 @@ pub(crate) static KEY_TREE: Shape = ";
     const MAX_DEPTH: usize = 32;
 
     /// Appends the source of the shape of `node`, the schema of `key`
-    /// (`depth` is its nesting in the key tree, which sets the indentation).
+    /// (`depth` is its nesting in the key tree, which sets the indentation),
+    /// and the leaf keys in it to `leaves`.
     /// A construct the validator does not understand fails the test, naming
     /// the key: `shape.rs` and this function must learn it first.
     fn shape_source(
@@ -86,6 +94,7 @@ pub(crate) static KEY_TREE: Shape = ";
         key: &str,
         depth: usize,
         out: &mut String,
+        leaves: &mut Vec<String>,
     ) {
         let node =
             resolve(node, defs).unwrap_or_else(|| panic!("{key}: a dangling or looping $ref"));
@@ -100,7 +109,7 @@ pub(crate) static KEY_TREE: Shape = ";
                 } else {
                     format!("{key}.{name}")
                 };
-                shape_source(child, defs, &child_key, depth + 1, out);
+                shape_source(child, defs, &child_key, depth + 1, out, leaves);
                 out.push_str("),\n");
             }
             let _ = write!(out, "{}])", "    ".repeat(depth));
@@ -110,6 +119,7 @@ pub(crate) static KEY_TREE: Shape = ";
             panic!("{key}: a schema the key tree does not understand: {node}");
         };
         let _ = write!(out, "Shape::Leaf {{ kind: {kind}, nullable: {nullable} }}");
+        leaves.push(key.to_owned());
     }
 
     /// `node` with `$ref`s followed, or `None` for a dangling or looping one.
@@ -222,7 +232,6 @@ pub(crate) static KEY_TREE: Shape = ";
 
     #[test]
     fn the_tree_holds_every_key_of_the_defaults() {
-        let keys = KEY_TREE.leaf_keys();
         let defaults = toml::Value::try_from(super::BcodeConfig::default()).unwrap();
         let mut written = Vec::new();
         fn leaves(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
@@ -243,11 +252,34 @@ pub(crate) static KEY_TREE: Shape = ";
         leaves(&defaults, "", &mut written);
         for key in &written {
             assert!(
-                keys.contains(key),
+                LEAF_KEYS.contains(&key.as_str()),
                 "{key} is a default the key tree does not know"
             );
         }
-        assert!(keys.len() > 50, "only {} keys", keys.len());
+        assert!(LEAF_KEYS.len() > 50, "only {} keys", LEAF_KEYS.len());
+    }
+
+    #[test]
+    fn the_leaf_keys_are_the_leaves_of_the_tree() {
+        fn collect(shape: &Shape, prefix: &str, out: &mut Vec<String>) {
+            match shape {
+                Shape::Leaf { .. } => out.push(prefix.to_owned()),
+                Shape::Table(keys) => {
+                    for (name, child) in *keys {
+                        let key = if prefix.is_empty() {
+                            (*name).to_owned()
+                        } else {
+                            format!("{prefix}.{name}")
+                        };
+                        collect(child, &key, out);
+                    }
+                }
+            }
+        }
+        let mut leaves = Vec::new();
+        collect(&KEY_TREE, "", &mut leaves);
+        leaves.sort();
+        assert_eq!(leaves, LEAF_KEYS);
     }
 
     #[test]

@@ -53,14 +53,6 @@ impl Shape {
         Some(here)
     }
 
-    /// Every leaf key as a dotted path, sorted.
-    pub(crate) fn leaf_keys(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        collect_leaves(self, "", &mut out);
-        out.sort();
-        out
-    }
-
     /// The human wording of what this shape accepts, used in error messages.
     pub(crate) fn expected(&self) -> String {
         match self {
@@ -79,22 +71,6 @@ impl Shape {
                 } else {
                     base
                 }
-            }
-        }
-    }
-}
-
-fn collect_leaves(shape: &Shape, prefix: &str, out: &mut Vec<String>) {
-    match shape {
-        Shape::Leaf { .. } => out.push(prefix.to_owned()),
-        Shape::Table(keys) => {
-            for (name, child) in *keys {
-                let key = if prefix.is_empty() {
-                    (*name).to_owned()
-                } else {
-                    format!("{prefix}.{name}")
-                };
-                collect_leaves(child, &key, out);
             }
         }
     }
