@@ -20,7 +20,7 @@ use bcode_prompt::facts::{Facts, facts_to_toml, machine_facts};
 use bcode_prompt::testing::prompt_text;
 use bcode_prompt::{RealMachine, Turn};
 
-use crate::cli_context::{CliContext, CliError};
+use crate::cli_context::{CliError, ProcessInputs};
 use crate::render_cmd::{self, RenderOptions};
 
 /// Options of `check`.
@@ -59,10 +59,10 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 
 pub fn run(
     options: &CheckOptions,
-    context: &CliContext,
+    inputs: &ProcessInputs,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
-    let golden = context.cwd.join(&options.golden);
+    let golden = inputs.cwd.join(&options.golden);
     let sidecar = facts_path(&golden);
     let pinned = if sidecar.exists() {
         Some(render_cmd::read_facts(&sidecar)?)
@@ -70,7 +70,7 @@ pub fn run(
         None
     };
     let given = match &options.render.facts {
-        Some(path) => render_cmd::read_facts(&context.cwd.join(path))?,
+        Some(path) => render_cmd::read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
     let fresh = new_path(&golden);
@@ -78,16 +78,11 @@ pub fn run(
         let base = match pinned {
             Some(facts) => facts,
             None if options.render.hermetic => Facts::default(),
-            None => machine_facts(
-                &context.repo,
-                &context.env,
-                &RealMachine,
-                chrono::Utc::now(),
-            )
-            .overlaid(&context.loaded.config.facts),
+            None => machine_facts(&inputs.repo, &inputs.env, &RealMachine, chrono::Utc::now())
+                .overlaid(&configured_facts(inputs)?),
         };
         let facts = base.overlaid(&given);
-        let turn = render_cmd::render_turn(&options.render, context, facts.clone())?;
+        let turn = render_cmd::render_turn(&options.render, inputs, facts.clone())?;
         write_file(&golden, &golden_text(&turn, options.render.json)?)?;
         write_file(&sidecar, &sidecar_text(&golden, &facts))?;
         let _ = std::fs::remove_file(&fresh);
@@ -109,7 +104,7 @@ pub fn run(
         }
     };
     let facts = pinned.unwrap_or_default().overlaid(&given);
-    let turn = render_cmd::render_turn(&options.render, context, facts)?;
+    let turn = render_cmd::render_turn(&options.render, inputs, facts)?;
     let rendered = golden_text(&turn, options.render.json)?;
     if rendered == saved {
         let _ = std::fs::remove_file(&fresh);
@@ -138,6 +133,14 @@ pub fn run(
 }
 
 /// The golden's content: what `render` prints, as text or JSON.
+/// The facts the config pins, for a golden blessed without a sidecar. An
+/// invalid config exits 2; its warnings are left to the turn's report.
+fn configured_facts(inputs: &ProcessInputs) -> Result<Facts, CliError> {
+    let loaded = bcode_prompt_pipeline::config::load(&inputs.config_inputs())
+        .map_err(|err| CliError::Config(format!("invalid configuration: {err}")))?;
+    Ok(loaded.config.facts)
+}
+
 fn golden_text(turn: &Turn, json: bool) -> Result<String, CliError> {
     if json {
         let mut text =

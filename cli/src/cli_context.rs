@@ -36,17 +36,10 @@ impl std::fmt::Display for CliError {
     }
 }
 
-/// The resolved inputs of one invocation.
+/// The resolved inputs of one invocation and its loaded configuration.
 #[derive(Debug)]
 pub struct CliContext {
-    pub repo: PathBuf,
-    /// The process's working directory, for paths given on the command line.
-    pub cwd: PathBuf,
-    pub env: BTreeMap<String, String>,
-    pub config_files: Vec<PathBuf>,
-    pub set: Vec<String>,
-    /// `--trust-repo`: the repository's own config is applied in full.
-    pub trust_repo: bool,
+    pub inputs: ProcessInputs,
     pub loaded: LoadedConfig,
 }
 
@@ -60,10 +53,14 @@ pub struct LayerFlags {
 }
 
 /// What the process gives an invocation before any config is loaded: the
-/// repository, the working directory and the environment snapshot.
+/// repository, the working directory and the environment snapshot. A
+/// command that only opens a session (`render`, `check`) needs no more: the
+/// session loads the config and its turn reports the config's warnings.
 #[derive(Debug)]
 pub struct ProcessInputs {
+    /// The repository, canonical.
     pub repo: PathBuf,
+    /// The process's working directory, for paths given on the command line.
     pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
     pub flags: LayerFlags,
@@ -120,54 +117,6 @@ impl ProcessInputs {
             trust_repo: self.flags.trust_repo,
         }
     }
-}
-
-impl CliContext {
-    /// Reads the process environment once, here at the edge, and loads the
-    /// layered configuration. Config warnings go to stderr.
-    pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
-        Self::load(flags, false)
-    }
-
-    /// [`CliContext::from_process`] for a hermetic command (`--hermetic`):
-    /// the environment is not read at all.
-    pub fn hermetic(flags: LayerFlags) -> Result<Self, CliError> {
-        Self::load(flags, true)
-    }
-
-    fn load(flags: LayerFlags, hermetic: bool) -> Result<Self, CliError> {
-        let inputs = ProcessInputs::read(flags, hermetic)?;
-        let loaded =
-            load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
-        for warning in &loaded.warnings {
-            eprintln!("bcode-prompt: warning: {warning}");
-        }
-        let ProcessInputs {
-            repo,
-            cwd,
-            env,
-            flags,
-        } = inputs;
-        Ok(CliContext {
-            repo,
-            cwd,
-            env,
-            config_files: flags.config_files,
-            set: flags.set,
-            trust_repo: flags.trust_repo,
-            loaded,
-        })
-    }
-
-    pub fn source_env(&self) -> SourceEnv {
-        SourceEnv::from_vars(&|name| self.env.get(name).cloned())
-    }
-
-    /// The skill roots of this repository, highest precedence first (the
-    /// session's computation, so commands and renders agree).
-    pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt::skill_roots(&self.repo, &self.env, &self.loaded)
-    }
 
     /// Session options for this invocation: the repository, the working
     /// directory, the environment snapshot and every config layer flag.
@@ -175,14 +124,38 @@ impl CliContext {
         let mut options = SessionOptions::new(&self.repo)
             .cwd(&self.cwd)
             .env(self.env.clone())
-            .trust_repository(self.trust_repo);
-        for file in &self.config_files {
+            .trust_repository(self.flags.trust_repo);
+        for file in &self.flags.config_files {
             options = options.config_file(file);
         }
-        for assignment in &self.set {
+        for assignment in &self.flags.set {
             options = options.set(assignment);
         }
         options
+    }
+}
+
+impl CliContext {
+    /// Reads the process environment once, here at the edge, and loads the
+    /// layered configuration. Config warnings go to stderr.
+    pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
+        let inputs = ProcessInputs::read(flags, false)?;
+        let loaded =
+            load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
+        for warning in &loaded.warnings {
+            eprintln!("bcode-prompt: warning: {warning}");
+        }
+        Ok(CliContext { inputs, loaded })
+    }
+
+    pub fn source_env(&self) -> SourceEnv {
+        SourceEnv::from_vars(&|name| self.inputs.env.get(name).cloned())
+    }
+
+    /// The skill roots of this repository, highest precedence first (the
+    /// session's computation, so commands and renders agree).
+    pub fn skill_roots(&self) -> Vec<SourceRoot> {
+        bcode_prompt::skill_roots(&self.inputs.repo, &self.inputs.env, &self.loaded)
     }
 }
 

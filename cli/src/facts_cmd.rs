@@ -22,8 +22,8 @@ pub const FACTS_HEADER: &str = "\
 /// Prints the facts of this machine for the repository of `context`.
 pub fn run(context: &CliContext, out: &mut dyn Write) -> Result<ExitCode, CliError> {
     let facts = machine_facts(
-        &context.repo,
-        &context.env,
+        &context.inputs.repo,
+        &context.inputs.env,
         &RealMachine,
         chrono::Utc::now(),
     );

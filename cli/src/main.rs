@@ -378,16 +378,12 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
     let Cli { layers, command } = cli;
     let before = layers.clone();
     let given_before = !layers.is_empty();
-    // `diff` compares two files and needs no repository or configuration;
-    // every other command loads both first (an invalid config exits 2).
-    let load = move |after: Layers, hermetic: bool| {
-        let flags = layers.then(after).into_flags();
-        if hermetic {
-            CliContext::hermetic(flags)
-        } else {
-            CliContext::from_process(flags)
-        }
-    };
+    // `diff` compares two files and needs no repository or configuration.
+    // `render` and `check` read the process's inputs and leave the config to
+    // the session they open, so it is loaded once; every other command loads
+    // it first. An invalid config exits 2 either way.
+    let flags_of = move |after: Layers| layers.then(after).into_flags();
+    let load = CliContext::from_process;
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Diff { a, b } => {
@@ -409,7 +405,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             layers,
             command: cmd,
         } => {
-            let context = load(layers, false)?;
+            let context = load(flags_of(layers))?;
             let cmd = match cmd {
                 SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
                 SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
@@ -428,13 +424,13 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             session,
             pins,
         } => {
-            let context = load(layers, pins.hermetic)?;
+            let inputs = ProcessInputs::read(flags_of(layers), pins.hermetic)?;
             let options = render_cmd::RenderOptions {
                 explain,
                 session,
                 ..turn.options(pins)
             };
-            render_cmd::run(&options, &context, &mut stdout)
+            render_cmd::run(&options, &inputs, &mut stdout)
         }
         Command::Check {
             layers,
@@ -443,18 +439,18 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             turn,
             pins,
         } => {
-            let context = load(layers, pins.hermetic)?;
+            let inputs = ProcessInputs::read(flags_of(layers), pins.hermetic)?;
             let options = check_cmd::CheckOptions {
                 golden,
                 bless,
                 render: turn.options(pins),
             };
-            check_cmd::run(&options, &context, &mut stdout)
+            check_cmd::run(&options, &inputs, &mut stdout)
         }
-        Command::Facts { layers } => facts_cmd::run(&load(layers, false)?, &mut stdout),
+        Command::Facts { layers } => facts_cmd::run(&load(flags_of(layers))?, &mut stdout),
         Command::Session { layers, id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
-            &load(layers, false)?,
+            &load(flags_of(layers))?,
             &mut stdout,
         ),
         // `config check` reports an invalid config instead of stopping at it.
@@ -466,7 +462,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             layers,
             command: cmd,
         } => {
-            let context = load(layers, false)?;
+            let context = load(flags_of(layers))?;
             let cmd = match cmd {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {
@@ -506,10 +502,8 @@ fn config_check(
 /// The layer flags a loaded context was made from.
 fn context_flags(context: &CliContext) -> LayerFlags {
     LayerFlags {
-        repo: Some(context.repo.clone()),
-        config_files: context.config_files.clone(),
-        set: context.set.clone(),
-        trust_repo: context.trust_repo,
+        repo: Some(context.inputs.repo.clone()),
+        ..context.inputs.flags.clone()
     }
 }
 

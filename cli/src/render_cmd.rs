@@ -12,7 +12,7 @@ use bcode_prompt::{
     AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, Turn, TurnInput,
 };
 
-use crate::cli_context::{CliContext, CliError};
+use crate::cli_context::{CliError, ProcessInputs};
 
 /// Options of `render`.
 #[derive(Debug, Clone, Default)]
@@ -38,14 +38,14 @@ pub use bcode_prompt::testing::DIVIDER;
 
 pub fn run(
     options: &RenderOptions,
-    context: &CliContext,
+    inputs: &ProcessInputs,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let facts = match &options.facts {
         Some(path) => read_facts(path)?,
         None => Facts::default(),
     };
-    let rendered = render_turn(options, context, facts)?;
+    let rendered = render_turn(options, inputs, facts)?;
     let prompt = &rendered.prompt;
     let io = CliError::Io;
     if options.json {
@@ -53,8 +53,8 @@ pub fn run(
         writeln!(out).map_err(io)?;
     } else if options.explain {
         let paths = crate::explain::PathBase {
-            repo: crate::explain::normalise(&context.repo),
-            home: context
+            repo: crate::explain::normalise(&inputs.repo),
+            home: inputs
                 .env
                 .get("HOME")
                 .map(|home| crate::explain::normalise(std::path::Path::new(home))),
@@ -78,12 +78,12 @@ pub fn read_facts(path: &std::path::Path) -> Result<Facts, CliError> {
         .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))
 }
 
-/// Opens one session with `facts` pinned and builds its one settled turn,
-/// with config warnings already printed and template and skill problems
-/// reported on stderr.
+/// Opens one session with `facts` pinned and builds its one settled turn;
+/// the config's, templates' and skills' problems are reported on stderr (an
+/// invalid config exits 2, as for every command).
 pub fn render_turn(
     options: &RenderOptions,
-    context: &CliContext,
+    inputs: &ProcessInputs,
     facts: Facts,
 ) -> Result<Turn, CliError> {
     // Without `--now`, the pinned clock (if any) or the real one.
@@ -100,7 +100,7 @@ pub fn render_turn(
         None => None,
     };
     // One session, one settled turn: the façade does all the wiring.
-    let mut session_options = context
+    let mut session_options = inputs
         .session_options()
         .runtime_mode(RuntimeMode::Render)
         .single_turn(true)
@@ -142,7 +142,9 @@ pub fn prompt_error(err: &PromptError) -> CliError {
 }
 
 fn report_warnings(rendered: &Turn) {
-    // Config warnings were printed when the CLI loaded the config.
+    for warning in &rendered.config_warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     for warning in &rendered.template_warnings {
         eprintln!("bcode-prompt: warning: {warning}");
     }

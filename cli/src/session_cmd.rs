@@ -57,6 +57,7 @@ pub fn run(
     // Skill edits are noticed by the session's default folder watch (or
     // stamp checks where one is not possible), the same whether piped or not.
     let session_options = context
+        .inputs
         .session_options()
         .events(Box::new(sink))
         .runtime_mode(if interactive {

@@ -179,3 +179,43 @@ fn thousands_of_unknown_keys_each_get_their_line() {
         "warning: repo file [ROOT]/repo/.bcode/bcode.toml:3001: unknown key `system_prompt.k2999` (ignored)"
     );
 }
+
+/// `render` loads the config once, in its session: each config warning is on
+/// stderr exactly once, and an invalid value stops it with exit 2 and the
+/// file, line and key, as for every command.
+#[test]
+fn render_reports_each_config_warning_once_and_stops_at_an_invalid_value() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.repo.join(".bcode/bcode.toml");
+    write(&config, "[skills]\nenabeld = false\n");
+    let out = sandbox.run(&["render"]);
+    let (code, stdout, stderr) = answer(&sandbox, &out);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stdout.is_empty());
+    let warning = "unknown key `skills.enabeld` (ignored); did you mean `skills.enabled`?";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "bcode-prompt: warning: repo file {}:2: {warning}",
+            config.display()
+        )),
+        "{stderr}"
+    );
+
+    write(&config, "[skills]\nenabled = \"yes\"\n");
+    let out = sandbox.run(&["render"]);
+    let (code, stdout, stderr) = answer(&sandbox, &out);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with("bcode-prompt: invalid configuration: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "repo file {}:2: invalid value for `skills.enabled`: \"yes\"",
+            config.display()
+        )),
+        "{stderr}"
+    );
+}

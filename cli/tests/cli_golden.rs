@@ -443,3 +443,37 @@ fn a_first_bless_pins_this_machines_facts_for_later_checks() {
     let later = check(&[("LANG", "de_DE.UTF-8"), ("SHELL", "/bin/zsh")], &[]);
     assert_eq!(later.status.code(), Some(0), "{later:?}");
 }
+
+/// `check --bless` without a sidecar or `--hermetic` pins this machine's
+/// facts overlaid with those the config pins, and the config's warnings are
+/// reported once (by the render's session).
+#[test]
+fn bless_pins_the_facts_the_config_sets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    make_fixture(&repo);
+    let home = base.join("home");
+    fs::create_dir_all(&home).unwrap();
+    let out = bcode(&repo, &home, &[])
+        .args([
+            "--set",
+            "facts.locale=xx_YY.UTF-8",
+            "--set",
+            "skills.enabeld=false",
+        ])
+        .args(["check", "golden/prompt.txt", "--bless"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("unknown key `skills.enabeld`").count(),
+        1,
+        "{stderr}"
+    );
+    let sidecar = fs::read_to_string(repo.join("golden/prompt.txt.facts.toml")).unwrap();
+    assert!(sidecar.contains("locale = \"xx_YY.UTF-8\""), "{sidecar}");
+    let golden = fs::read_to_string(repo.join("golden/prompt.txt")).unwrap();
+    assert!(golden.contains("xx_YY.UTF-8"), "{golden}");
+}
