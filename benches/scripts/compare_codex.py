@@ -21,7 +21,8 @@ Codex's skills block), so the comparison can also be made at equal output.
 Each run is `/usr/bin/time -v -o FILE CMD` in the repository: wall time is
 measured around it with a monotonic clock (it includes the same ~1 ms of
 `time` for both sides), peak memory is time's `Maximum resident set size`.
-Runs alternate Codex, ours, Codex, ours, ... after one untimed warm-up of
+Runs alternate Codex, ours, Codex, ours, ... (with more sides, the order
+turns by one each round) after one untimed warm-up of
 each (page cache warm, Codex's CODEX_HOME already populated with its bundled
 system skills, which makes Codex's figures the favourable ones).
 
@@ -29,7 +30,8 @@ system skills, which makes Codex's figures the favourable ones).
 alternation, run exactly as ours is (e.g. a binary built from an older
 commit in a `git worktree`), so a change can be judged against the code it
 replaced on the same machine in the same minutes; its ratio to Codex is
-reported as `time_LABEL_over_codex`.
+reported as `time_LABEL_over_codex`, and ours against it round by round as
+`paired_ours_over_LABEL` (the median of the per-round ratios).
 
 Needs a writable copy of the peer with node_modules ($CODEX_DIR, default
 /tmp/codex-peer; `cp -r ../shared/peers/codex /tmp/codex-peer && cd
@@ -210,7 +212,12 @@ def main():
             cmd, env = sides[side]
             timed(cmd, repo, env, f"{args.out}/{side}-{name}-warmup.out", f"{args.out}/{side}-{name}-warmup.time")
         for i in range(args.runs):
-            for side in order:
+            # The order turns by one each round, so every side follows every
+            # other equally often: the process right after Codex's (95 MB of
+            # Node exiting, its files written back) is measurably slower,
+            # which put a fixed order's second side at a disadvantage.
+            turn = i % len(order)
+            for side in order[turn:] + order[:turn]:
                 cmd, env = sides[side]
                 samples[side].append(timed(cmd, repo, env, f"{args.out}/{side}-{name}.out",
                                            f"{args.out}/{side}-{name}-{i}.time"))
@@ -224,6 +231,12 @@ def main():
                 "peak_rss_mib_median": statistics.median(rsss),
                 "rendered": (codex_rendered if side == "codex" else ours_rendered)(f"{args.out}/{side}-{name}.out"),
             }
+        # Another build against ours round by round: the median of the
+        # per-round ratios, steadier than a ratio of medians when the machine
+        # drifts during the run.
+        for label in also:
+            pairs = [a / b for (a, _), (b, _) in zip(samples["ours"], samples[label])]
+            entry[f"paired_ours_over_{label}"] = statistics.median(pairs)
         for ours_side in ("ours", *also, "ours_capped"):
             if "codex" in entry and ours_side in entry:
                 entry[f"time_{ours_side}_over_codex"] = entry[ours_side]["wall_ms_median"] / entry["codex"]["wall_ms_median"]
