@@ -8,7 +8,7 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{binary, ok, write, write_files};
@@ -82,6 +82,30 @@ fn make_busy_home(home: &Path) {
             ),
         ],
     );
+}
+
+/// A fixture checkout in a fresh temporary folder: `base` holds `repo`
+/// (the fixture) and an empty `home`.
+struct Checkout {
+    _tmp: tempfile::TempDir,
+    base: PathBuf,
+    repo: PathBuf,
+    home: PathBuf,
+}
+
+fn checkout() -> Checkout {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("repo");
+    make_fixture(&repo);
+    let home = base.join("home");
+    fs::create_dir_all(&home).unwrap();
+    Checkout {
+        _tmp: tmp,
+        base,
+        repo,
+        home,
+    }
 }
 
 fn bcode(repo: &Path, home: &Path, env: &[(&str, &str)]) -> Command {
@@ -244,12 +268,12 @@ fn hermetic_render_leaves_out_what_is_not_pinned() {
 
 #[test]
 fn check_bless_and_fail_end_to_end() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let repo = base.join("repo");
-    make_fixture(&repo);
-    let home = base.join("home");
-    fs::create_dir_all(&home).unwrap();
+    let Checkout {
+        _tmp,
+        base,
+        repo,
+        home,
+    } = checkout();
     let facts = base.join("facts.toml");
     write(&facts, FACTS);
     let golden = repo.join("golden/prompt.txt");
@@ -449,12 +473,9 @@ fn a_first_bless_pins_this_machines_facts_for_later_checks() {
 /// reported once (by the render's session).
 #[test]
 fn bless_pins_the_facts_the_config_sets() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let repo = base.join("repo");
-    make_fixture(&repo);
-    let home = base.join("home");
-    fs::create_dir_all(&home).unwrap();
+    let Checkout {
+        _tmp, repo, home, ..
+    } = checkout();
     let out = bcode(&repo, &home, &[])
         .args([
             "--set",

@@ -1,6 +1,6 @@
 //! The key tree of the config: every key of `BcodeConfig` and what it may
 //! hold. Generated from `json_schema()` by the test
-//! `schema::tests::the_checked_in_key_tree_is_current`; do not edit. After
+//! `checked_in_key_tree_is_current` in `pipeline/tests/config_schema.rs`; do not edit. After
 //! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
 
 use super::shape::{LeafKind, Shape};
