@@ -166,6 +166,38 @@ fn edits_are_noticed_even_with_the_old_mtime_put_back() {
     assert_eq!(registry.get("alpha").unwrap().manifest.description, "Alfa.");
 }
 
+/// With more probes than one thread checks (about one per skill), the
+/// check is split across threads: an edit in the first or the last part of
+/// the tree is noticed all the same.
+#[test]
+fn a_tree_checked_on_several_threads_notices_an_edit_in_any_part() {
+    let mut f = Fixture::new();
+    let many: Vec<(String, String)> = (0..2000)
+        .map(|i| {
+            (
+                format!("many/s{i:04}/SKILL.md"),
+                format!("---\ndescription: Skill {i}.\n---\n"),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = many.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    write_tree(&f.skills(), &files);
+    assert_eq!(f.settle().skills().count(), 2005);
+    for edited in ["s0000", "s1999"] {
+        fs::write(
+            f.skills().join(format!("many/{edited}/SKILL.md")),
+            "---\ndescription: Edited.\n---\n",
+        )
+        .unwrap();
+        let registry = f.changed(edited);
+        assert_eq!(
+            registry.get(edited).unwrap().manifest.description,
+            "Edited."
+        );
+        f.settle();
+    }
+}
+
 #[test]
 fn added_and_removed_skills_are_noticed() {
     let mut f = Fixture::new();
