@@ -1,10 +1,9 @@
 //! Issue 14's "nothing quadratic: time per skill flat within 25% at 1k,
 //! 10k and 60k skills", measured in rounds: each round times a cold build,
 //! an unchanged rebuild and a catalog format of every given root one after
-//! the other, and the spread (the highest per-skill time over the lowest)
-//! is taken per round, so a VM whose speed drifts over a run (±25% between
-//! minutes on this one, as large as the target) slows every size of a
-//! round alike. Prints one JSON line on stdout.
+//! the other, so a VM whose speed drifts over a run (±25% between minutes on
+//! this one, as large as the target) slows every size alike. Prints one
+//! JSON line on stdout.
 //!
 //! ```text
 //! flatness [--rounds N] ROOT...
@@ -12,9 +11,12 @@
 //!
 //! N rounds (default 15) follow one untimed round. Each root is one
 //! configured skill root (e.g. `flat1000/primary`); the per-skill figures
-//! are medians over the rounds, the spreads the medians of the per-round
-//! spreads with their range. Memory per skill needs a process per size
-//! (peak RSS): `skills_oneshot` gives it.
+//! are medians over the rounds. Two spreads (highest per-skill time over the
+//! lowest) are given: of those medians, the estimate of a real difference
+//! between sizes; and the median of the per-round spreads with their range,
+//! biased upwards (the highest of three noisy values over the lowest is
+//! above 1 even when nothing differs). Memory per skill needs a process per
+//! size (peak RSS): `skills_oneshot` gives it.
 
 // A measuring tool: a bad argument ends the run with a message, which is
 // what `expect`/`panic` give.
@@ -48,7 +50,10 @@ fn main() {
             _ => paths.push(PathBuf::from(arg)),
         }
     }
-    assert!(paths.len() >= 2, "usage: flatness [--rounds N] ROOT ROOT...");
+    assert!(
+        paths.len() >= 2,
+        "usage: flatness [--rounds N] ROOT ROOT..."
+    );
 
     let options = DiscoveryOptions::from_config(&SkillsConfig::default());
     let prompt = SkillsPromptConfig::default();
@@ -121,12 +126,16 @@ fn main() {
                 max / min
             })
             .collect();
-        let medians: Vec<String> = per_skill[step]
+        let medians: Vec<f64> = per_skill[step]
             .iter_mut()
-            .map(|root| r3(median(root)).to_string())
+            .map(|root| median(root))
             .collect();
+        let of_medians = medians.iter().copied().fold(f64::MIN, f64::max)
+            / medians.iter().copied().fold(f64::MAX, f64::min);
         let spread = median(&mut spreads);
+        let medians: Vec<String> = medians.iter().map(|m| r3(*m).to_string()).collect();
         fields.push(format!("\"{name}_us_per_skill\":[{}]", medians.join(",")));
+        fields.push(format!("\"{name}_spread_of_medians\":{}", r3(of_medians)));
         fields.push(format!(
             "\"{name}_spread\":{},\"{name}_spread_range\":[{},{}]",
             r3(spread),
