@@ -290,6 +290,11 @@ pub fn json_counts(map: &BTreeMap<String, usize>) -> String {
     format!("{{{}}}", body.join(","))
 }
 
+/// The value of a `--rounds N` flag: a positive number, or `None`.
+pub fn rounds_value(value: Option<String>) -> Option<usize> {
+    value.and_then(|n| n.parse().ok()).filter(|&n| n > 0)
+}
+
 /// The median of `samples` (sorted in place); 0 when empty.
 pub fn median(samples: &mut [f64]) -> f64 {
     if samples.is_empty() {

@@ -26,7 +26,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bcode_benches::{median, roots_for};
+use bcode_benches::{median, roots_for, rounds_value};
 use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, Templates, format_catalog};
 use bcode_skill_models::{SkillsConfig, SkillsPromptConfig};
 
@@ -40,11 +40,7 @@ fn main() {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .expect("--rounds N, N > 0");
+                rounds = rounds_value(args.next()).expect("--rounds takes a positive number");
             }
             _ if arg.starts_with('-') => panic!("unknown option {arg}"),
             _ => paths.push(PathBuf::from(arg)),

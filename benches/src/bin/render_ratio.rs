@@ -24,7 +24,7 @@ use std::time::Instant;
 use bcode_benches::render::{
     FILES, GIT_OFF, RenderRequest, SKILLS, describe, git_status, render, request,
 };
-use bcode_benches::{RenderRepo, median, render_repo};
+use bcode_benches::{RenderRepo, median, render_repo, rounds_value};
 
 const WARMUP: usize = 10;
 
@@ -34,11 +34,7 @@ fn main() {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .expect("--rounds takes a positive number");
+                rounds = rounds_value(args.next()).expect("--rounds takes a positive number");
             }
             other => panic!("unknown argument {other}; usage: render_ratio [--rounds N]"),
         }
