@@ -132,7 +132,6 @@ pub fn run(
     Ok(ExitCode::from(1))
 }
 
-/// The golden's content: what `render` prints, as text or JSON.
 /// The facts the config pins, for a golden blessed without a sidecar. An
 /// invalid config exits 2; its warnings are left to the turn's report.
 fn configured_facts(inputs: &ProcessInputs) -> Result<Facts, CliError> {
@@ -141,6 +140,7 @@ fn configured_facts(inputs: &ProcessInputs) -> Result<Facts, CliError> {
     Ok(loaded.config.facts)
 }
 
+/// The golden's content: what `render` prints, as text or JSON.
 fn golden_text(turn: &Turn, json: bool) -> Result<String, CliError> {
     if json {
         let mut text =
