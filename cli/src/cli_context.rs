@@ -54,8 +54,8 @@ pub struct LayerFlags {
 
 /// What the process gives an invocation before any config is loaded: the
 /// repository, the working directory and the environment snapshot. A
-/// command that only opens a session (`render`, `check`) needs no more: the
-/// session loads the config and its turn reports the config's warnings.
+/// command that only opens a session (`render`, `check`, `session`) needs no
+/// more: the session loads the config and reports its warnings.
 #[derive(Debug)]
 pub struct ProcessInputs {
     /// The repository, canonical.
@@ -118,6 +118,11 @@ impl ProcessInputs {
         }
     }
 
+    /// The user's folders (state, config, skills) as this environment names them.
+    pub fn source_env(&self) -> SourceEnv {
+        SourceEnv::from_vars(&|name| self.env.get(name).cloned())
+    }
+
     /// Session options for this invocation: the repository, the working
     /// directory, the environment snapshot and every config layer flag.
     pub fn session_options(&self) -> SessionOptions {
@@ -146,10 +151,6 @@ impl CliContext {
             eprintln!("bcode-prompt: warning: {warning}");
         }
         Ok(CliContext { inputs, loaded })
-    }
-
-    pub fn source_env(&self) -> SourceEnv {
-        SourceEnv::from_vars(&|name| self.inputs.env.get(name).cloned())
     }
 
     /// The skill roots of this repository, highest precedence first (the

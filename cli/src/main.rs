@@ -379,9 +379,9 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
     let before = layers.clone();
     let given_before = !layers.is_empty();
     // `diff` compares two files and needs no repository or configuration.
-    // `render` and `check` read the process's inputs and leave the config to
-    // the session they open, so it is loaded once; every other command loads
-    // it first. An invalid config exits 2 either way.
+    // `render`, `check` and `session` read the process's inputs and leave the
+    // config to the session they open, so it is loaded once; every other
+    // command loads it first. An invalid config exits 2 either way.
     let flags_of = move |after: Layers| layers.then(after).into_flags();
     let load = CliContext::from_process;
     let mut stdout = std::io::stdout().lock();
@@ -450,7 +450,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Facts { layers } => facts_cmd::run(&load(flags_of(layers))?, &mut stdout),
         Command::Session { layers, id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
-            &load(flags_of(layers))?,
+            &ProcessInputs::read(flags_of(layers), false)?,
             &mut stdout,
         ),
         // `config check` reports an invalid config instead of stopping at it.

@@ -15,7 +15,7 @@ use bcode_prompt::{
 };
 use bcode_skill::{ActivationReason, JsonlSink, SystemClock};
 
-use crate::cli_context::{CliContext, CliError};
+use crate::cli_context::{CliError, ProcessInputs};
 use crate::input_lines::LineError;
 use crate::terminal::{printable, printable_line};
 
@@ -41,11 +41,10 @@ pub struct SessionCmdOptions {
 /// library does the wiring; this is only its terminal front end).
 pub fn run(
     options: &SessionCmdOptions,
-    context: &CliContext,
+    inputs: &ProcessInputs,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
-    let config = &context.loaded.config.skills;
-    let folder = session_folder(context, options)?;
+    let folder = session_folder(inputs, options)?;
     let log_path = folder.join("events.jsonl");
     let sink = JsonlSink::open(&log_path, Box::new(SystemClock)).map_err(|err| {
         CliError::Usage(format!(
@@ -56,8 +55,7 @@ pub fn run(
     let interactive = std::io::stdin().is_terminal();
     // Skill edits are noticed by the session's default folder watch (or
     // stamp checks where one is not possible), the same whether piped or not.
-    let session_options = context
-        .inputs
+    let session_options = inputs
         .session_options()
         .events(Box::new(sink))
         .runtime_mode(if interactive {
@@ -67,6 +65,12 @@ pub fn run(
         });
     let mut session = PromptSession::open_blocking(session_options)
         .map_err(|err| crate::render_cmd::prompt_error(&err))?;
+    // The session loaded the config (once): its warnings now, those of a
+    // config edited later with the turn that notices it.
+    let loaded = session.config();
+    for warning in &loaded.warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     let io = CliError::Io;
     writeln!(
         out,
@@ -76,7 +80,7 @@ pub fn run(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         session.registry().len(),
-        serde_json::to_value(config.auto_activate)
+        serde_json::to_value(loaded.config.skills.auto_activate)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default(),
@@ -231,6 +235,12 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
             );
         }
     }
+    // The config's warnings at the start were printed when it opened.
+    if !first_turn {
+        for warning in &turn.config_warnings {
+            eprintln!("bcode-prompt: warning: {warning}");
+        }
+    }
     // Catalog warnings hold on every turn they apply to: shown on the
     // first, and again when the skills or the config changed.
     if first_turn || !turn.changes.skills.is_empty() || turn.changes.config {
@@ -285,8 +295,11 @@ fn show_render(turn: &Turn, out: &mut dyn Write) -> Result<(), CliError> {
 }
 
 /// `<state dir>/sessions/<id>/`, created.
-fn session_folder(context: &CliContext, options: &SessionCmdOptions) -> Result<PathBuf, CliError> {
-    let state = context.source_env().state_dir().ok_or_else(|| {
+fn session_folder(
+    inputs: &ProcessInputs,
+    options: &SessionCmdOptions,
+) -> Result<PathBuf, CliError> {
+    let state = inputs.source_env().state_dir().ok_or_else(|| {
         CliError::Usage("no state directory: set BCODE_STATE_DIR, XDG_STATE_HOME or HOME".into())
     })?;
     let id = match &options.id {

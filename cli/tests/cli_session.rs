@@ -228,3 +228,35 @@ fn render_in_a_session_shows_active_blocks_with_their_arguments() {
         .expect("the render has a request-only part");
     assert!(after_divider.contains(&block), "{transcript}");
 }
+
+/// The session loads the config once: its warnings are on stderr once, at
+/// the start, and a config edited during the session has its own warnings
+/// shown with the turn that notices the edit.
+#[test]
+fn config_warnings_at_the_start_and_after_an_edit() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.repo.join(".bcode/bcode.toml");
+    write(&config, "[skills]\nenabeld = false\n");
+    let mut session = sandbox.live_session("warnings");
+    session.send("first prompt");
+    session.read_until("(prompt noted");
+    // A later edit that changes a value (a turn reports the config's
+    // warnings when the config it uses changed) and makes another mistake.
+    write(
+        &config,
+        "[skills.prompt]\ncatalog = \"names_only\"\nmax_byte = 3\n",
+    );
+    session.send("second prompt");
+    session.read_until("(prompt noted");
+    let (code, stderr) = session.finish_with_stderr();
+    assert_eq!(code, Some(0), "{stderr}");
+    let first = "unknown key `skills.enabeld` (ignored); did you mean `skills.enabled`?";
+    let second =
+        "unknown key `skills.prompt.max_byte` (ignored); did you mean `skills.prompt.max_bytes`?";
+    assert_eq!(stderr.matches(first).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(second).count(), 1, "{stderr}");
+    assert!(
+        stderr.find(first) < stderr.find(second),
+        "the start's warning comes first: {stderr}"
+    );
+}

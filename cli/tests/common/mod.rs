@@ -174,18 +174,21 @@ pub struct LiveSession {
     pub child: std::process::Child,
     pub stdin: std::process::ChildStdin,
     stdout: std::io::BufReader<std::process::ChildStdout>,
+    /// Where the session's stderr goes (a file, so it never blocks).
+    stderr: PathBuf,
 }
 
 impl Sandbox {
     /// Starts `session --id ID` (stderr discarded) for a test to drive.
     pub fn live_session(&self, id: &str) -> LiveSession {
         use std::process::Stdio;
+        let stderr = self.base.join(format!("session-{id}.stderr"));
         let mut child = self
             .command()
             .args(["session", "--id", id])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(fs::File::create(&stderr).unwrap())
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -194,6 +197,7 @@ impl Sandbox {
             child,
             stdin,
             stdout,
+            stderr,
         }
     }
 }
@@ -225,10 +229,20 @@ impl LiveSession {
 
     /// Closes the input and waits: the session's exit code.
     pub fn finish(self) -> Option<i32> {
+        self.finish_with_stderr().0
+    }
+
+    /// Closes the input, waits for the exit and returns its code with
+    /// everything the session wrote to stderr.
+    pub fn finish_with_stderr(self) -> (Option<i32>, String) {
         let LiveSession {
-            mut child, stdin, ..
+            mut child,
+            stdin,
+            stderr,
+            ..
         } = self;
         drop(stdin);
-        child.wait().unwrap().code()
+        let code = child.wait().unwrap().code();
+        (code, fs::read_to_string(stderr).unwrap())
     }
 }
