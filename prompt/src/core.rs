@@ -335,8 +335,14 @@ impl Core {
                     prepared.events.extend(reload.events);
                 }
             } else {
-                // Touched but equal: keep everything, trust the new stamps.
+                // Touched but equal: keep what was built from it, and take
+                // the new stamps and the new load (its lines and warnings);
+                // warnings the edit changed are reported with this turn.
+                if fresh.loaded.warnings != self.configured.loaded.warnings {
+                    prepared.config_warnings = fresh.loaded.warnings.clone();
+                }
                 self.configured.stamps = fresh.stamps;
+                self.configured.loaded = fresh.loaded;
             }
         }
         if let Some(pool) = &self.skills.pool

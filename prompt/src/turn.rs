@@ -166,10 +166,11 @@ pub struct Turn {
     /// Skill diagnostics new since the previous turn (all of them on the
     /// first turn).
     pub diagnostics: Vec<Diagnostic>,
-    /// Config warnings (unknown keys ...), on the first turn and after the
-    /// config changed.
+    /// Config warnings (unknown keys ...), on the first turn, after the
+    /// config changed, and after an edit that changed only the warnings.
     pub config_warnings: Vec<ConfigWarning>,
-    /// Template overrides that name no template, same timing.
+    /// Template overrides that name no template, on the first turn and after
+    /// the config changed.
     pub template_warnings: Vec<TemplateWarning>,
     /// Warnings about the skill catalog this turn's prompt holds, on every
     /// turn they apply to: estimated to take more than

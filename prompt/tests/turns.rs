@@ -192,6 +192,38 @@ fn changes_between_turns_are_picked_up_and_reported() {
     assert!(second.omitted().iter().any(|o| o.id == "agent_suffix"));
 }
 
+/// An edit that leaves the effective config as it was is no config change,
+/// but the warnings it brings are reported with the turn that notices it,
+/// once, and the session's config has the new load (lines, warnings).
+#[test]
+fn an_edit_that_only_changes_the_warnings_reports_them_once() {
+    let repo = Repo::new();
+    let config = repo.root.join(".bcode/bcode.toml");
+    write(&config, "[skills]\nenabeld = false\n");
+    let mut session = PromptSession::open_blocking(repo.options()).unwrap();
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let first = session.next_turn_blocking(input()).unwrap();
+    let keys = |turn: &bcode_prompt::Turn| -> Vec<String> {
+        turn.config_warnings.iter().map(|w| w.key.clone()).collect()
+    };
+    assert_eq!(keys(&first), ["skills.enabeld"]);
+
+    write(&config, "# moved down a line\n[skills]\nenabld = false\n");
+    let second = session.next_turn_blocking(input()).unwrap();
+    assert!(!second.changes.config);
+    assert_eq!(keys(&second), ["skills.enabld"]);
+    assert_eq!(second.config_warnings[0].line, Some(3));
+    assert_eq!(session.config().warnings, second.config_warnings);
+    assert!(second.system() == first.system());
+
+    let third = session.next_turn_blocking(input()).unwrap();
+    assert!(
+        third.config_warnings.is_empty(),
+        "{:?}",
+        third.config_warnings
+    );
+}
+
 #[test]
 fn an_unknown_skill_in_a_command_is_a_reply_and_an_event_not_an_error() {
     let repo = Repo::new();
