@@ -463,12 +463,9 @@ impl Core {
                 facts
             }
         };
-        probe::gather_turn_facts(&request, machine, limits, &mut gathered);
-        facts.show_git(&mut gathered);
-        if self.settings.hermetic && pinned_now.is_none() {
-            // No clock reading is pinned: a hermetic turn does not read one.
-            gathered.datetime = None;
-        }
+        // The git read works on its thread while this turn gathers its
+        // instructions, invariants and catalog; it is collected after them.
+        let turn_facts = probe::start_turn_facts(&request, machine, limits);
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
         }
@@ -559,6 +556,12 @@ impl Core {
                 }
             };
             gathered.skill_catalog = Some(catalog);
+        }
+        turn_facts.finish(&mut gathered);
+        facts.show_git(&mut gathered);
+        if self.settings.hermetic && pinned_now.is_none() {
+            // No clock reading is pinned: a hermetic turn does not read one.
+            gathered.datetime = None;
         }
         gathered.active_skills = self
             .skills

@@ -24,7 +24,7 @@ use crate::environment::{
 use crate::environment::{HostingSignals, LocaleFacts};
 use crate::gathered::Gathered;
 use crate::git::GitFacts;
-use crate::git::read::GitProbeOptions;
+use crate::git::read::{GitProbeOptions, GitRead};
 use crate::toolchain::{self, ToolCommand, ToolchainFacts, ToolchainLimits};
 
 pub use crate::environment::RuntimeMode;
@@ -265,7 +265,18 @@ pub fn gather_turn_facts(
     limits: &ProbeLimits,
     inputs: &mut Gathered,
 ) {
-    if on(request, "current_datetime") {
+    start_turn_facts(request, machine, limits).finish(inputs);
+}
+
+/// [`gather_turn_facts`] in two steps: the git read starts here, on its
+/// worker thread, and [`TurnFacts::finish`] waits for it (its deadline
+/// counts from here), so a turn can gather its other inputs meanwhile.
+pub fn start_turn_facts(
+    request: &ProbeRequest<'_>,
+    machine: &dyn Machine,
+    limits: &ProbeLimits,
+) -> TurnFacts {
+    let datetime = on(request, "current_datetime").then(|| {
         let (zone, zone_source) = resolve_timezone(
             request.timezone,
             request.env.get("TZ").map(String::as_str),
@@ -275,31 +286,45 @@ pub fn gather_turn_facts(
                 Pinned::Skip => None,
             },
         );
-        inputs.datetime = Some(DateTimeInput {
+        DateTimeInput {
             now: request.now,
             zone,
             zone_source,
-        });
-    }
+        }
+    });
     let wants_status = on(request, "git_revision") || on(request, "dynamic_repository_context");
     // Pinned git facts plug in here, at the gathered level; a hermetic
     // request without them reads no repository.
     let wants_git = wants_status || on(request, "worktree_context");
-    match pinned(machine, |p| &p.git) {
-        Pinned::Probe => {}
-        Pinned::Value(git) => {
-            if wants_git {
-                inputs.git = Some(git);
-            }
-            return;
+    let git = match pinned(machine, |p| &p.git) {
+        Pinned::Probe if wants_git => {
+            let options = GitProbeOptions {
+                status: wants_status,
+                ..limits.git
+            };
+            Some(crate::git::read::start(request.repo, &options))
         }
-        Pinned::Skip => return,
-    }
-    if wants_git {
-        let options = GitProbeOptions {
-            status: wants_status,
-            ..limits.git
-        };
-        inputs.git = Some(crate::git::read::read(request.repo, &options));
+        Pinned::Value(git) if wants_git => Some(GitRead::Ended(git)),
+        Pinned::Probe | Pinned::Value(_) | Pinned::Skip => None,
+    };
+    TurnFacts { datetime, git }
+}
+
+/// The facts of one turn, the git read possibly still running.
+#[derive(Debug)]
+pub struct TurnFacts {
+    datetime: Option<DateTimeInput>,
+    git: Option<GitRead>,
+}
+
+impl TurnFacts {
+    /// Waits for the git read and puts the turn's facts into `inputs`.
+    pub fn finish(self, inputs: &mut Gathered) {
+        if self.datetime.is_some() {
+            inputs.datetime = self.datetime;
+        }
+        if let Some(git) = self.git {
+            inputs.git = Some(git.finish());
+        }
     }
 }

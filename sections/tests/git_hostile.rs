@@ -17,7 +17,7 @@ use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::StageContext;
 use bcode_prompt_pipeline::templates::Templates;
 use bcode_prompt_sections::gathered::Gathered;
-use bcode_prompt_sections::git::read::{GitProbeOptions, read};
+use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
 use bcode_prompt_sections::git::{
     GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
 };
@@ -248,6 +248,55 @@ fn a_hung_open_is_remembered_until_its_worker_ends() {
     // The worker reads an empty object and ends; the next probe is fresh.
     release_and_remove(&object);
     wait_until_fresh(&repo_dir);
+}
+
+/// A read started before other work counts its deadline from its start:
+/// collected after the deadline, a hung read answers at once that it timed
+/// out, and a healthy one gives the facts that arrived in time.
+#[test]
+fn a_started_read_counts_its_deadline_from_its_start() {
+    let (_tmp, healthy, oid) = committed();
+    let run = start(&healthy, &options());
+    std::thread::sleep(DEADLINE + Duration::from_millis(100));
+    let GitFacts::Repository(repo) = run.finish() else {
+        panic!("the healthy repository was not read");
+    };
+    assert_eq!(
+        repo.head,
+        HeadFacts::Branch {
+            name: "main".into(),
+            commit: bcode_prompt_sections::git::CommitId {
+                short: oid.to_string()[..7].to_owned(),
+                full: oid.to_string(),
+            },
+        }
+    );
+    assert!(
+        matches!(repo.status, StatusOutcome::Done(_)),
+        "{:?}",
+        repo.status
+    );
+
+    let (_tmp, hung, _) = committed();
+    let pack = hung.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
+    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
+    std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
+    let object = pack.with_extension("idx");
+    mkfifo(&object);
+    let run = start(&hung, &options());
+    std::thread::sleep(DEADLINE + Duration::from_millis(100));
+    let collected = Instant::now();
+    assert_eq!(
+        run.finish(),
+        GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms: 400 })
+    );
+    assert!(
+        collected.elapsed() < Duration::from_millis(100),
+        "waited another {:?} past the deadline",
+        collected.elapsed()
+    );
+    release_and_remove(&object);
+    wait_until_fresh(&hung);
 }
 
 /// A FIFO `.gitignore` in the working tree holds the status scan: the

@@ -88,17 +88,26 @@ enum Report {
 /// Reads the repository containing `path` (searching upwards, like git),
 /// waiting at most [`GitProbeOptions::deadline`].
 pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
+    start(path, options).finish()
+}
+
+/// Starts reading the repository containing `path` on the worker thread and
+/// returns at once, so the caller can do other work meanwhile; the deadline
+/// counts from here. [`GitRead::finish`] waits for the facts.
+pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
     let root = match preflight::check(path) {
         Preflight::Clear { root } => root,
         Preflight::Refused { path } => {
-            return GitFacts::Unavailable(GitUnavailable::NotAFile { path });
+            return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::NotAFile { path }));
         }
     };
     let key = overdue::key(root.as_deref().unwrap_or(path));
     let mut want_status = options.status;
     let mut status_still_running = false;
     match overdue::earlier(&key) {
-        Some(Phase::Opening) => return GitFacts::Unavailable(GitUnavailable::StillRunning),
+        Some(Phase::Opening) => {
+            return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::StillRunning));
+        }
         Some(Phase::Status) if want_status => {
             want_status = false;
             status_still_running = true;
@@ -120,51 +129,106 @@ pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
         .name("bcode-git".to_owned())
         .spawn(move || work.run(&tx));
     if let Err(err) = spawned {
-        return GitFacts::Unavailable(GitUnavailable::Unreadable {
+        return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::Unreadable {
             detail: format!("the git worker could not start: {err}"),
-        });
+        }));
     }
-    let deadline_ms = u64::try_from(options.deadline.as_millis()).unwrap_or(u64::MAX);
-    let (head, worktree) = match rx.recv_timeout(options.deadline) {
-        Ok(Report::Opened { head, worktree }) => (head, worktree),
-        Ok(Report::Ended(facts)) => return facts,
-        Ok(Report::Status(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-            return GitFacts::Unavailable(GitUnavailable::Unreadable {
-                detail: "the git worker stopped without an answer".to_owned(),
-            });
+    GitRead::Running(Running {
+        rx,
+        key,
+        progress,
+        started,
+        deadline: options.deadline,
+        status_wanted: options.status,
+        status_still_running,
+    })
+}
+
+/// A read [`start`]ed: its answer, or the worker it waits for.
+#[derive(Debug)]
+pub enum GitRead {
+    /// Answered before any worker started (refused, or still running from
+    /// an earlier turn).
+    Ended(GitFacts),
+    /// The worker is reading.
+    Running(Running),
+}
+
+/// The waiting side of a running read.
+#[derive(Debug)]
+pub struct Running {
+    rx: mpsc::Receiver<Report>,
+    key: PathBuf,
+    progress: Arc<Progress>,
+    started: Instant,
+    deadline: Duration,
+    status_wanted: bool,
+    status_still_running: bool,
+}
+
+impl GitRead {
+    /// Waits for the facts until the deadline counted from [`start`].
+    pub fn finish(self) -> GitFacts {
+        match self {
+            GitRead::Ended(facts) => facts,
+            GitRead::Running(running) => running.finish(),
         }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            overdue::remember(key, progress);
-            return GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms });
-        }
-    };
-    let status = if status_still_running {
-        StatusOutcome::StillRunning
-    } else if !options.status {
-        StatusOutcome::NotGathered
-    } else if worktree == WorktreeFacts::Bare {
-        StatusOutcome::Done(StatusFacts::default())
-    } else {
-        let left = options.deadline.saturating_sub(started.elapsed());
-        match rx.recv_timeout(left) {
-            Ok(Report::Status(Ok(facts))) => StatusOutcome::Done(facts),
-            Ok(Report::Status(Err(err))) => StatusOutcome::Failed {
-                detail: err.message().to_owned(),
-            },
-            Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => StatusOutcome::Failed {
-                detail: "the git worker stopped without an answer".to_owned(),
-            },
+    }
+}
+
+impl Running {
+    fn finish(self) -> GitFacts {
+        let Running {
+            rx,
+            key,
+            progress,
+            started,
+            deadline,
+            status_wanted,
+            status_still_running,
+        } = self;
+        let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
+        let left = || deadline.saturating_sub(started.elapsed());
+        let (head, worktree) = match rx.recv_timeout(left()) {
+            Ok(Report::Opened { head, worktree }) => (head, worktree),
+            Ok(Report::Ended(facts)) => return facts,
+            Ok(Report::Status(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return GitFacts::Unavailable(GitUnavailable::Unreadable {
+                    detail: "the git worker stopped without an answer".to_owned(),
+                });
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 overdue::remember(key, progress);
-                StatusOutcome::TimedOut { deadline_ms }
+                return GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms });
             }
-        }
-    };
-    GitFacts::Repository(RepoFacts {
-        head,
-        worktree,
-        status,
-    })
+        };
+        let status = if status_still_running {
+            StatusOutcome::StillRunning
+        } else if !status_wanted {
+            StatusOutcome::NotGathered
+        } else if worktree == WorktreeFacts::Bare {
+            StatusOutcome::Done(StatusFacts::default())
+        } else {
+            match rx.recv_timeout(left()) {
+                Ok(Report::Status(Ok(facts))) => StatusOutcome::Done(facts),
+                Ok(Report::Status(Err(err))) => StatusOutcome::Failed {
+                    detail: err.message().to_owned(),
+                },
+                Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => StatusOutcome::Failed {
+                    detail: "the git worker stopped without an answer".to_owned(),
+                },
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    overdue::remember(key, progress);
+                    StatusOutcome::TimedOut { deadline_ms }
+                }
+            }
+        };
+        GitFacts::Repository(RepoFacts {
+            head,
+            worktree,
+            status,
+        })
+    }
 }
 
 /// Everything the worker needs, owned.
