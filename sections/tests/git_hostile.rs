@@ -76,6 +76,18 @@ fn mkfifo(path: &Path) {
     assert!(status.success());
 }
 
+/// Puts a FIFO where `repo_dir`'s pack index would be: opening the
+/// repository then blocks until [`release_and_remove`] frees it. Returns the
+/// FIFO.
+fn hold_open(repo_dir: &Path) -> PathBuf {
+    let pack = repo_dir.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
+    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
+    std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
+    let object = pack.with_extension("idx");
+    mkfifo(&object);
+    object
+}
+
 /// Opens the FIFO at `path` for writing (a reader is blocked in `open`, so
 /// this does not wait), removes it and closes it, so that reader sees an
 /// empty file and goes on, and nothing opens the FIFO again.
@@ -226,11 +238,7 @@ fn fifo_at_a_git_file_is_refused_without_waiting() {
 #[test]
 fn a_hung_open_is_remembered_until_its_worker_ends() {
     let (_tmp, repo_dir, _) = committed();
-    let pack = repo_dir.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
-    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
-    std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
-    let object = pack.with_extension("idx");
-    mkfifo(&object);
+    let object = hold_open(&repo_dir);
     assert_eq!(
         timed_read(&repo_dir),
         GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms: 400 })
@@ -278,11 +286,7 @@ fn a_started_read_counts_its_deadline_from_its_start() {
     );
 
     let (_tmp, hung, _) = committed();
-    let pack = hung.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
-    std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
-    std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
-    let object = pack.with_extension("idx");
-    mkfifo(&object);
+    let object = hold_open(&hung);
     let run = start(&hung, &options());
     std::thread::sleep(DEADLINE + Duration::from_millis(100));
     let collected = Instant::now();
@@ -295,6 +299,24 @@ fn a_started_read_counts_its_deadline_from_its_start() {
         "waited another {:?} past the deadline",
         collected.elapsed()
     );
+    release_and_remove(&object);
+    wait_until_fresh(&hung);
+}
+
+/// A started read dropped without waiting (a turn that failed after
+/// starting it) leaves its worker remembered: the next read of a hung
+/// repository starts no second worker.
+#[test]
+fn a_started_read_dropped_unwaited_is_remembered() {
+    let (_tmp, hung, _) = committed();
+    let object = hold_open(&hung);
+    drop(start(&hung, &options()));
+    let started = Instant::now();
+    assert_eq!(
+        read(&hung, &options()),
+        GitFacts::Unavailable(GitUnavailable::StillRunning)
+    );
+    assert!(started.elapsed() < Duration::from_millis(100));
     release_and_remove(&object);
     wait_until_fresh(&hung);
 }

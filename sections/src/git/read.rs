@@ -137,6 +137,7 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         rx,
         key,
         progress,
+        waited: false,
         started,
         deadline: options.deadline,
         status_wanted: options.status,
@@ -154,16 +155,29 @@ pub enum GitRead {
     Running(Running),
 }
 
-/// The waiting side of a running read.
+/// The waiting side of a running read. Dropped without [`GitRead::finish`]
+/// (a turn that failed after starting it), its worker is remembered as an
+/// overrunning one, so a hung repository still costs one thread per process.
 #[derive(Debug)]
 pub struct Running {
     rx: mpsc::Receiver<Report>,
     key: PathBuf,
     progress: Arc<Progress>,
+    /// Set by `finish`; unset on drop means nobody waited.
+    waited: bool,
     started: Instant,
     deadline: Duration,
     status_wanted: bool,
     status_still_running: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.waited {
+            // A worker that already ended is forgotten at the next look.
+            overdue::remember(std::mem::take(&mut self.key), Arc::clone(&self.progress));
+        }
+    }
 }
 
 impl GitRead {
@@ -177,16 +191,12 @@ impl GitRead {
 }
 
 impl Running {
-    fn finish(self) -> GitFacts {
-        let Running {
-            rx,
-            key,
-            progress,
-            started,
-            deadline,
-            status_wanted,
-            status_still_running,
-        } = self;
+    fn finish(mut self) -> GitFacts {
+        self.waited = true;
+        let progress = Arc::clone(&self.progress);
+        let key = std::mem::take(&mut self.key);
+        let (rx, started, deadline) = (&self.rx, self.started, self.deadline);
+        let (status_wanted, status_still_running) = (self.status_wanted, self.status_still_running);
         let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
         let left = || deadline.saturating_sub(started.elapsed());
         let (head, worktree) = match rx.recv_timeout(left()) {
