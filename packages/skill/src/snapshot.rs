@@ -303,6 +303,38 @@ struct StoredRoot {
     paths: String,
 }
 
+/// The bulk of one stored root: its probes' words and their paths.
+pub(crate) type StoredBulk = (Vec<u64>, String);
+
+impl StoredSnapshot {
+    /// Moves each root's probe words and paths out, leaving them empty: the
+    /// disk cache writes these megabytes in pieces.
+    pub(crate) fn take_bulk(&mut self) -> Vec<StoredBulk> {
+        self.roots
+            .iter_mut()
+            .map(|root| {
+                (
+                    std::mem::take(&mut root.probes),
+                    std::mem::take(&mut root.paths),
+                )
+            })
+            .collect()
+    }
+
+    /// Puts back what [`Self::take_bulk`] moved out. `None` when there is
+    /// not one entry per root.
+    pub(crate) fn put_bulk(&mut self, bulk: Vec<StoredBulk>) -> Option<()> {
+        if bulk.len() != self.roots.len() {
+            return None;
+        }
+        for (root, (probes, paths)) in self.roots.iter_mut().zip(bulk) {
+            root.probes = probes;
+            root.paths = paths;
+        }
+        Some(())
+    }
+}
+
 impl WalkSnapshot {
     /// The snapshot as stored, when every root is trusted (an untrusted one
     /// would only make the next process walk anyway).

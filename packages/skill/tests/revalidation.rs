@@ -406,23 +406,35 @@ fn a_linked_folder_moving_inside_the_root_is_noticed() {
     assert_eq!(ids(&registry), ["alpha", "s1"]);
 }
 
-/// Rewrites every skill entry of every cache file with `tamper`.
-/// Edits every stored skill; `tamper` also gets the file's sources, which
-/// the skills name by index.
+/// Rewrites every cache file through JSON values (so its members come
+/// out in another order): every stored skill goes through `tamper`, which
+/// also gets the file's sources, which the skills name by index. A file is
+/// JSON lines: the header (with the sources and the count of skills)
+/// first, one line per skill last.
 fn tamper_disk_cache(
     cache: &Path,
     tamper: &dyn Fn(&mut serde_json::Value, &mut Vec<serde_json::Value>),
 ) {
     for entry in fs::read_dir(cache).unwrap() {
         let path = entry.unwrap().path();
-        let mut stored: serde_json::Value =
-            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        let mut sources = stored["sources"].as_array().unwrap().clone();
-        for skill in stored["skills"].as_array_mut().unwrap() {
+        let text = fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let mut sources = lines[0]["sources"].as_array().unwrap().clone();
+        let skills = lines[0]["skills"].as_u64().unwrap() as usize;
+        let first_skill = lines.len() - skills;
+        for skill in &mut lines[first_skill..] {
             tamper(skill, &mut sources);
         }
-        stored["sources"] = sources.into();
-        fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+        lines[0]["sources"] = sources.into();
+        let mut out = String::new();
+        for line in &lines {
+            out.push_str(&serde_json::to_string(line).unwrap());
+            out.push('\n');
+        }
+        fs::write(&path, out).unwrap();
     }
 }
 
@@ -498,4 +510,47 @@ fn a_disk_cache_entry_naming_a_source_that_is_not_there_is_not_used() {
     let registry = tampered.build(&f.roots);
     assert!(!tampered.last_stats().from_disk_cache);
     assert_eq!(summaries(&registry), summaries(&walked));
+}
+
+#[test]
+fn a_disk_cache_file_cut_short_or_run_long_is_not_used() {
+    let f = Fixture::new();
+    let (cache, config, walked) = built_into_disk_cache(&f);
+    let file = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let whole = fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    assert!(lines.len() > 3, "a header, a snapshot and the skills");
+    let snapshot = lines.iter().position(|l| l.contains("\"bulk\"")).unwrap();
+    let last = lines[lines.len() - 1];
+    let damaged = [
+        // The last skill missing, or its line without its newline.
+        lines[..lines.len() - 1].join("\n") + "\n",
+        whole.trim_end().to_owned(),
+        // One skill more than the header says.
+        format!("{whole}{last}\n"),
+        // A piece of the snapshot's bulk missing.
+        [&lines[..=snapshot], &lines[snapshot + 2..]]
+            .concat()
+            .join("\n")
+            + "\n",
+    ];
+    for text in damaged {
+        fs::write(&file, &text).unwrap();
+        let mut discovery = with_disk(&cache, &config);
+        let registry = discovery.build(&f.roots);
+        assert!(
+            !discovery.last_stats().from_disk_cache,
+            "a damaged file answered:\n{text}"
+        );
+        assert_eq!(summaries(&registry), summaries(&walked));
+    }
+    // The build that ignored it wrote a whole file again.
+    let mut next = with_disk(&cache, &config);
+    next.build(&f.roots);
+    assert!(next.last_stats().from_disk_cache);
 }

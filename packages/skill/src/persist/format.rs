@@ -1,31 +1,56 @@
-//! The disk cache's file format: each source written once and named by its
-//! index from the skills, and the skills read one at a time straight into
-//! the shared summaries a registry holds.
+//! The disk cache's file format: JSON lines, none of them long. In order:
+//!
+//! 1. the header: format, key, every source once, the root reports, and
+//!    how many diagnostics and skills follow;
+//! 2. one line per diagnostic;
+//! 3. the walk snapshot without its bulk, with the size of each root's
+//!    bulk (its probes' numbers and their paths);
+//! 4. that bulk, root by root, in pieces of at most [`PIECE_WORDS`]
+//!    numbers and then [`PIECE_BYTES`] bytes of paths;
+//! 5. one line per skill, naming its source by index into the header's.
+//!
+//! Every line is parsed from a slice, which serde_json does about twice as
+//! fast as from a reader (criterion `disk_cache_hit/10000`: 95.6 ms with
+//! the single-document file streamed, 48.0 ms read whole), while only one
+//! short line is held at a time. The single-document format read files up
+//! to 16 MB whole and streamed larger ones, so a 60,000-skill tree (a 36 MB
+//! file) paid a fifth more per skill than a 10,000-skill one; and one long
+//! line (the snapshot is 6.7 MB there) left the allocator holding 3 MB more
+//! at a render's peak once freed. serde_json writes no raw newline inside a
+//! value, so a line is always one value.
 //!
 //! At 60,000 skills the first format (every summary with its own copy of
 //! its source, read whole into memory, then into a vector of summaries,
 //! then into shared ones) peaked at 144 MB of heap to read a 62.5 MB file:
 //! the file, the vector and the copies of the sources at once.
 
-use std::fmt;
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bcode_skill_models::{Diagnostic, SkillLayout, SkillManifest, SkillSource, SkillSummary};
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::registry::RootReport;
-use crate::snapshot::StoredSnapshot;
+use crate::snapshot::{StoredBulk, StoredSnapshot};
 
 /// Bumped whenever what is written changes meaning.
-pub(super) const FORMAT: u32 = 5;
+pub(super) const FORMAT: u32 = 6;
+
+/// A line longer than this is not read: every line is one skill, one
+/// diagnostic, one piece of bulk or a header far shorter than this, in a
+/// file the cache wrote itself.
+const MAX_LINE: usize = 1024 * 1024;
+
+/// Numbers per line of a snapshot's bulk (each at most 20 digits).
+const PIECE_WORDS: usize = 4096;
+
+/// Bytes of paths per line of a snapshot's bulk (before JSON escaping).
+const PIECE_BYTES: usize = 64 * 1024;
 
 /// The file, as read.
 pub(super) struct Stored {
-    pub format: u32,
-    /// What the build depended on, in full (the file name is its hash).
-    pub key: String,
     pub snapshot: StoredSnapshot,
     /// Every summary, sharing one source per root.
     pub skills: Vec<Arc<SkillSummary>>,
@@ -33,23 +58,40 @@ pub(super) struct Stored {
     pub reports: Vec<RootReport>,
 }
 
-/// The file, as written: borrowed from the registry (cloning 10,000
-/// summaries to write them doubled the memory of a render). `sources`
-/// comes before `skills`, which name them by index.
+/// The first line, as written: borrowed from the registry (cloning 10,000
+/// summaries to write them doubled the memory of a render).
 #[derive(Serialize)]
-pub(super) struct StoredRef<'a> {
-    pub format: u32,
-    pub key: &'a str,
-    pub snapshot: StoredSnapshot,
-    pub sources: Vec<&'a SkillSource>,
-    pub skills: Vec<SkillRef<'a>>,
-    pub diagnostics: &'a [Diagnostic],
-    pub reports: &'a [RootReport],
+struct HeaderRef<'a> {
+    format: u32,
+    key: &'a str,
+    sources: Vec<&'a SkillSource>,
+    reports: &'a [RootReport],
+    diagnostics: usize,
+    skills: usize,
 }
 
-/// One summary as written: its source by index into `sources`.
+/// The first line, as read.
+#[derive(Deserialize)]
+struct Header {
+    format: u32,
+    key: String,
+    sources: Vec<Arc<SkillSource>>,
+    reports: Vec<RootReport>,
+    diagnostics: usize,
+    skills: usize,
+}
+
+/// The snapshot's line: without its bulk, and that bulk's size, root by
+/// root (numbers, bytes of paths).
+#[derive(Serialize, Deserialize)]
+struct SnapshotHead {
+    snapshot: StoredSnapshot,
+    bulk: Vec<(usize, usize)>,
+}
+
+/// One summary as written: its source by index into the header's.
 #[derive(Serialize)]
-pub(super) struct SkillRef<'a> {
+struct SkillRef<'a> {
     source: usize,
     layout: SkillLayout,
     location: &'a Path,
@@ -72,138 +114,193 @@ struct StoredSkill {
     manifest: SkillManifest,
 }
 
-impl<'a> StoredRef<'a> {
-    /// `skills` with their sources gathered, each once, in first-use order.
-    pub fn skills(
-        skills: impl Iterator<Item = &'a SkillSummary>,
-    ) -> (Vec<&'a SkillSource>, Vec<SkillRef<'a>>) {
-        let mut sources: Vec<&'a SkillSource> = Vec::new();
-        let refs = skills
-            .map(|skill| {
-                let source = match sources.iter().position(|s| **s == *skill.source) {
-                    Some(index) => index,
-                    None => {
-                        sources.push(&skill.source);
-                        sources.len() - 1
-                    }
-                };
-                SkillRef {
-                    source,
-                    layout: skill.layout,
-                    location: &skill.location,
-                    directory: skill.directory_override.as_deref(),
-                    body_offset: skill.body_offset,
-                    manifest: &skill.manifest,
-                }
-            })
-            .collect();
-        (sources, refs)
-    }
+/// What one file holds for writing.
+pub(super) struct Contents<'a, F> {
+    pub key: &'a str,
+    pub snapshot: StoredSnapshot,
+    /// The skills, in order; called twice (the sources and count go first).
+    pub skills: F,
+    pub diagnostics: &'a [Diagnostic],
+    pub reports: &'a [RootReport],
 }
 
-impl<'de> Deserialize<'de> for Stored {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(StoredVisitor)
-    }
-}
-
-struct StoredVisitor;
-
-impl<'de> Visitor<'de> for StoredVisitor {
-    type Value = Stored;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a skill discovery cache")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Stored, A::Error> {
-        let mut format = None;
-        let mut key = None;
-        let mut snapshot = None;
-        let mut sources: Option<Vec<Arc<SkillSource>>> = None;
-        let mut skills = None;
-        // Skills met before the sources they name (JSON does not order an
-        // object's members; a tool that rewrote the file may sort them).
-        let mut early: Option<Vec<StoredSkill>> = None;
-        let mut diagnostics = None;
-        let mut reports = None;
-        while let Some(field) = map.next_key::<String>()? {
-            match field.as_str() {
-                "format" => format = Some(map.next_value()?),
-                "key" => key = Some(map.next_value()?),
-                "snapshot" => snapshot = Some(map.next_value()?),
-                "sources" => sources = Some(map.next_value()?),
-                "skills" => match sources.as_deref() {
-                    Some(sources) => skills = Some(map.next_value_seed(SkillsSeed { sources })?),
-                    None => early = Some(map.next_value()?),
-                },
-                "diagnostics" => diagnostics = Some(map.next_value()?),
-                "reports" => reports = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
+/// Writes `contents` as the file's lines. A path that is not UTF-8 cannot
+/// be written as JSON: an error, so that there is no entry.
+pub(super) fn write<'a, F, I>(out: &mut impl Write, contents: Contents<'a, F>) -> io::Result<()>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'a SkillSummary>,
+{
+    let mut sources: Vec<&'a SkillSource> = Vec::new();
+    let mut count = 0;
+    for skill in (contents.skills)() {
+        count += 1;
+        if !sources.iter().any(|s| **s == *skill.source) {
+            sources.push(&skill.source);
         }
-        let missing = de::Error::missing_field;
-        if let Some(early) = early {
-            let sources = sources.ok_or_else(|| missing("sources"))?;
-            skills = Some(
-                early
-                    .into_iter()
-                    .map(|stored| shared(stored, &sources))
-                    .collect::<Result<_, _>>()?,
-            );
+    }
+    let header = HeaderRef {
+        format: FORMAT,
+        key: contents.key,
+        sources: sources.clone(),
+        reports: contents.reports,
+        diagnostics: contents.diagnostics.len(),
+        skills: count,
+    };
+    line(out, &header)?;
+    for diagnostic in contents.diagnostics {
+        line(out, diagnostic)?;
+    }
+    let mut snapshot = contents.snapshot;
+    let bulk = snapshot.take_bulk();
+    let head = SnapshotHead {
+        snapshot,
+        bulk: bulk
+            .iter()
+            .map(|(words, paths)| (words.len(), paths.len()))
+            .collect(),
+    };
+    line(out, &head)?;
+    for (words, paths) in &bulk {
+        write_bulk(out, words, paths)?;
+    }
+    for skill in (contents.skills)() {
+        let source = sources
+            .iter()
+            .position(|s| **s == *skill.source)
+            .unwrap_or_default();
+        let stored = SkillRef {
+            source,
+            layout: skill.layout,
+            location: &skill.location,
+            directory: skill.directory_override.as_deref(),
+            body_offset: skill.body_offset,
+            manifest: &skill.manifest,
+        };
+        line(out, &stored)?;
+    }
+    Ok(())
+}
+
+/// One root's bulk, in the pieces [`read_bulk`] reads.
+fn write_bulk(out: &mut impl Write, words: &[u64], paths: &str) -> io::Result<()> {
+    for piece in words.chunks(PIECE_WORDS) {
+        line(out, &piece)?;
+    }
+    for piece in pieces(paths, PIECE_BYTES) {
+        line(out, &piece)?;
+    }
+    Ok(())
+}
+
+fn line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// Reads a file written by [`write`] for `key`. `None` when it is another
+/// format or key (known from its first line, before the rest is read),
+/// malformed, cut short or longer than its header says.
+pub(super) fn read(mut input: impl BufRead, key: &str) -> Option<Stored> {
+    let mut buffer = Vec::with_capacity(4096);
+    let header: Header = next_line(&mut input, &mut buffer)?;
+    if header.format != FORMAT || header.key != key {
+        return None;
+    }
+    // Counts from the file reserve no more than a file of the size limit
+    // could fill; a count beyond what follows ends in a short read.
+    let mut diagnostics = Vec::with_capacity(header.diagnostics.min(1 << 12));
+    for _ in 0..header.diagnostics {
+        diagnostics.push(next_line(&mut input, &mut buffer)?);
+    }
+    let SnapshotHead { mut snapshot, bulk } = next_line(&mut input, &mut buffer)?;
+    let bulk = bulk
+        .into_iter()
+        .map(|(words, bytes)| read_bulk(&mut input, &mut buffer, words, bytes))
+        .collect::<Option<Vec<_>>>()?;
+    snapshot.put_bulk(bulk)?;
+    let mut skills = Vec::with_capacity(header.skills.min(1 << 16));
+    for _ in 0..header.skills {
+        let stored: StoredSkill = next_line(&mut input, &mut buffer)?;
+        skills.push(shared(stored, &header.sources)?);
+    }
+    if !input.fill_buf().ok()?.is_empty() {
+        return None;
+    }
+    Some(Stored {
+        snapshot,
+        skills,
+        diagnostics,
+        reports: header.reports,
+    })
+}
+
+/// One root's bulk: pieces of numbers until there are `words`, then pieces
+/// of paths until there are `bytes`.
+fn read_bulk(
+    input: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+    words: usize,
+    bytes: usize,
+) -> Option<StoredBulk> {
+    let mut numbers: Vec<u64> = Vec::with_capacity(words.min(1 << 20));
+    while numbers.len() < words {
+        let piece: Vec<u64> = next_line(input, buffer)?;
+        if piece.is_empty() {
+            return None;
         }
-        Ok(Stored {
-            format: format.ok_or_else(|| missing("format"))?,
-            key: key.ok_or_else(|| missing("key"))?,
-            snapshot: snapshot.ok_or_else(|| missing("snapshot"))?,
-            skills: skills.ok_or_else(|| missing("skills"))?,
-            diagnostics: diagnostics.ok_or_else(|| missing("diagnostics"))?,
-            reports: reports.ok_or_else(|| missing("reports"))?,
-        })
+        numbers.extend(piece);
     }
-}
-
-/// Reads the skills array one summary at a time into shared summaries,
-/// each pointing at the one copy of its source.
-struct SkillsSeed<'s> {
-    sources: &'s [Arc<SkillSource>],
-}
-
-impl<'de> DeserializeSeed<'de> for SkillsSeed<'_> {
-    type Value = Vec<Arc<SkillSummary>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for SkillsSeed<'_> {
-    type Value = Vec<Arc<SkillSummary>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of skills")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut skills = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-        while let Some(stored) = seq.next_element::<StoredSkill>()? {
-            skills.push(shared(stored, self.sources)?);
+    let mut paths = String::with_capacity(bytes.min(1 << 24));
+    while paths.len() < bytes {
+        let piece: String = next_line(input, buffer)?;
+        if piece.is_empty() {
+            return None;
         }
-        Ok(skills)
+        paths.push_str(&piece);
     }
+    (numbers.len() == words && paths.len() == bytes).then_some((numbers, paths))
+}
+
+/// `text` in pieces of at most `max` bytes (at least one character each),
+/// cut between characters.
+fn pieces(text: &str, max: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = max.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end == 0 {
+            end = rest.chars().next().map_or(rest.len(), char::len_utf8);
+        }
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        Some(piece)
+    })
+}
+
+/// The next line, which must end in a newline, parsed from a slice (its
+/// UTF-8 checked once, in one pass, instead of string by string as
+/// `serde_json::from_slice` does).
+fn next_line<T: DeserializeOwned>(input: &mut impl BufRead, buffer: &mut Vec<u8>) -> Option<T> {
+    buffer.clear();
+    io::Read::take(&mut *input, MAX_LINE as u64 + 1)
+        .read_until(b'\n', buffer)
+        .ok()?;
+    if buffer.pop() != Some(b'\n') {
+        return None;
+    }
+    serde_json::from_str(std::str::from_utf8(buffer).ok()?).ok()
 }
 
 /// The shared summary of a stored skill, with the one copy of its source.
-fn shared<E: de::Error>(
-    stored: StoredSkill,
-    sources: &[Arc<SkillSource>],
-) -> Result<Arc<SkillSummary>, E> {
-    let source = sources
-        .get(stored.source)
-        .ok_or_else(|| E::custom("a skill names a source that is not there"))?;
-    Ok(Arc::new(SkillSummary {
+fn shared(stored: StoredSkill, sources: &[Arc<SkillSource>]) -> Option<Arc<SkillSummary>> {
+    let source = sources.get(stored.source)?;
+    Some(Arc::new(SkillSummary {
         manifest: stored.manifest,
         source: Arc::clone(source),
         layout: stored.layout,
@@ -213,4 +310,48 @@ fn shared<E: de::Error>(
         location: stored.location,
         body_offset: stored.body_offset,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn pieces_are_cut_between_characters_and_join_up_again() {
+        let text = "aé€😀".repeat(50);
+        for max in [1, 2, 3, 5, 64, 10_000] {
+            let cut: Vec<&str> = pieces(&text, max).collect();
+            assert_eq!(cut.concat(), text, "max {max}");
+            for piece in &cut {
+                // A character longer than `max` is a piece of its own.
+                assert!(
+                    piece.len() <= max || piece.chars().count() == 1,
+                    "max {max}: {piece:?}"
+                );
+            }
+        }
+        assert_eq!(pieces("", 8).count(), 0);
+    }
+
+    #[test]
+    fn a_bulk_of_many_pieces_reads_back_whole() {
+        let words: Vec<u64> = (0..PIECE_WORDS as u64 * 2 + 7).map(|n| n * 7919).collect();
+        let paths = "skill-é/SKILL.md".repeat(PIECE_BYTES / 8);
+        let mut file = Vec::new();
+        write_bulk(&mut file, &words, &paths).unwrap();
+        let lines = file.iter().filter(|b| **b == b'\n').count();
+        assert!(
+            lines >= 5,
+            "{lines} lines: the bulk was not cut into pieces"
+        );
+        let mut input = io::Cursor::new(&file);
+        let (read_words, read_paths) =
+            read_bulk(&mut input, &mut Vec::new(), words.len(), paths.len()).unwrap();
+        assert_eq!(read_words, words);
+        assert_eq!(read_paths, paths);
+        // A size the pieces do not add up to is not taken.
+        let mut input = io::Cursor::new(&file);
+        assert!(read_bulk(&mut input, &mut Vec::new(), words.len() - 1, paths.len()).is_none());
+    }
 }

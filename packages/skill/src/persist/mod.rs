@@ -24,7 +24,7 @@ use bcode_skill_models::{SkillLayout, SkillSummary};
 
 mod format;
 
-use format::{FORMAT, Stored, StoredRef};
+use format::{Contents, FORMAT};
 
 use crate::provider::ProviderSet;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
@@ -33,20 +33,6 @@ use crate::sources::SourceRoot;
 
 /// Files larger than this are not read (nor written).
 const MAX_BYTES: usize = 64 * 1024 * 1024;
-
-/// Files up to this size are read whole and parsed from memory; larger
-/// ones are parsed from a stream. serde_json parses a slice much faster
-/// than a reader (criterion `disk_cache_hit/10000`: 95.6 ms with every file
-/// streamed, 48.0 ms read whole, the file then 6.1 MB), but a 54 MB file
-/// held whole beside what it decodes to was 22 MB more at a 60,000-skill
-/// render's peak.
-const WHOLE_READ_BYTES: usize = 16 * 1024 * 1024;
-
-/// Parses a whole cache file: its UTF-8 checked once, in one pass, instead
-/// of string by string as `serde_json::from_slice` does.
-fn from_json_text(bytes: &[u8]) -> Option<Stored> {
-    serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
-}
 
 /// Cache files kept in the folder; the least recently written go first.
 const MAX_FILES: usize = 32;
@@ -75,24 +61,15 @@ impl DiskCache {
         roots: &[SourceRoot],
     ) -> Option<(SkillRegistry, WalkSnapshot)> {
         let key = key(options, roots);
-        let (mut file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
+        let (file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
         if len > MAX_BYTES as u64 {
             return None;
         }
-        let stored: Stored = if len <= WHOLE_READ_BYTES as u64 {
-            let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
-            bcode_fs::read_rest(&mut file, &mut bytes, WHOLE_READ_BYTES).ok()?;
-            from_json_text(&bytes)?
-        } else {
-            let reader = std::io::BufReader::with_capacity(
-                256 * 1024,
-                std::io::Read::take(file, MAX_BYTES as u64),
-            );
-            serde_json::from_reader(reader).ok()?
-        };
-        if stored.format != FORMAT || stored.key != key {
-            return None;
-        }
+        let reader = std::io::BufReader::with_capacity(
+            256 * 1024,
+            std::io::Read::take(file, MAX_BYTES as u64),
+        );
+        let stored = format::read(reader, &key)?;
         let snapshot = WalkSnapshot::from_stored(stored.snapshot, roots)?;
         if !reports_fit(&stored.reports, roots, &snapshot)
             || !stored
@@ -125,16 +102,6 @@ impl DiskCache {
             return false;
         };
         let key = key(options, roots);
-        let (sources, skills) = StoredRef::skills(registry.skills());
-        let stored = StoredRef {
-            format: FORMAT,
-            key: &key,
-            snapshot,
-            sources,
-            skills,
-            diagnostics: registry.diagnostics(),
-            reports: registry.roots(),
-        };
         if create_private_dir(&self.dir).is_err() {
             return false;
         }
@@ -145,9 +112,16 @@ impl DiskCache {
             .join(format!(".discovery-{name}.{}.tmp", std::process::id()));
         // Streamed to the file, never held whole in memory. A path that is
         // not UTF-8 cannot be written as JSON: then there is no entry.
+        let contents = Contents {
+            key: &key,
+            snapshot,
+            skills: || registry.skills(),
+            diagnostics: registry.diagnostics(),
+            reports: registry.roots(),
+        };
         let written = fs::File::create(&temporary).and_then(|file| {
             let mut out = std::io::BufWriter::with_capacity(256 * 1024, file);
-            serde_json::to_writer(&mut out, &stored).map_err(std::io::Error::other)?;
+            format::write(&mut out, contents)?;
             let file = out.into_inner().map_err(|err| err.into_error())?;
             if file.metadata()?.len() > MAX_BYTES as u64 {
                 return Err(std::io::Error::other("larger than the cache limit"));
