@@ -16,11 +16,14 @@ Corpora (made once, reused; never committed), from the peer's generator
   empty   an empty root, the fixed cost of a process (for per-skill figures)
 
 Each command runs once untimed (page cache warm; `render` writes its disk
-cache), then --runs timed rounds, each round running every command once, one
-after the other: floor, catalog, render, render without the disk cache,
-list --json [, pi]. Wall time = a monotonic clock around `/usr/bin/time -v`
-(its own ~1 ms on every command alike); memory = its "Maximum resident set
-size". Medians of the rounds; ratios are ratios of medians.
+cache), then --runs timed rounds, each round running every command of every
+corpus once: floor, catalog, render, render without the disk cache,
+list --json [, pi], corpora and commands in an order that turns by one each
+round. Wall time = a monotonic clock around `/usr/bin/time -v` (its own
+~1 ms on every command alike); memory = its "Maximum resident set size"
+(a launcher of its size, not this Python process, whose size the kernel
+would report as the child's peak). Medians of the rounds; time ratios are
+paired: the median over the rounds of each round's own ratio.
 
 Environment: CARGO_TARGET_DIR (relative to the repository) [target];
 CORPORA; GEN_CORPUS [<repo>/../shared/peers/pi/gen_corpus.py]; OUT
@@ -117,30 +120,57 @@ def run_once(argv, cwd, env, time_out):
     return wall, rss
 
 
-def measure(name, roots, runs, out, pi_dir):
-    work = out / "work" / name
-    cmds = commands(roots, work, pi_dir if name == "n10000" else None)
-    # The floor's JSON line says how many SKILL.md files there are.
+def skill_files(cmds):
+    """How many SKILL.md files the floor finds (its JSON line says)."""
     floor_argv = cmds["floor"][0]
-    files = json.loads(subprocess.run(floor_argv, check=True, capture_output=True).stdout)["files"]
+    return json.loads(subprocess.run(floor_argv, check=True, capture_output=True).stdout)["files"]
+
+
+def rotated(items, by):
+    return items[by % len(items):] + items[:by % len(items)]
+
+
+def measure(corpora, runs, out, pi_dir):
+    """Every command of every corpus once per round, corpora and commands in
+    an order that turns by one each round, so a VM that drifts between
+    minutes slows every size and command of a round alike, and no command
+    always runs after the same one. Samples keep their round, for paired
+    ratios."""
     time_out = out / "time.txt"
-    for argv, cwd, env in cmds.values():
-        run_once(argv, cwd, env, time_out)  # warm-up, writes render's disk cache
-    samples = {k: {"wall": [], "rss": []} for k in cmds}
-    for _ in range(runs):
-        for key, (argv, cwd, env) in cmds.items():
-            wall, rss = run_once(argv, cwd, env, time_out)
-            samples[key]["wall"].append(wall)
-            samples[key]["rss"].append(rss)
-    result = {"corpus": name, "skill_files": files, "runs": runs, "commands": {}}
-    for key, s in samples.items():
-        result["commands"][key] = {
-            "wall_ms": statistics.median(s["wall"]),
-            "rss_mib": statistics.median(s["rss"]),
-            "wall_samples": s["wall"],
-            "rss_samples": s["rss"],
-        }
-    return result
+    plan = []
+    for name, roots in corpora:
+        cmds = commands(roots, out / "work" / name, pi_dir if name == "n10000" else None)
+        plan.append((name, skill_files(cmds), cmds))
+    for name, _, cmds in plan:
+        print(f"== warm-up {name} (load {' '.join(loadavg())})", file=sys.stderr)
+        for argv, cwd, env in cmds.values():
+            run_once(argv, cwd, env, time_out)  # page cache warm; writes render's disk cache
+    samples = {name: {k: {"wall": [], "rss": []} for k in cmds} for name, _, cmds in plan}
+    for round_ in range(runs):
+        print(f"== round {round_ + 1}/{runs} (load {' '.join(loadavg())})", file=sys.stderr)
+        for name, _, cmds in rotated(plan, round_):
+            for key in rotated(list(cmds), round_):
+                argv, cwd, env = cmds[key]
+                wall, rss = run_once(argv, cwd, env, time_out)
+                samples[name][key]["wall"].append(wall)
+                samples[name][key]["rss"].append(rss)
+    results = []
+    for name, files, _ in plan:
+        result = {"corpus": name, "skill_files": files, "runs": runs, "commands": {}}
+        for key, s in samples[name].items():
+            result["commands"][key] = {
+                "wall_ms": statistics.median(s["wall"]),
+                "rss_mib": statistics.median(s["rss"]),
+                "wall_samples": s["wall"],
+                "rss_samples": s["rss"],
+            }
+        results.append(result)
+    return results
+
+
+def paired(a, b):
+    """Median over the rounds of a / b, the samples of one round paired."""
+    return statistics.median(x / y for x, y in zip(a, b))
 
 
 LABELS = {
@@ -154,44 +184,58 @@ LABELS = {
 
 
 def table(results):
-    lines = ["| corpus | SKILL.md files | command | wall ms (median) | × floor | max RSS MiB | × catalog (time / memory) |",
+    lines = ["| corpus | SKILL.md files | command | wall ms (median) | × floor (paired) | max RSS MiB | × catalog (time paired / memory) |",
              "|---|---:|---|---:|---:|---:|---|"]
     for r in results:
         c = r["commands"]
-        floor = c["floor"]["wall_ms"]
+        floor = c["floor"]["wall_samples"]
         cat = c["catalog"]
         for key, m in c.items():
             vs_cat = ""
             if key == "list_json":
-                vs_cat = f"{m['wall_ms'] / cat['wall_ms']:.2f} / {m['rss_mib'] / cat['rss_mib']:.2f}"
+                vs_cat = f"{paired(m['wall_samples'], cat['wall_samples']):.2f} / {m['rss_mib'] / cat['rss_mib']:.2f}"
             if key == "pi":
                 vs_cat = f"ours / Pi memory: catalog {cat['rss_mib'] / m['rss_mib']:.3f}, render {c['render_nocache']['rss_mib'] / m['rss_mib']:.3f}"
             lines.append(f"| {r['corpus']} | {r['skill_files']} | {LABELS[key]} | {m['wall_ms']:.1f} | "
-                         f"{m['wall_ms'] / floor:.2f} | {m['rss_mib']:.1f} | {vs_cat} |")
+                         f"{paired(m['wall_samples'], floor):.2f} | {m['rss_mib']:.1f} | {vs_cat} |")
     return "\n".join(lines)
 
 
 def per_skill(results):
-    """Time and memory per skill beyond an empty root's, flat corpora only."""
+    """Time and memory per skill beyond an empty root's process, flat corpora
+    only. Time is paired by round: each round's figure is (that round's run
+    - the same round's empty-root run) / skills, so drift between rounds
+    cancels; the cells are medians over the rounds. Two time spreads (the
+    highest per-skill figure over the lowest): of those medians, and the
+    median of each round's own spread (biased upwards: the highest of noisy
+    values over the lowest is above 1 even when nothing differs)."""
     by = {r["corpus"]: r for r in results}
     base = by.get("empty")
     flats = [r for r in results if r["corpus"].startswith("flat")]
     if not base or len(flats) < 2:
         return ""
     lines = ["| command | " + " | ".join(f"{r['corpus']} µs / KiB per skill" for r in flats) +
-             " | spread time / memory (max / min) |",
-             "|---|" + "---:|" * len(flats) + "---|"]
+             " | time spread: of medians (per round) | memory spread |",
+             "|---|" + "---:|" * len(flats) + "---|---|"]
     for key in ("floor", "catalog", "render", "render_nocache", "list_json"):
-        cells, times, mems = [], [], []
+        empty = base["commands"][key]
+        cells, times, mems, by_round = [], [], [], []
         for r in flats:
             n = r["skill_files"]
-            t = (r["commands"][key]["wall_ms"] - base["commands"][key]["wall_ms"]) * 1000.0 / n
-            m = (r["commands"][key]["rss_mib"] - base["commands"][key]["rss_mib"]) * 1024.0 / n
+            c = r["commands"][key]
+            rounds = [(w - e) * 1000.0 / n for w, e in zip(c["wall_samples"], empty["wall_samples"])]
+            by_round.append(rounds)
+            t = statistics.median(rounds)
+            m = (c["rss_mib"] - empty["rss_mib"]) * 1024.0 / n
             times.append(t)
             mems.append(m)
             cells.append(f"{t:.1f} / {m:.2f}")
-        spread = f"{max(times) / min(times):.2f} / {max(mems) / min(mems):.2f}" if min(times) > 0 and min(mems) > 0 else "-"
-        lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + f" | {spread} |")
+        round_spreads = [max(v) / min(v) for v in zip(*by_round) if min(v) > 0]
+        spread_t = f"{max(times) / min(times):.2f}" if min(times) > 0 else "-"
+        if round_spreads:
+            spread_t += f" ({statistics.median(round_spreads):.2f})"
+        spread_m = f"{max(mems) / min(mems):.2f}" if min(mems) > 0 else "-"
+        lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + f" | {spread_t} | {spread_m} |")
     return "\n".join(lines)
 
 
@@ -217,11 +261,7 @@ def main():
                         "-p", "bcode-benches", "--bin", "bcode-prompt", "--bin", "floor"],
                        cwd=REPO, check=True, env=dict(os.environ, CARGO_TARGET_DIR=str(target_dir())))
     load = loadavg()
-    results = []
-    for name in args.corpora:
-        roots = corpus(corpora, name)
-        print(f"== {name} (load {' '.join(loadavg())})", file=sys.stderr)
-        results.append(measure(name, roots, args.runs, out, pi_dir))
+    results = measure([(name, corpus(corpora, name)) for name in args.corpora], args.runs, out, pi_dir)
     load_end = loadavg()
     summary = {"load_start": load, "load_end": load_end, "results": results}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
