@@ -10,10 +10,14 @@ beside the floor tool (`floor`: one thread, walk, open each SKILL.md, read
 Corpora (made once, reused; never committed), from the peer's generator
 `gen_corpus.py --seed 1` into $CORPORA [/tmp/bcode-bench-corpora]:
   flatN   `--n N --malformed-fraction 0 --structural-fraction 0`: one flat
-          root (`flatN/primary`) of N skill folders; N = 1000, 10000, 60000
+          root (`flatN/primary`) of N skill folders; N = 1, 1000, 10000, 60000
   n10000  the default fractions (the 10,000-skill corpus of the Pi
           comparisons), roots `primary` then `secondary`
   empty   an empty root, the fixed cost of a process (for per-skill figures)
+  flat1   one skill: the fixed cost of a process that also runs the code
+          every skill needs (loading, parsing, formatting), whose pages an
+          empty root's process never touches (about 250 KiB); per-skill
+          figures are given beyond both
 
 Each command runs once untimed (page cache warm; `render` writes its disk
 cache), then --runs timed rounds, each round running every command of every
@@ -201,32 +205,36 @@ def table(results):
     return "\n".join(lines)
 
 
-def per_skill(results):
-    """Time and memory per skill beyond an empty root's process, flat corpora
-    only. Time is paired by round: each round's figure is (that round's run
-    - the same round's empty-root run) / skills, so drift between rounds
-    cancels; the cells are medians over the rounds. Two time spreads (the
-    highest per-skill figure over the lowest): of those medians, and the
-    median of each round's own spread (biased upwards: the highest of noisy
-    values over the lowest is above 1 even when nothing differs)."""
+def per_skill(results, base_name):
+    """Time and memory per skill beyond the process of `base_name` (the
+    empty root, or the one-skill root), flat corpora larger than it only:
+    (figure - base's figure) / (skills - base's skills). Time is paired by
+    round: each round's figure uses that round's base run, so drift between
+    rounds cancels; the cells are medians over the rounds. Two time spreads
+    (the highest per-skill figure over the lowest): of those medians, and
+    the median of each round's own spread (biased upwards: the highest of
+    noisy values over the lowest is above 1 even when nothing differs)."""
     by = {r["corpus"]: r for r in results}
-    base = by.get("empty")
-    flats = [r for r in results if r["corpus"].startswith("flat")]
-    if not base or len(flats) < 2:
+    base = by.get(base_name)
+    if not base:
+        return ""
+    # The sizes compared: flat roots of 1,000 skills and more.
+    flats = [r for r in results if r["corpus"].startswith("flat") and r["skill_files"] >= 1000]
+    if len(flats) < 2:
         return ""
     lines = ["| command | " + " | ".join(f"{r['corpus']} µs / KiB per skill" for r in flats) +
              " | time spread: of medians (per round) | memory spread |",
              "|---|" + "---:|" * len(flats) + "---|---|"]
     for key in ("floor", "catalog", "render", "render_nocache", "list_json"):
-        empty = base["commands"][key]
+        fixed = base["commands"][key]
         cells, times, mems, by_round = [], [], [], []
         for r in flats:
-            n = r["skill_files"]
+            n = r["skill_files"] - base["skill_files"]
             c = r["commands"][key]
-            rounds = [(w - e) * 1000.0 / n for w, e in zip(c["wall_samples"], empty["wall_samples"])]
+            rounds = [(w - e) * 1000.0 / n for w, e in zip(c["wall_samples"], fixed["wall_samples"])]
             by_round.append(rounds)
             t = statistics.median(rounds)
-            m = (c["rss_mib"] - empty["rss_mib"]) * 1024.0 / n
+            m = (c["rss_mib"] - fixed["rss_mib"]) * 1024.0 / n
             times.append(t)
             mems.append(m)
             cells.append(f"{t:.1f} / {m:.2f}")
@@ -247,9 +255,16 @@ def loadavg():
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=7)
-    p.add_argument("--corpora", nargs="*", default=["empty", "flat1000", "flat10000", "flat60000", "n10000"])
+    p.add_argument("--corpora", nargs="*",
+                   default=["empty", "flat1", "flat1000", "flat10000", "flat60000", "n10000"])
     p.add_argument("--no-build", action="store_true")
+    p.add_argument("--tables-from", metavar="SUMMARY_JSON",
+                   help="print the tables of an earlier run's summary.json, measuring nothing")
     args = p.parse_args()
+    if args.tables_from:
+        summary = json.loads(Path(args.tables_from).read_text())
+        print_tables(summary["results"], summary["load_start"], summary["load_end"], summary["results"][0]["runs"])
+        return
     out = Path(os.environ.get("OUT", "/tmp/bcode-scale-results"))
     out.mkdir(parents=True, exist_ok=True)
     corpora = Path(os.environ.get("CORPORA", "/tmp/bcode-bench-corpora"))
@@ -265,12 +280,18 @@ def main():
     load_end = loadavg()
     summary = {"load_start": load, "load_end": load_end, "results": results}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
-    print(f"load average {' '.join(load)} at start, {' '.join(load_end)} at end; {args.runs} rounds\n")
+    print_tables(results, load, load_end, args.runs)
+
+
+def print_tables(results, load, load_end, runs):
+    print(f"load average {' '.join(load)} at start, {' '.join(load_end)} at end; {runs} rounds\n")
     print(table(results))
-    spread = per_skill(results)
-    if spread:
-        print("\nPer skill, beyond an empty root's process (wall and max RSS):\n")
-        print(spread)
+    for base, words in (("empty", "an empty root's process"),
+                        ("flat1", "a one-skill root's process (which runs the code every skill does)")):
+        spread = per_skill(results, base)
+        if spread:
+            print(f"\nPer skill, beyond {words} (wall and max RSS):\n")
+            print(spread)
 
 
 if __name__ == "__main__":
