@@ -614,18 +614,31 @@ fn an_impossible_sidecar_generation_is_refused() {
     );
 }
 
-/// Rewrites the `alpha` entry of every disk-cache file with `tamper`.
+/// Rewrites the `alpha` entry of every disk-cache file with `tamper`. A
+/// file is JSON lines: the header (with the count of skills) first, one
+/// line per skill last.
 fn tamper_disk_cache(sandbox: &Sandbox, tamper: &dyn Fn(&mut Value)) {
     let cache = sandbox.state.join("cache/skills");
     for entry in std::fs::read_dir(&cache).unwrap() {
         let path = entry.unwrap().path();
-        let mut stored: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        for skill in stored["skills"].as_array_mut().unwrap() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let skills = lines[0]["skills"].as_u64().unwrap() as usize;
+        let first_skill = lines.len() - skills;
+        for skill in &mut lines[first_skill..] {
             if skill["manifest"]["id"] == "alpha" {
                 tamper(skill);
             }
         }
-        std::fs::write(&path, serde_json::to_vec(&stored).unwrap()).unwrap();
+        let mut out = String::new();
+        for line in &lines {
+            out.push_str(&serde_json::to_string(line).unwrap());
+            out.push('\n');
+        }
+        std::fs::write(&path, out).unwrap();
     }
 }
 
