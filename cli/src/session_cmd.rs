@@ -241,9 +241,14 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
             eprintln!("bcode-prompt: warning: {warning}");
         }
     }
+    // The turn carries them when they are new: the first, and after an edit.
+    for warning in &turn.template_warnings {
+        eprintln!("bcode-prompt: warning: {warning}");
+    }
     // Catalog warnings hold on every turn they apply to: shown on the
-    // first, and again when the skills or the config changed.
-    if first_turn || !turn.changes.skills.is_empty() || turn.changes.config {
+    // first, and again when the skills, the config or the templates changed.
+    let changed = !turn.changes.skills.is_empty() || turn.changes.config || turn.changes.templates;
+    if first_turn || changed {
         for warning in &turn.catalog_warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }

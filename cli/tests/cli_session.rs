@@ -260,3 +260,31 @@ fn config_warnings_at_the_start_and_after_an_edit() {
         "the start's warning comes first: {stderr}"
     );
 }
+
+/// A template override added during the session is picked up by the next
+/// turn, and its warning shown once, with that turn.
+#[test]
+fn a_template_override_added_mid_session_has_its_warning_shown_once() {
+    let sandbox = Sandbox::new();
+    let templates = sandbox.repo.join("prompt-templates");
+    fs::create_dir_all(&templates).unwrap();
+    write(
+        &sandbox.repo.join(".bcode/bcode.toml"),
+        &format!(
+            "[system_prompt]\ntemplates_dir = \"{}\"\n",
+            templates.display()
+        ),
+    );
+    let mut session = sandbox.live_session("templates");
+    session.send("first prompt");
+    session.read_until("(prompt noted");
+    write(&templates.join("no-such-template.j2"), "x");
+    session.send("second prompt");
+    session.read_until("(prompt noted");
+    session.send("third prompt");
+    session.read_until("(prompt noted");
+    let (code, stderr) = session.finish_with_stderr();
+    assert_eq!(code, Some(0), "{stderr}");
+    let warning = "there is no template named `no-such-template.j2`";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+}

@@ -29,7 +29,7 @@ use bcode_skill::{
     format_catalog, parse_command, shown_summary,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
-use bcode_templates::Templates;
+use bcode_templates::{OverrideFiles, Templates};
 
 use crate::error::PromptError;
 use crate::facts::{Facts, FactsMachine, Resolved};
@@ -85,11 +85,15 @@ impl Settings {
     }
 }
 
-/// What depends on the config: rebuilt when a config file changes.
+/// What depends on the config: rebuilt when a config file or a template
+/// override changes.
 struct Configured {
     loaded: LoadedConfig,
+    /// The config files and the override files (with their folders).
     stamps: Stamps,
     templates: Arc<Templates>,
+    /// The overrides the templates were built with.
+    overrides: OverrideFiles,
     pipeline: Pipeline<Gathered>,
     /// The pinned facts of this config and the host's.
     facts: Resolved,
@@ -115,7 +119,11 @@ impl Configured {
                 facts.pins.clone(),
             ))
         };
-        let templates = setup::templates(&loaded, &settings.host_templates)?;
+        let (templates, overrides) =
+            setup::templates_and_overrides(&loaded, &settings.host_templates)?;
+        // Stamped after reading; a write in between is within the racy
+        // window, which counts as a change.
+        let stamps = stamps.and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
         let relevant = invariants.enabled && invariants.mode == InvariantsMode::Relevant;
         let mut stage_list = stages::canonical(invariants.enabled, relevant);
@@ -127,6 +135,7 @@ impl Configured {
             loaded,
             stamps,
             templates: Arc::new(templates),
+            overrides,
             pipeline,
             facts,
             machine,
@@ -304,6 +313,7 @@ impl Core {
             let fresh = Configured::build(&self.settings)?;
             if fresh.loaded.config != self.configured.loaded.config {
                 prepared.changes.config = true;
+                prepared.changes.templates = fresh.overrides != self.configured.overrides;
                 prepared.config_warnings = fresh.loaded.warnings.clone();
                 prepared.template_warnings = fresh.templates.warnings().to_vec();
                 let skills_changed =
@@ -311,6 +321,9 @@ impl Core {
                 let invariant_budget_changed =
                     InvariantBudget::from(&fresh.loaded.config.invariants)
                         != InvariantBudget::from(&self.configured.loaded.config.invariants);
+                self.skills
+                    .session
+                    .set_templates((*fresh.templates).clone());
                 self.configured = fresh;
                 self.session_facts = None;
                 self.skills.catalog = None;
@@ -340,6 +353,20 @@ impl Core {
                 // warnings the edit changed are reported with this turn.
                 if fresh.loaded.warnings != self.configured.loaded.warnings {
                     prepared.config_warnings = fresh.loaded.warnings.clone();
+                }
+                if fresh.overrides != self.configured.overrides {
+                    // An override edited, added or removed: the new
+                    // templates, and the catalog formatted with them.
+                    prepared.changes.templates = true;
+                    if fresh.templates.warnings() != self.configured.templates.warnings() {
+                        prepared.template_warnings = fresh.templates.warnings().to_vec();
+                    }
+                    self.skills
+                        .session
+                        .set_templates((*fresh.templates).clone());
+                    self.configured.templates = fresh.templates;
+                    self.configured.overrides = fresh.overrides;
+                    self.skills.catalog = None;
                 }
                 self.configured.stamps = fresh.stamps;
                 self.configured.loaded = fresh.loaded;
@@ -642,17 +669,24 @@ impl Skills {
 }
 
 /// What a formatted catalog depends on besides the registry: the catalog
-/// settings and which files override the catalog's templates.
+/// settings and the overrides of the catalog's templates (file and text:
+/// an override edited in place is another catalog).
 fn catalog_key(configured: &Configured) -> String {
     let config = &configured.loaded.config.skills;
-    let overrides: Vec<Option<String>> = [
-        "skills/catalog.j2",
-        "skills/catalog_truncated.j2",
-        "skills/description_truncated.j2",
-    ]
-    .iter()
-    .map(|name| configured.templates.usage(name).file)
-    .collect();
+    let overrides: Vec<(&str, &str)> = configured
+        .overrides
+        .overrides
+        .iter()
+        .filter(|o| {
+            [
+                "skills/catalog.j2",
+                "skills/catalog_truncated.j2",
+                "skills/description_truncated.j2",
+            ]
+            .contains(&o.name.as_str())
+        })
+        .map(|o| (o.file.as_str(), o.source.as_str()))
+        .collect();
     format!(
         "{:?}|{}|{overrides:?}|{:?}",
         config.prompt, config.include_user_skills, configured.facts.display

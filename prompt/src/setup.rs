@@ -55,6 +55,16 @@ pub fn templates(
     loaded: &LoadedConfig,
     host: &[(String, String)],
 ) -> Result<Templates, PromptError> {
+    templates_and_overrides(loaded, host).map(|(templates, _)| templates)
+}
+
+/// [`templates`], and the override files as applied (those the trust line
+/// refused moved to `refused`), with every path read: a session stamps
+/// them, and compares them to know whether an edit changed anything.
+pub(crate) fn templates_and_overrides(
+    loaded: &LoadedConfig,
+    host: &[(String, String)],
+) -> Result<(Templates, OverrideFiles), PromptError> {
     let mut read = match loaded.templates_dir() {
         Some(dir) => read_overrides(&dir, &templates_confinement(loaded))?,
         None => OverrideFiles::default(),
@@ -74,7 +84,9 @@ pub fn templates(
                 file: o.file,
             }));
     }
-    Ok(Templates::with_host(host.to_vec(), read.overrides)?.with_warnings(read.refused))
+    let templates = Templates::with_host(host.to_vec(), read.overrides.clone())?
+        .with_warnings(read.refused.clone());
+    Ok((templates, read))
 }
 
 /// Where override files may resolve: a folder the repository's own config

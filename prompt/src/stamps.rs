@@ -38,6 +38,14 @@ impl Stamps {
         Stamps { entries, racy }
     }
 
+    /// These stamps and those of `paths`, taken now.
+    pub(crate) fn and(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Stamps {
+        let more = Stamps::of(paths);
+        self.entries.extend(more.entries);
+        self.racy |= more.racy;
+        self
+    }
+
     /// Whether any file changed, appeared or vanished since [`Stamps::of`].
     pub(crate) fn changed(&self) -> bool {
         self.racy || self.entries.iter().any(|(path, old)| stamp(path) != *old)

@@ -134,6 +134,10 @@ pub struct TurnChanges {
     pub skills: RegistryDiff,
     /// A config file changed and the config was loaded again.
     pub config: bool,
+    /// A template override in `system_prompt.templates_dir` was edited,
+    /// added or removed (with the config as it was): the turn renders with
+    /// the new templates.
+    pub templates: bool,
     /// `BCODE.md` or `AGENTS.md` changed.
     pub instructions: bool,
     /// An invariant file changed (or one was added or removed).
@@ -143,7 +147,11 @@ pub struct TurnChanges {
 impl TurnChanges {
     /// Whether anything changed.
     pub fn any(&self) -> bool {
-        !self.skills.is_empty() || self.config || self.instructions || self.invariants
+        !self.skills.is_empty()
+            || self.config
+            || self.templates
+            || self.instructions
+            || self.invariants
     }
 }
 
@@ -169,8 +177,9 @@ pub struct Turn {
     /// Config warnings (unknown keys ...), on the first turn, after the
     /// config changed, and after an edit that changed only the warnings.
     pub config_warnings: Vec<ConfigWarning>,
-    /// Template overrides that name no template, on the first turn and after
-    /// the config changed.
+    /// Template overrides that name no template, or were refused, on the
+    /// first turn, after the config changed, and after an override edit
+    /// that changed them.
     pub template_warnings: Vec<TemplateWarning>,
     /// Warnings about the skill catalog this turn's prompt holds, on every
     /// turn they apply to: estimated to take more than

@@ -224,6 +224,87 @@ fn an_edit_that_only_changes_the_warnings_reports_them_once() {
     );
 }
 
+/// Template overrides are stamped with the config files: an override
+/// edited, added or removed is picked up by the next turn, reported as a
+/// template change, and its warnings come with that turn, once.
+#[test]
+fn template_override_edits_are_picked_up_between_turns() {
+    let repo = Repo::new();
+    let dir = repo.root.join("prompt-templates");
+    write(
+        &dir.join("skills/catalog.j2"),
+        "Skills, take one:\n{{ entries }}",
+    );
+    let options = repo
+        .options()
+        .set(format!("system_prompt.templates_dir=\"{}\"", dir.display()));
+    let mut session = PromptSession::open_blocking(options).unwrap();
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let first = session.next_turn_blocking(input()).unwrap();
+    assert!(first.system().contains("Skills, take one:"));
+
+    write(
+        &dir.join("skills/catalog.j2"),
+        "Skills, take two:\n{{ entries }}",
+    );
+    let edited = session.next_turn_blocking(input()).unwrap();
+    assert!(edited.changes.templates && !edited.changes.config);
+    assert!(edited.system().contains("Skills, take two:"));
+    assert!(!edited.system().contains("Skills, take one:"));
+
+    write(&dir.join("sections/datetime.j2"), "The date is secret.");
+    let added = session.next_turn_blocking(input()).unwrap();
+    assert!(added.changes.templates);
+    assert!(added.request_context().contains("The date is secret."));
+
+    std::fs::remove_file(dir.join("sections/datetime.j2")).unwrap();
+    let removed = session.next_turn_blocking(input()).unwrap();
+    assert!(removed.changes.templates);
+    assert!(!removed.request_context().contains("The date is secret."));
+    assert!(
+        removed
+            .request_context()
+            .contains("Current local date and time")
+    );
+    assert!(removed.system().contains("Skills, take two:"));
+
+    write(&dir.join("no-such-template.j2"), "x");
+    let unknown = session.next_turn_blocking(input()).unwrap();
+    assert!(unknown.changes.templates);
+    assert!(
+        matches!(
+            unknown.template_warnings.as_slice(),
+            [bcode_templates::TemplateWarning::UnknownTemplate { name, .. }] if name == "no-such-template.j2"
+        ),
+        "{:?}",
+        unknown.template_warnings
+    );
+    let after = session.next_turn_blocking(input()).unwrap();
+    assert!(after.template_warnings.is_empty(), "reported once");
+    assert!(!after.changes.templates);
+    assert!(after.system() == unknown.system());
+
+    // A skill activated after an edit of the context template renders
+    // with it.
+    write(
+        &dir.join("skills/context.j2"),
+        "<skill id=\"{{ id|xml }}\">rendered by the edited template</skill>",
+    );
+    let activated = session
+        .next_turn_blocking(
+            TurnInput::new("/skill rust-debugging the panic").now(at("2026-12-01T10:00:00Z")),
+        )
+        .unwrap();
+    assert!(activated.changes.templates);
+    assert!(
+        activated
+            .request_context()
+            .contains("rendered by the edited template"),
+        "{}",
+        activated.request_context()
+    );
+}
+
 #[test]
 fn an_unknown_skill_in_a_command_is_a_reply_and_an_event_not_an_error() {
     let repo = Repo::new();

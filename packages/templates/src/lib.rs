@@ -30,7 +30,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 use bcode_fs::{Confinement, EscapeReason};
@@ -157,6 +157,9 @@ pub struct OverrideFiles {
     pub overrides: Vec<TemplateOverride>,
     /// One [`TemplateWarning::EscapingLink`] per refused file, sorted by file.
     pub refused: Vec<TemplateWarning>,
+    /// Every folder listed and every `.j2` file read, sorted: what a host
+    /// stamps to notice an override edited, added or removed.
+    pub read: Vec<PathBuf>,
 }
 
 /// The step at which a template failed.
@@ -474,6 +477,7 @@ pub fn read_overrides(
     read_dir_into(dir, confinement, &mut out)?;
     out.overrides.sort_by(|a, b| a.name.cmp(&b.name));
     out.refused.sort_by_key(ToString::to_string);
+    out.read.sort();
     Ok(out)
 }
 
@@ -498,6 +502,7 @@ fn read_dir_into(
     let mut stack = vec![(dir.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, prefix, depth)) = stack.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|err| unreadable(&dir, err.to_string()))?;
+        out.read.push(dir.clone());
         for entry in entries {
             let entry = entry.map_err(|err| unreadable(&dir, err.to_string()))?;
             let path = entry.path();
@@ -511,6 +516,7 @@ fn read_dir_into(
                     stack.push((path, format!("{name}/"), depth + 1));
                 }
             } else if file_name.ends_with(".j2") {
+                out.read.push(path.clone());
                 let bytes = match confinement.read_bounded(&path, MAX_TEMPLATE_BYTES) {
                     Ok(bytes) => bytes,
                     Err(err) => match err.escape() {
@@ -710,6 +716,16 @@ mod tests {
         let found = read_overrides(&folder, &Confinement::within(&repo)).unwrap();
         let names: Vec<&str> = found.overrides.iter().map(|o| o.name.as_str()).collect();
         assert_eq!(names, ["truncation_marker.j2"]);
+        // Every folder listed and `.j2` file looked at, refused ones too
+        // (a link retargeted inside is a change to notice).
+        assert_eq!(
+            found.read,
+            [
+                folder.clone(),
+                folder.join("base.j2"),
+                folder.join("truncation_marker.j2")
+            ]
+        );
         let real = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
         let refused = TemplateWarning::EscapingLink {
             file: folder.join("base.j2").display().to_string(),

@@ -286,6 +286,13 @@ impl SkillSession {
         &self.registry
     }
 
+    /// Renders later context blocks and previews with `templates` (an
+    /// operator edited an override). Blocks already active keep the text
+    /// they were injected with.
+    pub fn set_templates(&mut self, templates: Templates) {
+        self.templates = templates;
+    }
+
     /// The options the session was opened with.
     pub fn options(&self) -> &SessionOptions {
         &self.options
