@@ -36,8 +36,10 @@ pub struct Section {
     /// The stage's id, or `<stage id>:<suffix>` when a stage yields several.
     pub id: String,
     /// The section's model-visible text; trailing whitespace is trimmed at
-    /// assembly, and empty text omits the section.
-    pub text: SectionText,
+    /// assembly, and empty text omits the section. Read it with
+    /// [`Section::text`]: it is set only when the section is made, so a
+    /// count given to [`Section::with_char_count`] cannot go stale.
+    pub(crate) text: SectionText,
     /// Files and commands the text came from.
     pub sources: Vec<String>,
     /// The template that produced `text`, if any.
@@ -49,7 +51,8 @@ pub struct Section {
     pub notes: Vec<String>,
     /// `(bytes, chars)` of `text` when the stage already knew its length in
     /// characters ([`Section::with_char_count`]); trusted only while the
-    /// text still has that many bytes (a cut or trim only shortens it).
+    /// text still has that many bytes (only the pipeline changes the text
+    /// after it is made, and a cut or trim only shortens it).
     known_chars: Option<(usize, usize)>,
 }
 
@@ -76,6 +79,11 @@ impl Section {
             notes: Vec::new(),
             known_chars: None,
         }
+    }
+
+    /// The section's model-visible text.
+    pub fn text(&self) -> &SectionText {
+        &self.text
     }
 
     /// Says that `text` is `chars` characters long, so assembly does not

@@ -65,7 +65,7 @@ impl Stage<Gathered> for SkillCatalogStage {
             None => Section::shared(kind.name(), Arc::clone(catalog) as SharedText)
                 .with_char_count(catalog.chars()),
         };
-        if section.text.is_empty() {
+        if section.text().is_empty() {
             return Ok(Vec::new());
         }
         let mut section = section
