@@ -13,11 +13,11 @@
 //! fast as from a reader (criterion `disk_cache_hit/10000`: 95.6 ms with
 //! the single-document file streamed, 48.0 ms read whole), while only one
 //! short line is held at a time. The single-document format read files up
-//! to 16 MB whole and streamed larger ones, so a 60,000-skill tree (a 36 MB
-//! file) paid a fifth more per skill than a 10,000-skill one; and one long
-//! line (the snapshot is 6.7 MB there) left the allocator holding 3 MB more
-//! at a render's peak once freed. serde_json writes no raw newline inside a
-//! value, so a line is always one value.
+//! to 16 MB whole and streamed larger ones, so a 60,000-skill tree (a
+//! 36 MB file) paid about a quarter more per skill than a 10,000-skill
+//! one; and one long line (the snapshot is 6.7 MB there) left the
+//! allocator holding 3 MB more at a render's peak once freed. serde_json
+//! writes no raw newline inside a value, so a line is always one value.
 //!
 //! At 60,000 skills the first format (every summary with its own copy of
 //! its source, read whole into memory, then into a vector of summaries,
@@ -38,10 +38,10 @@ use crate::snapshot::{StoredBulk, StoredSnapshot};
 /// Bumped whenever what is written changes meaning.
 pub(super) const FORMAT: u32 = 6;
 
-/// A line longer than this is not read: every line is one skill, one
-/// diagnostic, one piece of bulk or a header far shorter than this, in a
-/// file the cache wrote itself.
-const MAX_LINE: usize = 1024 * 1024;
+/// A line longer than this is not read. Lines are short (one skill, one
+/// diagnostic, one piece of bulk); the longest that can grow is the
+/// snapshot's, with about 200 bytes per folder link the walk followed.
+const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Numbers per line of a snapshot's bulk (each at most 20 digits).
 const PIECE_WORDS: usize = 4096;
@@ -207,8 +207,8 @@ pub(super) fn read(mut input: impl BufRead, key: &str) -> Option<Stored> {
     if header.format != FORMAT || header.key != key {
         return None;
     }
-    // Counts from the file reserve no more than a file of the size limit
-    // could fill; a count beyond what follows ends in a short read.
+    // A count from the file reserves a bounded amount at most (here and in
+    // `read_bulk`); one beyond what follows ends in a short read.
     let mut diagnostics = Vec::with_capacity(header.diagnostics.min(1 << 12));
     for _ in 0..header.diagnostics {
         diagnostics.push(next_line(&mut input, &mut buffer)?);
