@@ -3,8 +3,9 @@
 //! repository's own `.bcode/bcode.toml` is not, until the user trusts the
 //! repository. An untrusted repository's config may tune sections, limits,
 //! wording and its own skills; the keys in [`GATES`], which reach outside the
-//! repository, run programs or change who decides, are dropped from its
-//! layer with one warning each. No I/O happens here: resolving links is the
+//! repository, run programs or change who decides, and the values of
+//! [`LIMITS`] above the user's (or the default), are dropped from its layer
+//! with one warning each. No I/O happens here: resolving links is the
 //! caller's `real_path`.
 
 use std::fmt;
@@ -90,8 +91,9 @@ pub(crate) enum Rule {
     /// Paths (a string or a list of strings) that resolve outside the
     /// repository; entries inside it are kept.
     PathOutside,
-    /// A number larger than the one the layers below set (a deadline that
-    /// no layer below set is already unbounded, so any value lowers it).
+    /// A bound: a number larger than the one the layers below set (the
+    /// user's file, else the built-in default). A bound no layer below sets
+    /// is unbounded, so any value lowers it.
     Raises,
 }
 
@@ -143,6 +145,11 @@ pub(crate) const GATES: &[Gate] = &[
         why: "it replaces the base prompt the user runs with",
     },
     Gate {
+        key: "system_prompt.text",
+        rule: Rule::Any,
+        why: "it writes the base prompt that replace mode sends, and whether and what to replace is the user's choice",
+    },
+    Gate {
         key: "invariants.mode",
         rule: Rule::Equals("\"relevant\""),
         why: "it starts selector calls (a model call in most hosts) on the user's behalf",
@@ -151,16 +158,6 @@ pub(crate) const GATES: &[Gate] = &[
         key: "invariants.selector.model_profile",
         rule: Rule::Any,
         why: "it chooses the model that selector calls go to",
-    },
-    Gate {
-        key: "invariants.selector.initial_timeout_ms",
-        rule: Rule::Raises,
-        why: "it raises the user's deadline for the first selection",
-    },
-    Gate {
-        key: "invariants.selector.background_timeout_ms",
-        rule: Rule::Raises,
-        why: "it raises the user's deadline for background selection",
     },
     Gate {
         key: "invariants.selector.wait_for_background_on_next_prompt",
@@ -183,6 +180,39 @@ pub(crate) const GATES: &[Gate] = &[
         why: "it states the machine's facts (git status, OS, home) in place of what is probed",
     },
 ];
+
+/// Every bound of the config (each non-negative integer key): an untrusted
+/// repository may lower one, never raise it above the value of the layers
+/// below (the user's file, else the default), so a cloned repository cannot
+/// make Bcode read, hold or wait for more than the user allows. A test
+/// checks that this lists every integer key of the key tree.
+pub(crate) const LIMITS: &[&str] = &[
+    "invariants.max_files",
+    "invariants.max_globs_per_file",
+    "invariants.max_selected",
+    "invariants.selector.background_timeout_ms",
+    "invariants.selector.initial_timeout_ms",
+    "model.tool_output.fallback_argument_chars",
+    "skills.max_context_bytes",
+    "skills.max_skill_file_bytes",
+    "skills.preview_max_chars",
+    "skills.prompt.context_window_tokens",
+    "skills.prompt.max_bytes",
+    "skills.prompt.max_description_chars",
+    "skills.prompt.warn_percent",
+    "system_prompt.git_status_max_chars",
+    "system_prompt.repository_instructions_max_chars",
+    "system_prompt.repository_invariants_max_chars",
+];
+
+/// Every gate: [`GATES`], then one [`Rule::Raises`] gate per [`LIMITS`] key.
+pub(crate) fn gates() -> impl Iterator<Item = Gate> {
+    GATES.iter().copied().chain(LIMITS.iter().map(|key| Gate {
+        key,
+        rule: Rule::Raises,
+        why: "a repository may lower a limit, never raise it above the one your config or the default sets",
+    }))
+}
 
 /// The environment variable that trusts the repository of a run.
 pub const TRUST_ENV_VAR: &str = "BCODE_TRUST_REPO";
@@ -251,7 +281,7 @@ impl TrustInputs<'_> {
             return (ignored, warnings);
         }
         let repo = (self.real_path)(&self.repo);
-        for gate in GATES {
+        for gate in gates() {
             if trust.is_trusted() && gate.rule != Rule::UserOnly {
                 continue;
             }
@@ -419,7 +449,47 @@ fn set(table: &mut toml::Table, key: &str, value: Value) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::key_tree::KEY_TREE;
+    use super::super::shape::{LeafKind, Shape};
     use super::*;
+
+    /// Every integer key of the config is a limit, so a new one cannot be
+    /// left to the repository by oversight (the `facts` table is gated whole).
+    #[test]
+    fn every_integer_key_is_a_gated_limit() {
+        fn integers(shape: &Shape, prefix: &str, out: &mut Vec<String>) {
+            let Shape::Table(keys) = shape else { return };
+            for (name, child) in keys.iter() {
+                let key = if prefix.is_empty() {
+                    (*name).to_owned()
+                } else {
+                    format!("{prefix}.{name}")
+                };
+                match child {
+                    Shape::Leaf {
+                        kind: LeafKind::UnsignedInt | LeafKind::Int,
+                        ..
+                    } => out.push(key),
+                    Shape::Leaf { .. } => {}
+                    Shape::Table(_) => integers(child, &key, out),
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        integers(&KEY_TREE, "", &mut keys);
+        let gated_whole: Vec<&str> = GATES
+            .iter()
+            .filter(|gate| gate.rule == Rule::Any)
+            .map(|gate| gate.key)
+            .collect();
+        keys.retain(|key| {
+            !gated_whole
+                .iter()
+                .any(|whole| key.starts_with(&format!("{whole}.")))
+        });
+        keys.sort();
+        assert_eq!(keys, LIMITS);
+    }
 
     /// The documented tables name every gated key.
     #[test]
@@ -427,7 +497,7 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         for doc in ["ARCHITECTURE.md", "README.md"] {
             let text = std::fs::read_to_string(root.join(doc)).unwrap();
-            for gate in GATES {
+            for gate in gates() {
                 assert!(
                     text.contains(&format!("`{}`", gate.key)),
                     "{doc} does not name the gated key `{}`",
