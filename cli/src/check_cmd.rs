@@ -5,8 +5,13 @@
 //! A golden carries the facts it was rendered with in a sidecar,
 //! `GOLDEN.facts.toml` (a facts file), so a check on another machine pins
 //! the same clock, OS, git revision, roots... The first `--bless` writes it:
-//! from `--facts` alone with `--hermetic`, else from this machine's facts
-//! under the config's `[facts]` and `--facts`. Later blesses keep it (under
+//! from `--facts` alone when both `--hermetic` and `--facts` are given, else
+//! from this machine's facts (as the environment given to the command shows
+//! it: none of it with `--hermetic`)
+//! (only those of the sections that are on; neutral roots, `/repo` and
+//! `/home/user`; no status entry for the files the bless writes) under the
+//! config's `[facts]` and `--facts`. Every hint names the whole command line
+//! that renders as this check did. Later blesses keep it (under
 //! `--facts`); delete it to pin afresh. When the render differs, it is
 //! written to `GOLDEN.new` and the report shows the changed lines (with
 //! `--json`, also the section-level `diff` report).
@@ -16,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcode_prompt::facts::{Facts, facts_to_toml, machine_facts};
+use bcode_prompt::facts::{Facts, facts_to_toml, machine_facts, portable};
 use bcode_prompt::testing::prompt_text;
 use bcode_prompt::{RealMachine, Turn};
 
@@ -75,11 +80,12 @@ pub fn run(
     };
     let fresh = new_path(&golden);
     if options.bless {
+        let first = pinned.is_none();
         let base = match pinned {
             Some(facts) => facts,
-            None if options.render.hermetic => Facts::default(),
-            None => machine_facts(&inputs.repo, &inputs.env, &RealMachine, chrono::Utc::now())
-                .overlaid(&configured_facts(inputs)?),
+            // A team's own facts file, hermetic: only what it pins.
+            None if options.render.hermetic && options.render.facts.is_some() => Facts::default(),
+            None => captured_facts(inputs, &[golden.clone(), sidecar.clone(), fresh.clone()])?,
         };
         let facts = base.overlaid(&given);
         let turn = render_cmd::render_turn(&options.render, inputs, facts.clone())?;
@@ -87,19 +93,27 @@ pub fn run(
         write_file(&sidecar, &sidecar_text(&golden, &facts))?;
         let _ = std::fs::remove_file(&fresh);
         eprintln!(
-            "bcode-prompt: blessed {} (facts in {})",
+            "bcode-prompt: blessed {} (facts in {}); commit both, and check with: {}",
             golden.display(),
-            sidecar.display()
+            sidecar.display(),
+            command_line(options, inputs, false)
         );
+        if let (true, Some(given)) = (first, &options.render.facts) {
+            eprintln!(
+                "bcode-prompt: {} now holds the facts of {} too; the check needs only the sidecar",
+                sidecar.display(),
+                given.display()
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let saved = match bcode_fs::read_bounded(&golden, MAX_GOLDEN_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err) => {
             return Err(CliError::Usage(format!(
-                "golden `{}`: {err}; write it with `bcode-prompt check {} --bless`",
+                "golden `{}`: {err}; write it with `{}`",
                 golden.display(),
-                options.golden.display()
+                command_line(options, inputs, true)
             )));
         }
     };
@@ -125,19 +139,98 @@ pub fn run(
     report.push_str(&line_diff(&saved, &rendered));
     let _ = writeln!(
         report,
-        "to accept the new prompt: bcode-prompt check {} --bless (with the same options)",
-        options.golden.display()
+        "to accept the new prompt: {}",
+        command_line(options, inputs, true)
     );
     out.write_all(report.as_bytes()).map_err(CliError::Io)?;
     Ok(ExitCode::from(1))
 }
 
-/// The facts the config pins, for a golden blessed without a sidecar. An
-/// invalid config exits 2; its warnings are left to the turn's report.
-fn configured_facts(inputs: &ProcessInputs) -> Result<Facts, CliError> {
+/// The facts a first bless pins when it is not hermetic: this machine's,
+/// probed for the sections the config turns on, with neutral roots and
+/// without the git status of the files the bless writes (`own`), under the
+/// facts the config pins. An invalid config exits 2; its warnings are left
+/// to the turn's report.
+fn captured_facts(inputs: &ProcessInputs, own: &[PathBuf]) -> Result<Facts, CliError> {
     let loaded = bcode_prompt_pipeline::config::load(&inputs.config_inputs())
         .map_err(|err| CliError::Config(format!("invalid configuration: {err}")))?;
-    Ok(loaded.config.facts)
+    let probed = machine_facts(
+        &inputs.repo,
+        &inputs.env,
+        &RealMachine,
+        chrono::Utc::now(),
+        &loaded.config.system_prompt.sections,
+    );
+    let probed = crate::facts_cmd::without_own(probed, &inputs.repo, own);
+    Ok(portable(probed).overlaid(&loaded.config.facts))
+}
+
+/// The command line that renders as this check did (every flag that shapes
+/// the render, as given), with `--bless` when `bless`: hints say this, so
+/// copying one reproduces the same render.
+fn command_line(options: &CheckOptions, inputs: &ProcessInputs, bless: bool) -> String {
+    let flags = &inputs.flags;
+    let render = &options.render;
+    let mut args: Vec<String> = vec!["bcode-prompt".to_owned()];
+    let mut pair = |flag: &str, value: String| {
+        args.push(flag.to_owned());
+        args.push(value);
+    };
+    let shown = |path: &Path| path.display().to_string();
+    if let Some(repo) = &flags.repo {
+        pair("--repo", shown(repo));
+    }
+    for file in &flags.config_files {
+        pair("--config", shown(file));
+    }
+    for set in &flags.set {
+        pair("--set", set.clone());
+    }
+    pair("check", shown(&options.golden));
+    if let Some(facts) = &render.facts {
+        pair("--facts", shown(facts));
+    }
+    if let Some(now) = &render.now {
+        pair("--now", now.clone());
+    }
+    if let Some(zone) = &render.timezone {
+        pair("--timezone", zone.clone());
+    }
+    if let Some(prompt) = &render.prompt {
+        pair("--prompt", prompt.clone());
+    }
+    for skill in &render.skills {
+        pair("--skill", skill.clone());
+    }
+    let switches = [
+        (flags.trust_repo, "--trust-repo"),
+        (render.hermetic, "--hermetic"),
+        (render.json, "--json"),
+        (bless, "--bless"),
+    ];
+    for (on, switch) in switches {
+        if on {
+            args.push(switch.to_owned());
+        }
+    }
+    args.iter()
+        .map(|arg| shell_word(arg))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `arg` as one POSIX shell word: as it is when it holds only characters
+/// no shell treats specially, else single-quoted.
+fn shell_word(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
 }
 
 /// The golden's content: what `render` prints, as text or JSON.
@@ -189,13 +282,22 @@ pub fn line_diff(old: &str, new: &str) -> String {
     let added = &b[prefix..b.len() - suffix];
     let start = prefix.saturating_sub(CONTEXT_LINES);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "@@ line {}: {} line(s) of the golden replaced by {} @@",
-        prefix + 1,
-        removed.len(),
-        added.len()
-    );
+    let _ = match (removed.len(), added.len()) {
+        (0, added) => writeln!(
+            out,
+            "@@ after line {prefix} of the golden: {added} line(s) added @@"
+        ),
+        (removed, 0) => writeln!(
+            out,
+            "@@ line {}: {removed} line(s) of the golden removed @@",
+            prefix + 1
+        ),
+        (removed, added) => writeln!(
+            out,
+            "@@ line {}: {removed} line(s) of the golden replaced by {added} @@",
+            prefix + 1
+        ),
+    };
     let line = |out: &mut String, mark: char, text: &str| {
         let text = text.strip_suffix('\n').unwrap_or(text);
         let _ = writeln!(out, "{mark}{}", crate::terminal::printable(text));
@@ -235,8 +337,23 @@ mod tests {
         );
         assert_eq!(
             line_diff("a\n", "a\nb\n"),
-            "@@ line 2: 0 line(s) of the golden replaced by 1 @@\n a\n+b\n"
+            "@@ after line 1 of the golden: 1 line(s) added @@\n a\n+b\n"
         );
+        assert_eq!(
+            line_diff("a\nb\nc\n", "a\nc\n"),
+            "@@ line 2: 1 line(s) of the golden removed @@\n a\n-b\n c\n"
+        );
+    }
+
+    #[test]
+    fn shell_words_quote_what_a_shell_would_split() {
+        assert_eq!(shell_word("tests/prompt.golden"), "tests/prompt.golden");
+        assert_eq!(
+            shell_word("skills.prompt.catalog=\"off\""),
+            "'skills.prompt.catalog=\"off\"'"
+        );
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 
     #[test]

@@ -253,13 +253,18 @@ enum Command {
     },
     /// This machine's facts (OS, shell, locale, git, toolchain, roots...) as a facts file.
     #[command(after_help = help::after(
-        "Edit the output (keep what you want pinned) and pass it to render --facts or check --facts.",
+        "Keep the keys you want pinned and pass the file to render --facts or check --facts. \
+         Only the facts of the sections that are on are probed; the file the output is \
+         redirected into is left out of the git status.",
         help::EXIT_CODES,
         help::Reads::Prompt,
     ))]
     Facts {
         #[command(flatten)]
         layers: Layers,
+        /// Pin neutral roots (repo_root = "/repo", home = "/home/user") instead of this machine's.
+        #[arg(long)]
+        portable: bool,
     },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
     #[command(after_help = help::after("", help::DIFF_EXIT_CODES, help::Reads::Nothing))]
@@ -447,7 +452,9 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             check_cmd::run(&options, &inputs, &mut stdout)
         }
-        Command::Facts { layers } => facts_cmd::run(&load(flags_of(layers))?, &mut stdout),
+        Command::Facts { layers, portable } => {
+            facts_cmd::run(&load(flags_of(layers))?, portable, &mut stdout)
+        }
         Command::Session { layers, id } => session_cmd::run(
             &session_cmd::SessionCmdOptions { id },
             &ProcessInputs::read(flags_of(layers), false)?,

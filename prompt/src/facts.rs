@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use bcode_prompt_pipeline::config::{
     BcodeConfig, GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
+    SectionToggles,
 };
 use bcode_prompt_sections::environment::{
     HostingSignals, LocaleFacts, LocaleSource, OsFacts, RuntimeMode,
@@ -347,17 +348,27 @@ impl Machine for FactsMachine {
     }
 }
 
-/// The facts of this machine for the repository at `repo`, every one
-/// probed (the toolchain commands run): what a team starts its facts file
-/// from. `env` is the environment snapshot; `now` the clock reading.
+/// The repository root shown to the model by a portable facts file (what
+/// `check --bless` and `facts --portable` pin): no checkout path of one
+/// machine reaches a golden.
+pub const PORTABLE_REPO_ROOT: &str = "/repo";
+/// The home shown to the model by a portable facts file.
+pub const PORTABLE_HOME: &str = "/home/user";
+
+/// The facts of this machine for the repository at `repo`: what a team
+/// starts its facts file from. Only the facts of the sections `sections`
+/// turns on are probed and pinned (so the toolchain commands run only when
+/// `toolchain_context` is on, and a golden pins nothing it does not show).
+/// `env` is the environment snapshot; `now` the clock reading.
 pub fn machine_facts(
     repo: &Path,
     env: &BTreeMap<String, String>,
     machine: &dyn Machine,
     now: chrono::DateTime<chrono::Utc>,
+    sections: &SectionToggles,
 ) -> Facts {
     let mut config = BcodeConfig::default();
-    config.system_prompt.sections.toolchain_context = true;
+    config.system_prompt.sections = sections.clone();
     let request = ProbeRequest {
         repo,
         env,
@@ -371,7 +382,9 @@ pub fn machine_facts(
     probe::gather_with(&request, machine, &ProbeLimits::default(), &mut gathered);
     let real_repo = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
     Facts {
-        now: Some(now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        now: sections
+            .current_datetime
+            .then(|| now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
         timezone: gathered.datetime.as_ref().map(|d| d.zone.name().to_owned()),
         shell: gathered
             .execution
@@ -453,6 +466,39 @@ fn git_fact(git: &GitFacts) -> Option<GitFact> {
             .collect();
     }
     Some(fact)
+}
+
+/// `facts` with neutral roots ([`PORTABLE_REPO_ROOT`], [`PORTABLE_HOME`])
+/// in place of this machine's checkout path and home.
+pub fn portable(facts: Facts) -> Facts {
+    Facts {
+        repo_root: Some(PORTABLE_REPO_ROOT.to_owned()),
+        home: Some(PORTABLE_HOME.to_owned()),
+        ..facts
+    }
+}
+
+/// `facts` without the git status entries of `own` (paths relative to the
+/// repository root, `/`-separated): the files a command writes while it
+/// captures the facts (its own output, a golden and its sidecar) are not
+/// part of the tree it describes. An untracked folder holding only such
+/// files (`?? golden/`) goes too; `holds_only_own` answers that for a
+/// folder entry.
+pub fn without_own_files(
+    mut facts: Facts,
+    own: &[String],
+    holds_only_own: &dyn Fn(&str) -> bool,
+) -> Facts {
+    if let Some(git) = facts.git.as_mut() {
+        git.status.retain(|entry| {
+            let path = entry.get(3..).unwrap_or_default();
+            let path = path.rsplit(" -> ").next().unwrap_or(path);
+            let own_file = own.iter().any(|own| own == path);
+            let own_folder = path.ends_with('/') && holds_only_own(path);
+            !(own_file || own_folder)
+        });
+    }
+    facts
 }
 
 /// Reads a facts file: the `[facts]` keys at the top level. Unknown keys

@@ -1,0 +1,227 @@
+//! Goldens that travel (issue 24, item 11; issue 28, items 2 and 3): what
+//! `check --bless` and `facts --portable` write carries no path of the
+//! machine that wrote it, the facts never describe their own output file,
+//! and every hint is a command line that reproduces the same render.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use common::{binary, lossy, ok, write_files};
+
+/// A team repository: instructions, a repository skill, one commit.
+fn team_repo(repo: &Path) {
+    write_files(
+        repo,
+        &[
+            ("BCODE.md", "# Team\n\nRun `cargo test` first.\n"),
+            (
+                ".bcode/skills/rust-debugging/SKILL.md",
+                "---\ndescription: Diagnose Rust build and test failures\n---\nBody.\n",
+            ),
+        ],
+    );
+    let repository = git2::Repository::init(repo).unwrap();
+    let mut index = repository.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repository.find_tree(index.write_tree().unwrap()).unwrap();
+    let signature = git2::Signature::now("Someone", "someone@example.invalid").unwrap();
+    repository
+        .commit(Some("HEAD"), &signature, &signature, "team", &tree, &[])
+        .unwrap();
+}
+
+fn bcode(cwd: &Path, home: &Path) -> Command {
+    let mut command = binary();
+    command
+        .env("HOME", home)
+        .env("BCODE_STATE_DIR", home.join("state"))
+        .current_dir(cwd);
+    command
+}
+
+/// `check GOLDEN --bless` alone, in a git checkout under a machine path:
+/// the golden and its one sidecar name neutral roots, pin nothing of a
+/// section that is off (the toolchain), and the git status does not list
+/// the files the bless wrote; a check from another checkout path and home
+/// passes.
+#[test]
+fn a_plain_bless_writes_a_golden_with_no_machine_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("alice/src/proj");
+    let home = base.join("alice");
+    team_repo(&repo);
+    let blessed = bcode(&repo, &home)
+        .args(["check", "golden/prompt.txt", "--bless"])
+        .output()
+        .unwrap();
+    assert_eq!(blessed.status.code(), Some(0), "{}", lossy(&blessed.stderr));
+    let golden = fs::read_to_string(repo.join("golden/prompt.txt")).unwrap();
+    let sidecar = fs::read_to_string(repo.join("golden/prompt.txt.facts.toml")).unwrap();
+    let machine = base.display().to_string();
+    assert!(
+        !golden.contains(&machine),
+        "machine path in golden:\n{golden}"
+    );
+    assert!(
+        !sidecar.contains(&machine),
+        "machine path in facts:\n{sidecar}"
+    );
+    assert!(sidecar.contains("repo_root = \"/repo\"\n"), "{sidecar}");
+    assert!(sidecar.contains("home = \"/home/user\"\n"), "{sidecar}");
+    assert!(!sidecar.contains("toolchain"), "{sidecar}");
+    assert!(sidecar.contains("status = []\n"), "{sidecar}");
+    assert!(golden.contains("location=\"/repo/BCODE.md\""), "{golden}");
+    assert_eq!(
+        fs::read_dir(repo.join("golden")).unwrap().count(),
+        2,
+        "one golden and one sidecar"
+    );
+    // Said after blessing: what to commit and how to check.
+    let said = lossy(&blessed.stderr);
+    assert!(
+        said.contains("commit both, and check with: bcode-prompt check golden/prompt.txt\n"),
+        "{said}"
+    );
+
+    // Another developer: another checkout path and home, same bytes.
+    let other = base.join("bob/work/proj");
+    team_repo(&other);
+    fs::create_dir_all(other.join("golden")).unwrap();
+    for name in ["prompt.txt", "prompt.txt.facts.toml"] {
+        fs::copy(
+            repo.join("golden").join(name),
+            other.join("golden").join(name),
+        )
+        .unwrap();
+    }
+    let checked = bcode(&other, &base.join("bob"))
+        .args(["check", "golden/prompt.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+}
+
+/// `facts --portable > prompt-facts.toml` inside the checkout: the facts
+/// do not report the file they are being written into, and name neutral
+/// roots, so nothing needs editing by hand.
+#[test]
+fn facts_portable_never_sees_its_own_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("proj");
+    team_repo(&repo);
+    let out_path = repo.join("prompt-facts.toml");
+    let out = fs::File::create(&out_path).unwrap();
+    let status = bcode(&repo, &base)
+        .args(["facts", "--portable"])
+        .stdout(out)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let facts = fs::read_to_string(&out_path).unwrap();
+    assert!(facts.contains("status = []\n"), "{facts}");
+    assert!(facts.contains("repo_root = \"/repo\"\n"), "{facts}");
+    assert!(facts.contains("home = \"/home/user\"\n"), "{facts}");
+    assert!(!facts.contains(&base.display().to_string()), "{facts}");
+
+    // Without --portable the roots are this machine's, and the comment
+    // says how to get neutral ones instead of asking for a hand edit.
+    let machine = ok(bcode(&repo, &base).arg("facts").output().unwrap());
+    assert!(machine.contains("facts --portable"), "{machine}");
+    assert!(
+        machine.contains(&format!("repo_root = \"{}\"", repo.display())),
+        "{machine}"
+    );
+}
+
+/// The README's CI line with the golden missing: the hint repeats every
+/// flag that shapes the render, so following it blesses the same render.
+#[test]
+fn the_missing_golden_hint_repeats_the_flags_that_shape_the_render() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    team_repo(&base.join("tests/prompt-fixture"));
+    let args = [
+        "--repo",
+        "tests/prompt-fixture",
+        "--set",
+        "skills.prompt.catalog=\"names_only\"",
+        "check",
+        "tests/prompt.golden",
+        "--hermetic",
+        "--now",
+        "2026-11-29T12:00:00Z",
+        "--timezone",
+        "UTC",
+    ];
+    let missing = bcode(&base, &base).args(args).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let hint = "bcode-prompt --repo tests/prompt-fixture --set 'skills.prompt.catalog=\"names_only\"' \
+                check tests/prompt.golden --now 2026-11-29T12:00:00Z --timezone UTC --hermetic --bless";
+    let stderr = lossy(&missing.stderr);
+    assert!(
+        stderr.contains(&format!("write it with `{hint}`")),
+        "{stderr}"
+    );
+
+    // Following the hint word for word blesses the fixture, not the
+    // enclosing folder; the same check then passes.
+    let words = [
+        "--repo",
+        "tests/prompt-fixture",
+        "--set",
+        "skills.prompt.catalog=\"names_only\"",
+        "check",
+        "tests/prompt.golden",
+        "--now",
+        "2026-11-29T12:00:00Z",
+        "--timezone",
+        "UTC",
+        "--hermetic",
+        "--bless",
+    ];
+    ok(bcode(&base, &base).args(words).output().unwrap());
+    let golden = fs::read_to_string(base.join("tests/prompt.golden")).unwrap();
+    assert!(golden.contains("Run `cargo test` first."), "{golden}");
+    assert!(!golden.contains(&base.display().to_string()), "{golden}");
+    let passed = bcode(&base, &base).args(args).output().unwrap();
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+}
+
+/// The README's golden steps: `--hermetic --bless` the first time pins
+/// this machine's facts (as a hermetic run sees them: no environment) with
+/// neutral roots, so the same `--hermetic` check passes anywhere and the
+/// golden still shows the git revision and the OS.
+#[test]
+fn a_hermetic_first_bless_pins_the_machine_as_a_hermetic_run_sees_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("proj");
+    team_repo(&repo);
+    ok(bcode(&repo, &base)
+        .args(["check", "prompt.golden", "--hermetic", "--bless"])
+        .output()
+        .unwrap());
+    let sidecar = fs::read_to_string(repo.join("prompt.golden.facts.toml")).unwrap();
+    for key in ["repo_root = \"/repo\"", "[git]", "[os]", "status = []"] {
+        assert!(sidecar.contains(key), "missing {key:?}:\n{sidecar}");
+    }
+    let golden = fs::read_to_string(repo.join("prompt.golden")).unwrap();
+    assert!(golden.contains("Git revision"), "{golden}");
+    assert!(!golden.contains(&base.display().to_string()), "{golden}");
+    let checked = bcode(&repo, &base.join("elsewhere"))
+        .env("LANG", "de_DE.UTF-8")
+        .args(["check", "prompt.golden", "--hermetic"])
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+}
