@@ -457,9 +457,19 @@ mod differential {
     /// one the full parser accepts as it reads it.
     #[test]
     fn real_front_matter() {
-        let mut roots = vec![
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        ];
+        let corpus =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+        // A bare clone has no shared folder beside it: say so and pass,
+        // unless the run requires the corpus (`.ci/run` does).
+        if !corpus.is_dir() && std::env::var_os("BCODE_REQUIRE_SHARED").is_none() {
+            eprintln!(
+                "skipped: {} is missing (the shared folder is not beside this clone; \
+                 BCODE_REQUIRE_SHARED=1 makes that an error)",
+                corpus.display()
+            );
+            return;
+        }
+        let mut roots = vec![corpus];
         if let Ok(extra) = std::env::var("BCODE_DIFF_CORPUS") {
             roots.push(extra.into());
         }

@@ -316,6 +316,16 @@ info disabled [ROOT]/user/off/SKILL.md skill `off` from user-config:skills is di
 fn the_real_world_corpus_loads_without_errors() {
     let corpus =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/anthropic-skills");
+    // A bare clone has no shared folder beside it: say so and pass, unless
+    // the run requires the corpus (`.ci/run` does).
+    if !corpus.is_dir() && std::env::var_os("BCODE_REQUIRE_SHARED").is_none() {
+        eprintln!(
+            "skipped: {} is missing (the shared folder is not beside this clone; \
+             BCODE_REQUIRE_SHARED=1 makes that an error)",
+            corpus.display()
+        );
+        return;
+    }
     let corpus = fs::canonicalize(&corpus).unwrap_or_else(|err| {
         panic!(
             "this test needs the project's shared folder beside the clone: `{}` ({err}); \
