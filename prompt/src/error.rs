@@ -12,7 +12,12 @@ use bcode_templates::TemplateError;
 /// diagnostics never cause one (they are reported with the turn), and a
 /// slash command naming an unknown skill is an event of the turn, not an
 /// error.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` form is the message (then each underlying cause), so a
+/// host's `fn main() -> Result<(), PromptError>` that returns one through
+/// `?` prints `Error: repository ./x: No such file or directory`, not the
+/// variant's fields; match on the variants for the structured cause.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum PromptError {
     /// The repository path does not exist or is not a folder.
@@ -53,4 +58,38 @@ pub enum PromptError {
         /// What went wrong.
         detail: String,
     },
+}
+
+impl std::fmt::Debug for PromptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            let text = error.to_string();
+            // `#[error("{0}")]`-style variants show their cause already.
+            if !self.to_string().ends_with(&text) {
+                write!(f, "\n  caused by: {text}")?;
+            }
+            cause = error.source();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `fn main() -> Result<(), PromptError>` prints after `Error: `.
+    #[test]
+    fn debug_reads_as_the_message() {
+        let error = PromptError::Repository {
+            path: PathBuf::from("./no-such-folder"),
+            detail: "No such file or directory (os error 2)".to_owned(),
+        };
+        assert_eq!(
+            format!("{error:?}"),
+            "repository ./no-such-folder: No such file or directory (os error 2)"
+        );
+    }
 }

@@ -2,51 +2,15 @@
 //! repository once, then ask it for every turn's system prompt, cache
 //! boundary and request-only context.
 //!
-//! ```
-//! use bcode_prompt::{CommandReply, PromptSession, SessionOptions, TurnInput};
+//! A whole program (it is `examples/turn_builder.rs`, and the README's;
+//! its `Cargo.toml` needs `bcode-prompt` and
+//! `tokio = { version = "1", features = ["macros", "rt"] }`):
 //!
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let dir = tempfile::tempdir()?;
-//! # let skill = dir.path().join("skills").join("rust-debugging");
-//! # std::fs::create_dir_all(&skill)?;
-//! # std::fs::write(
-//! #     skill.join("SKILL.md"),
-//! #     "---\ndescription: Diagnose Rust build and test failures\n---\n# Rust Debugging\n",
-//! # )?;
-//! # let repo_root = dir.path();
-//! // Once per session: the repository, the host's environment snapshot and
-//! // any config assignments (same syntax as the CLI's `--set`).
-//! let options = SessionOptions::new(repo_root)
-//!     .env_os(std::env::vars_os())
-//! #   // The test itself stays hermetic: a private HOME, nothing else.
-//! #   .env([("HOME".to_owned(), dir.path().join("home").display().to_string())])
-//!     .set("invariants.mode=\"relevant\"");
-//! let mut session = PromptSession::open(options).await?;
-//!
-//! for text in [
-//!     "fix the failing test",
-//!     "/skill rust-debugging the panic in parser.rs",
-//!     "now add a regression test",
-//! ] {
-//!     let turn = session.next_turn(TurnInput::new(text)).await?;
-//!     // The cacheable system text (a provider's prompt cache may end at
-//!     // `cache_boundary`) and the request-only context go to the model.
-//!     let (system, boundary) = (turn.system(), turn.cache_boundary());
-//!     let request_context = turn.request_context();
-//!     assert!(boundary <= system.len() && !request_context.is_empty());
-//!     if let Some(CommandReply::Failed(error)) = &turn.command {
-//!         eprintln!("{error}"); // e.g. an unknown skill, with a near miss
-//!     }
-//!     let answer = "(the model's final answer)";
-//!     // Relevant-mode invariants re-evaluate in the background from here.
-//!     session.commit_turn(answer);
-//! }
-//! # Ok(())
-//! # }
+//! ```no_run
+#![doc = include_str!("../examples/turn_builder.rs")]
 //! ```
 //!
-//! The same loop runs as `cargo run --example turn_builder`. A synchronous
+//! `cargo run --example turn_builder [REPO]` runs it. A synchronous
 //! host calls [`PromptSession::open_blocking`] and
 //! [`PromptSession::next_turn_blocking`] instead.
 //!
