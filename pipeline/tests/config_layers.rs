@@ -206,8 +206,8 @@ fn each_layer_wins_over_the_one_below() {
 #[test]
 fn every_layer_kind_is_recorded_per_key() {
     let fixture = Fixture::new()
-        .user("[skills]\nenabled = false\nmax_skill_file_bytes = 1000\n")
-        .repo("[skills]\nmax_skill_file_bytes = 2000\n[invariants]\nmax_selected = 3\n")
+        .user("[skills]\nenabled = false\nmax_skill_file_bytes = 2000\n")
+        .repo("[skills]\nmax_skill_file_bytes = 1000\n[invariants]\nmax_selected = 3\n")
         .env("BCODE_SYSTEM_PROMPT__SECTIONS__USER_AUTHORITY", "false")
         .env("BCODE_STATE_DIR", "/state")
         .env("BCODE_VERBOSE", "1")
@@ -225,7 +225,7 @@ fn every_layer_kind_is_recorded_per_key() {
             "model.tool_output.fallback_argument_chars = 10  # config file [ROOT]/cwd/extra.toml",
             "skills.disabled.ids = [\"a\", \"b\"]  # --set skills.disabled.ids=[\"a\", \"b\"]",
             "skills.enabled = false  # user file [ROOT]/home/.config/bcode/bcode.toml",
-            "skills.max_skill_file_bytes = 2000  # repo file [ROOT]/repo/.bcode/bcode.toml",
+            "skills.max_skill_file_bytes = 1000  # repo file [ROOT]/repo/.bcode/bcode.toml",
             "skills.prompt.max_bytes = 512  # --set skills.prompt.max_bytes=512",
             "system_prompt.sections.user_authority = false  # env BCODE_SYSTEM_PROMPT__SECTIONS__USER_AUTHORITY",
         ]
