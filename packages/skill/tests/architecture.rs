@@ -22,7 +22,7 @@ const LIBRARY_CRATES: [&str; 8] = [
     "packages/text",
     "packages/fs",
     "packages/skill/models",
-    "packages/templates",
+    "templates",
     "packages/skill",
     "pipeline",
     "sections",

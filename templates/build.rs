@@ -1,13 +1,15 @@
-//! Generates the list of embedded templates from the `templates/` folder at
-//! the workspace root, so no crate keeps a hand-written list: a template file
-//! added there is embedded, and one removed is gone, at the next build.
+//! Generates the list of embedded templates from this crate's own folder
+//! (`templates/` at the workspace root: the `*.j2` files beside `src/`), so
+//! no crate keeps a hand-written list and the package carries every
+//! template it embeds: a template file added there is embedded, and one
+//! removed is gone, at the next build.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let root = manifest.join("../../templates");
+    let root = manifest;
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, "", &mut files);
@@ -45,6 +47,10 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) {
         let path = entry.path();
         let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
         if path.is_dir() {
+            // The crate's code and a build folder hold no templates.
+            if prefix.is_empty() && (name == "src" || name.starts_with("target")) {
+                continue;
+            }
             collect(&path, &format!("{name}/"), out);
         } else if name.ends_with(".j2") {
             let path = path.canonicalize().unwrap_or(path);
