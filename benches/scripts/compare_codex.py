@@ -6,9 +6,10 @@ repositories, one process after the other, never in parallel.
     CARGO_TARGET_DIR=target-render-bench \\
         python3 benches/scripts/compare_codex.py [--runs 5] [--out DIR]
 
-Repositories (built once under $BCODE_BENCH_CORPORA or /tmp/bcode-bench-corpora,
-in `codex-cmp/`): `small` = an empty git repository (no commit), AGENTS.md and
-one skill; `n10000` = the same but with the 10,000-skill corpus
+Repositories (built once under $BCODE_BENCH_CORPORA or <target>/bench-corpora,
+in `codex-cmp/`; <target> = $CARGO_TARGET_DIR, a relative one taken from the
+workspace root, else <workspace>/target): `small` = an empty git repository
+(no commit), AGENTS.md and one skill; `n10000` = the same but with the 10,000-skill corpus
 (`gen_corpus.py --n 10000 --seed 1`, `primary` root). The skills folder is
 symlinked as `.agents/skills` for Codex; ours gets the same folder as a
 configured root (`--set skills.sources.paths=[...]`), since a repository's
@@ -33,9 +34,11 @@ replaced on the same machine in the same minutes; its ratio to Codex is
 reported as `time_LABEL_over_codex`, and ours against it round by round as
 `paired_ours_over_LABEL` (the median of the per-round ratios).
 
-Needs a writable copy of the peer with node_modules ($CODEX_DIR, default
-/tmp/codex-peer; `cp -r ../shared/peers/codex /tmp/codex-peer && cd
-/tmp/codex-peer && npm install`). Without it, only our figures are printed.
+Results go to --out [<target>/bench-results/codex]. Needs a writable copy
+of the peer with node_modules ($CODEX_DIR, default <target>/bench-peers/codex;
+`cp -r ../shared/peers/codex <target>/bench-peers/codex && cd
+<target>/bench-peers/codex && npm install`). Without it, only our figures are
+printed.
 """
 import argparse
 import glob
@@ -50,7 +53,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-CORPORA = os.environ.get("BCODE_BENCH_CORPORA", "/tmp/bcode-bench-corpora")
+# The build folder, relative to the repository as cargo takes it from there.
+TARGET = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target")
+CORPORA = os.environ.get("BCODE_BENCH_CORPORA", os.path.join(TARGET, "bench-corpora"))
 # The peer harness lives in the project's shared folder beside the clone.
 SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared"))
 GEN = os.environ.get("GEN_CORPUS", os.path.join(SHARED, "peers", "pi", "gen_corpus.py"))
@@ -160,19 +165,16 @@ def ours_rendered(path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--out", default="/tmp/bcode-codex-results")
+    parser.add_argument("--out", default=os.path.join(TARGET, "bench-results", "codex"))
     parser.add_argument("--also", action="append", default=[], metavar="LABEL=BINARY",
                         help="another build of ours to alternate with the others")
     args = parser.parse_args()
     # Absolute, since every side runs with the fixture as its working folder.
     also = {label: os.path.abspath(binary) for label, binary in
             (item.split("=", 1) for item in args.also)}
-    target = os.environ.get("CARGO_TARGET_DIR", "target")
-    # Relative to the repository, as cargo takes it from there.
-    target = target if os.path.isabs(target) else os.path.join(ROOT, target)
     subprocess.run(["cargo", "build", "--release", "-p", "bcode-prompt-cli"], cwd=ROOT, check=True)
-    ours = os.path.join(target, "release", "bcode-prompt")
-    codex_dir = os.environ.get("CODEX_DIR", "/tmp/codex-peer")
+    ours = os.path.join(TARGET, "release", "bcode-prompt")
+    codex_dir = os.environ.get("CODEX_DIR", os.path.join(TARGET, "bench-peers", "codex"))
     codex = sorted(glob.glob(f"{codex_dir}/node_modules/@openai/codex-linux-*/vendor/*/bin/codex"))
     if not codex:
         print(f"no Codex binary under {codex_dir}/node_modules: our figures only", file=sys.stderr)

@@ -4,10 +4,11 @@
 #
 #   CARGO_TARGET_DIR=target-bench benches/scripts/compare_pi.sh
 #
-# Environment (defaults in brackets):
-#   PI_DIR       a writable copy of the peer folder with node_modules [/tmp/pi-peer]
-#   CORPORA      where the corpora are (re)used [/tmp/bcode-bench-corpora]
-#   OUT          where raw results go [/tmp/bcode-bench-results]
+# Environment (defaults in brackets; <target> = $CARGO_TARGET_DIR, a relative
+# one taken from the workspace root, else <workspace>/target):
+#   PI_DIR       a writable copy of the peer folder with node_modules [<target>/bench-peers/pi]
+#   CORPORA      where the corpora are (re)used [<target>/bench-corpora]
+#   OUT          where raw results go [<target>/bench-results/pi]
 #   SIZES        corpus sizes ["100 1000 10000"]
 #   ONESHOTS     one-shot processes per side and size [5]
 #   ITERATIONS   in-process timed runs per side and size [20]
@@ -16,21 +17,28 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-target="${CARGO_TARGET_DIR:-$here/../../target}"
-PI_DIR="${PI_DIR:-/tmp/pi-peer}"
-CORPORA="${CORPORA:-/tmp/bcode-bench-corpora}"
-OUT="${OUT:-/tmp/bcode-bench-results}"
+workspace="$(cd "$here/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in
+    /*) ;;
+    *) target="$workspace/$target" ;;
+esac
+# Absolute from here on, so cargo builds where this script looks.
+export CARGO_TARGET_DIR="$target"
+PI_DIR="${PI_DIR:-$target/bench-peers/pi}"
+CORPORA="${CORPORA:-$target/bench-corpora}"
+OUT="${OUT:-$target/bench-results/pi}"
 SIZES="${SIZES:-100 1000 10000}"
 ONESHOTS="${ONESHOTS:-5}"
 ITERATIONS="${ITERATIONS:-20}"
 # The peer harness lives in the project's shared folder beside the clone.
-GEN="${GEN_CORPUS:-$here/../../../shared/peers/pi/gen_corpus.py}"
+GEN="${GEN_CORPUS:-$workspace/../shared/peers/pi/gen_corpus.py}"
 
 if [ ! -d "$PI_DIR/node_modules" ]; then
     echo "no $PI_DIR/node_modules: copy the peer folder there and run npm ci" >&2
     exit 1
 fi
-cargo build --release -p bcode-benches --bin skills_oneshot >&2
+(cd "$workspace" && cargo build --release -p bcode-benches --bin skills_oneshot) >&2
 ours="$target/release/skills_oneshot"
 mkdir -p "$OUT" "$CORPORA"
 uptime > "$OUT/uptime-start.txt"

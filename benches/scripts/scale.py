@@ -5,10 +5,10 @@ beside the floor tool (`floor`: one thread, walk, open each SKILL.md, read
 8 KiB, no parsing), on generated corpora, with runs interleaved.
 
     CARGO_TARGET_DIR=target-bench python3 benches/scripts/scale.py            # full table
-    CARGO_TARGET_DIR=target-bench python3 benches/scripts/scale.py --runs 3 --sizes 1000
+    CARGO_TARGET_DIR=target-bench python3 benches/scripts/scale.py --runs 3 --corpora empty flat1 flat1000
 
 Corpora (made once, reused; never committed), from the peer's generator
-`gen_corpus.py --seed 1` into $CORPORA [/tmp/bcode-bench-corpora]:
+`gen_corpus.py --seed 1` into $CORPORA [<target>/bench-corpora]:
   flatN   `--n N --malformed-fraction 0 --structural-fraction 0`: one flat
           root (`flatN/primary`) of N skill folders; N = 1, 1000, 10000, 60000
   n10000  the default fractions (the 10,000-skill corpus of the Pi
@@ -29,10 +29,15 @@ round. Wall time = a monotonic clock around `/usr/bin/time -v` (its own
 would report as the child's peak). Medians of the rounds; time ratios are
 paired: the median over the rounds of each round's own ratio.
 
-Environment: CARGO_TARGET_DIR (relative to the repository) [target];
-CORPORA; GEN_CORPUS [<repo>/../shared/peers/pi/gen_corpus.py]; OUT
-[/tmp/bcode-scale-results]; PI_DIR, a writable copy of the Pi peer folder
-with node_modules (the 10,000-skill memory comparison; skipped without it).
+Environment: CARGO_TARGET_DIR (relative to the repository) [target], the
+<target> of these defaults; CORPORA; GEN_CORPUS [<repo>/../shared/peers/pi/gen_corpus.py];
+OUT [<target>/bench-results/scale]; PI_DIR, a writable copy of the Pi peer
+folder with node_modules, e.g. <target>/bench-peers/pi (the 10,000-skill
+memory comparison; skipped without it). The measured commands' `--repo` is
+an empty folder in the system's temporary folder (removed at the end),
+outside any git work tree, so the git sections find no repository, as
+before the defaults moved; under the build folder, inside the workspace,
+git discovery would find the workspace's own repository.
 """
 
 import argparse
@@ -42,6 +47,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,7 +55,7 @@ REPO = Path(__file__).resolve().parent.parent.parent
 
 
 def target_dir():
-    target = Path(os.environ.get("CARGO_TARGET_DIR", "target"))
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or "target")
     return target if target.is_absolute() else REPO / target
 
 
@@ -76,11 +82,11 @@ def corpus(corpora, name):
     return [out / "primary", out / "secondary"]
 
 
-def commands(roots, work, pi_dir):
-    """Name -> (argv, cwd, env) of every measured command for `roots`."""
+def commands(roots, work, repo, pi_dir):
+    """Name -> (argv, cwd, env) of every measured command for `roots`, with
+    `repo` (an empty folder outside any git work tree) as `--repo`."""
     bin_dir = target_dir() / "release"
     prompt = str(bin_dir / "bcode-prompt")
-    repo = work / "repo"
     home = work / "home"
     for d in (repo, home):
         d.mkdir(parents=True, exist_ok=True)
@@ -141,10 +147,17 @@ def measure(corpora, runs, out, pi_dir):
     always runs after the same one. Samples keep their round, for paired
     ratios."""
     time_out = out / "time.txt"
-    plan = []
-    for name, roots in corpora:
-        cmds = commands(roots, out / "work" / name, pi_dir if name == "n10000" else None)
-        plan.append((name, skill_files(cmds), cmds))
+    with tempfile.TemporaryDirectory(prefix="bcode-scale-repos-") as repos:
+        plan = []
+        for name, roots in corpora:
+            cmds = commands(roots, out / "work" / name, Path(repos) / name / "repo",
+                            pi_dir if name == "n10000" else None)
+            plan.append((name, skill_files(cmds), cmds))
+        return measure_plan(plan, runs, time_out)
+
+
+def measure_plan(plan, runs, time_out):
+    """The warm-up and the timed rounds of `plan` (see `measure`)."""
     for name, _, cmds in plan:
         print(f"== warm-up {name} (load {' '.join(loadavg())})", file=sys.stderr)
         for argv, cwd, env in cmds.values():
@@ -265,9 +278,9 @@ def main():
         summary = json.loads(Path(args.tables_from).read_text())
         print_tables(summary["results"], summary["load_start"], summary["load_end"], summary["results"][0]["runs"])
         return
-    out = Path(os.environ.get("OUT", "/tmp/bcode-scale-results"))
+    out = Path(os.environ.get("OUT", target_dir() / "bench-results" / "scale"))
     out.mkdir(parents=True, exist_ok=True)
-    corpora = Path(os.environ.get("CORPORA", "/tmp/bcode-bench-corpora"))
+    corpora = Path(os.environ.get("CORPORA", target_dir() / "bench-corpora"))
     pi_dir = os.environ.get("PI_DIR")
     if pi_dir and not (Path(pi_dir) / "node_modules").is_dir():
         sys.exit(f"PI_DIR={pi_dir} has no node_modules: copy the peer folder there and run npm ci")

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Turn compare_pi.sh results (and criterion's estimates, when present) into
-the markdown tables of benches/README.md.
+the markdown tables of the Pi comparison (benches/README.md, benches/notes/).
 
     python3 benches/scripts/summarize.py [OUT] [CRITERION_DIR]
 
-OUT defaults to /tmp/bcode-bench-results; CRITERION_DIR to
+OUT defaults to <target>/bench-results/pi, where compare_pi.sh writes
+(<target> = $CARGO_TARGET_DIR, a relative one taken from the workspace
+root, else <workspace>/target); CRITERION_DIR to
 $CARGO_TARGET_DIR/criterion (or ./target/criterion).
 """
 import glob
@@ -14,7 +16,10 @@ import re
 import statistics
 import sys
 
-out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/bcode-bench-results"
+WORKSPACE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+# os.path.join keeps an absolute CARGO_TARGET_DIR as it is.
+TARGET = os.path.join(WORKSPACE, os.environ.get("CARGO_TARGET_DIR") or "target")
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TARGET, "bench-results", "pi")
 crit = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
     os.environ.get("CARGO_TARGET_DIR", "target"), "criterion")
 

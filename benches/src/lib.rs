@@ -2,8 +2,9 @@
 //! Pi peer's `gen_corpus.py`, or a small built-in generator when python3 or
 //! the script is missing), their source roots, and a summary of a build.
 //!
-//! Corpora live outside the repository, under `$BCODE_BENCH_CORPORA` or
-//! `/tmp/bcode-bench-corpora`, and are reused between runs: generating the
+//! Corpora live under the build folder, never in the sources:
+//! `$BCODE_BENCH_CORPORA`, else `<target>/bench-corpora` (see
+//! [`target_dir`]), and are reused between runs: generating the
 //! 10,000-skill corpus takes seconds and writes 130 MB.
 
 pub mod render;
@@ -99,10 +100,34 @@ pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
         .collect()
 }
 
-/// The directory holding every corpus.
+/// The directory holding every corpus: `$BCODE_BENCH_CORPORA`, else
+/// `<target>/bench-corpora`, where the scripts in `benches/scripts` put
+/// them too.
 pub fn corpora_dir() -> PathBuf {
     std::env::var_os("BCODE_BENCH_CORPORA")
-        .map_or_else(|| PathBuf::from("/tmp/bcode-bench-corpora"), PathBuf::from)
+        .map_or_else(|| target_dir().join("bench-corpora"), PathBuf::from)
+}
+
+/// The build folder: `$CARGO_TARGET_DIR` (a relative one taken from the
+/// workspace root, as the documented commands run there); else the one
+/// this binary was built into (the nearest folder above it holding cargo's
+/// `CACHEDIR.TAG`), so `target-bench/release/sessions_scale` run by hand
+/// finds the corpora that `cargo bench` made; else `<workspace>/target`.
+pub fn target_dir() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = manifest.parent().unwrap_or(manifest);
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+        return workspace.join(dir);
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.ancestors()
+                .skip(1)
+                .find(|folder| folder.join("CACHEDIR.TAG").is_file())
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or_else(|| workspace.join("target"))
 }
 
 /// The corpus of `n` skills: reused when complete, else generated with

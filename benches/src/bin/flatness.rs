@@ -21,8 +21,9 @@
 //! Read its rebuild and format figures at 1,000 skills with care: each is a
 //! sub-millisecond step that starts after the other sizes ran, with cold
 //! caches, and reads 20-30% high for that reason (run alone, both are flat
-//! or lower at 1,000; see `benches/README.md`). Issue 14's figure is of
-//! whole processes, paired by round: `scripts/scale.py`.
+//! or lower at 1,000; see
+//! `benches/notes/2026-12-01-1913-issue-14-flatness-paired.md`). Issue
+//! 14's figure is of whole processes, paired by round: `scripts/scale.py`.
 
 // A measuring tool: a bad argument ends the run with a message, which is
 // what `expect`/`panic` give.
