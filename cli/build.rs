@@ -7,7 +7,8 @@
 //! the loader reads on every run; packed, 21 KB. Measured on the small
 //! repository of `benches/scripts/compare_codex.py`: a render's peak RSS
 //! 13.6–14.0 → 11.8 MB and `--version` 6.7–8.1 → 5.6–6.5 ms (see
-//! `benches/README.md`). The binary stays position-independent.
+//! `benches/notes/2026-12-01-1617-issue-15-regressions-paired.md`). The
+//! binary stays position-independent.
 //!
 //! glibc loads DT_RELR from 2.36 on, and the linker then makes the binary
 //! require it (`GLIBC_ABI_DT_RELR`), so an older loader refuses it with a

@@ -513,7 +513,8 @@ const PREFETCH_CHUNK: usize = 32;
 /// the other and were half of formatting. Here the loads are independent, so
 /// the CPU has many in flight at once. `black_box` only keeps the loads from
 /// being optimised away.
-// Kept for criterion `catalog/format/10000`: 4.7 -> 2.2 ms (benches/README.md).
+// Kept for criterion `catalog/format/10000`: 4.7 -> 2.2 ms
+// (benches/notes/2026-11-30-pi-five-rounds.md).
 fn prefetch_value_cache_lines(chunk: &[&SkillSummary]) {
     let mut acc = 0u8;
     for s in chunk {
