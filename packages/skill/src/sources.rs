@@ -92,6 +92,14 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
             input.repo.join(".bcode").join("skills"),
         );
     }
+    if config.include_agents_skills {
+        push(
+            SourceKind::RepoAgents,
+            "repo:.agents/skills".into(),
+            0,
+            input.repo.join(".agents").join("skills"),
+        );
+    }
     if config.include_generic_repo_skills {
         push(
             SourceKind::RepoGeneric,
@@ -115,6 +123,14 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 "user-config:skills".into(),
                 0,
                 dir.join("skills"),
+            );
+        }
+        if let (true, Some(home)) = (config.include_agents_skills, &input.env.home) {
+            push(
+                SourceKind::UserAgents,
+                "user:.agents/skills".into(),
+                0,
+                home.join(".agents").join("skills"),
             );
         }
         if let Some(dir) = input.env.state_dir() {
@@ -171,16 +187,18 @@ mod tests {
     }
 
     #[test]
-    fn seven_sources_in_precedence_order() {
+    fn nine_sources_in_precedence_order() {
         let env = SourceEnv {
             home: Some("/home/u".into()),
             ..SourceEnv::default()
         };
         let pairs: Vec<(&str, &str)> = vec![
             ("repo:.bcode/skills", "/repo/.bcode/skills"),
+            ("repo:.agents/skills", "/repo/.agents/skills"),
             ("repo:skills", "/repo/skills"),
             ("repo-compat:.claude/skills", "/repo/.claude/skills"),
             ("user-config:skills", "/home/u/.config/bcode/skills"),
+            ("user:.agents/skills", "/home/u/.agents/skills"),
             ("user-state:skills", "/home/u/.local/state/bcode/skills"),
             ("config:../team", "/etc/team"),
             ("bundled:core", "/opt/bcode/skills"),
@@ -202,8 +220,9 @@ mod tests {
             _ => None,
         });
         let got = labels_and_paths(&SkillsConfig::default(), &env);
-        assert_eq!(got[3].1, "/xdg/config/bcode/skills");
-        assert_eq!(got[4].1, "/state/skills");
+        assert_eq!(got[4].1, "/xdg/config/bcode/skills");
+        assert_eq!(got[5].1, "/home/u/.agents/skills");
+        assert_eq!(got[6].1, "/state/skills");
         let env = SourceEnv::from_vars(&|name| match name {
             "HOME" => Some("/home/u".into()),
             "XDG_STATE_HOME" => Some("/xdg/state".into()),
@@ -211,8 +230,8 @@ mod tests {
             _ => None,
         });
         let got = labels_and_paths(&SkillsConfig::default(), &env);
-        assert_eq!(got[3].1, "/home/u/.config/bcode/skills");
-        assert_eq!(got[4].1, "/xdg/state/bcode/skills");
+        assert_eq!(got[4].1, "/home/u/.config/bcode/skills");
+        assert_eq!(got[6].1, "/xdg/state/bcode/skills");
     }
 
     #[test]
@@ -252,9 +271,11 @@ mod tests {
             confined,
             [
                 ("repo:.bcode/skills", true),
+                ("repo:.agents/skills", true),
                 ("repo:skills", true),
                 ("repo-compat:.claude/skills", true),
                 ("user-config:skills", false),
+                ("user:.agents/skills", false),
                 ("user-state:skills", false),
                 ("config:vendor/skills", true),
                 ("config:~/team", false),
@@ -274,6 +295,7 @@ mod tests {
             include_repo_skills: false,
             include_generic_repo_skills: false,
             include_compat_claude_skills: false,
+            include_agents_skills: false,
             include_user_skills: false,
             ..SkillsConfig::default()
         };

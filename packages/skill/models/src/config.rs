@@ -46,6 +46,8 @@ pub struct SkillsConfig {
     pub include_user_skills: bool,
     /// Discover `<repo>/.claude/skills/`.
     pub include_compat_claude_skills: bool,
+    /// Discover `<repo>/.agents/skills/` and `~/.agents/skills/`, where the open Agent Skills standard (and Codex, Gemini CLI, Pi, Goose, Zed, Amp, Cursor) keeps skills.
+    pub include_agents_skills: bool,
     /// Optional bound, in bytes, on each injected skill context block, marked when applied; omitted means unlimited. A limit smaller than the block's frame and marker keeps only the marker and the file's location (the marker wins over the limit), and `render` warns.
     pub max_context_bytes: Option<usize>,
     /// Skill files larger than this many bytes are skipped with `file_too_large`.
@@ -75,6 +77,7 @@ impl Default for SkillsConfig {
             include_generic_repo_skills: true,
             include_user_skills: true,
             include_compat_claude_skills: true,
+            include_agents_skills: true,
             max_context_bytes: None,
             max_skill_file_bytes: 262_144,
             preview_max_chars: 2000,

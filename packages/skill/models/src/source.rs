@@ -1,4 +1,4 @@
-//! Where a skill came from: the seven source kinds in precedence order.
+//! Where a skill came from: the nine source kinds in precedence order.
 
 use std::path::PathBuf;
 
@@ -12,12 +12,16 @@ use serde::{Deserialize, Serialize};
 pub enum SourceKind {
     /// `<repo>/.bcode/skills/`
     RepoBcode,
+    /// `<repo>/.agents/skills/` (the open Agent Skills standard's folder)
+    RepoAgents,
     /// `<repo>/skills/`
     RepoGeneric,
     /// `<repo>/.claude/skills/`
     RepoCompatClaude,
     /// `$XDG_CONFIG_HOME/bcode/skills/` or `~/.config/bcode/skills/`
     UserConfig,
+    /// `~/.agents/skills/` (the open Agent Skills standard's user folder)
+    UserAgents,
     /// `$BCODE_STATE_DIR/skills/`, `$XDG_STATE_HOME/bcode/skills/` or `~/.local/state/bcode/skills/`
     UserState,
     /// An entry of `skills.sources.paths`.
@@ -31,7 +35,7 @@ pub enum SourceKind {
 /// (configured paths keep the order they were written in) and its root.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SkillSource {
-    /// Which of the seven kinds this source is; decides precedence first.
+    /// Which of the nine kinds this source is; decides precedence first.
     pub kind: SourceKind,
     /// How the source is named in diagnostics, events and the context
     /// block's provenance (for example `user-config:skills`).
