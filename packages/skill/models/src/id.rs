@@ -1,17 +1,23 @@
 //! `SkillId`: the validated identifier a skill is known by everywhere.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-/// The longest id accepted, in bytes (ids are ASCII). Matches the Agent Skills
-/// `name` limit so ids inferred from portable skills always fit.
+/// The longest id accepted, in characters. Matches the Agent Skills `name`
+/// limit so ids inferred from portable skills always fit.
 pub const MAX_SKILL_ID_LEN: usize = 64;
 
-/// A skill id: 1 to 64 lowercase ASCII letters, digits and hyphens, starting
-/// with a letter or digit and not ending with a hyphen. The character set
-/// rules out path separators, `..`, whitespace and markup, so an id is safe in
-/// a file name, an XML attribute and a slash command.
+/// A skill id, as the open Agent Skills specification defines a name: 1 to
+/// 64 characters, each a lowercase letter of any script, a letter without
+/// case (CJK), a digit or a hyphen, starting with a letter or digit and not
+/// ending with a hyphen. An id is kept in NFKC form, so a folder name and a
+/// `name` (or a typed `/skill` argument) that are NFKC-equal are one id. The
+/// character set rules out path separators, `..`, whitespace, controls and
+/// markup, so an id is safe in a file name, an XML attribute and a slash
+/// command.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct SkillId(String);
@@ -24,12 +30,13 @@ pub enum InvalidSkillId {
     #[error("the id is empty")]
     Empty,
     /// The string is longer than [`MAX_SKILL_ID_LEN`].
-    #[error("the id is {len} bytes long; the limit is {MAX_SKILL_ID_LEN}")]
+    #[error("the id is {len} characters long; the limit is {MAX_SKILL_ID_LEN}")]
     TooLong {
-        /// Length of the string in bytes.
+        /// Length of the string in characters (after NFKC).
         len: usize,
     },
-    /// The string holds a character outside `a-z`, `0-9` and `-`.
+    /// The string holds a character that is not a lowercase letter, a
+    /// letter without case, a digit or `-`.
     #[error("the id contains {found:?}; only lowercase letters, digits and hyphens are allowed")]
     BadCharacter {
         /// The first character that is not allowed.
@@ -41,16 +48,17 @@ pub enum InvalidSkillId {
 }
 
 impl SkillId {
-    /// Validates `raw` as an id.
+    /// Validates `raw` (in NFKC form) as an id.
     pub fn parse(raw: &str) -> Result<Self, InvalidSkillId> {
-        check(raw)?;
-        Ok(SkillId(raw.to_owned()))
+        let normal = nfkc(raw);
+        check(&normal)?;
+        Ok(SkillId(normal.into_owned()))
     }
 
     /// Whether `raw` is a valid id, without making one (`TryFrom<String>`
-    /// then takes the string without copying it).
+    /// then takes the string without copying it when it is in NFKC form).
     pub fn check(raw: &str) -> Result<(), InvalidSkillId> {
-        check(raw)
+        check(&nfkc(raw))
     }
 
     /// A valid id close to `raw` (lowercased, runs of other characters turned
@@ -58,8 +66,8 @@ impl SkillId {
     /// `None` when nothing usable remains.
     pub fn suggest(raw: &str) -> Option<SkillId> {
         let mut out = String::new();
-        for c in raw.chars().flat_map(char::to_lowercase) {
-            if c.is_ascii_lowercase() || c.is_ascii_digit() {
+        for c in nfkc(raw).chars().flat_map(char::to_lowercase) {
+            if c != '-' && allowed(c) {
                 out.push(c);
             } else if !out.ends_with('-') {
                 out.push('-');
@@ -85,29 +93,50 @@ impl fmt::Display for SkillId {
     }
 }
 
-/// Validates an owned id without copying it.
+/// Validates an owned id, without copying it when it is in NFKC form.
 impl TryFrom<String> for SkillId {
     type Error = InvalidSkillId;
     fn try_from(value: String) -> Result<Self, Self::Error> {
+        let value = match nfkc(&value) {
+            Cow::Borrowed(_) => value,
+            Cow::Owned(normal) => normal,
+        };
         check(&value)?;
         Ok(SkillId(value))
     }
 }
 
-/// The id rules: lowercase ASCII letters, digits and inner hyphens, at most
-/// [`MAX_SKILL_ID_LEN`] bytes.
+/// `raw` in NFKC form, borrowed when it already is (every ASCII string is).
+fn nfkc(raw: &str) -> Cow<'_, str> {
+    if raw.is_ascii() || is_nfkc_quick(raw.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(raw)
+    } else {
+        Cow::Owned(raw.nfkc().collect())
+    }
+}
+
+/// A character an id may hold: a hyphen, a digit, or a letter that is its
+/// own lowercase (lowercase letters of any script, and letters without case
+/// such as CJK ideographs).
+fn allowed(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
+    }
+    c.is_alphanumeric() && c.to_lowercase().eq(std::iter::once(c))
+}
+
+/// The id rules on an NFKC string: allowed characters, inner hyphens, at
+/// most [`MAX_SKILL_ID_LEN`] characters.
 fn check(raw: &str) -> Result<(), InvalidSkillId> {
     if raw.is_empty() {
         return Err(InvalidSkillId::Empty);
     }
-    if let Some(found) = raw
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
+    if let Some(found) = raw.chars().find(|c| !allowed(*c)) {
         return Err(InvalidSkillId::BadCharacter { found });
     }
-    if raw.len() > MAX_SKILL_ID_LEN {
-        return Err(InvalidSkillId::TooLong { len: raw.len() });
+    let len = raw.chars().count();
+    if len > MAX_SKILL_ID_LEN {
+        return Err(InvalidSkillId::TooLong { len });
     }
     if raw.starts_with('-') || raw.ends_with('-') {
         return Err(InvalidSkillId::BadEdge);
@@ -141,7 +170,21 @@ mod tests {
             ("a\\b", Err(InvalidSkillId::BadCharacter { found: '\\' })),
             ("-lead", Err(InvalidSkillId::BadEdge)),
             ("trail-", Err(InvalidSkillId::BadEdge)),
-            ("é", Err(InvalidSkillId::BadCharacter { found: 'é' })),
+            ("é", Ok(())),
+            ("навык", Ok(())),
+            ("技能", Ok(())),
+            ("πdf-εργαλεία", Ok(())),
+            ("Навык", Err(InvalidSkillId::BadCharacter { found: 'Н' })),
+            ("ǅemal", Err(InvalidSkillId::BadCharacter { found: 'D' })), // NFKC: "Dž"
+            (
+                "a\u{200b}b",
+                Err(InvalidSkillId::BadCharacter { found: '\u{200b}' }),
+            ),
+            ("a b", Err(InvalidSkillId::BadCharacter { found: ' ' })),
+            (
+                "a\u{0}",
+                Err(InvalidSkillId::BadCharacter { found: '\u{0}' }),
+            ),
         ];
         for (raw, expected) in cases {
             assert_eq!(&SkillId::parse(raw).map(|_| ()), expected, "{raw:?}");
@@ -152,6 +195,12 @@ mod tests {
                 assert_eq!(id.as_str(), *raw);
             }
         }
+        // 64 characters, not bytes: 64 Cyrillic letters are 128 bytes.
+        assert!(SkillId::parse(&"я".repeat(64)).is_ok());
+        assert_eq!(
+            SkillId::parse(&"я".repeat(65)),
+            Err(InvalidSkillId::TooLong { len: 65 })
+        );
         let long = "a".repeat(65);
         assert_eq!(
             SkillId::parse(&long),
@@ -160,12 +209,28 @@ mod tests {
         assert!(SkillId::parse(&"a".repeat(64)).is_ok());
     }
 
+    /// NFKC-equal spellings are one id, kept in NFKC form: a ligature, a
+    /// full-width digit, a decomposed `é` (as macOS file names hold it).
+    #[test]
+    fn nfkc_equal_spellings_are_one_id() {
+        for (written, id) in [
+            ("\u{fb01}le-tools", "file-tools"),
+            ("pdf\u{ff12}", "pdf2"),
+            ("cafe\u{301}", "caf\u{e9}"),
+        ] {
+            assert_eq!(SkillId::parse(written).unwrap().as_str(), id);
+            assert_eq!(SkillId::try_from(written.to_owned()).unwrap().as_str(), id);
+            assert_eq!(SkillId::check(written), Ok(()));
+        }
+    }
+
     #[test]
     fn suggestions_are_valid_ids() {
         let s = |raw: &str| SkillId::suggest(raw).map(|id| id.0);
         assert_eq!(s("My_Skill"), Some("my-skill".into()));
         assert_eq!(s("  PDF Tools!! "), Some("pdf-tools".into()));
         assert_eq!(s("___"), None);
+        assert_eq!(s("Мой Навык"), Some("мой-навык".into()));
         assert_eq!(s(&"ab-".repeat(40)).map(|x| x.len() <= 64), Some(true));
     }
 }
