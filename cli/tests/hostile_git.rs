@@ -192,3 +192,29 @@ fn render_still_describes_a_linked_worktree() {
     );
     assert!(out.contains("Git revision: branch feature at"), "{out}");
 }
+
+/// A huge sparse `.git/index` (issue 24, item 6) is refused by its size
+/// before git reads it: the render ends at once and names the file and its
+/// limit, where libgit2 used to read all 4 GiB of it into memory.
+#[test]
+fn render_refuses_a_huge_sparse_index() {
+    let sandbox = Sandbox::new();
+    committed(&sandbox.repo, "main");
+    let index = std::fs::File::create(sandbox.repo.join(".git/index")).unwrap();
+    index.set_len(4 << 30).unwrap();
+    let started = Instant::now();
+    let out = render(&sandbox, &sandbox.repo);
+    // Two renders, neither reading the index.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        out.contains("Git: no git information; the repository could not be read."),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "git error: .git/index is 4294967296 bytes, more than the 128 MiB git is let \
+             read of it; the repository was not opened"
+        ),
+        "{out}"
+    );
+}

@@ -503,3 +503,88 @@ fn linked_worktrees_and_submodules_still_read() {
     );
     assert_ne!(sub_oid, oid);
 }
+
+/// The peak resident memory of this process so far, in bytes.
+fn peak_memory() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kib * 1024
+}
+
+/// A sparse file of `len` bytes at `path` (no disk blocks, all zeros).
+fn sparse(path: &Path, len: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    file.set_len(len).unwrap();
+}
+
+/// Huge sparse git metadata (issue 24, item 6): libgit2 reads each of these
+/// files whole, and the deadline only ends the wait, not the read, so a
+/// 4 GiB sparse index grew the process by 4 GiB. Each is now refused by its
+/// size from `stat` before libgit2 opens the repository, at once, with the
+/// file and its limit in the note, and the process stays small.
+#[test]
+fn huge_sparse_git_metadata_is_refused_by_its_size() {
+    const HUGE: u64 = 4 << 30;
+    for (file, limit) in [
+        (".git/index", "128 MiB"),
+        (".git/config", "1 MiB"),
+        (".git/HEAD", "64 KiB"),
+        (".git/objects/info/alternates", "64 KiB"),
+        (".git/packed-refs", "64 MiB"),
+        (".git/refs/heads/main", "64 KiB"),
+        (".git/included.config", "1 MiB"),
+        (".git", "64 KiB"),
+    ] {
+        let (_tmp, repo_dir, _) = committed();
+        if file == ".git" {
+            // A `.git` file in a folder of its own, as a linked worktree has.
+            let mine = repo_dir.parent().unwrap().join("mine");
+            std::fs::create_dir(&mine).unwrap();
+            sparse(&mine.join(".git"), HUGE);
+            check_refused(&mine, file, limit, HUGE);
+            continue;
+        }
+        if file == ".git/included.config" {
+            let config = repo_dir.join(".git/config");
+            let mut text = std::fs::read_to_string(&config).unwrap();
+            text.push_str("[include]\n\tpath = included.config\n");
+            std::fs::write(&config, text).unwrap();
+        }
+        sparse(&repo_dir.join(file), HUGE);
+        check_refused(&repo_dir, file, limit, HUGE);
+    }
+    let peak = peak_memory();
+    assert!(peak < 200 << 20, "the process peaked at {peak} bytes");
+}
+
+/// Reads `dir`, expecting it refused at once because `file` is `len` bytes.
+fn check_refused(dir: &Path, file: &str, limit: &str, len: u64) {
+    let started = Instant::now();
+    let facts = read(dir, &options());
+    assert!(started.elapsed() < DEADLINE, "{file} waited");
+    let detail = format!(
+        "{file} is {len} bytes, more than the {limit} git is let read of it; \
+         the repository was not opened"
+    );
+    assert_eq!(
+        facts,
+        GitFacts::Unavailable(GitUnavailable::Unreadable {
+            detail: detail.clone()
+        }),
+        "{file}"
+    );
+    let (text, notes) = render(facts, dir);
+    assert_eq!(
+        text,
+        "Git: no git information; the repository could not be read."
+    );
+    assert_eq!(notes, [format!("git error: {detail}")]);
+}

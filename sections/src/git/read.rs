@@ -100,6 +100,11 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         Preflight::Refused { path } => {
             return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::NotAFile { path }));
         }
+        Preflight::TooLarge { path, len, limit } => {
+            return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::Unreadable {
+                detail: too_large(&path, len, limit),
+            }));
+        }
     };
     let key = overdue::key(root.as_deref().unwrap_or(path));
     let mut want_status = options.status;
@@ -278,6 +283,22 @@ impl Work {
             let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
         }
     }
+}
+
+/// The note for a file [`preflight`] found too large for libgit2 to read.
+fn too_large(path: &str, len: u64, limit: u64) -> String {
+    const KIB: u64 = 1024;
+    let limit = if limit >= KIB * KIB && limit % (KIB * KIB) == 0 {
+        format!("{} MiB", limit / (KIB * KIB))
+    } else if limit >= KIB && limit % KIB == 0 {
+        format!("{} KiB", limit / KIB)
+    } else {
+        format!("{limit} bytes")
+    };
+    format!(
+        "{path} is {len} bytes, more than the {limit} git is let read of it; \
+         the repository was not opened"
+    )
 }
 
 /// Why `HEAD`'s loose commit or root tree is damaged, if it is (see
