@@ -218,3 +218,48 @@ fn render_refuses_a_huge_sparse_index() {
         "{out}"
     );
 }
+
+/// A truncated loose object of a subtree (issue 24, item 5): the render
+/// used to wait out the status deadline while libgit2 spun on it. The tree
+/// is now inflated before the scan, so the render names it at once.
+#[test]
+fn render_names_a_truncated_subtree_object() {
+    let sandbox = Sandbox::new();
+    write(&sandbox.repo.join("sub/b.txt"), "b\n");
+    let (repo, oid) = committed(&sandbox.repo, "main");
+    let sub = repo
+        .find_commit(oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("sub")
+        .unwrap()
+        .id()
+        .to_string();
+    let object = sandbox
+        .repo
+        .join(".git/objects")
+        .join(&sub[..2])
+        .join(&sub[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let started = Instant::now();
+    let out = render(&sandbox, &sandbox.repo);
+    // Two renders, each within the git deadline plus start-up.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let hex = oid.to_string();
+    assert!(
+        out.contains(&format!(
+            "Git revision: branch main at {} ({hex}); whether the working tree has changes is unknown.",
+            &hex[..7]
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "the tree object of sub in HEAD, {sub} cannot be inflated"
+        )),
+        "{out}"
+    );
+}

@@ -588,3 +588,129 @@ fn check_refused(dir: &Path, file: &str, limit: &str, len: u64) {
     );
     assert_eq!(notes, [format!("git error: {detail}")]);
 }
+
+/// The processor time the probe's worker threads (`bcode-git`, and the
+/// status helpers they start, which inherit the name) have used, in clock
+/// ticks (Linux counts 100 a second).
+#[cfg(target_os = "linux")]
+fn worker_cpu_ticks() -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("bcode-git") {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised name: utime and stime are the
+        // 12th and 13th.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        total += fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    }
+    total
+}
+
+/// Checks that no probe worker is left spinning: over one second they use
+/// less than half a second of processor time (a spinning one uses all of
+/// it). Idle workers blocked on other tests' FIFOs use none.
+fn assert_no_worker_spins() {
+    #[cfg(target_os = "linux")]
+    {
+        let before = worker_cpu_ticks();
+        std::thread::sleep(Duration::from_secs(1));
+        let used = worker_cpu_ticks() - before;
+        assert!(used < 50, "probe workers used {used} ticks in one second");
+    }
+}
+
+/// Cuts the loose object of `oid` in `repo_dir` to half its size, as a
+/// crash before the file system wrote all of it leaves it.
+fn truncate_loose(repo_dir: &Path, oid: git2::Oid) {
+    let object = loose_object(repo_dir, oid);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+/// A truncated loose object of a *subtree* (issue 24, item 5): `git status`
+/// says clean, but libgit2's status scan spun forever inflating it, and the
+/// check of the last round covered only HEAD's commit and root tree. Every
+/// loose tree reachable from HEAD is now inflated first: the read says
+/// which tree is damaged, the scan never starts, and no worker spins.
+#[test]
+fn truncated_subtree_object_is_a_note_not_a_spinning_worker() {
+    let (_tmp, repo_dir, _) = committed();
+    write(&repo_dir, "sub/deep/b.txt", "b\n");
+    let repo = Repository::open(&repo_dir).unwrap();
+    let oid = commit_all(&repo, "second");
+    let root = repo.find_commit(oid).unwrap().tree().unwrap();
+    let sub = root.get_name("sub").unwrap().to_object(&repo).unwrap();
+    let deep = sub.as_tree().unwrap().get_name("deep").unwrap().id();
+    drop((sub, root));
+    truncate_loose(&repo_dir, deep);
+    let facts = timed_read(&repo_dir);
+    let GitFacts::Repository(facts) = facts else {
+        panic!("{facts:?}");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "the tree object of sub/deep in HEAD, {deep} cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert!(
+        matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == oid.to_string())
+    );
+    assert_no_worker_spins();
+}
+
+/// A truncated loose blob (issue 24, item 5): the status scan never
+/// inflates a blob to compare files, but its search for staged renames
+/// does, and spun forever on a cut-short one. Here `a.txt` is staged as
+/// deleted and a similar file as added; the deleted side's loose blob is
+/// cut short, and the read says so instead of starting the scan.
+#[test]
+fn truncated_blob_of_a_staged_rename_is_a_note_not_a_spinning_worker() {
+    let (_tmp, repo_dir, _) = committed();
+    let text = "line\n".repeat(200);
+    write(&repo_dir, "a.txt", &text);
+    let repo = Repository::open(&repo_dir).unwrap();
+    let oid = commit_all(&repo, "second");
+    let blob = repo
+        .find_commit(oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("a.txt")
+        .unwrap()
+        .id();
+    truncate_loose(&repo_dir, blob);
+    // A clean tree never reads the blob: the status is read as usual.
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(facts.status, StatusOutcome::Done(Default::default()));
+    std::fs::remove_file(repo_dir.join("a.txt")).unwrap();
+    write(&repo_dir, "z.txt", &format!("{text}more\n"));
+    let mut index = repo.index().unwrap();
+    index.remove_path(Path::new("a.txt")).unwrap();
+    index.add_path(Path::new("z.txt")).unwrap();
+    index.write().unwrap();
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "the blob object {blob} of a.txt cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert_no_worker_spins();
+}

@@ -13,10 +13,12 @@
 //!
 //! A worker cannot be stopped, so three things keep a hostile repository from
 //! costing a thread per turn: [`preflight`](super::preflight) refuses a
-//! repository whose known files are not regular files before any thread
-//! starts, [`objects`](super::objects) inflates `HEAD`'s loose commit and
-//! root tree before the status scan reads them (a cut-short one would make
-//! it spin), and a repository whose worker overran is remembered (see
+//! repository whose known files are not regular files, or are larger than
+//! libgit2 should read whole, before any thread starts;
+//! [`objects`](super::objects) inflates, bounded, the loose objects the
+//! status scan would inflate (`HEAD`'s commit, every tree below it, the
+//! blobs of staged renames) before it starts (a cut-short one would make it
+//! spin); and a repository whose worker overran is remembered (see
 //! `overdue`) until that worker ends; meanwhile later probes of it
 //! start no new worker for the step that hung. Entries beyond
 //! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
@@ -274,10 +276,12 @@ impl Work {
         let _ = tx.send(Report::Opened { head, worktree });
         if self.status && !bare {
             self.progress.enter(Phase::Status);
-            // A cut-short loose HEAD commit or root tree would make the scan
-            // spin forever on this thread; inflate them first.
+            // A cut-short loose object the scan inflates (HEAD's commit, a
+            // tree below it, a blob of a staged rename) would make it spin
+            // forever on this thread; inflate them first, bounded.
             if let Some(problem) = damaged_head(&repo) {
-                let _ = tx.send(Report::Status(Err(git2::Error::from_str(&problem))));
+                let detail = problem.detail();
+                let _ = tx.send(Report::Status(Err(git2::Error::from_str(detail))));
                 return;
             }
             let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
@@ -288,9 +292,9 @@ impl Work {
 /// The note for a file [`preflight`] found too large for libgit2 to read.
 fn too_large(path: &str, len: u64, limit: u64) -> String {
     const KIB: u64 = 1024;
-    let limit = if limit >= KIB * KIB && limit % (KIB * KIB) == 0 {
+    let limit = if limit >= KIB * KIB && limit.is_multiple_of(KIB * KIB) {
         format!("{} MiB", limit / (KIB * KIB))
-    } else if limit >= KIB && limit % KIB == 0 {
+    } else if limit >= KIB && limit.is_multiple_of(KIB) {
         format!("{} KiB", limit / KIB)
     } else {
         format!("{limit} bytes")
@@ -301,11 +305,11 @@ fn too_large(path: &str, len: u64, limit: u64) -> String {
     )
 }
 
-/// Why `HEAD`'s loose commit or root tree is damaged, if it is (see
-/// [`objects`](super::objects)).
-fn damaged_head(repo: &Repository) -> Option<String> {
+/// Why the status scan must not start, if a loose object it would inflate
+/// is damaged or too much to check (see [`objects`](super::objects)).
+fn damaged_head(repo: &Repository) -> Option<objects::Problem> {
     let oid = repo.head().ok()?.target()?;
-    objects::damaged_head_objects(&repo.commondir().join("objects"), &oid.to_string())
+    objects::check_head(repo, oid, &objects::Budget::default())
 }
 
 /// Discovers the repository containing `path`, refusing one whose work
