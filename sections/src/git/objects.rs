@@ -33,10 +33,12 @@ pub(super) struct Budget {
     /// The most distinct trees read (200,000: the largest public
     /// repositories have about a tenth of that many folders).
     pub(super) trees: usize,
-    /// The most bytes of objects inflated or read in all (256 MiB).
+    /// The most bytes of objects inflated or read in all (128 MiB; the
+    /// trees of a 100,000-file checkout come to about 10 MiB).
     pub(super) bytes: u64,
-    /// The most bytes of one loose object (64 MiB); a larger one cannot be
-    /// checked.
+    /// The most bytes of one loose commit or tree (64 MiB), which is held
+    /// in memory while it is read; a larger one cannot be checked. Blobs
+    /// stream through and are held only to `bytes`.
     pub(super) object_bytes: u64,
     /// The most paths `HEAD`'s tree may spell out, each folder counted as
     /// often as it is reached (2,000,000: more than an index within its
@@ -44,8 +46,8 @@ pub(super) struct Budget {
     /// nested, spells out more paths than it stores trees, and comparing it
     /// with the index would run for hours.
     pub(super) paths: u64,
-    /// The most loose object names listed (1,000,000; `git gc --auto`
-    /// packs them from 6,700).
+    /// The most loose object names listed (500,000, about 25 MiB of
+    /// memory; `git gc --auto` packs them from 6,700).
     pub(super) loose_names: usize,
 }
 
@@ -53,10 +55,10 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             trees: 200_000,
-            bytes: 256 * 1024 * 1024,
+            bytes: 128 * 1024 * 1024,
             object_bytes: 64 * 1024 * 1024,
             paths: 2_000_000,
-            loose_names: 1_000_000,
+            loose_names: 500_000,
         }
     }
 }
@@ -336,7 +338,10 @@ impl Store {
             return Inflated::Absent;
         };
         let left = budget.bytes.saturating_sub(spent.bytes);
-        let cap = budget.object_bytes.min(left);
+        // A body kept in memory is held to the per-object limit; one only
+        // counted (a blob) streams through and costs time, not memory.
+        let limit = if keep { budget.object_bytes } else { u64::MAX };
+        let cap = limit.min(left);
         // The header's length is checked against what the stream holds; a
         // few bytes more than `cap` are read so an object over it shows.
         let mut decoder = ZlibDecoder::new(std::io::BufReader::new(file)).take(cap + 64);
@@ -361,7 +366,7 @@ impl Store {
             return Inflated::Damaged(format!("has an unreadable header `{header}`"));
         };
         if declared > cap {
-            return Inflated::OverBudget(if declared > budget.object_bytes {
+            return Inflated::OverBudget(if declared > limit {
                 format!(
                     "the loose object {oid} is {declared} bytes, more than the {} \
                      checked before a status scan",
@@ -530,25 +535,7 @@ pub(super) fn walk_head(
     budget: &Budget,
     spent: &mut Spent,
 ) -> Result<Walked, Problem> {
-    let commit = match store.inflate(head, true, budget, spent) {
-        Inflated::Whole(body) => body,
-        Inflated::Absent => packed(head).ok_or_else(|| {
-            // Neither loose nor readable: libgit2's scan will fail on it.
-            Problem::Damaged(format!("the HEAD commit object {head} cannot be read"))
-        })?,
-        Inflated::Damaged(why) => {
-            return Err(Problem::Damaged(format!(
-                "the HEAD commit object {head} {why}"
-            )));
-        }
-        Inflated::OverBudget(why) => return Err(Problem::OverBudget(why)),
-    };
-    let root = std::str::from_utf8(commit.get(..45).unwrap_or(&commit))
-        .ok()
-        .and_then(|text| text.strip_prefix("tree "))
-        .and_then(|rest| rest.get(..40))
-        .and_then(|hex| Oid::from_str(hex).ok())
-        .ok_or_else(|| Problem::Damaged(format!("the HEAD commit object {head} names no tree")))?;
+    let root = head_tree(store, head, packed, budget, spent)?;
     let mut nodes: HashMap<Oid, Node> = HashMap::new();
     let mut loose_blobs = HashSet::new();
     let mut stack = vec![(root, String::new())];
@@ -628,6 +615,55 @@ pub(super) fn walk_head(
         )));
     }
     Ok(Walked { root, loose_blobs })
+}
+
+/// The root tree of the commit `head`, reading it (and, for a `HEAD` that
+/// names an annotated tag, the tags on the way) as the walk reads trees.
+fn head_tree(
+    store: &Store,
+    head: Oid,
+    packed: &mut dyn FnMut(Oid) -> Option<Vec<u8>>,
+    budget: &Budget,
+    spent: &mut Spent,
+) -> Result<Oid, Problem> {
+    /// How many tags are peeled on the way to the commit.
+    const MAX_TAGS: usize = 5;
+    let mut oid = head;
+    for _ in 0..=MAX_TAGS {
+        let body = match store.inflate(oid, true, budget, spent) {
+            Inflated::Whole(body) => body,
+            Inflated::Absent => packed(oid).ok_or_else(|| {
+                // Neither loose nor readable: libgit2's scan fails on it too.
+                Problem::Damaged(format!("the HEAD commit object {oid} cannot be read"))
+            })?,
+            Inflated::Damaged(why) => {
+                return Err(Problem::Damaged(format!(
+                    "the HEAD commit object {oid} {why}"
+                )));
+            }
+            Inflated::OverBudget(why) => return Err(Problem::OverBudget(why)),
+        };
+        // A commit starts with its tree, a tag with the object it names.
+        let first = std::str::from_utf8(body.get(..47).unwrap_or(&body))
+            .unwrap_or("")
+            .to_owned();
+        let named = |prefix: &str| {
+            first
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.get(..40))
+                .and_then(|hex| Oid::from_str(hex).ok())
+        };
+        if let Some(tree) = named("tree ") {
+            return Ok(tree);
+        }
+        match named("object ") {
+            Some(next) => oid = next,
+            None => break,
+        }
+    }
+    Err(Problem::Damaged(format!(
+        "the HEAD commit object {head} names no tree"
+    )))
 }
 
 /// How many paths the tree `root` spells out, each folder counted once per
@@ -850,5 +886,37 @@ mod tests {
         let walked = walk(objects, head, &Budget::default()).unwrap();
         assert_eq!(walked.root, missing);
         assert!(walked.loose_blobs.is_empty());
+    }
+
+    #[test]
+    fn a_head_naming_a_tag_is_peeled_to_its_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = dir.path();
+        let root = write_object(objects, "tree", b"", 0);
+        let commit = write_object(objects, "commit", &commit_body(root), 0);
+        let tag = format!("object {commit}\ntype commit\ntag v1\n\nmessage\n");
+        let tag = write_object(objects, "tag", tag.as_bytes(), 0);
+        assert_eq!(walk(objects, tag, &Budget::default()).unwrap().root, root);
+    }
+
+    #[test]
+    fn a_passed_check_is_remembered_with_its_head_and_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("a", "a@example.com").unwrap();
+        let head = repo
+            .commit(Some("HEAD"), &sig, &sig, "m", &tree, &[])
+            .unwrap();
+        let objects = repo.commondir().join("objects");
+        assert_eq!(check_head(&repo, head, &Budget::default()), None);
+        let earlier = passed::earlier(&objects).unwrap();
+        assert_eq!(earlier.head, head);
+        assert_eq!(earlier.index, index_stamp(&repo));
+        assert_eq!(earlier.walked.root, tree.id());
     }
 }
