@@ -714,3 +714,84 @@ fn truncated_blob_of_a_staged_rename_is_a_note_not_a_spinning_worker() {
     );
     assert_no_worker_spins();
 }
+
+/// A tree naming one folder under many names, nested (issue 24's "no
+/// unbounded work"): eight levels of ten names each spell out 10^8 paths
+/// from nine small trees, and comparing HEAD with the index walked them
+/// all, for hours and gigabytes. The check counts the paths a tree spells
+/// out before the scan starts and says it is too many; packed, as a clone
+/// brings it, the same.
+#[test]
+fn a_tree_spelling_out_too_many_paths_is_not_scanned() {
+    let (_tmp, repo_dir, first) = committed();
+    let repo = Repository::open(&repo_dir).unwrap();
+    let blob = repo.blob(b"x\n").unwrap();
+    let mut tree = {
+        let mut builder = repo.treebuilder(None).unwrap();
+        builder.insert("x.txt", blob, 0o100644).unwrap();
+        builder.write().unwrap()
+    };
+    for _ in 0..8 {
+        let mut builder = repo.treebuilder(None).unwrap();
+        for i in 0..10 {
+            builder.insert(format!("d{i}"), tree, 0o040000).unwrap();
+        }
+        tree = builder.write().unwrap();
+    }
+    let sig = git2::Signature::new(
+        "Planted Author",
+        "planted@example.com",
+        &git2::Time::new(0, 0),
+    )
+    .unwrap();
+    let parent = repo.find_commit(first).unwrap();
+    let bomb = repo
+        .commit(
+            Some("HEAD"),
+            &sig,
+            &sig,
+            "bomb",
+            &repo.find_tree(tree).unwrap(),
+            &[&parent],
+        )
+        .unwrap();
+    let expected = StatusOutcome::Failed {
+        detail: "HEAD's tree spells out more than 2000000 paths, more than a status scan is \
+                 started for"
+            .to_owned(),
+    };
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(facts.status, expected);
+    assert!(
+        matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == bomb.to_string())
+    );
+    // Packed, with no loose object left, as a clone brings it.
+    let objects = repo_dir.join(".git/objects");
+    let mut pack = repo.packbuilder().unwrap();
+    // Object by object: `insert_commit` would walk every path.
+    let mut ids = Vec::new();
+    repo.odb()
+        .unwrap()
+        .foreach(|oid| {
+            ids.push(*oid);
+            true
+        })
+        .unwrap();
+    for oid in ids {
+        pack.insert_object(oid, None).unwrap();
+    }
+    pack.write(&objects.join("pack"), 0o644).unwrap();
+    drop(pack);
+    for fanout in std::fs::read_dir(&objects).unwrap().flatten() {
+        if fanout.file_name().len() == 2 {
+            std::fs::remove_dir_all(fanout.path()).unwrap();
+        }
+    }
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the packed repository was not read");
+    };
+    assert_eq!(facts.status, expected);
+    assert_no_worker_spins();
+}
