@@ -154,7 +154,8 @@ fn check_staged_blobs(
     let head_loose = walked
         .loose_blobs
         .iter()
-        .any(|blob| store.loose.contains_key(blob));
+        .any(|b| store.loose.contains_key(b))
+        || walked.more_loose_blobs;
     if !head_loose && !index_loose_blobs(repo, store) {
         return None;
     }
@@ -222,6 +223,10 @@ mod passed {
     /// The most repositories remembered; past it the memory starts over.
     const MAX_REPOSITORIES: usize = 64;
 
+    /// The most loose blobs of `HEAD` remembered per repository; past it
+    /// only that there were more.
+    pub(super) const MAX_BLOBS: usize = 4096;
+
     static PASSED: Mutex<BTreeMap<PathBuf, Passed>> = Mutex::new(BTreeMap::new());
 
     /// The last check of the repository whose objects are in `objects`
@@ -232,7 +237,12 @@ mod passed {
     }
 
     /// Remembers a check that passed.
-    pub(super) fn remember(objects: PathBuf, passed: Passed) {
+    pub(super) fn remember(objects: PathBuf, mut passed: Passed) {
+        let walked = &mut passed.walked;
+        if walked.loose_blobs.len() > MAX_BLOBS {
+            walked.loose_blobs.clear();
+            walked.more_loose_blobs = true;
+        }
         let mut memory = PASSED.lock().unwrap_or_else(PoisonError::into_inner);
         if memory.len() >= MAX_REPOSITORIES && !memory.contains_key(&objects) {
             memory.clear();
@@ -251,11 +261,14 @@ fn index_loose_blobs(repo: &Repository, store: &Store) -> bool {
         .any(|entry| store.loose.contains_key(&entry.id))
 }
 
-/// The blobs the staged-rename search may inflate, with a path each: when
-/// some staged file is added (a rename or copy has one as its target), the
-/// old side of every staged deletion or change (copies are looked for from
-/// changed files when `diff.renames` says `copies`) and the new side of
-/// every addition. `None` when libgit2 cannot compare `HEAD` with the index.
+/// The blobs the staged-rename search may inflate, with a path each. It
+/// compares files only when there is both a source and a target (libgit2's
+/// `git_diff_find_similar`): a target is a staged addition, a source a
+/// staged deletion, or a staged change when `diff.renames` asks for copies.
+/// Then the blobs of every source and target that is a regular file are
+/// candidates (a superset: libgit2 stops after `diff.renameLimit` sources
+/// per target, and skips pairs whose sizes are far apart). `None` when
+/// libgit2 cannot compare `HEAD` with the index.
 fn rename_candidates(repo: &Repository, root: Oid) -> Option<Vec<(Oid, String)>> {
     // Every tree reachable from `root` was checked, so reading them here
     // cannot spin; blobs are compared by id, not read.
@@ -264,23 +277,34 @@ fn rename_candidates(repo: &Repository, root: Oid) -> Option<Vec<(Oid, String)>>
     let diff = repo
         .diff_tree_to_index(Some(&tree), Some(&index), None)
         .ok()?;
-    let deltas: Vec<_> = diff.deltas().collect();
-    if !deltas.iter().any(|d| d.status() == Delta::Added) {
-        return Some(Vec::new());
-    }
-    let path =
-        |file: git2::DiffFile<'_>| file.path().map(super::status::display).unwrap_or_default();
-    let mut candidates = Vec::new();
-    for delta in deltas {
+    let copies = repo
+        .config()
+        .and_then(|config| config.get_string("diff.renames"))
+        .is_ok_and(|rule| rule.eq_ignore_ascii_case("copies") || rule.eq_ignore_ascii_case("copy"));
+    let file = |side: git2::DiffFile<'_>| {
+        let regular = matches!(
+            side.mode(),
+            git2::FileMode::Blob | git2::FileMode::BlobExecutable
+        );
+        regular.then(|| {
+            let path = side.path().map(super::status::display).unwrap_or_default();
+            (side.id(), path)
+        })
+    };
+    let (mut sources, mut targets) = (Vec::new(), Vec::new());
+    for delta in diff.deltas() {
         match delta.status() {
-            Delta::Added => candidates.push((delta.new_file().id(), path(delta.new_file()))),
-            Delta::Deleted | Delta::Modified | Delta::Typechange => {
-                candidates.push((delta.old_file().id(), path(delta.old_file())));
-            }
+            Delta::Added => targets.extend(file(delta.new_file())),
+            Delta::Deleted => sources.extend(file(delta.old_file())),
+            Delta::Modified if copies => sources.extend(file(delta.old_file())),
             _ => {}
         }
     }
-    Some(candidates)
+    if sources.is_empty() || targets.is_empty() {
+        return Some(Vec::new());
+    }
+    sources.append(&mut targets);
+    Some(sources)
 }
 
 /// The loose objects of a repository: their ids and where each is.
@@ -525,8 +549,11 @@ enum Inflated {
 pub(super) struct Walked {
     /// `HEAD`'s root tree.
     root: Oid,
-    /// Blobs of `HEAD`'s tree stored loose.
+    /// Blobs of `HEAD`'s tree stored loose (when remembered, at most
+    /// [`passed::MAX_BLOBS`] of them).
     loose_blobs: HashSet<Oid>,
+    /// Whether more were stored loose than `loose_blobs` holds.
+    more_loose_blobs: bool,
 }
 
 /// One tree read during the walk.
@@ -626,7 +653,11 @@ pub(super) fn walk_head(
             budget.paths
         )));
     }
-    Ok(Walked { root, loose_blobs })
+    Ok(Walked {
+        root,
+        loose_blobs,
+        more_loose_blobs: false,
+    })
 }
 
 /// The root tree of the commit `head`, reading it (and, for a `HEAD` that
