@@ -98,7 +98,10 @@ pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Optio
     let objects = repo.commondir().join("objects");
     // Taken before the index is read, so a later change shows as one.
     let index = index_stamp(repo);
-    let earlier = passed::earlier(&objects);
+    // By git folder: linked worktrees share their objects but not their
+    // `HEAD` or index.
+    let key = repo.path().to_path_buf();
+    let earlier = passed::earlier(&key);
     if let Some(earlier) = &earlier
         && earlier.head == head
         && index.is_some()
@@ -129,7 +132,7 @@ pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Optio
         return Some(problem);
     }
     passed::remember(
-        objects,
+        key,
         Passed {
             head,
             index,
@@ -209,7 +212,7 @@ fn index_stamp(repo: &Repository) -> Option<IndexStamp> {
     })
 }
 
-/// The checks that passed, one per repository (by its objects folder),
+/// The checks that passed, one per repository (by its git folder),
 /// process-wide like the memory of overrunning workers: a long-lived host
 /// reading the same repository every turn walks its trees once per `HEAD`
 /// commit.
@@ -229,25 +232,25 @@ mod passed {
 
     static PASSED: Mutex<BTreeMap<PathBuf, Passed>> = Mutex::new(BTreeMap::new());
 
-    /// The last check of the repository whose objects are in `objects`
-    /// that passed and walked its trees.
-    pub(super) fn earlier(objects: &Path) -> Option<Passed> {
+    /// The last check that passed of the repository whose git folder is
+    /// `git_dir`.
+    pub(super) fn earlier(git_dir: &Path) -> Option<Passed> {
         let memory = PASSED.lock().unwrap_or_else(PoisonError::into_inner);
-        memory.get(objects).cloned()
+        memory.get(git_dir).cloned()
     }
 
     /// Remembers a check that passed.
-    pub(super) fn remember(objects: PathBuf, mut passed: Passed) {
+    pub(super) fn remember(git_dir: PathBuf, mut passed: Passed) {
         let walked = &mut passed.walked;
         if walked.loose_blobs.len() > MAX_BLOBS {
             walked.loose_blobs.clear();
             walked.more_loose_blobs = true;
         }
         let mut memory = PASSED.lock().unwrap_or_else(PoisonError::into_inner);
-        if memory.len() >= MAX_REPOSITORIES && !memory.contains_key(&objects) {
+        if memory.len() >= MAX_REPOSITORIES && !memory.contains_key(&git_dir) {
             memory.clear();
         }
-        memory.insert(objects, passed);
+        memory.insert(git_dir, passed);
     }
 }
 
@@ -378,9 +381,11 @@ impl Store {
         // counted (a blob) streams through and costs time, not memory.
         let limit = if keep { budget.object_bytes } else { u64::MAX };
         let cap = limit.min(left);
-        // The header's length is checked against what the stream holds; a
-        // few bytes more than `cap` are read so an object over it shows.
-        let mut decoder = ZlibDecoder::new(std::io::BufReader::new(file)).take(cap + 64);
+        // The header's length is checked against what the stream holds;
+        // the header (at most 65 bytes) and a few bytes more than `cap` are
+        // read, so a stream longer than its header says shows.
+        let mut decoder =
+            ZlibDecoder::new(std::io::BufReader::new(file)).take(cap.saturating_add(128));
         let mut header = Vec::new();
         let mut byte = [0u8; 1];
         loop {
@@ -955,9 +960,8 @@ mod tests {
         let head = repo
             .commit(Some("HEAD"), &sig, &sig, "m", &tree, &[])
             .unwrap();
-        let objects = repo.commondir().join("objects");
         assert_eq!(check_head(&repo, head, &Budget::default()), None);
-        let earlier = passed::earlier(&objects).unwrap();
+        let earlier = passed::earlier(repo.path()).unwrap();
         assert_eq!(earlier.head, head);
         assert_eq!(earlier.index, index_stamp(&repo));
         assert_eq!(earlier.walked.root, tree.id());
