@@ -1,6 +1,7 @@
-//! Hostile and damaged git repositories through the real binary (issue 12):
-//! a truncated loose commit object, FIFOs where git reads files, and a
-//! `.git` file naming another repository's git folder. Every render ends
+//! Hostile and damaged git repositories through the real binary (issues 12
+//! and 24): truncated loose commit and subtree objects, FIFOs and a huge
+//! sparse index where git reads files, and a `.git` file naming another
+//! repository's git folder. Every render ends
 //! within the git deadline (1.5 s by default) plus start-up, says in the git
 //! section what went wrong, and never describes another repository.
 

@@ -1,8 +1,10 @@
-//! The git probe against damaged and hostile repositories (issue 12): a
-//! truncated loose commit object, FIFOs where git reads files, and `.git`
-//! files or `core.worktree` naming another checkout. Every probe answers
-//! within its deadline, says what went wrong in its section, and a
-//! repository that hung a worker does not get another one.
+//! The git probe against damaged and hostile repositories (issues 12 and
+//! 24): truncated loose commit, tree and blob objects, a tree spelling out
+//! too many paths, FIFOs and huge sparse files where git reads files, and
+//! `.git` files or `core.worktree` naming another checkout. Every probe
+//! answers within its deadline, says what went wrong in its section, leaves
+//! no worker spinning, and a repository that hung a worker does not get
+//! another one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)] // FIFOs are a Unix fact
