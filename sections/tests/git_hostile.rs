@@ -797,3 +797,118 @@ fn a_tree_spelling_out_too_many_paths_is_not_scanned() {
     assert_eq!(facts.status, expected);
     assert_no_worker_spins();
 }
+
+/// A submodule as `git submodule add` lays it out, checked out at `sub`
+/// and staged in `main`'s index; returns its commit.
+fn add_submodule(main: &Path, files: &[(&str, &str)]) -> git2::Oid {
+    let sub = main.join("sub");
+    let module = main.join(".git/modules/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let cloned = Repository::init_opts(
+        &module,
+        RepositoryInitOptions::new().bare(true).initial_head("main"),
+    )
+    .unwrap();
+    let config = &mut cloned.config().unwrap();
+    config.set_bool("core.bare", false).unwrap();
+    config.set_str("core.worktree", "../../../sub").unwrap();
+    write(&sub, ".git", "gitdir: ../.git/modules/sub\n");
+    let sub_repo = Repository::open(&sub).unwrap();
+    for (name, text) in files {
+        write(&sub, name, text);
+    }
+    let oid = commit_all(&sub_repo, "sub");
+    let repo = Repository::open(main).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o160000,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id: oid,
+            flags: 0,
+            flags_extended: 0,
+            path: b"sub".to_vec(),
+        })
+        .unwrap();
+    index.write().unwrap();
+    oid
+}
+
+/// The status scan opens every checked-out submodule and compares its
+/// HEAD, index and working tree, so a submodule's huge sparse index grew
+/// the process by its size and a truncated tree in it spun the worker. Each
+/// submodule now gets the same checks as the repository itself.
+#[test]
+fn a_damaged_submodule_is_a_note_not_a_read() {
+    let (_tmp, main, _) = committed();
+    add_submodule(&main, &[("s.txt", "s\n")]);
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    assert!(
+        matches!(&facts.status, StatusOutcome::Done(status) if status.total.added == 1),
+        "{:?}",
+        facts.status
+    );
+    let index = main.join(".git/modules/sub/index");
+    std::fs::File::create(&index)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(
+        facts.status,
+        StatusOutcome::Failed {
+            detail: "in the submodule sub: ../.git/modules/sub/index is 4294967296 bytes, \
+                     more than the 128 MiB git is let read of it; the repository was not opened"
+                .to_owned()
+        }
+    );
+    assert!(peak_memory() < 200 << 20);
+    assert_no_worker_spins();
+}
+
+/// A truncated loose tree in a submodule is found as in the repository.
+#[test]
+fn a_truncated_tree_in_a_submodule_is_a_note_not_a_spinning_worker() {
+    let (_tmp, main, _) = committed();
+    let sub_oid = add_submodule(&main, &[("d/s.txt", "s\n")]);
+    let module = Repository::open(main.join("sub")).unwrap();
+    let tree = module
+        .find_commit(sub_oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("d")
+        .unwrap()
+        .id();
+    let hex = tree.to_string();
+    let object = main
+        .join(".git/modules/sub/objects")
+        .join(&hex[..2])
+        .join(&hex[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "in the submodule sub: the tree object of d in HEAD, {tree} cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert_no_worker_spins();
+}

@@ -284,6 +284,12 @@ impl Work {
                 let _ = tx.send(Report::Status(Err(git2::Error::from_str(detail))));
                 return;
             }
+            // The scan opens each checked-out submodule and compares its
+            // `HEAD`, index and working tree: the same checks, for each.
+            if let Some(detail) = damaged_submodules(&repo, 1, &mut 0) {
+                let _ = tx.send(Report::Status(Err(git2::Error::from_str(&detail))));
+                return;
+            }
             let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
         }
     }
@@ -310,6 +316,61 @@ fn too_large(path: &str, len: u64, limit: u64) -> String {
 fn damaged_head(repo: &Repository) -> Option<objects::Problem> {
     let oid = repo.head().ok()?.target()?;
     objects::check_head(repo, oid, &objects::Budget::default())
+}
+
+/// How deep submodules inside submodules are checked; the scan of a
+/// superproject compares each submodule's own status, nested ones included.
+const MAX_SUBMODULE_DEPTH: usize = 4;
+
+/// The most submodules checked, all levels together.
+const MAX_SUBMODULES: usize = 1000;
+
+/// Why the status scan must not start because of a submodule it would
+/// open: one whose files [`preflight`] refuses, or whose objects
+/// [`objects`](super::objects) finds damaged or too much to check, at
+/// depth `depth` (1 for the superproject's own). `seen` counts the
+/// submodules checked so far.
+fn damaged_submodules(repo: &Repository, depth: usize, seen: &mut usize) -> Option<String> {
+    let workdir = repo.workdir()?.to_path_buf();
+    let index = repo.index().ok()?;
+    // A gitlink: an index entry naming a commit of another repository.
+    const GITLINK: u32 = 0o160000;
+    for entry in index.iter().filter(|entry| entry.mode == GITLINK) {
+        let name = String::from_utf8_lossy(&entry.path).into_owned();
+        let folder = workdir.join(&name);
+        // libgit2 opens only a checked-out submodule: one with a `.git`.
+        if std::fs::symlink_metadata(folder.join(".git")).is_err() {
+            continue;
+        }
+        *seen += 1;
+        if *seen > MAX_SUBMODULES || depth > MAX_SUBMODULE_DEPTH {
+            return Some(format!(
+                "the repository has more than {MAX_SUBMODULES} submodules, or submodules nested \
+                 more than {MAX_SUBMODULE_DEPTH} deep, more than are checked before a status scan"
+            ));
+        }
+        let why = match preflight::check(&folder) {
+            Preflight::Clear { .. } => submodule_objects(&folder, depth, seen),
+            Preflight::Refused { path } => Some(format!("{path} is not a regular file")),
+            Preflight::TooLarge { path, len, limit } => Some(too_large(&path, len, limit)),
+        };
+        if let Some(why) = why {
+            return Some(format!("in the submodule {}: {why}", clean(&name)));
+        }
+    }
+    None
+}
+
+/// Opens the submodule checked out at `folder` (its files passed the
+/// preflight) and checks its objects and its own submodules.
+fn submodule_objects(folder: &Path, depth: usize, seen: &mut usize) -> Option<String> {
+    let sub = Repository::open(folder).ok()?;
+    if let Some(oid) = sub.head().ok().and_then(|head| head.target())
+        && let Some(problem) = objects::check_head(&sub, oid, &objects::Budget::default())
+    {
+        return Some(problem.detail().to_owned());
+    }
+    damaged_submodules(&sub, depth + 1, seen)
 }
 
 /// Discovers the repository containing `path`, refusing one whose work
