@@ -18,7 +18,8 @@
 //! [`objects`](super::objects) inflates, bounded, the loose objects the
 //! status scan would inflate (`HEAD`'s commit, every tree below it, the
 //! blobs of staged renames) before it starts (a cut-short one would make it
-//! spin); and a repository whose worker overran is remembered (see
+//! spin), and every checked-out submodule the scan opens gets both checks
+//! too; and a repository whose worker overran is remembered (see
 //! `overdue`) until that worker ends; meanwhile later probes of it
 //! start no new worker for the step that hung. Entries beyond
 //! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
