@@ -1,6 +1,7 @@
-//! Hostile and damaged git repositories through the real binary (issue 12):
-//! a truncated loose commit object, FIFOs where git reads files, and a
-//! `.git` file naming another repository's git folder. Every render ends
+//! Hostile and damaged git repositories through the real binary (issues 12
+//! and 24): truncated loose commit and subtree objects, FIFOs and a huge
+//! sparse index where git reads files, and a `.git` file naming another
+//! repository's git folder. Every render ends
 //! within the git deadline (1.5 s by default) plus start-up, says in the git
 //! section what went wrong, and never describes another repository.
 
@@ -191,4 +192,75 @@ fn render_still_describes_a_linked_worktree() {
         "{out}"
     );
     assert!(out.contains("Git revision: branch feature at"), "{out}");
+}
+
+/// A huge sparse `.git/index` (issue 24, item 6) is refused by its size
+/// before git reads it: the render ends at once and names the file and its
+/// limit, where libgit2 used to read all 4 GiB of it into memory.
+#[test]
+fn render_refuses_a_huge_sparse_index() {
+    let sandbox = Sandbox::new();
+    committed(&sandbox.repo, "main");
+    let index = std::fs::File::create(sandbox.repo.join(".git/index")).unwrap();
+    index.set_len(4 << 30).unwrap();
+    let started = Instant::now();
+    let out = render(&sandbox, &sandbox.repo);
+    // Two renders, neither reading the index.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        out.contains("Git: no git information; the repository could not be read."),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "git error: .git/index is 4294967296 bytes, more than the 128 MiB git is let \
+             read of it; the repository was not opened"
+        ),
+        "{out}"
+    );
+}
+
+/// A truncated loose object of a subtree (issue 24, item 5): the render
+/// used to wait out the status deadline while libgit2 spun on it. The tree
+/// is now inflated before the scan, so the render names it at once.
+#[test]
+fn render_names_a_truncated_subtree_object() {
+    let sandbox = Sandbox::new();
+    write(&sandbox.repo.join("sub/b.txt"), "b\n");
+    let (repo, oid) = committed(&sandbox.repo, "main");
+    let sub = repo
+        .find_commit(oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("sub")
+        .unwrap()
+        .id()
+        .to_string();
+    let object = sandbox
+        .repo
+        .join(".git/objects")
+        .join(&sub[..2])
+        .join(&sub[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let started = Instant::now();
+    let out = render(&sandbox, &sandbox.repo);
+    // Two renders, each within the git deadline plus start-up.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let hex = oid.to_string();
+    assert!(
+        out.contains(&format!(
+            "Git revision: branch main at {} ({hex}); whether the working tree has changes is unknown.",
+            &hex[..7]
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "the tree object of sub in HEAD, {sub} cannot be inflated"
+        )),
+        "{out}"
+    );
 }

@@ -1,8 +1,10 @@
-//! The git probe against damaged and hostile repositories (issue 12): a
-//! truncated loose commit object, FIFOs where git reads files, and `.git`
-//! files or `core.worktree` naming another checkout. Every probe answers
-//! within its deadline, says what went wrong in its section, and a
-//! repository that hung a worker does not get another one.
+//! The git probe against damaged and hostile repositories (issues 12 and
+//! 24): truncated loose commit, tree and blob objects, a tree spelling out
+//! too many paths, FIFOs and huge sparse files where git reads files, and
+//! `.git` files or `core.worktree` naming another checkout. Every probe
+//! answers within its deadline, says what went wrong in its section, leaves
+//! no worker spinning, and a repository that hung a worker does not get
+//! another one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)] // FIFOs are a Unix fact
@@ -502,4 +504,411 @@ fn linked_worktrees_and_submodules_still_read() {
         matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == sub_oid.to_string())
     );
     assert_ne!(sub_oid, oid);
+}
+
+/// The peak resident memory of this process so far, in bytes.
+fn peak_memory() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kib * 1024
+}
+
+/// A sparse file of `len` bytes at `path` (no disk blocks, all zeros).
+fn sparse(path: &Path, len: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    file.set_len(len).unwrap();
+}
+
+/// Huge sparse git metadata (issue 24, item 6): libgit2 reads each of these
+/// files whole, and the deadline only ends the wait, not the read, so a
+/// 4 GiB sparse index grew the process by 4 GiB. Each is now refused by its
+/// size from `stat` before libgit2 opens the repository, at once, with the
+/// file and its limit in the note, and the process stays small.
+#[test]
+fn huge_sparse_git_metadata_is_refused_by_its_size() {
+    const HUGE: u64 = 4 << 30;
+    for (file, limit) in [
+        (".git/index", "128 MiB"),
+        (".git/config", "1 MiB"),
+        (".git/HEAD", "64 KiB"),
+        (".git/objects/info/alternates", "64 KiB"),
+        (".git/packed-refs", "64 MiB"),
+        (".git/refs/heads/main", "64 KiB"),
+        (".git/included.config", "1 MiB"),
+        (".git", "64 KiB"),
+    ] {
+        let (_tmp, repo_dir, _) = committed();
+        if file == ".git" {
+            // A `.git` file in a folder of its own, as a linked worktree has.
+            let mine = repo_dir.parent().unwrap().join("mine");
+            std::fs::create_dir(&mine).unwrap();
+            sparse(&mine.join(".git"), HUGE);
+            check_refused(&mine, file, limit, HUGE);
+            continue;
+        }
+        if file == ".git/included.config" {
+            let config = repo_dir.join(".git/config");
+            let mut text = std::fs::read_to_string(&config).unwrap();
+            text.push_str("[include]\n\tpath = included.config\n");
+            std::fs::write(&config, text).unwrap();
+        }
+        sparse(&repo_dir.join(file), HUGE);
+        check_refused(&repo_dir, file, limit, HUGE);
+    }
+    let peak = peak_memory();
+    assert!(peak < 200 << 20, "the process peaked at {peak} bytes");
+}
+
+/// Reads `dir`, expecting it refused at once because `file` is `len` bytes.
+fn check_refused(dir: &Path, file: &str, limit: &str, len: u64) {
+    let started = Instant::now();
+    let facts = read(dir, &options());
+    assert!(started.elapsed() < DEADLINE, "{file} waited");
+    let detail = format!(
+        "{file} is {len} bytes, more than the {limit} git is let read of it; \
+         the repository was not opened"
+    );
+    assert_eq!(
+        facts,
+        GitFacts::Unavailable(GitUnavailable::Unreadable {
+            detail: detail.clone()
+        }),
+        "{file}"
+    );
+    let (text, notes) = render(facts, dir);
+    assert_eq!(
+        text,
+        "Git: no git information; the repository could not be read."
+    );
+    assert_eq!(notes, [format!("git error: {detail}")]);
+}
+
+/// The processor time the probe's worker threads (`bcode-git`, and the
+/// status helpers they start, which inherit the name) have used, in clock
+/// ticks (Linux counts 100 a second).
+#[cfg(target_os = "linux")]
+fn worker_cpu_ticks() -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("bcode-git") {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised name: utime and stime are the
+        // 12th and 13th.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        total += fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    }
+    total
+}
+
+/// Checks that no probe worker is left spinning: over one second they use
+/// less than half a second of processor time (a spinning one uses all of
+/// it). Idle workers blocked on other tests' FIFOs use none.
+fn assert_no_worker_spins() {
+    #[cfg(target_os = "linux")]
+    {
+        let before = worker_cpu_ticks();
+        std::thread::sleep(Duration::from_secs(1));
+        let used = worker_cpu_ticks() - before;
+        assert!(used < 50, "probe workers used {used} ticks in one second");
+    }
+}
+
+/// Cuts the loose object of `oid` in `repo_dir` to half its size, as a
+/// crash before the file system wrote all of it leaves it.
+fn truncate_loose(repo_dir: &Path, oid: git2::Oid) {
+    let object = loose_object(repo_dir, oid);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+/// A truncated loose object of a *subtree* (issue 24, item 5): `git status`
+/// says clean, but libgit2's status scan spun forever inflating it, and the
+/// check of the last round covered only HEAD's commit and root tree. Every
+/// loose tree reachable from HEAD is now inflated first: the read says
+/// which tree is damaged, the scan never starts, and no worker spins.
+#[test]
+fn truncated_subtree_object_is_a_note_not_a_spinning_worker() {
+    let (_tmp, repo_dir, _) = committed();
+    write(&repo_dir, "sub/deep/b.txt", "b\n");
+    let repo = Repository::open(&repo_dir).unwrap();
+    let oid = commit_all(&repo, "second");
+    let root = repo.find_commit(oid).unwrap().tree().unwrap();
+    let sub = root.get_name("sub").unwrap().to_object(&repo).unwrap();
+    let deep = sub.as_tree().unwrap().get_name("deep").unwrap().id();
+    drop((sub, root));
+    truncate_loose(&repo_dir, deep);
+    let facts = timed_read(&repo_dir);
+    let GitFacts::Repository(facts) = facts else {
+        panic!("{facts:?}");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "the tree object of sub/deep in HEAD, {deep} cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert!(
+        matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == oid.to_string())
+    );
+    assert_no_worker_spins();
+}
+
+/// A truncated loose blob (issue 24, item 5): the status scan never
+/// inflates a blob to compare files, but its search for staged renames
+/// does, and spun forever on a cut-short one. Here `a.txt` is staged as
+/// deleted and a similar file as added; the deleted side's loose blob is
+/// cut short, and the read says so instead of starting the scan.
+#[test]
+fn truncated_blob_of_a_staged_rename_is_a_note_not_a_spinning_worker() {
+    let (_tmp, repo_dir, _) = committed();
+    let text = "line\n".repeat(200);
+    write(&repo_dir, "a.txt", &text);
+    let repo = Repository::open(&repo_dir).unwrap();
+    let oid = commit_all(&repo, "second");
+    let blob = repo
+        .find_commit(oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("a.txt")
+        .unwrap()
+        .id();
+    truncate_loose(&repo_dir, blob);
+    // A clean tree never reads the blob: the status is read as usual.
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(facts.status, StatusOutcome::Done(Default::default()));
+    std::fs::remove_file(repo_dir.join("a.txt")).unwrap();
+    write(&repo_dir, "z.txt", &format!("{text}more\n"));
+    let mut index = repo.index().unwrap();
+    index.remove_path(Path::new("a.txt")).unwrap();
+    index.add_path(Path::new("z.txt")).unwrap();
+    index.write().unwrap();
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "the blob object {blob} of a.txt cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert_no_worker_spins();
+}
+
+/// A tree naming one folder under many names, nested (issue 24's "no
+/// unbounded work"): eight levels of ten names each spell out 10^8 paths
+/// from nine small trees, and comparing HEAD with the index walked them
+/// all, for hours and gigabytes. The check counts the paths a tree spells
+/// out before the scan starts and says it is too many; packed, as a clone
+/// brings it, the same.
+#[test]
+fn a_tree_spelling_out_too_many_paths_is_not_scanned() {
+    let (_tmp, repo_dir, first) = committed();
+    let repo = Repository::open(&repo_dir).unwrap();
+    let blob = repo.blob(b"x\n").unwrap();
+    let mut tree = {
+        let mut builder = repo.treebuilder(None).unwrap();
+        builder.insert("x.txt", blob, 0o100644).unwrap();
+        builder.write().unwrap()
+    };
+    for _ in 0..8 {
+        let mut builder = repo.treebuilder(None).unwrap();
+        for i in 0..10 {
+            builder.insert(format!("d{i}"), tree, 0o040000).unwrap();
+        }
+        tree = builder.write().unwrap();
+    }
+    let sig = git2::Signature::new(
+        "Planted Author",
+        "planted@example.com",
+        &git2::Time::new(0, 0),
+    )
+    .unwrap();
+    let parent = repo.find_commit(first).unwrap();
+    let bomb = repo
+        .commit(
+            Some("HEAD"),
+            &sig,
+            &sig,
+            "bomb",
+            &repo.find_tree(tree).unwrap(),
+            &[&parent],
+        )
+        .unwrap();
+    let expected = StatusOutcome::Failed {
+        detail: "HEAD's tree spells out more than 2000000 paths, more than a status scan is \
+                 started for"
+            .to_owned(),
+    };
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(facts.status, expected);
+    assert!(
+        matches!(&facts.head, HeadFacts::Branch { commit, .. } if commit.full == bomb.to_string())
+    );
+    // Packed, with no loose object left, as a clone brings it.
+    let objects = repo_dir.join(".git/objects");
+    let mut pack = repo.packbuilder().unwrap();
+    // Object by object: `insert_commit` would walk every path.
+    let mut ids = Vec::new();
+    repo.odb()
+        .unwrap()
+        .foreach(|oid| {
+            ids.push(*oid);
+            true
+        })
+        .unwrap();
+    for oid in ids {
+        pack.insert_object(oid, None).unwrap();
+    }
+    pack.write(&objects.join("pack"), 0o644).unwrap();
+    drop(pack);
+    for fanout in std::fs::read_dir(&objects).unwrap().flatten() {
+        if fanout.file_name().len() == 2 {
+            std::fs::remove_dir_all(fanout.path()).unwrap();
+        }
+    }
+    let GitFacts::Repository(facts) = timed_read(&repo_dir) else {
+        panic!("the packed repository was not read");
+    };
+    assert_eq!(facts.status, expected);
+    assert_no_worker_spins();
+}
+
+/// A submodule as `git submodule add` lays it out, checked out at `sub`
+/// and staged in `main`'s index; returns its commit.
+fn add_submodule(main: &Path, files: &[(&str, &str)]) -> git2::Oid {
+    let sub = main.join("sub");
+    let module = main.join(".git/modules/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let cloned = Repository::init_opts(
+        &module,
+        RepositoryInitOptions::new().bare(true).initial_head("main"),
+    )
+    .unwrap();
+    let config = &mut cloned.config().unwrap();
+    config.set_bool("core.bare", false).unwrap();
+    config.set_str("core.worktree", "../../../sub").unwrap();
+    write(&sub, ".git", "gitdir: ../.git/modules/sub\n");
+    let sub_repo = Repository::open(&sub).unwrap();
+    for (name, text) in files {
+        write(&sub, name, text);
+    }
+    let oid = commit_all(&sub_repo, "sub");
+    let repo = Repository::open(main).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o160000,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id: oid,
+            flags: 0,
+            flags_extended: 0,
+            path: b"sub".to_vec(),
+        })
+        .unwrap();
+    index.write().unwrap();
+    oid
+}
+
+/// The status scan opens every checked-out submodule and compares its
+/// HEAD, index and working tree, so a submodule's huge sparse index grew
+/// the process by its size and a truncated tree in it spun the worker. Each
+/// submodule now gets the same checks as the repository itself.
+#[test]
+fn a_damaged_submodule_is_a_note_not_a_read() {
+    let (_tmp, main, _) = committed();
+    add_submodule(&main, &[("s.txt", "s\n")]);
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    assert!(
+        matches!(&facts.status, StatusOutcome::Done(status) if status.total.added == 1),
+        "{:?}",
+        facts.status
+    );
+    let index = main.join(".git/modules/sub/index");
+    std::fs::File::create(&index)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    assert_eq!(
+        facts.status,
+        StatusOutcome::Failed {
+            detail: "in the submodule sub: ../.git/modules/sub/index is 4294967296 bytes, \
+                     more than the 128 MiB git is let read of it; the repository was not opened"
+                .to_owned()
+        }
+    );
+    assert!(peak_memory() < 200 << 20);
+    assert_no_worker_spins();
+}
+
+/// A truncated loose tree in a submodule is found as in the repository.
+#[test]
+fn a_truncated_tree_in_a_submodule_is_a_note_not_a_spinning_worker() {
+    let (_tmp, main, _) = committed();
+    let sub_oid = add_submodule(&main, &[("d/s.txt", "s\n")]);
+    let module = Repository::open(main.join("sub")).unwrap();
+    let tree = module
+        .find_commit(sub_oid)
+        .unwrap()
+        .tree()
+        .unwrap()
+        .get_name("d")
+        .unwrap()
+        .id();
+    let hex = tree.to_string();
+    let object = main
+        .join(".git/modules/sub/objects")
+        .join(&hex[..2])
+        .join(&hex[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, &bytes[..bytes.len() / 2]).unwrap();
+    let GitFacts::Repository(facts) = timed_read(&main) else {
+        panic!("the repository was not read");
+    };
+    let StatusOutcome::Failed { detail } = &facts.status else {
+        panic!("{:?}", facts.status);
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "in the submodule sub: the tree object of d in HEAD, {tree} cannot be inflated"
+        )),
+        "{detail}"
+    );
+    assert_no_worker_spins();
 }

@@ -13,10 +13,13 @@
 //!
 //! A worker cannot be stopped, so three things keep a hostile repository from
 //! costing a thread per turn: [`preflight`](super::preflight) refuses a
-//! repository whose known files are not regular files before any thread
-//! starts, [`objects`](super::objects) inflates `HEAD`'s loose commit and
-//! root tree before the status scan reads them (a cut-short one would make
-//! it spin), and a repository whose worker overran is remembered (see
+//! repository whose known files are not regular files, or are larger than
+//! libgit2 should read whole, before any thread starts;
+//! [`objects`](super::objects) inflates, bounded, the loose objects the
+//! status scan would inflate (`HEAD`'s commit, every tree below it, the
+//! blobs of staged renames) before it starts (a cut-short one would make it
+//! spin), and every checked-out submodule the scan opens gets both checks
+//! too; and a repository whose worker overran is remembered (see
 //! `overdue`) until that worker ends; meanwhile later probes of it
 //! start no new worker for the step that hung. Entries beyond
 //! [`GitProbeOptions::max_entries`] are counted but not kept, so a huge
@@ -99,6 +102,11 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         Preflight::Clear { root } => root,
         Preflight::Refused { path } => {
             return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::NotAFile { path }));
+        }
+        Preflight::TooLarge { path, len, limit } => {
+            return GitRead::Ended(GitFacts::Unavailable(GitUnavailable::Unreadable {
+                detail: too_large(&path, len, limit),
+            }));
         }
     };
     let key = overdue::key(root.as_deref().unwrap_or(path));
@@ -269,10 +277,18 @@ impl Work {
         let _ = tx.send(Report::Opened { head, worktree });
         if self.status && !bare {
             self.progress.enter(Phase::Status);
-            // A cut-short loose HEAD commit or root tree would make the scan
-            // spin forever on this thread; inflate them first.
+            // A cut-short loose object the scan inflates (HEAD's commit, a
+            // tree below it, a blob of a staged rename) would make it spin
+            // forever on this thread; inflate them first, bounded.
             if let Some(problem) = damaged_head(&repo) {
-                let _ = tx.send(Report::Status(Err(git2::Error::from_str(&problem))));
+                let detail = problem.detail();
+                let _ = tx.send(Report::Status(Err(git2::Error::from_str(detail))));
+                return;
+            }
+            // The scan opens each checked-out submodule and compares its
+            // `HEAD`, index and working tree: the same checks, for each.
+            if let Some(detail) = damaged_submodules(&repo, 1, &mut 0) {
+                let _ = tx.send(Report::Status(Err(git2::Error::from_str(&detail))));
                 return;
             }
             let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
@@ -280,11 +296,82 @@ impl Work {
     }
 }
 
-/// Why `HEAD`'s loose commit or root tree is damaged, if it is (see
-/// [`objects`](super::objects)).
-fn damaged_head(repo: &Repository) -> Option<String> {
+/// The note for a file [`preflight`] found too large for libgit2 to read.
+fn too_large(path: &str, len: u64, limit: u64) -> String {
+    const KIB: u64 = 1024;
+    let limit = if limit >= KIB * KIB && limit.is_multiple_of(KIB * KIB) {
+        format!("{} MiB", limit / (KIB * KIB))
+    } else if limit >= KIB && limit.is_multiple_of(KIB) {
+        format!("{} KiB", limit / KIB)
+    } else {
+        format!("{limit} bytes")
+    };
+    format!(
+        "{path} is {len} bytes, more than the {limit} git is let read of it; \
+         the repository was not opened"
+    )
+}
+
+/// Why the status scan must not start, if a loose object it would inflate
+/// is damaged or too much to check (see [`objects`](super::objects)).
+fn damaged_head(repo: &Repository) -> Option<objects::Problem> {
     let oid = repo.head().ok()?.target()?;
-    objects::damaged_head_objects(&repo.commondir().join("objects"), &oid.to_string())
+    objects::check_head(repo, oid, &objects::Budget::default())
+}
+
+/// How deep submodules inside submodules are checked; the scan of a
+/// superproject compares each submodule's own status, nested ones included.
+const MAX_SUBMODULE_DEPTH: usize = 4;
+
+/// The most submodules checked, all levels together.
+const MAX_SUBMODULES: usize = 1000;
+
+/// Why the status scan must not start because of a submodule it would
+/// open: one whose files [`preflight`] refuses, or whose objects
+/// [`objects`](super::objects) finds damaged or too much to check, at
+/// depth `depth` (1 for the superproject's own). `seen` counts the
+/// submodules checked so far.
+fn damaged_submodules(repo: &Repository, depth: usize, seen: &mut usize) -> Option<String> {
+    let workdir = repo.workdir()?.to_path_buf();
+    let index = repo.index().ok()?;
+    // A gitlink: an index entry naming a commit of another repository.
+    const GITLINK: u32 = 0o160000;
+    for entry in index.iter().filter(|entry| entry.mode == GITLINK) {
+        let name = String::from_utf8_lossy(&entry.path).into_owned();
+        let folder = workdir.join(&name);
+        // libgit2 opens only a checked-out submodule: one with a `.git`.
+        if std::fs::symlink_metadata(folder.join(".git")).is_err() {
+            continue;
+        }
+        *seen += 1;
+        if *seen > MAX_SUBMODULES || depth > MAX_SUBMODULE_DEPTH {
+            return Some(format!(
+                "the repository has more than {MAX_SUBMODULES} submodules, or submodules nested \
+                 more than {MAX_SUBMODULE_DEPTH} deep, more than are checked before a status scan"
+            ));
+        }
+        let why = match preflight::check(&folder) {
+            Preflight::Clear { .. } => submodule_objects(&folder, depth, seen),
+            Preflight::Refused { path } => Some(format!("{path} is not a regular file")),
+            Preflight::TooLarge { path, len, limit } => Some(too_large(&path, len, limit)),
+        };
+        if let Some(why) = why {
+            return Some(format!("in the submodule {}: {why}", clean(&name)));
+        }
+    }
+    None
+}
+
+/// Opens the submodule checked out at `folder` (its files passed the
+/// preflight) and checks its objects and its own submodules.
+fn submodule_objects(folder: &Path, depth: usize, seen: &mut usize) -> Option<String> {
+    let sub = Repository::open(folder).ok()?;
+    if let Some(oid) = sub.head().ok().and_then(|head| head.target())
+        && let Some(problem) = objects::check_head(&sub, oid, &objects::Budget::default())
+    {
+        return Some(problem.detail().to_owned());
+    }
+    damaged_submodules(&sub, depth + 1, seen)
 }
 
 /// Discovers the repository containing `path`, refusing one whose work
