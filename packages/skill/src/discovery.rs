@@ -24,6 +24,7 @@ use crate::parse::ParseOutcome;
 use crate::persist::DiskCache;
 use crate::precedence;
 use crate::provider::{self, SkillProvider};
+use crate::read::RootConfinements;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::{RootSnapshot, WalkSnapshot};
 use crate::sources::SourceRoot;
@@ -182,8 +183,12 @@ impl Discovery {
         diagnostics.extend(resolution);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
+        let confinements = RootConfinements::of(roots);
         let registry = match &self.last {
-            Some(last) if providers.is_empty() && last.holds(&index, &diagnostics, &reports) => {
+            Some(last)
+                if providers.is_empty()
+                    && last.holds(&index, &diagnostics, &reports, &confinements) =>
+            {
                 last.clone()
             }
             _ => SkillRegistry::new(
@@ -192,6 +197,7 @@ impl Discovery {
                 reports,
                 &self.options,
                 provided.providers,
+                confinements,
             ),
         };
         self.last = (providers.is_empty() && !self.single).then(|| registry.clone());

@@ -35,6 +35,7 @@ mod format;
 use format::{Contents, FORMAT};
 
 use crate::provider::ProviderSet;
+use crate::read::RootConfinements;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::WalkSnapshot;
 use crate::sources::SourceRoot;
@@ -95,6 +96,7 @@ impl DiskCache {
             stored.reports,
             options,
             ProviderSet::default(),
+            RootConfinements::of(roots),
         );
         Some((registry, snapshot))
     }
