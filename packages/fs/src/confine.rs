@@ -130,7 +130,12 @@ impl Confinement {
 fn open_beneath(root: &Path, path: &Path) -> Result<Option<File>, ReadError> {
     use rustix::fs::{Mode, OFlags, ResolveFlags};
     use rustix::io::Errno;
-    let Some(relative) = crate::dir::below(path, root).filter(|r| !r.as_os_str().is_empty()) else {
+    // Not `dir::below`: `dir` builds on this module.
+    let Some(relative) = path
+        .strip_prefix(root)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+    else {
         return Ok(None);
     };
     let Ok(dir) = rustix::fs::open(

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bcode_fs::Confinement;
-use bcode_skill_models::{SkillSummary, SourceKind};
+use bcode_skill_models::{SkillSource, SkillSummary, SourceKind};
 
 use crate::front_matter::{self, Split};
 use crate::sources::SourceRoot;
@@ -111,10 +111,10 @@ impl RootConfinements {
         RootConfinements(Arc::new(entries))
     }
 
-    /// Where `skill`'s files may resolve. A skill of no root searched (none
-    /// a build produces) stays inside its own root: the strictest reading.
-    fn of_skill(&self, skill: &SkillSummary) -> Confinement {
-        let source = &skill.source;
+    /// Where the files of `source`'s skills may resolve. A source of no root
+    /// searched (none a build produces) stays inside its own root: the
+    /// strictest reading.
+    pub(crate) fn of_source(&self, source: &SkillSource) -> Confinement {
         let found = self.0.iter().find(|(kind, ordinal, label, _)| {
             *kind == source.kind && *ordinal == source.ordinal && *label == source.label
         });
@@ -130,7 +130,8 @@ impl RootConfinements {
     /// entry is refused (`ReadError::escape`) if it leads where the walk
     /// would have refused it.
     pub(crate) fn read_body(&self, skill: &SkillSummary, max: usize) -> Result<Vec<u8>, ReadError> {
-        self.of_skill(skill).read_bounded(&skill.location, max)
+        self.of_source(&skill.source)
+            .read_bounded(&skill.location, max)
     }
 }
 

@@ -19,7 +19,7 @@ use bcode_skill_models::{DiagnosticCode, LoadCause, SkillError, SkillsConfig, So
 use support::{build, write_tree};
 
 const SKILL: &str = "---\ndescription: a skill\n---\nthe real body\n";
-const SECRET: &str = "---\ndescription: a skill\n---\nSECRET BODY\n";
+const SECRET: &str = "---\ndescription: SECRET\n---\nSECRET BODY\n";
 
 /// The registry of a repository at `base/repo` and a home at `base/home`.
 fn registry(base: &Path) -> SkillRegistry {
@@ -177,6 +177,50 @@ fn racing_swaps_never_leak_the_outside_body() {
             }) => {}
             Err(other) => panic!("unexpected {other}"),
         }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+}
+
+/// The same race against discovery itself: the walk sees a regular
+/// `SKILL.md`, and a loader reads it a moment later on a worker thread. The
+/// loader opens it through the root's confinement too, so the outside
+/// file's front matter never becomes the skill's description (the
+/// catalog's text). Builds go on until the swapper has swapped 200 times
+/// and some build met the link.
+#[test]
+fn racing_swaps_never_leak_outside_front_matter_into_a_build() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let (_dir, base) = sandbox();
+    let location = base.join("repo/.bcode/skills/alpha/SKILL.md");
+    let secret = base.join("secret/SKILL.md");
+    let real = base.join("repo/real-alpha.md");
+    fs::write(&real, SKILL).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps, location) = (Arc::clone(&stop), Arc::clone(&swaps), location.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                swap_for_link(&location, &secret);
+                swap_for_link(&location, &real);
+                swaps.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    let (mut builds, mut met_the_link) = (0u32, false);
+    while builds < 200 || swaps.load(Ordering::Relaxed) < 200 || !met_the_link {
+        builds += 1;
+        assert!(builds < 100_000, "the race never happened");
+        let registry = registry(&base);
+        if let Some(skill) = registry.get("alpha") {
+            assert_eq!(skill.manifest.description, "a skill", "build {builds}");
+        }
+        met_the_link |= registry
+            .diagnostics()
+            .iter()
+            .any(|d| d.path.as_deref() == Some(location.as_path()));
     }
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
