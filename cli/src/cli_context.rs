@@ -123,9 +123,40 @@ impl ProcessInputs {
         SourceEnv::from_vars(&|name| self.env.get(name).cloned())
     }
 
+    /// Says on stderr (once a process) when the state folder, or the disk
+    /// cache's folders in it, are not safe to keep state in: the library then
+    /// quietly goes without the disk cache, and the operator should know why.
+    /// Nothing is created here; a missing folder is no problem.
+    fn warn_about_the_state_folder(&self) {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        let Some(state) = self.source_env().state_dir() else {
+            return;
+        };
+        let exists = |path: &std::path::Path| std::fs::symlink_metadata(path).is_ok();
+        let check = || -> Result<(), bcode_fs::StateError> {
+            if !exists(&state) {
+                return Ok(());
+            }
+            let mut dir = bcode_fs::StateDir::existing(&state)?;
+            for name in ["cache", "skills"] {
+                if !exists(&dir.path().join(name)) {
+                    break;
+                }
+                dir = dir.subdir(name)?;
+            }
+            Ok(())
+        };
+        if let Err(err) = check() {
+            WARNED.call_once(|| {
+                eprintln!("bcode-prompt: warning: {err}; the skill disk cache is not used");
+            });
+        }
+    }
+
     /// Session options for this invocation: the repository, the working
     /// directory, the environment snapshot and every config layer flag.
     pub fn session_options(&self) -> SessionOptions {
+        self.warn_about_the_state_folder();
         let mut options = SessionOptions::new(&self.repo)
             .cwd(&self.cwd)
             .env(self.env.clone())

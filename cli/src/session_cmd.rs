@@ -326,14 +326,14 @@ fn session_folder(
                 + &format!("-{}", std::process::id())
         }
     };
-    let folder = state.join("sessions").join(id);
-    std::fs::create_dir_all(&folder).map_err(|err| {
-        CliError::Usage(format!(
-            "cannot create the session folder `{}`: {err}",
-            folder.display()
-        ))
-    })?;
-    Ok(folder)
+    // The log is the session's audit trail: in a state folder another user
+    // could write to, a planted link would redirect it, so the session
+    // refuses to start rather than run without a trustworthy log.
+    let folder = bcode_fs::StateDir::open(&state)
+        .and_then(|state| state.subdir("sessions"))
+        .and_then(|sessions| sessions.subdir(&id))
+        .map_err(|err| CliError::Usage(format!("cannot keep a session log: {err}")))?;
+    Ok(folder.path().to_path_buf())
 }
 
 fn show_listing(

@@ -138,15 +138,22 @@ pub(crate) fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -
     }
 }
 
-/// `<state dir>/cache/skills` when `skills.disk_cache` is on.
+/// `<state dir>/cache/skills` when `skills.disk_cache` is on and the state
+/// folder, `cache/` and `cache/skills/` are safe to keep state in (created
+/// private when missing; see `bcode_fs::StateDir`). A state folder another
+/// user could write to is not used at all: the render goes on without the
+/// cache (the CLI says why on stderr).
 pub(crate) fn disk_cache_dir(
     loaded: &LoadedConfig,
     env: &BTreeMap<String, String>,
 ) -> Option<std::path::PathBuf> {
+    if !loaded.config.skills.disk_cache {
+        return None;
+    }
     let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
-    loaded
-        .config
-        .skills
-        .disk_cache
-        .then(|| state.join("cache").join("skills"))
+    let dir = bcode_fs::StateDir::open(&state)
+        .and_then(|state| state.subdir("cache"))
+        .and_then(|cache| cache.subdir("skills"))
+        .ok()?;
+    Some(dir.path().to_path_buf())
 }

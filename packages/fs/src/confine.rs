@@ -8,7 +8,10 @@
 //! Reads check the opened file, not the path: on Linux the file
 //! descriptor's real path (`/proc/self/fd/N`), so a link swapped between a
 //! check and the open cannot slip through; elsewhere, or without `/proc`,
-//! the canonical path. The skill walk, which must not spend a syscall per
+//! the canonical path. Inside a folder, Linux opens the file with
+//! `openat2(RESOLVE_BENEATH)` relative to the folder, so a file outside is
+//! never even opened; where the kernel cannot (see
+//! [`Confinement::open_regular`]) the path is resolved and checked first. The skill walk, which must not spend a syscall per
 //! file, checks only the entries it already knows are links, with
 //! [`Confinement::check`] on the target it resolved.
 
@@ -77,9 +80,30 @@ impl Confinement {
     }
 
     /// [`crate::open_regular`], refusing a file that really lies outside the
-    /// confinement (checked on the open file, see the module docs).
+    /// confinement (see the module docs). Inside a folder, on Linux, the file
+    /// is opened with `openat2(RESOLVE_BENEATH)` relative to the folder, so
+    /// the kernel itself refuses every path that leaves it, whatever link
+    /// is swapped in when. Where that cannot say (an older kernel, a seccomp
+    /// filter, an absolute link, which `RESOLVE_BENEATH` refuses even when it
+    /// points back inside) the path is resolved and checked before it is
+    /// opened, so a file outside is not even opened; and whichever way it was
+    /// opened, the open file's real path is checked before a byte is read.
     pub fn open_regular(&self, path: &Path) -> Result<(File, u64), ReadError> {
-        let file = open_nonblocking(path)?;
+        #[cfg(target_os = "linux")]
+        let beneath = match &self.within {
+            Some(root) => open_beneath(root, path)?,
+            None => None,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let beneath = None;
+        let file = match beneath {
+            Some(file) => file,
+            None => {
+                let real = std::fs::canonicalize(path).map_err(ReadError::Io)?;
+                self.check(path, &real).map_err(ReadError::from)?;
+                open_nonblocking(path)?
+            }
+        };
         let real = real_path(&file, path).map_err(ReadError::Io)?;
         self.check(path, &real).map_err(ReadError::from)?;
         check_regular(file)
@@ -94,6 +118,45 @@ impl Confinement {
         let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         read_rest(&mut file, &mut buf, max)?;
         Ok(buf)
+    }
+}
+
+/// `path` opened below `root` with `openat2(RESOLVE_BENEATH |
+/// RESOLVE_NO_MAGICLINKS)`; `None` when the kernel cannot answer for it
+/// (the caller then resolves and checks the path itself): `path` not written
+/// below `root`, no `openat2` (`ENOSYS`, or `EPERM` from a seccomp filter),
+/// or a refusal that may be an absolute link back inside (`EXDEV`, `ELOOP`).
+#[cfg(target_os = "linux")]
+fn open_beneath(root: &Path, path: &Path) -> Result<Option<File>, ReadError> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use rustix::io::Errno;
+    // Not `dir::below`: `dir` builds on this module.
+    let Some(relative) = path
+        .strip_prefix(root)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+    else {
+        return Ok(None);
+    };
+    let Ok(dir) = rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) else {
+        return Ok(None);
+    };
+    match rustix::fs::openat2(
+        &dir,
+        relative,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+    ) {
+        Ok(fd) => Ok(Some(File::from(fd))),
+        Err(
+            Errno::XDEV | Errno::LOOP | Errno::NOSYS | Errno::PERM | Errno::INVAL | Errno::AGAIN,
+        ) => Ok(None),
+        Err(err) => Err(ReadError::Io(err.into())),
     }
 }
 
@@ -236,6 +299,20 @@ mod tests {
                 .read_bounded(&repo.join("out.md"), 100)
                 .unwrap(),
             b"secret"
+        );
+        // An absolute link back inside (which `RESOLVE_BENEATH` refuses on
+        // its own) is read, as any link that stays in the root.
+        symlink(real_repo.join("docs/guide.md"), repo.join("abs.md")).unwrap();
+        assert_eq!(
+            confined.read_bounded(&repo.join("abs.md"), 100).unwrap(),
+            b"inside"
+        );
+        // A relative link out through `..` is refused like an absolute one.
+        symlink("../secret.txt", repo.join("up.md")).unwrap();
+        let err = confined.read_bounded(&repo.join("up.md"), 100).unwrap_err();
+        assert_eq!(
+            err.escape().unwrap().target,
+            std::fs::canonicalize(&outside).unwrap()
         );
         // A missing file is still an ordinary `NotFound`.
         let err = confined

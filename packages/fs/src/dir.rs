@@ -8,6 +8,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::confine::Confinement;
 use crate::read::ReadError;
 use crate::stamp::{FileInfo, FileKind, FileStamp};
 
@@ -17,6 +18,9 @@ pub struct DirHandle {
     path: PathBuf,
     #[cfg(target_os = "linux")]
     fd: rustix::fd::OwnedFd,
+    /// Where files opened through the handle may resolve, when that is
+    /// checked (see [`DirHandle::confined`]).
+    confinement: Option<Confinement>,
 }
 
 impl DirHandle {
@@ -33,6 +37,7 @@ impl DirHandle {
             Ok(DirHandle {
                 path: path.to_path_buf(),
                 fd,
+                confinement: None,
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -42,8 +47,23 @@ impl DirHandle {
             }
             Ok(DirHandle {
                 path: path.to_path_buf(),
+                confinement: None,
             })
         }
+    }
+
+    /// This handle, with files opened through [`DirHandle::open_regular`]
+    /// kept to `confinement`: on Linux with `openat2(RESOLVE_BENEATH)`
+    /// relative to the handle, which costs what a plain `openat` costs, and,
+    /// for a path the kernel will not resolve beneath the folder (one through
+    /// a link leading out of it, which the walk checked), through
+    /// [`Confinement::open_regular`]. So a file swapped for a link after
+    /// the walk looked at it cannot lead a read out of its confinement.
+    /// Where the kernel has no `openat2` (before 5.6, or a seccomp filter
+    /// refuses it) files are opened as by an unconfined handle.
+    pub fn confined(mut self, confinement: Confinement) -> Self {
+        self.confinement = Some(confinement);
+        self
     }
 
     /// The path the directory was opened at, as the caller gave it; stamps
@@ -72,17 +92,31 @@ impl DirHandle {
         if let Some(relative) = self.relative(path)
             && !relative.as_os_str().is_empty()
         {
-            use rustix::fs::{Mode, OFlags};
-            let fd = rustix::fs::openat(
-                &self.fd,
-                relative,
-                OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Mode::empty(),
-            )
-            .map_err(|err| ReadError::Io(err.into()))?;
+            use rustix::fs::{Mode, OFlags, ResolveFlags};
+            use rustix::io::Errno;
+            let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+            if let Some(confinement) = &self.confinement {
+                let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+                match rustix::fs::openat2(&self.fd, relative, flags, Mode::empty(), resolve) {
+                    Ok(fd) => return crate::read::check_regular(std::fs::File::from(fd)),
+                    // No `openat2` here: as an unconfined handle, below.
+                    Err(Errno::NOSYS | Errno::PERM) => {}
+                    // Out of the folder, through an absolute link, or a
+                    // rename racing the lookup: resolved and checked.
+                    Err(Errno::XDEV | Errno::LOOP | Errno::INVAL | Errno::AGAIN) => {
+                        return confinement.open_regular(path);
+                    }
+                    Err(err) => return Err(ReadError::Io(err.into())),
+                }
+            }
+            let fd = rustix::fs::openat(&self.fd, relative, flags, Mode::empty())
+                .map_err(|err| ReadError::Io(err.into()))?;
             return crate::read::check_regular(std::fs::File::from(fd));
         }
-        crate::read::open_regular(path)
+        match &self.confinement {
+            Some(confinement) => confinement.open_regular(path),
+            None => crate::read::open_regular(path),
+        }
     }
 
     /// Kind and stamp of `relative`, as [`DirHandle::stamp`].
@@ -259,6 +293,47 @@ mod tests {
             assert!(handle.info(link, false).unwrap().is_symlink());
             assert_eq!(handle.stamp(link, true).unwrap(), std_stamp);
         }
+    }
+
+    /// A confined handle refuses a file swapped for a link out of its
+    /// confinement, and follows links the confinement allows (inside the
+    /// folder, or out of it to elsewhere inside the repository).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_confined_handle_keeps_reads_inside_the_confinement() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let (repo, root) = (base.join("repo"), base.join("repo/skills"));
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(repo.join("docs")).unwrap();
+        std::fs::write(root.join("a/SKILL.md"), "inside").unwrap();
+        std::fs::write(repo.join("docs/b.md"), "in the repo").unwrap();
+        std::fs::write(base.join("secret.md"), "secret").unwrap();
+        std::os::unix::fs::symlink("../docs/b.md", root.join("b.md")).unwrap();
+        std::os::unix::fs::symlink(base.join("secret.md"), root.join("out.md")).unwrap();
+        std::os::unix::fs::symlink("../../secret.md", root.join("up.md")).unwrap();
+        let handle = DirHandle::open(&root)
+            .unwrap()
+            .confined(Confinement::within(&repo));
+        let read = |name: &str| {
+            let (mut file, _) = handle.open_regular(&root.join(name))?;
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut file, &mut text).map_err(ReadError::Io)?;
+            Ok::<_, ReadError>(text)
+        };
+        assert_eq!(read("a/SKILL.md").unwrap(), "inside");
+        assert_eq!(read("b.md").unwrap(), "in the repo");
+        for name in ["out.md", "up.md"] {
+            let err = read(name).unwrap_err();
+            assert_eq!(
+                err.escape().unwrap().target,
+                base.join("secret.md"),
+                "{name}"
+            );
+        }
+        // Unconfined, as before: links are followed.
+        let plain = DirHandle::open(&root).unwrap();
+        assert!(plain.open_regular(&root.join("out.md")).is_ok());
     }
 
     #[test]

@@ -15,6 +15,10 @@
 //! unchanged, and directory handles that take stamps relative to an open
 //! directory, cheaply, the one answer to how many worker threads an edge
 //! may use, and an exact folder watch (`FolderWatch`).
+//!
+//! [`StateDir`] is the user's state folder, used only when it is the user's
+//! own and nobody else may write to it, with files in it created `O_EXCL`
+//! under random names and opened without following links (`state.rs`).
 
 #![warn(missing_docs)]
 
@@ -23,6 +27,7 @@ mod dir;
 mod list;
 mod read;
 mod stamp;
+mod state;
 mod threads;
 mod watch;
 
@@ -31,5 +36,6 @@ pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
+pub use state::{StateDir, StateError};
 pub use threads::worker_threads;
 pub use watch::{FolderWatch, WatchError, can_watch};

@@ -54,7 +54,9 @@ pub(crate) fn open_nonblocking(path: &Path) -> Result<File, ReadError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+        // `O_NOCTTY`: a terminal named in a file's place never becomes the
+        // process's controlling terminal.
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     options.open(path).map_err(ReadError::Io)
 }

@@ -24,6 +24,7 @@ use crate::parse::ParseOutcome;
 use crate::persist::DiskCache;
 use crate::precedence;
 use crate::provider::{self, SkillProvider};
+use crate::read::RootConfinements;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::{RootSnapshot, WalkSnapshot};
 use crate::sources::SourceRoot;
@@ -93,6 +94,9 @@ struct Walked {
     snapshots: Vec<RootSnapshot>,
     diagnostics: Vec<Diagnostic>,
     reports: Vec<RootReport>,
+    /// Where each root's files may resolve: the loaders' reads and the
+    /// registry's body reads keep to it.
+    confinements: RootConfinements,
 }
 
 impl Discovery {
@@ -169,6 +173,7 @@ impl Discovery {
             snapshots,
             mut diagnostics,
             reports,
+            confinements,
             ..
         } = walked;
         let provided = provider::collect(
@@ -183,7 +188,10 @@ impl Discovery {
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
         let registry = match &self.last {
-            Some(last) if providers.is_empty() && last.holds(&index, &diagnostics, &reports) => {
+            Some(last)
+                if providers.is_empty()
+                    && last.holds(&index, &diagnostics, &reports, &confinements) =>
+            {
                 last.clone()
             }
             _ => SkillRegistry::new(
@@ -192,6 +200,7 @@ impl Discovery {
                 reports,
                 &self.options,
                 provided.providers,
+                confinements,
             ),
         };
         self.last = (providers.is_empty() && !self.single).then(|| registry.clone());
@@ -266,6 +275,7 @@ impl Discovery {
             outcomes: Vec::new(),
             duplicates: Vec::new(),
             root_handle: None,
+            confinements: RootConfinements::of(roots),
         };
         let mut snapshots = Vec::with_capacity(roots.len());
         let mut diagnostics = Vec::new();
@@ -305,6 +315,7 @@ impl Discovery {
             snapshots,
             diagnostics,
             reports,
+            confinements: intake.confinements,
         }
     }
 
@@ -397,6 +408,8 @@ struct Intake<'a> {
     /// The last root's handle, shared by its candidates (they share one
     /// source), so files are opened relative to it.
     root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
+    /// Each root's confinement, which its handle keeps reads to.
+    confinements: RootConfinements,
 }
 
 impl Intake<'_> {
@@ -460,7 +473,7 @@ impl Intake<'_> {
             .root
             .as_deref()
             .and_then(|root| DirHandle::open(root).ok())
-            .map(Arc::new);
+            .map(|handle| Arc::new(handle.confined(self.confinements.of_source(source))));
         self.root_handle = Some((Arc::clone(source), handle.clone()));
         handle
     }

@@ -19,6 +19,15 @@
 //! line so its next record starts on a line of its own. Lines longer than
 //! [`MAX_RECORD_BYTES`] are never held in memory whole: the reader skips them
 //! with a problem, and the sink refuses to write them.
+//!
+//! The log is state in a folder that may be shared (a CI runner's state
+//! directory), so it is opened only as a regular file and never through a
+//! link (`O_NOFOLLOW`, `O_NONBLOCK`, then `fstat`): a FIFO, a device or a
+//! link in its place is refused with [`EventSinkError::NotALog`] rather than
+//! appended to or read. A sink finds where to continue by reading the log
+//! backwards from its end, at most [`TAIL_SCAN_BYTES`], so a huge (or
+//! sparse) file opens at once; [`read_events`] reads at most
+//! [`MAX_LOG_BYTES`].
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -32,6 +41,15 @@ use serde::{Deserialize, Serialize};
 /// carry bounded previews, never bodies, so real records are far smaller; the
 /// cap only keeps a damaged or hostile file from exhausting memory.
 pub const MAX_RECORD_BYTES: usize = 1024 * 1024;
+
+/// How far back from its end a sink looks for the last intact record before
+/// it gives up on a log (damaged lines are skipped, but only this many bytes
+/// of them).
+pub const TAIL_SCAN_BYTES: usize = 4 * MAX_RECORD_BYTES;
+
+/// The largest log [`read_events`] reads; a larger one is refused rather
+/// than held in memory.
+pub const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Where hosts send skill events.
 ///
@@ -71,6 +89,17 @@ pub enum EventSinkError {
         bytes: usize,
         /// [`MAX_RECORD_BYTES`].
         max: usize,
+    },
+    /// The file is not a log this sink can continue or read: not a regular
+    /// file (a FIFO, device, folder or link in its place), a last line over
+    /// [`MAX_RECORD_BYTES`], no intact record within [`TAIL_SCAN_BYTES`] of
+    /// its end, or (for [`read_events`]) larger than [`MAX_LOG_BYTES`].
+    #[error("event log `{path}` refused: {reason}")]
+    NotALog {
+        /// The log file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
     },
     /// Another sink (in this or another process) holds the log: a log has
     /// one writer at a time, or two would number records from the same point.
@@ -155,18 +184,22 @@ impl JsonlSink {
     /// number their records from the same point and interleave them, so the
     /// sink holds an exclusive lock on the file for its lifetime and a second
     /// one gets [`EventSinkError::Locked`]. On a filesystem without locks the
-    /// log is opened unlocked rather than not at all.
+    /// log is opened unlocked rather than not at all. The file is created
+    /// mode 0600 and only ever opened as a regular file, never through a
+    /// link ([`EventSinkError::NotALog`] otherwise).
     pub fn open(path: &Path, clock: Box<dyn Clock>) -> Result<Self, EventSinkError> {
         let io_error = |source| EventSinkError::Io {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io_error)?;
+        let mut options = OpenOptions::new();
+        options.read(true).append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = open_log(&options, path)?;
         // Taken before the last sequence number is read, so no other writer
         // can append between that read and our first record. The lock goes
         // with the file handle: dropping the sink (or the process dying)
@@ -181,9 +214,15 @@ impl JsonlSink {
             Err(std::fs::TryLockError::Error(err)) if err.kind() == io::ErrorKind::Unsupported => {}
             Err(std::fs::TryLockError::Error(err)) => return Err(io_error(err)),
         }
-        let next_seq = last_seq(&mut BufReader::new(&mut file))
-            .map_err(io_error)?
-            .map_or(0, |seq| seq.saturating_add(1));
+        let next_seq = match last_seq(&mut file).map_err(io_error)? {
+            Tail::Seq(seq) => seq.map_or(0, |seq| seq.saturating_add(1)),
+            Tail::Refused(reason) => {
+                return Err(EventSinkError::NotALog {
+                    path: path.to_path_buf(),
+                    reason,
+                });
+            }
+        };
         let needs_newline = ends_without_newline(&mut file).map_err(io_error)?;
         Ok(JsonlSink {
             file,
@@ -286,13 +325,68 @@ pub enum LogProblemKind {
 
 /// Reads the log at `path`. Damaged lines are reported and skipped; only
 /// failing to open or read the file is an error.
+/// Like a sink, it opens only a regular file and never through a link, and
+/// it refuses a log over [`MAX_LOG_BYTES`] rather than hold it in memory.
 pub fn read_events(path: &Path) -> Result<ReadOutcome, EventSinkError> {
     let io_error = |source| EventSinkError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io_error)?;
-    read_events_from(&mut BufReader::new(file)).map_err(io_error)
+    let mut options = OpenOptions::new();
+    options.read(true);
+    let file = open_log(&options, path)?;
+    let len = file.metadata().map_err(io_error)?.len();
+    if len > MAX_LOG_BYTES {
+        return Err(EventSinkError::NotALog {
+            path: path.to_path_buf(),
+            reason: format!("it is {len} bytes; at most {MAX_LOG_BYTES} are read"),
+        });
+    }
+    // Bounded again while reading: the file may grow after it was measured.
+    read_events_from(&mut BufReader::new(file.take(MAX_LOG_BYTES))).map_err(io_error)
+}
+
+/// Opens the log at `path` with `options`, never through a link and without
+/// blocking, and only when `fstat` says it is a regular file.
+fn open_log(options: &OpenOptions, path: &Path) -> Result<File, EventSinkError> {
+    let mut options = options.clone();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let refused = |reason: &str| EventSinkError::NotALog {
+        path: path.to_path_buf(),
+        reason: reason.to_owned(),
+    };
+    let file = match options.open(path) {
+        Ok(file) => file,
+        #[cfg(unix)]
+        Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(refused(
+                "it is a symbolic link; an event log is never opened through one",
+            ));
+        }
+        // A FIFO opened for writing with no reader.
+        #[cfg(unix)]
+        Err(err) if err.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(refused("it is not a regular file"));
+        }
+        Err(source) => {
+            return Err(EventSinkError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let meta = file.metadata().map_err(|source| EventSinkError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_file() {
+        return Err(refused("it is not a regular file"));
+    }
+    Ok(file)
 }
 
 /// Reads a log from any reader (the core of [`read_events`]).
@@ -327,20 +421,77 @@ pub fn read_events_from(reader: &mut dyn BufRead) -> io::Result<ReadOutcome> {
     Ok(outcome)
 }
 
-/// The sequence number of the last intact record, reading the log line by
-/// line without keeping the records.
-fn last_seq(reader: &mut dyn BufRead) -> io::Result<Option<u64>> {
-    let mut last = None;
+/// What the end of a log says about continuing it.
+enum Tail {
+    /// The sequence number of the last intact record (`None`: there is none).
+    Seq(Option<u64>),
+    /// Why the log cannot be continued.
+    Refused(String),
+}
+
+/// The sequence number of the last intact record, found by reading the
+/// log backwards from its end: a window of the last bytes, grown (64 KiB,
+/// then four times larger each time) until it holds the last intact record
+/// or the start of the file, up to [`TAIL_SCAN_BYTES`]. A line longer than
+/// [`MAX_RECORD_BYTES`] on the way (a torn tail included) ends the search
+/// with a refusal: no record this sink wrote is that long, so the file is
+/// not its log, and scanning on would make opening cost the file's size.
+fn last_seq(file: &mut File) -> io::Result<Tail> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let mut window = 64 * 1024;
     let mut buf = Vec::new();
     loop {
-        match next_line(reader, &mut buf, MAX_RECORD_BYTES)? {
-            Line::End => return Ok(last),
-            Line::Complete => {
-                if let Ok(record) = parse_record(&buf) {
-                    last = Some(record.seq);
-                }
+        let want = len.min(window as u64);
+        buf.clear();
+        file.seek(SeekFrom::Start(len - want))?;
+        (&mut *file).take(want).read_to_end(&mut buf)?;
+        let at_start = buf.len() as u64 == len;
+        match scan_tail(&buf, at_start) {
+            Some(tail) => return Ok(tail),
+            None if window >= TAIL_SCAN_BYTES => {
+                return Ok(Tail::Refused(format!(
+                    "no intact record in its last {TAIL_SCAN_BYTES} bytes"
+                )));
             }
-            Line::Torn | Line::Oversized { .. } => {}
+            None => window = (window * 4).min(TAIL_SCAN_BYTES),
+        }
+    }
+}
+
+/// [`last_seq`]'s answer from the last bytes of a log (`at_start`: all of
+/// them), or `None` when more bytes are needed to tell.
+fn scan_tail(buf: &[u8], at_start: bool) -> Option<Tail> {
+    let too_long = || {
+        Tail::Refused(format!(
+            "its last line is longer than {MAX_RECORD_BYTES} bytes, the longest record"
+        ))
+    };
+    // The torn tail after the last newline is skipped, as the reader does.
+    let mut end = match buf.iter().rposition(|&b| b == b'\n') {
+        Some(newline) if buf.len() - newline - 1 > MAX_RECORD_BYTES => return Some(too_long()),
+        Some(newline) => newline,
+        None if buf.len() > MAX_RECORD_BYTES => return Some(too_long()),
+        None if at_start => return Some(Tail::Seq(None)),
+        None => return None,
+    };
+    loop {
+        let start = buf[..end].iter().rposition(|&b| b == b'\n').map(|i| i + 1);
+        let line = &buf[start.unwrap_or(0)..end];
+        if line.len() > MAX_RECORD_BYTES {
+            return Some(too_long());
+        }
+        match start {
+            Some(start) => {
+                if let Ok(record) = parse_record(line) {
+                    return Some(Tail::Seq(Some(record.seq)));
+                }
+                end = start - 1;
+            }
+            None if at_start => {
+                return Some(Tail::Seq(parse_record(line).ok().map(|r| r.seq)));
+            }
+            // The line may begin before the window.
+            None => return None,
         }
     }
 }
@@ -520,6 +671,131 @@ mod tests {
             .map(|r| r.seq)
             .collect();
         assert_eq!(seqs, [0, 1, 2]);
+    }
+
+    /// Where a sink continues a log, for several shapes of its end; the
+    /// window is kept small by the lines being short, so the growth of the
+    /// window is exercised by padding.
+    #[test]
+    fn the_last_record_is_found_from_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let record = |seq: u64| {
+            let r = EventRecord {
+                seq,
+                at: "1970-01-01T00:00:00.000Z".into(),
+                event: activated("a"),
+            };
+            serde_json::to_string(&r).unwrap() + "\n"
+        };
+        let junk = "not json\n".repeat(20_000);
+        let too_long = "x".repeat(MAX_RECORD_BYTES + 1);
+        let cases: Vec<(String, Result<Option<u64>, &str>)> = vec![
+            (String::new(), Ok(None)),
+            (record(0), Ok(Some(0))),
+            (record(0) + &record(1) + "{\"seq\":2,", Ok(Some(1))),
+            // Damaged lines after the last record, across window growth.
+            (record(0) + &record(7) + &junk + "\n\n", Ok(Some(7))),
+            (junk.clone(), Ok(None)),
+            (record(3) + &too_long + "\n", Err("its last line is longer")),
+            (record(3) + &too_long, Err("its last line is longer")),
+            (
+                record(3) + &"y\n".repeat(TAIL_SCAN_BYTES / 2 + 1),
+                Err("no intact record"),
+            ),
+        ];
+        for (text, expected) in cases {
+            std::fs::write(&path, &text).unwrap();
+            let mut file = File::open(&path).unwrap();
+            let got = match last_seq(&mut file).unwrap() {
+                Tail::Seq(seq) => Ok(seq),
+                Tail::Refused(reason) => {
+                    let start = expected.err().unwrap_or("?");
+                    assert!(reason.starts_with(start), "{reason}");
+                    Err(start)
+                }
+            };
+            assert_eq!(got, expected, "{} bytes", text.len());
+        }
+    }
+
+    /// A sparse file of 20 GB (no newline at all) is refused from its last
+    /// bytes: the scan that used to read it whole never finished.
+    #[test]
+    fn a_huge_sparse_log_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        File::create(&path)
+            .unwrap()
+            .set_len(20 * 1024 * 1024 * 1024)
+            .unwrap();
+        match JsonlSink::open(&path, Box::new(Epoch)) {
+            Err(EventSinkError::NotALog { reason, .. }) => assert_eq!(
+                reason,
+                format!(
+                    "its last line is longer than {MAX_RECORD_BYTES} bytes, the longest record"
+                )
+            ),
+            other => panic!("expected NotALog, got {other:?}"),
+        }
+        match read_events(&path) {
+            Err(EventSinkError::NotALog { reason, .. }) => assert_eq!(
+                reason,
+                format!("it is 21474836480 bytes; at most {MAX_LOG_BYTES} are read")
+            ),
+            other => panic!("expected NotALog, got {other:?}"),
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_and_special_files_are_not_logs() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious\n").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let dev = dir.path().join("zero.jsonl");
+        std::os::unix::fs::symlink("/dev/zero", &dev).unwrap();
+        for (path, reason) in [
+            (
+                &link,
+                "it is a symbolic link; an event log is never opened through one",
+            ),
+            (&fifo, "it is not a regular file"),
+            (
+                &dev,
+                "it is a symbolic link; an event log is never opened through one",
+            ),
+            (&dir.path().to_path_buf(), "it is not a regular file"),
+        ] {
+            for result in [
+                JsonlSink::open(path, Box::new(Epoch)).map(|_| ()),
+                read_events(path).map(|_| ()),
+            ] {
+                match result {
+                    Err(EventSinkError::NotALog {
+                        reason: got,
+                        path: p,
+                    }) => {
+                        assert_eq!((got.as_str(), &p), (reason, path));
+                    }
+                    Err(EventSinkError::Io { source, .. })
+                        if path == &dir.path().to_path_buf()
+                            && source.raw_os_error() == Some(libc::EISDIR) => {}
+                    other => panic!("{}: expected NotALog, got {other:?}", path.display()),
+                }
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     }
 
     #[test]

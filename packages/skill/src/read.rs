@@ -1,11 +1,17 @@
 //! Reading instruction files for discovery: just enough to hold the front
 //! matter, through `bcode-fs` (non-blocking, `fstat`-checked, bounded), so a
-//! FIFO or device can never hang discovery and bodies wait until used.
+//! FIFO or device can never hang discovery and bodies wait until used; and
+//! reading a body later, through its root's confinement.
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
+
+use bcode_fs::Confinement;
+use bcode_skill_models::{SkillSource, SkillSummary, SourceKind};
 
 use crate::front_matter::{self, Split};
+use crate::sources::SourceRoot;
 
 /// How much of a file discovery reads first: enough for almost any front
 /// matter (a few hundred bytes), so bodies are not read until a skill is
@@ -15,7 +21,7 @@ const PREFIX_BYTES: usize = 2 * 1024;
 pub use bcode_fs::ReadError;
 use bcode_fs::{DirHandle, open_regular, read_rest};
 
-pub use bcode_fs::{read_bounded as read_all, read_head};
+pub use bcode_fs::read_head;
 
 /// Enough of the file to hold its whole front matter, into `buf` (cleared
 /// first; a loader reuses one buffer for all its files, where a fresh 2 KiB
@@ -65,6 +71,67 @@ pub fn read_front(
             return read_rest(&mut file, buf, max).map(|()| None);
         }
         want = (want * 4).min(max);
+    }
+}
+
+/// The confinement of each root a build searched, by the source its skills
+/// carry (kind, ordinal and label, as the disk cache matches them): the one
+/// the walk applied, so a body is read under the same rule as its entry was
+/// found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RootConfinements(Arc<Vec<(SourceKind, usize, String, Confinement)>>);
+
+impl RootConfinements {
+    /// The confinements of `roots` (each repository canonicalised once).
+    pub(crate) fn of(roots: &[SourceRoot]) -> Self {
+        let mut within: Vec<(&std::path::Path, Confinement)> = Vec::new();
+        let entries = roots
+            .iter()
+            .map(|root| {
+                let confinement = match &root.repository {
+                    Some(repo) => match within.iter().find(|(r, _)| r == repo) {
+                        Some((_, confinement)) => confinement.clone(),
+                        None => {
+                            let confinement = Confinement::within(repo);
+                            within.push((repo, confinement.clone()));
+                            confinement
+                        }
+                    },
+                    None => Confinement::anywhere_but_system(),
+                };
+                let source = &root.source;
+                (
+                    source.kind,
+                    source.ordinal,
+                    source.label.clone(),
+                    confinement,
+                )
+            })
+            .collect();
+        RootConfinements(Arc::new(entries))
+    }
+
+    /// Where the files of `source`'s skills may resolve. A source of no root
+    /// searched (none a build produces) stays inside its own root: the
+    /// strictest reading.
+    pub(crate) fn of_source(&self, source: &SkillSource) -> Confinement {
+        let found = self.0.iter().find(|(kind, ordinal, label, _)| {
+            *kind == source.kind && *ordinal == source.ordinal && *label == source.label
+        });
+        match (found, &source.root) {
+            (Some((.., confinement)), _) => confinement.clone(),
+            (None, Some(root)) => Confinement::within(root),
+            (None, None) => Confinement::anywhere_but_system(),
+        }
+    }
+
+    /// `skill`'s whole instruction file, at most `max` bytes, read through
+    /// its root's confinement: a link swapped in since the walk checked the
+    /// entry is refused (`ReadError::escape`) if it leads where the walk
+    /// would have refused it.
+    pub(crate) fn read_body(&self, skill: &SkillSummary, max: usize) -> Result<Vec<u8>, ReadError> {
+        self.of_source(&skill.source)
+            .read_bounded(&skill.location, max)
     }
 }
 

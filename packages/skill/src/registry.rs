@@ -2,6 +2,12 @@
 //! diagnostics and root reports of that build, answering lookups. Bodies
 //! are not part of the index; `body` loads one on demand (from its file or
 //! its provider). Building one is [`crate::Discovery`]'s job.
+//!
+//! A body is read through the confinement of the root its skill was found
+//! under, the walk's own (`bcode_fs::Confinement`): a repository's skills
+//! must still resolve inside the repository, and nothing is read under
+//! `/proc`, `/sys` or `/dev`, so a `SKILL.md` swapped for a link after the
+//! walk checked it cannot put an outside file into the prompt.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -14,7 +20,7 @@ use bcode_skill_models::{
 
 use crate::front_matter::{self, Split};
 use crate::provider::{self, ProviderSet, SkillHost, guarded};
-use crate::read::{ReadError, read_all};
+use crate::read::{ReadError, RootConfinements};
 use crate::walk::WalkOptions;
 
 /// Everything discovery needs besides the roots.
@@ -74,6 +80,8 @@ pub struct SkillRegistry {
     disabled_ids: BTreeSet<String>,
     /// The providers that served skills, for loading their bodies.
     providers: ProviderSet,
+    /// Where each root's files may resolve, for reading bodies.
+    confinements: RootConfinements,
 }
 
 impl SkillRegistry {
@@ -87,6 +95,7 @@ impl SkillRegistry {
         roots: Vec<RootReport>,
         options: &DiscoveryOptions,
         providers: ProviderSet,
+        confinements: RootConfinements,
     ) -> Self {
         skills.sort_by(|a, b| a.manifest.id.cmp(&b.manifest.id));
         skills.dedup_by(|later, first| later.manifest.id == first.manifest.id);
@@ -97,6 +106,7 @@ impl SkillRegistry {
             max_skill_file_bytes: options.max_skill_file_bytes,
             disabled_ids: options.disabled_ids.clone(),
             providers,
+            confinements,
         }
     }
 
@@ -121,8 +131,10 @@ impl SkillRegistry {
         skills: &[Arc<SkillSummary>],
         diagnostics: &[Diagnostic],
         roots: &[RootReport],
+        confinements: &RootConfinements,
     ) -> bool {
-        self.skills.len() == skills.len()
+        self.confinements == *confinements
+            && self.skills.len() == skills.len()
             && self
                 .skills
                 .iter()
@@ -251,18 +263,24 @@ impl SkillRegistry {
         Ok((current, body))
     }
 
-    /// The instruction file's bytes, bounded by `max_skill_file_bytes`.
+    /// The instruction file's bytes, bounded by `max_skill_file_bytes`, read
+    /// through its root's confinement (see the module docs).
     fn read_instruction(&self, skill: &SkillSummary) -> Result<Vec<u8>, SkillError> {
-        read_all(&skill.location, self.max_skill_file_bytes).map_err(|err| SkillError::Load {
-            id: skill.manifest.id.to_string(),
-            cause: match err {
-                ReadError::TooLarge { len, max } => LoadCause::TooLarge { len, max },
-                ReadError::NotRegular => LoadCause::NotRegular,
-                ReadError::Io(err) => LoadCause::Io {
-                    message: err.to_string(),
+        self.confinements
+            .read_body(skill, self.max_skill_file_bytes)
+            .map_err(|err| SkillError::Load {
+                id: skill.manifest.id.to_string(),
+                cause: match err {
+                    ReadError::TooLarge { len, max } => LoadCause::TooLarge { len, max },
+                    ReadError::NotRegular => LoadCause::NotRegular,
+                    ReadError::Io(_) if err.escape().is_some() => LoadCause::PathEscape {
+                        message: err.to_string(),
+                    },
+                    ReadError::Io(err) => LoadCause::Io {
+                        message: err.to_string(),
+                    },
                 },
-            },
-        })
+            })
     }
 
     /// Registry-level diagnostics for a deep check (`skills doctor`): loads
@@ -276,6 +294,10 @@ impl SkillRegistry {
                         cause: LoadCause::InvalidUtf8 { .. },
                         ..
                     } => DiagnosticCode::InvalidUtf8,
+                    SkillError::Load {
+                        cause: LoadCause::PathEscape { .. },
+                        ..
+                    } => DiagnosticCode::PathEscape,
                     _ => DiagnosticCode::Unreadable,
                 };
                 out.push(

@@ -9,7 +9,11 @@
 //! [`SidecarProblem`] for the caller to report and ignore, never fatal.
 //! It is read through `bcode-fs` like every file a repository or user
 //! controls: non-blocking and regular files only, so a FIFO in its place
-//! cannot hang a render. A generation no session reaches is refused too: the
+//! cannot hang a render. The folder is state (`bcode_fs::StateDir`): used
+//! only when it is the user's and nobody else may write to it, the temp file
+//! has a random name and is created `O_EXCL`, and the sidecar is never read
+//! through a link, so a link planted there is neither written through nor
+//! read. A generation no session reaches is refused too: the
 //! driver only adopts newer generations, so an absurd one stored there would
 //! pin a stale focus for ever.
 //!
@@ -219,7 +223,27 @@ pub fn load(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
     // `SIDECAR_MAX_BYTES` is a small constant; the conversion cannot fail on
     // any real target, and saturating keeps it a bound if it ever did.
     let max = usize::try_from(SIDECAR_MAX_BYTES).unwrap_or(usize::MAX);
-    let bytes = match bcode_fs::read_bounded(&path(session_dir), max) {
+    let dir = match bcode_fs::StateDir::existing(session_dir) {
+        Ok(dir) => dir,
+        Err(bcode_fs::StateError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(None);
+        }
+        Err(err) => {
+            return Err(SidecarProblem::Unreadable {
+                message: err.to_string(),
+            });
+        }
+    };
+    let read = dir.open_file(SIDECAR_FILE).and_then(|(mut file, len)| {
+        if len > max as u64 {
+            return Err(bcode_fs::ReadError::TooLarge { len, max });
+        }
+        let mut bytes = Vec::new();
+        bcode_fs::read_rest(&mut file, &mut bytes, max).map(|()| bytes)
+    });
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
             return Ok(None);
@@ -255,27 +279,20 @@ pub fn save_with(
     let unwritable = |err: std::io::Error| SidecarProblem::Unwritable {
         message: err.to_string(),
     };
-    std::fs::create_dir_all(session_dir).map_err(unwritable)?;
-    let target = path(session_dir);
-    let temp = session_dir.join(format!(".{SIDECAR_FILE}.tmp-{}", std::process::id()));
+    let dir = bcode_fs::StateDir::open(session_dir).map_err(|err| SidecarProblem::Unwritable {
+        message: err.to_string(),
+    })?;
     let text = encode(state);
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        write(&mut file, text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temp, &target)?;
-        // Persist the rename itself. Not every platform can open a folder
-        // for syncing; the rename has happened either way.
-        if let Ok(dir) = std::fs::File::open(session_dir) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(unwritable)
+    // A temp file with a random name, synced, renamed over the sidecar (the
+    // temp file is removed on any error).
+    dir.replace(SIDECAR_FILE, &mut |file| {
+        write(file, text.as_bytes())?;
+        file.sync_all()
+    })
+    .map_err(unwritable)?;
+    // Persist the rename itself.
+    dir.sync();
+    Ok(())
 }
 
 #[cfg(test)]
@@ -320,6 +337,54 @@ mod tests {
             Err(SidecarProblem::Unreadable {
                 message: "not a regular file (a FIFO, socket, device or directory)".to_owned()
             })
+        );
+    }
+
+    /// A link planted in the sidecar's place was read through, and the
+    /// temp file's predictable name let a planted link redirect the write.
+    /// Now the link is refused on reading and replaced (not written
+    /// through) on saving, and a folder others may write to is not used.
+    #[cfg(unix)]
+    #[test]
+    fn links_and_shared_folders_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("session");
+        std::fs::create_dir(&session).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, path(&session)).unwrap();
+        for pid in 0..4 {
+            let temp = session.join(format!(".{SIDECAR_FILE}.tmp-{pid}"));
+            std::os::unix::fs::symlink(&victim, temp).unwrap();
+        }
+        assert_eq!(
+            load(&session),
+            Err(SidecarProblem::Unreadable {
+                message: format!(
+                    "`{}` is a symbolic link; files in the state folder are never opened through links",
+                    path(&session).display()
+                )
+            })
+        );
+        save(&session, &state(1)).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(load(&session), Ok(Some(state(1))));
+        std::fs::set_permissions(&session, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refusal = format!(
+            "the state folder `{0}` is writable by other users (mode 777): they could plant \
+             links in it; run `chmod go-w {0}` or use a folder of your own",
+            session.display()
+        );
+        assert_eq!(
+            save(&session, &state(2)),
+            Err(SidecarProblem::Unwritable {
+                message: refusal.clone()
+            })
+        );
+        assert_eq!(
+            load(&session),
+            Err(SidecarProblem::Unreadable { message: refusal })
         );
     }
 

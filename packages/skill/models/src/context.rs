@@ -134,6 +134,14 @@ pub enum LoadCause {
         /// The error text, kept as a string so the cause stays serializable.
         message: String,
     },
+    /// The instruction file now resolves where its root's files may not be
+    /// (outside the repository for a repository's root; under `/proc`,
+    /// `/sys` or `/dev` for any): a link swapped in since discovery.
+    #[error("{message}")]
+    PathEscape {
+        /// Which path leads where, and the folder it had to stay in.
+        message: String,
+    },
     /// The file was edited since discovery and its front matter is now opened
     /// but never closed.
     #[error("the front matter is no longer closed")]

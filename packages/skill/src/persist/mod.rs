@@ -14,12 +14,20 @@
 //! another key) means an ordinary walk.
 //! Writes go to a temporary file renamed into place, so a reader never sees
 //! half a file; at most [`MAX_FILES`] files are kept.
+//!
+//! The folder is state (`bcode_fs::StateDir`): used only when it belongs to
+//! the user and nobody else may write to it, the temporary file has a random
+//! name and is created `O_EXCL`, and a cache file is opened without following
+//! links, so a link planted in a shared state folder is neither written
+//! through nor read.
 
 use std::fs;
 use std::hash::{Hash, Hasher};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use bcode_fs::StateDir;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 
 mod format;
@@ -27,6 +35,7 @@ mod format;
 use format::{Contents, FORMAT};
 
 use crate::provider::ProviderSet;
+use crate::read::RootConfinements;
 use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::snapshot::WalkSnapshot;
 use crate::sources::SourceRoot;
@@ -44,14 +53,15 @@ pub struct DiskCache {
 }
 
 impl DiskCache {
-    /// A cache in `dir` (created on first write; for Bcode,
-    /// `<state dir>/cache/skills`).
+    /// A cache in `dir` (created mode 0700 on first write; for Bcode,
+    /// `<state dir>/cache/skills`). A folder that is not the user's, or that
+    /// others may write to, is not used (see the module docs).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         DiskCache { dir: dir.into() }
     }
 
-    fn file(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("discovery-{name}.json"))
+    fn file(name: &str) -> String {
+        format!("discovery-{name}.json")
     }
 
     /// The registry and snapshot stored for these options and roots, if any.
@@ -61,7 +71,8 @@ impl DiskCache {
         roots: &[SourceRoot],
     ) -> Option<(SkillRegistry, WalkSnapshot)> {
         let key = key(options, roots);
-        let (file, len) = bcode_fs::open_regular(&self.file(&name(&key))).ok()?;
+        let dir = StateDir::existing(&self.dir).ok()?;
+        let (file, len) = dir.open_file(&Self::file(&name(&key))).ok()?;
         if len > MAX_BYTES as u64 {
             return None;
         }
@@ -85,6 +96,7 @@ impl DiskCache {
             stored.reports,
             options,
             ProviderSet::default(),
+            RootConfinements::of(roots),
         );
         Some((registry, snapshot))
     }
@@ -102,34 +114,33 @@ impl DiskCache {
             return false;
         };
         let key = key(options, roots);
-        if create_private_dir(&self.dir).is_err() {
+        let Ok(dir) = StateDir::open(&self.dir) else {
             return false;
-        }
-        let name = name(&key);
-        let target = self.file(&name);
-        let temporary = self
-            .dir
-            .join(format!(".discovery-{name}.{}.tmp", std::process::id()));
+        };
         // Streamed to the file, never held whole in memory. A path that is
         // not UTF-8 cannot be written as JSON: then there is no entry.
-        let contents = Contents {
+        let mut contents = Some(Contents {
             key: &key,
             snapshot,
             skills: || registry.skills(),
             diagnostics: registry.diagnostics(),
             reports: registry.roots(),
-        };
-        let written = fs::File::create(&temporary).and_then(|file| {
-            let mut out = std::io::BufWriter::with_capacity(256 * 1024, file);
+        });
+        // A random temporary name, renamed over the entry (see the module docs).
+        let written = dir.replace(&Self::file(&name(&key)), &mut |file| {
+            let contents = contents
+                .take()
+                .ok_or_else(|| std::io::Error::other("written twice"))?;
+            let mut out = std::io::BufWriter::with_capacity(256 * 1024, &mut *file);
             format::write(&mut out, contents)?;
-            let file = out.into_inner().map_err(|err| err.into_error())?;
+            out.flush()?;
+            drop(out);
             if file.metadata()?.len() > MAX_BYTES as u64 {
                 return Err(std::io::Error::other("larger than the cache limit"));
             }
-            fs::rename(&temporary, &target)
+            Ok(())
         });
         if written.is_err() {
-            let _ = fs::remove_file(&temporary);
             return false;
         }
         self.prune();
@@ -238,17 +249,6 @@ fn name(key: &str) -> String {
     let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     format!("{:016x}", hasher.finish())
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir)
 }
 
 #[cfg(test)]
