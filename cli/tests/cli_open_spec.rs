@@ -67,3 +67,60 @@ fn non_ascii_and_nfkc_equal_names_are_ids() {
         .unwrap());
     assert!(block.contains("Body of 技能."), "{block}");
 }
+
+/// A folder whose instruction file is named in another case or spelling
+/// (and holds no recognised one) is reported, naming the file to rename.
+#[test]
+fn a_misnamed_instruction_file_is_named_with_the_fix() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    for (folder, file) in [
+        ("one", "Skill.md"),
+        ("two", "SKILLS.md"),
+        ("three", "skill.MD"),
+    ] {
+        write(
+            &skills.join(folder).join(file),
+            "---\ndescription: Misnamed\n---\nBody.\n",
+        );
+    }
+    write(
+        &skills.join("fine/SKILL.md"),
+        "---\ndescription: Fine\n---\nBody.\n",
+    );
+    let out = ok(sandbox
+        .command()
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap());
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["skills"].as_array().unwrap().len(), 1);
+    let root = sandbox.repo.display().to_string();
+    let found: Vec<(String, String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["path"].as_str().unwrap().replace(&root, "[REPO]"),
+                d["hint"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, String)> = [
+        "[REPO]/.bcode/skills/one/Skill.md",
+        "[REPO]/.bcode/skills/three/skill.MD",
+        "[REPO]/.bcode/skills/two/SKILLS.md",
+    ]
+    .iter()
+    .map(|path| {
+        (
+            "misnamed_skill_file".to_owned(),
+            (*path).to_owned(),
+            "rename it to SKILL.md".to_owned(),
+        )
+    })
+    .collect();
+    assert_eq!(found, expected);
+}

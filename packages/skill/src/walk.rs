@@ -266,6 +266,23 @@ impl Walker<'_> {
                 return Vec::new();
             }
         }
+        // Not a skill folder: a file that is one only in another case or
+        // spelling is a mistake worth naming (other agents accept some of
+        // these; a silent skip loses the skill).
+        if dir.depth > 0 {
+            for (name, kind, _) in &entries {
+                if *kind != FileKind::Dir && is_misnamed_instruction(name) {
+                    self.warn(
+                        DiagnosticCode::MisnamedSkillFile,
+                        &joined(&dir.logical, name),
+                        format!(
+                            "`{name}` is named like a skill's instruction file, but only SKILL.md, skill.md or a README.md with front matter make a folder a skill; it was not loaded"
+                        ),
+                        Some("rename it to SKILL.md"),
+                    );
+                }
+            }
+        }
         if dir.outside {
             self.warn(
                 DiagnosticCode::PathEscape,
@@ -754,6 +771,13 @@ impl Walker<'_> {
             .diagnostics
             .push(Diagnostic::info(code, message).with_path(path));
     }
+}
+
+/// `Skill.md`, `SKILLS.md`, `skill.MD` and the like: an instruction file's
+/// name in another case or with an `s`, but not one the walk recognises.
+fn is_misnamed_instruction(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (lower == "skill.md" || lower == "skills.md") && name != "SKILL.md" && name != "skill.md"
 }
 
 fn is_markdown(name: Option<&OsStr>) -> bool {

@@ -86,6 +86,10 @@ pub enum DiagnosticCode {
     Disabled,
     /// A markdown file that is documentation, not a skill (no front matter).
     NotASkill,
+    /// A folder holds a file named like an instruction file in another case
+    /// or spelling (`Skill.md`, `SKILLS.md`, `skill.MD`) and no recognised
+    /// one; it is not loaded until renamed.
+    MisnamedSkillFile,
     /// A walk stopped at its depth or entry budget.
     ScanLimit,
     /// A configured source root does not exist or is not a directory.
@@ -122,6 +126,7 @@ impl DiagnosticCode {
             DiagnosticCode::Unreadable => "unreadable",
             DiagnosticCode::Disabled => "disabled",
             DiagnosticCode::NotASkill => "not_a_skill",
+            DiagnosticCode::MisnamedSkillFile => "misnamed_skill_file",
             DiagnosticCode::ScanLimit => "scan_limit",
             DiagnosticCode::MissingRoot => "missing_root",
             DiagnosticCode::ProviderFailed => "provider_failed",
