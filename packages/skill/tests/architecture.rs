@@ -481,3 +481,81 @@ fn the_scanner_sees_loops_and_groups() {
         Some("fs::")
     );
 }
+
+/// Every file or folder ARCHITECTURE.md names in backticks exists: a path
+/// from the workspace root, a path inside a crate folder or its `src/`, or
+/// (a bare `name.rs`) a module file of some crate. Names outside the
+/// workspace (`../shared/...`), placeholders (`<repo>/...`), home and
+/// absolute paths, and key paths are not files of this repository.
+#[test]
+fn every_file_architecture_md_names_exists() {
+    let root = workspace();
+    let text = fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let crates: Vec<PathBuf> = [
+        "packages/text",
+        "packages/fs",
+        "packages/skill/models",
+        "packages/skill",
+        "templates",
+        "pipeline",
+        "sections",
+        "prompt",
+        "cli",
+        "benches",
+        "tests",
+        "fuzz",
+    ]
+    .iter()
+    .map(|krate| root.join(krate))
+    .collect();
+    let mut module_files = BTreeSet::new();
+    for krate in &crates {
+        let mut stack = vec![krate.join("src")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    module_files.insert(entry.file_name().to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    let looks_like_a_file = |name: &str| {
+        let file_like = name.contains('/')
+            || [".rs", ".md", ".toml", ".j2", ".json", ".py", ".sh"]
+                .iter()
+                .any(|ext| name.ends_with(ext));
+        file_like
+            && !name.starts_with("../")
+            && !name.starts_with('/')
+            && !name.starts_with('~')
+            && !name.starts_with('$')
+            && !name.starts_with("<")
+            // The provider interface's id, not a path.
+            && name != "bcode.skill/v1"
+            && !name.contains(['<', ' ', '=', '*', ':', '$'])
+    };
+    let mut missing = Vec::new();
+    for (index, piece) in text.split('`').enumerate() {
+        if index % 2 == 0 || !looks_like_a_file(piece) {
+            continue;
+        }
+        let name = piece.trim_end_matches('/');
+        let found = root.join(name).exists()
+            || crates
+                .iter()
+                .any(|krate| krate.join(name).exists() || krate.join("src").join(name).exists())
+            || (!name.contains('/') && module_files.contains(name));
+        if !found {
+            missing.push(piece.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {missing:?}"
+    );
+}
