@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{binary, ok, write, write_files};
+use common::{binary, git_commit_all, ok, write, write_files};
 
 /// Every fact pinned, with neutral roots.
 const FACTS: &str = r#"
@@ -115,28 +115,6 @@ fn bcode(repo: &Path, home: &Path, env: &[(&str, &str)]) -> Command {
         command.env(name, value);
     }
     command
-}
-
-/// Makes `dir` a git repository with one commit of everything in it.
-fn git_commit_all(dir: &Path) {
-    let repository = git2::Repository::init(dir).unwrap();
-    let mut index = repository.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repository.find_tree(index.write_tree().unwrap()).unwrap();
-    let signature = git2::Signature::now("Someone", "someone@example.invalid").unwrap();
-    repository
-        .commit(
-            Some("HEAD"),
-            &signature,
-            &signature,
-            "team repo",
-            &tree,
-            &[],
-        )
-        .unwrap();
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::{binary, lossy, ok, write_files};
+use common::{binary, git_commit_all, lossy, ok, write_files};
 
 /// A team repository: instructions, a repository skill, one commit.
 fn team_repo(repo: &Path) {
@@ -25,17 +25,7 @@ fn team_repo(repo: &Path) {
             ),
         ],
     );
-    let repository = git2::Repository::init(repo).unwrap();
-    let mut index = repository.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repository.find_tree(index.write_tree().unwrap()).unwrap();
-    let signature = git2::Signature::now("Someone", "someone@example.invalid").unwrap();
-    repository
-        .commit(Some("HEAD"), &signature, &signature, "team", &tree, &[])
-        .unwrap();
+    git_commit_all(repo);
 }
 
 fn bcode(cwd: &Path, home: &Path) -> Command {

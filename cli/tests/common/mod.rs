@@ -246,3 +246,25 @@ impl LiveSession {
         (code, fs::read_to_string(stderr).unwrap())
     }
 }
+
+/// Makes `dir` a git repository with one commit of everything in it.
+pub fn git_commit_all(dir: &Path) {
+    let repository = git2::Repository::init(dir).unwrap();
+    let mut index = repository.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repository.find_tree(index.write_tree().unwrap()).unwrap();
+    let signature = git2::Signature::now("Someone", "someone@example.invalid").unwrap();
+    repository
+        .commit(
+            Some("HEAD"),
+            &signature,
+            &signature,
+            "team repo",
+            &tree,
+            &[],
+        )
+        .unwrap();
+}
