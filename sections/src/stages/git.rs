@@ -49,7 +49,8 @@ fn with_repo<'a>(
             Some("git refused the repository: it is owned by another user".to_owned()),
         ),
         GitFacts::Unavailable(GitUnavailable::NotAFile { path: file }) => {
-            path = Some(file.as_str());
+            // The repository's file name, shown on one line.
+            path = Some(clean_line(file));
             (
                 "not_a_file",
                 Some(format!(

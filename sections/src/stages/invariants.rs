@@ -230,10 +230,13 @@ fn focused_section(
         .filter(|inv| selection.ids.contains(&inv.id))
         .collect();
     let bounded = entries(cx, catalog, &selected, limit)?;
+    // The selector's words (or the prompt's first sentence), shown as one
+    // line like every other fact.
     let task_summary = selection
         .task_summary
         .as_deref()
-        .filter(|_| cx.config.invariants.include_task_summary);
+        .filter(|_| cx.config.invariants.include_task_summary)
+        .map(clean_line);
     let (text, template) = cx.render(
         FOCUSED_TEMPLATE,
         context! {
