@@ -18,6 +18,10 @@
 //!   space in a one-line value (CRLF counts once);
 //! - the tab is kept.
 //!
+//! The zero-width joiner (U+200D) is escaped too, so an emoji sequence it
+//! joins shows its parts and the escape: hiding text between visible
+//! characters is what it would otherwise allow.
+//!
 //! The escape is ASCII without XML's special characters, so escaping after
 //! cleaning needs nothing more, and sizes measured on cleaned text stay
 //! exact through escaping. Clean before cutting or measuring.
