@@ -11,6 +11,8 @@
 #   matter for `front_matter_yaml` and `yaml_differential`
 #   TOML under tests/cases and config-schema: every file for
 #   `front_matter_toml`, bcode.toml files and the example for `config`
+#   generated: TOML front matter of 25,000 short keys for
+#   `front_matter_toml` (fuzz/checks/src/seeds.rs `toml_flood`)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -51,6 +53,10 @@ toml | while IFS= read -r file; do
         bcode.toml | bcode.example.toml) cp "$file" "$corpus/config/$(name "$file")" ;;
     esac
 done
+
+# Issue 24's flood, over the front-matter budget: too large to commit.
+awk 'BEGIN { print "description = \"d\""; for (i = 0; i < 25000; i++) printf "k%x=1\n", i }' \
+    > "$corpus/front_matter_toml/generated-25000-short-keys.toml"
 
 for target in "${targets[@]}"; do
     echo "$corpus/$target: $(find "$corpus/$target" -type f | wc -l) seeds"

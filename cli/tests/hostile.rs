@@ -215,7 +215,8 @@ fn a_second_session_with_the_same_id_is_refused() {
 
 /// A skill name holding the body placeholder the block used to be split on
 /// (`\0body\0`, a valid YAML escape): the body moved into the `name`
-/// attribute. Now the block is composed without in-band sentinels.
+/// attribute. Now the block is composed without in-band sentinels (and
+/// the NUL is shown as `\u{0}`, issue 24).
 #[test]
 fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
     let sandbox = Sandbox::new();
@@ -229,7 +230,7 @@ fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "<skill id=\"alpha\" name=\"a\0body\0b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nThe body.\n</skill>\n"
+            "<skill id=\"alpha\" name=\"a\\u{{0}}body\\u{{0}}b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nThe body.\n</skill>\n"
         )
     );
 }

@@ -4,6 +4,7 @@
 
 use std::fmt::Debug;
 
+use bcode_skill::ParseOutcome;
 use bcode_skill_models::DiagnosticCode;
 
 use crate::skill_file;
@@ -11,8 +12,13 @@ use crate::skill_file;
 /// Properties: `parse` never panics and answers the same twice; `data`
 /// wrapped in `fence` lines parses as a skill file (see
 /// [`skill_file::check`]), and the skill parser rejects the front matter as
-/// malformed exactly when `parse` does.
-pub(crate) fn check<T, E>(data: &[u8], fence: &[u8], parse: fn(&str) -> Result<T, E>)
+/// malformed exactly when `parse` does. Returns the skill file's outcome
+/// (`SKILL.md`) for the target's own checks.
+pub(crate) fn check<T, E>(
+    data: &[u8],
+    fence: &[u8],
+    parse: fn(&str) -> Result<T, E>,
+) -> ParseOutcome
 where
     T: Debug + PartialEq,
     E: Debug + PartialEq,
@@ -20,7 +26,7 @@ where
     let wrapped = [fence, b"\n", data, b"\n", fence, b"\nBody.\n"].concat();
     let outcome = skill_file::check(&wrapped);
     let Ok(raw) = std::str::from_utf8(data) else {
-        return;
+        return outcome;
     };
     let parsed = parse(raw);
     assert_eq!(parsed, parse(raw), "not deterministic for {raw:?}");
@@ -37,12 +43,13 @@ where
             "front matter {raw:?}: parser {parsed:?}, skill file {outcome:?}"
         );
     }
+    outcome
 }
 
 /// Whether `raw` holds something that ends or reshapes the block it is
 /// wrapped in (a delimiter line, a byte-order mark or a line ending other
 /// than LF), so the skill file's front matter is not `raw` itself.
-fn delimits(raw: &str) -> bool {
+pub(crate) fn delimits(raw: &str) -> bool {
     raw.contains('\r')
         || raw.contains('\u{feff}')
         || raw.split('\n').any(|line| {

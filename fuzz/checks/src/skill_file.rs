@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{InstructionKind, Origin, ParseOutcome, Templates, format_context, parse_skill};
 use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
-use bcode_text::neutralize_closing_tag;
+use bcode_text::{clean_body, neutralize_closing_tag};
 
 /// The three file names that make a candidate.
 const KINDS: [InstructionKind; 3] = [
@@ -60,7 +60,8 @@ fn templates() -> &'static Templates {
 /// skill, or is documentation, or says why not with an error diagnostic,
 /// and a skill comes with no error; every position is inside the file; the
 /// body starts inside the file; the context block of a skill is one
-/// well-formed `<skill>` element under any byte limit.
+/// well-formed `<skill>` element under any byte limit, and clean (no
+/// hidden or line-breaking character but the line feed; issue 24).
 pub fn check(bytes: &[u8]) -> ParseOutcome {
     let mut skill_file = None;
     for kind in KINDS {
@@ -136,8 +137,31 @@ fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usi
         } else {
             // The body, closing tags defused, is the block's last content:
             // never inside an attribute or the provenance lines.
-            let body = neutralize_closing_tag(body, "skill");
+            let body = clean_body(body);
+            let body = neutralize_closing_tag(&body, "skill");
             assert!(text.ends_with(&format!("\n\n{body}\n</skill>")), "{text:?}");
         }
+        // Whatever the file held, the block is clean: no control character
+        // but tab and line feed (XML 1.0 allows no other, even escaped), no
+        // line or paragraph separator, no bidi or zero-width character.
+        assert!(!text.chars().any(unclean), "{text:?}");
     }
+}
+
+/// A character a model-visible block must not hold raw.
+fn unclean(c: char) -> bool {
+    (c.is_control() && c != '\t' && c != '\n')
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{61c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{fffe}'
+                | '\u{ffff}'
+        )
 }

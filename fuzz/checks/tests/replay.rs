@@ -9,7 +9,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use bcode_fuzz_checks::mutate::mutants;
-use bcode_fuzz_checks::seeds::{Seed, seeds};
+use bcode_fuzz_checks::seeds::{Seed, generated, seeds};
 use bcode_fuzz_checks::{TARGETS, Target};
 
 /// Mutated inputs per target: a few seconds each in a debug build.
@@ -51,13 +51,14 @@ fn replay_seeds(name: &str) -> Vec<Seed> {
         "no committed seed in {}",
         committed.display()
     );
-    for seed in &seeds {
+    for seed in seeds.iter().chain(&generated(name)) {
         run(target, &seed.path.display().to_string(), &seed.bytes);
     }
     seeds
 }
 
-/// Replays the seeds, then `MUTANTS` mutants of them (seeded by the
+/// Replays the seeds (generated ones too), then `MUTANTS` mutants of them
+/// (of the read ones) (seeded by the
 /// target's position, so each target sees its own run).
 fn replay(name: &str) {
     let seeds = replay_seeds(name);
@@ -85,6 +86,23 @@ fn front_matter_yaml() {
 #[test]
 fn front_matter_toml() {
     replay("front_matter_toml");
+}
+
+/// The generated flood is over the budget, and `seed.sh` writes the same
+/// bytes (its awk line is held to [`toml_flood`] here).
+#[test]
+fn the_toml_flood_seed_is_over_the_budget_and_matches_seed_sh() {
+    use bcode_fuzz_checks::seeds::toml_flood;
+    let flood = toml_flood(25_000);
+    assert!(bcode_skill::fuzzing::toml_over_budget(&flood));
+    assert!(flood.len() < 256 * 1024, "{}", flood.len());
+    let script = std::fs::read_to_string(root().join("fuzz/seed.sh")).unwrap();
+    assert!(
+        script.contains(
+            r#"awk 'BEGIN { print "description = \"d\""; for (i = 0; i < 25000; i++) printf "k%x=1\n", i }'"#
+        ),
+        "seed.sh no longer writes the flood seed as toml_flood does"
+    );
 }
 
 #[test]

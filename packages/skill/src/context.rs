@@ -1,11 +1,17 @@
 //! The invoked-skill context block, exactly as the spec shows it: provenance
 //! (file, directory, source, resource root, version) and the complete body,
 //! optionally bounded by `skills.max_context_bytes` with an explicit marker.
+//! Every value and the body are cleaned for the model first
+//! (`bcode_text::clean_line` / `clean_body`).
 
 use bcode_skill_models::{
     LoadCause, SkillContextRequest, SkillContextResponse, SkillError, SkillSummary,
 };
-use bcode_text::{Limit, Truncation, bound, escape_xml, neutralize_closing_tag};
+use std::borrow::Cow;
+
+use bcode_text::{
+    Limit, Truncation, bound, clean_body, clean_line, escape_xml, neutralize_closing_tag,
+};
 use minijinja::context;
 
 use crate::registry::SkillRegistry;
@@ -79,29 +85,47 @@ pub fn format_context(
     templates: &Templates,
 ) -> Result<SkillContextResponse, TemplateError> {
     let m = &skill.manifest;
-    let location = model_path(&skill.location);
-    let resource_root = skill
-        .source
-        .root
-        .as_deref()
-        .map_or_else(|| model_path(skill.directory()), model_path);
+    // Every value is cleaned for the model before it is escaped, measured
+    // or cut: one-line values with `clean_line`, the body with
+    // `clean_body` (tabs and line feeds are its only controls).
+    let line = |value: &str| clean_line(value).into_owned();
+    let location = line(&model_path(&skill.location));
+    let resource_root = line(
+        &skill
+            .source
+            .root
+            .as_deref()
+            .map_or_else(|| model_path(skill.directory()), model_path),
+    );
+    let head = Head {
+        // The id grammar leaves nothing to clean today; cleaning costs a
+        // byte scan and keeps the block clean whatever the grammar becomes.
+        id: clean_line(m.id.as_str()),
+        name: clean_line(&m.name),
+        location: &location,
+    };
+    let directory = line(&model_path(skill.directory()));
+    let source = clean_line(&skill.source.label);
+    let version = m.details().version.as_deref().map(clean_line);
+    let arguments = line(&request.arguments.join(" "));
     let render = |body: &str| {
         templates.render(
             "skills/context.j2",
             context! {
-                id => m.id.as_str(),
-                name => &m.name,
+                id => &head.id,
+                name => &head.name,
                 location => &location,
-                directory => model_path(skill.directory()),
-                source => &skill.source.label,
+                directory => &directory,
+                source => &source,
                 resource_root => &resource_root,
-                version => &m.details().version,
-                arguments => request.arguments.join(" "),
+                version => &version,
+                arguments => &arguments,
                 body => body,
             },
         )
     };
-    let body = neutralize_closing_tag(body, "skill");
+    let body = clean_body(body);
+    let body = neutralize_closing_tag(&body, "skill");
     let full = render(&body)?;
     let mut truncation = None;
     let text = match request.max_bytes {
@@ -146,7 +170,7 @@ pub fn format_context(
                         omitted_bytes: body.len(),
                         omitted_chars: body.chars().count(),
                     };
-                    let text = marker_block(skill, &location, &marker(&whole));
+                    let text = marker_block(&head, &marker(&whole));
                     truncation = Some(whole);
                     text
                 }
@@ -167,23 +191,29 @@ pub fn format_context(
     })
 }
 
+/// What the opening tag shows, cleaned.
+struct Head<'a> {
+    id: Cow<'a, str>,
+    name: Cow<'a, str>,
+    location: &'a str,
+}
+
 /// The smallest well-formed block: the opening tag, the truncation marker
 /// and the closing tag. Used only when the limit is smaller than the frame,
 /// so it may exceed the limit: a block without its marker would look
 /// complete, and one without its tags would not be a block. Only the tags
 /// are written here (a data format, like the catalog's XML entries); the
 /// sentence is the marker template's.
-fn marker_block(skill: &SkillSummary, location: &str, marker: &str) -> String {
-    let m = &skill.manifest;
+fn marker_block(head: &Head<'_>, marker: &str) -> String {
     // The embedded marker begins and ends its own lines; an override that
     // does not still gets a line of its own.
     let before = if marker.starts_with('\n') { "" } else { "\n" };
     let after = if marker.ends_with('\n') { "" } else { "\n" };
     format!(
         "<skill id=\"{}\" name=\"{}\" location=\"{}\">{before}{marker}{after}</skill>",
-        escape_xml(m.id.as_str()),
-        escape_xml(&m.name),
-        escape_xml(location),
+        escape_xml(&head.id),
+        escape_xml(&head.name),
+        escape_xml(head.location),
     )
 }
 

@@ -3,6 +3,14 @@
 //! Works on bytes so discovery can split a file without validating (or even
 //! reading) the body.
 
+/// The most nodes (mappings, lists and scalars, keys included) front matter
+/// may hold, in YAML and TOML alike.
+pub(crate) const MAX_NODES: usize = 10_000;
+
+/// The deepest nesting of mappings and lists front matter may have, in YAML
+/// and TOML alike.
+pub(crate) const MAX_DEPTH: usize = 16;
+
 /// The syntax of a front-matter block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {

@@ -28,3 +28,17 @@ pub fn yaml(raw: &str) -> Result<(Map<String, Value>, usize), String> {
 pub fn toml(raw: &str) -> Result<Map<String, Value>, String> {
     crate::toml_front_matter::parse(raw).map_err(|err| err.message)
 }
+
+/// Whether TOML front matter is rejected as over the front-matter budget
+/// (`front_matter_too_complex`), rather than parsed or rejected as invalid.
+pub fn toml_over_budget(raw: &str) -> bool {
+    crate::toml_front_matter::parse(raw).is_err_and(|err| err.too_complex)
+}
+
+/// The front-matter budget: the most nodes (tables or mappings, arrays,
+/// scalars, keys included, the root counted) a file may hold.
+pub const MAX_NODES: usize = crate::front_matter::MAX_NODES;
+
+/// The front-matter budget: the deepest nesting of collections, the root
+/// table counted as the first level.
+pub const MAX_DEPTH: usize = crate::front_matter::MAX_DEPTH;

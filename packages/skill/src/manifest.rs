@@ -33,6 +33,11 @@ pub const KNOWN_FIELDS: &[&str] = &[
 /// Reasoning efforts a skill may request for its turns.
 pub const THINKING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
 
+/// Unknown fields reported one by one; the rest share one diagnostic, so
+/// a file of thousands of keys (within the front-matter budget) cannot
+/// flood the diagnostics every command keeps and prints.
+const UNKNOWN_FIELD_DIAGNOSTICS: usize = 20;
+
 /// Agent Skills caps descriptions at 1024 characters; longer ones still load.
 const DESCRIPTION_SOFT_LIMIT: usize = 1024;
 
@@ -47,6 +52,7 @@ pub fn validate(
     let mut v = Validator {
         diagnostics: Vec::new(),
         line_of,
+        unknown: UnknownFields::default(),
     };
     // One pass sorts the fields into their slots (sixteen lookups by name
     // in the map were a visible share of loading 10,000 skills); the
@@ -101,12 +107,15 @@ pub fn validate(
             format!("unknown field `{key}` is kept but not used by Bcode"),
         )
         .with_field(&key);
-        if let Some(known) = closest(&key, KNOWN_FIELDS.iter().copied()) {
+        if v.unknown.shown < UNKNOWN_FIELD_DIAGNOSTICS
+            && let Some(known) = closest(&key, KNOWN_FIELDS.iter().copied())
+        {
             d = d.with_hint(format!("did you mean `{known}`?"));
         }
-        v.push(d, &key);
+        v.unknown_field(d, &key);
         extra.insert(key, value);
     }
+    v.unknown_fields_summary();
 
     let (Some(id), Some(description)) = (id, description) else {
         return (None, v.diagnostics);
@@ -174,9 +183,49 @@ struct KnownFields {
 struct Validator<'a> {
     diagnostics: Vec<Diagnostic>,
     line_of: &'a dyn Fn(&str) -> Option<u32>,
+    unknown: UnknownFields,
+}
+
+/// The unknown fields reported so far, and those only counted.
+#[derive(Default)]
+struct UnknownFields {
+    shown: usize,
+    /// How many were left unreported, and the first of them (its field
+    /// and the key whose line it is on).
+    hidden: usize,
+    first_hidden: Option<(String, String)>,
 }
 
 impl Validator<'_> {
+    /// Reports an unknown field, up to [`UNKNOWN_FIELD_DIAGNOSTICS`] of
+    /// them; the rest are counted for [`Self::unknown_fields_summary`].
+    fn unknown_field(&mut self, diagnostic: Diagnostic, line_key: &str) {
+        if self.unknown.shown < UNKNOWN_FIELD_DIAGNOSTICS {
+            self.unknown.shown += 1;
+            self.push(diagnostic, line_key);
+            return;
+        }
+        self.unknown.hidden += 1;
+        if self.unknown.first_hidden.is_none() {
+            let field = diagnostic.field.unwrap_or_default();
+            self.unknown.first_hidden = Some((field, line_key.to_owned()));
+        }
+    }
+
+    /// One diagnostic for the unknown fields not reported one by one.
+    fn unknown_fields_summary(&mut self) {
+        let Some((field, line_key)) = self.unknown.first_hidden.take() else {
+            return;
+        };
+        let more = self.unknown.hidden;
+        let d = Diagnostic::info(
+            DiagnosticCode::UnknownField,
+            format!("{more} more unknown fields are not listed one by one; the first is `{field}`"),
+        )
+        .with_field(field);
+        self.push(d, &line_key);
+    }
+
     fn push(&mut self, diagnostic: Diagnostic, field: &str) {
         let diagnostic = match (self.line_of)(field) {
             Some(line) => diagnostic.with_position(line, Some(1)),
@@ -423,7 +472,7 @@ impl Validator<'_> {
             Some(Value::Object(mut table)) => {
                 let keywords = self.string_list(table.remove("keywords"), "activation.keywords");
                 for key in table.keys() {
-                    self.push(
+                    self.unknown_field(
                         Diagnostic::info(
                             DiagnosticCode::UnknownField,
                             format!("unknown field `activation.{key}` is ignored"),
@@ -455,7 +504,7 @@ impl Validator<'_> {
             Some(Value::Object(mut table)) => {
                 let tools = self.string_list(table.remove("tools"), "permissions.tools");
                 for key in table.keys() {
-                    self.push(
+                    self.unknown_field(
                         Diagnostic::info(
                             DiagnosticCode::UnknownField,
                             format!("unknown field `permissions.{key}` is ignored"),

@@ -176,7 +176,16 @@ pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOu
             return finish(&origin, outcome);
         }
     };
-    let line_of = |key: &str| key_line(raw, key, syntax).map(|l| first_line + l - 1);
+    // Built on the first diagnostic that needs a line, so a file without
+    // diagnostics never pays for it, and built once, so thousands of
+    // unknown fields cost one pass over the text, not one each.
+    let lines = std::cell::OnceCell::new();
+    let line_of = |key: &str| {
+        lines
+            .get_or_init(|| key_lines(raw, syntax))
+            .get(key)
+            .map(|l| first_line + l - 1)
+    };
     let (manifest, diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
     outcome.diagnostics.extend(diagnostics);
     let Some(manifest) = manifest else {
@@ -290,16 +299,102 @@ fn syntax_name(syntax: Syntax) -> &'static str {
     }
 }
 
-/// The 1-based line of `raw` where top-level `key` is written.
-fn key_line(raw: &str, key: &str, syntax: Syntax) -> Option<u32> {
-    let index = raw.lines().position(|line| {
-        let Some(rest) = line.strip_prefix(key) else {
-            return false;
+/// The 1-based line of `raw` where each top-level key is first written,
+/// found in one pass. A YAML key is written `key:` at the start of a line;
+/// a TOML key `key =` or `key=`, or `[key]` / `[[key]]` for a table. Each
+/// line offers the text before its first `:` (or `=`), which is exactly
+/// the key for every key without that character, and, for YAML, the text
+/// before the first `:` followed by a space or the line's end, which is
+/// where a plain key containing `:` ends.
+fn key_lines(raw: &str, syntax: Syntax) -> rustc_hash::FxHashMap<&str, u32> {
+    let mut lines: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    for (index, line) in raw.lines().enumerate() {
+        let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        let mut offer = |key| {
+            lines.entry(key).or_insert(number);
         };
         match syntax {
-            Syntax::Yaml => rest.starts_with(':'),
-            Syntax::Toml => rest.trim_start().starts_with('=') || rest.starts_with(']'),
+            Syntax::Yaml => {
+                if let Some(colon) = line.find(':') {
+                    offer(&line[..colon]);
+                }
+                if let Some(end) = line.match_indices(':').map(|(at, _)| at).find(|&at| {
+                    line[at + 1..].is_empty() || line[at + 1..].starts_with([' ', '\t'])
+                }) {
+                    offer(&line[..end]);
+                }
+            }
+            Syntax::Toml => {
+                if let Some(equals) = line.find('=') {
+                    offer(line[..equals].trim_end());
+                } else if let Some(header) = line.trim().strip_prefix('[') {
+                    let header = header.strip_prefix('[').unwrap_or(header);
+                    if let Some(end) = header.find(']') {
+                        offer(header[..end].trim());
+                    }
+                }
+            }
         }
-    })?;
-    u32::try_from(index + 1).ok()
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search this index replaced: one scan of the text per key.
+    fn key_line(raw: &str, key: &str, syntax: Syntax) -> Option<u32> {
+        let index = raw.lines().position(|line| {
+            let Some(rest) = line.strip_prefix(key) else {
+                return false;
+            };
+            match syntax {
+                Syntax::Yaml => rest.starts_with(':'),
+                Syntax::Toml => rest.trim_start().starts_with('='),
+            }
+        })?;
+        u32::try_from(index + 1).ok()
+    }
+
+    #[test]
+    fn every_form_of_a_key_is_found_on_its_first_line() {
+        let yaml = "id: a\nurl:http: x\nname:\n  nested: y\nid: again\n";
+        let lines = key_lines(yaml, Syntax::Yaml);
+        let found = |key| lines.get(key).copied();
+        assert_eq!(
+            ["id", "url", "url:http", "name", "nested"].map(found),
+            [Some(1), Some(2), Some(2), Some(3), None]
+        );
+        let toml = "id = \"a\"\nname=\"n\"\n[activation]\nkeywords = []\n[[table]]\n";
+        let lines = key_lines(toml, Syntax::Toml);
+        let found = |key| lines.get(key).copied();
+        assert_eq!(
+            ["id", "name", "activation", "keywords", "table"].map(found),
+            [Some(1), Some(2), Some(3), Some(4), Some(5)]
+        );
+    }
+
+    proptest::proptest! {
+        /// For every key without the separator character, the index agrees
+        /// with the per-key scan it replaced.
+        #[test]
+        fn the_index_agrees_with_a_scan_per_key(
+            text in "([a-c]{0,3}[:= \\[\\]]{0,2}[a-c ]{0,2}\n){0,12}",
+            key in "[a-c]{1,3}",
+        ) {
+            for syntax in [Syntax::Yaml, Syntax::Toml] {
+                // The scan never found a TOML table header; the index does.
+                let text = match syntax {
+                    Syntax::Yaml => text.clone(),
+                    Syntax::Toml => text.replace(['[', ']'], "("),
+                };
+                proptest::prop_assert_eq!(
+                    key_lines(&text, syntax).get(key.as_str()).copied(),
+                    key_line(&text, &key, syntax),
+                    "{:?} {:?}", syntax, text
+                );
+            }
+        }
+    }
 }

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::front_matter::{MAX_DEPTH, MAX_NODES};
+
 /// Why front matter could not be parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrontMatterError {
@@ -66,9 +68,9 @@ pub fn parse(raw: &str) -> Result<(Map<String, Value>, Vec<Repair>), FrontMatter
 
 fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
-    budget.max_depth = 16;
-    budget.flow_nesting_limit = 16;
-    budget.max_nodes = 10_000;
+    budget.max_depth = MAX_DEPTH;
+    budget.flow_nesting_limit = MAX_DEPTH;
+    budget.max_nodes = MAX_NODES;
     budget.max_events = 40_000;
     budget.max_aliases = 16;
     budget.max_anchors = 16;

@@ -11,6 +11,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::front_matter::MAX_NODES;
+
 /// The parsed mapping, or `None` when the text is outside the subset.
 pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
     // YAML trims only spaces and tabs and rejects most control characters;
@@ -64,7 +66,29 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
     }
     let mut pos = 0;
     let map = mapping(&lines, &mut pos, 0, 0)?;
-    (pos == lines.len()).then_some(map)
+    if pos != lines.len() {
+        return None;
+    }
+    // The full parser's node budget holds here too: a file over it is the
+    // full parser's to reject. Every node of this subset takes at least a
+    // byte of text, so only a file that long can be over it.
+    if raw.len() >= MAX_NODES && nodes(&map) > MAX_NODES {
+        return None;
+    }
+    Some(map)
+}
+
+/// Nodes as the full parser's budget counts them: the mapping itself, then
+/// every key and value, and every item of a list.
+fn nodes(map: &Map<String, Value>) -> usize {
+    fn value(v: &Value) -> usize {
+        match v {
+            Value::Array(items) => 1 + items.iter().map(value).sum::<usize>(),
+            Value::Object(map) => nodes(map),
+            _ => 1,
+        }
+    }
+    1 + map.values().map(|v| 1 + value(v)).sum::<usize>()
 }
 
 fn indent_of(line: &str) -> usize {
@@ -283,6 +307,19 @@ mod tests {
 
     fn check(raw: &str, expected: Option<Value>) {
         assert_eq!(parse_simple(raw).map(Value::Object), expected, "{raw:?}");
+    }
+
+    /// 4,999 keys and values and the mapping are 9,999 nodes; one more key
+    /// is over the full parser's budget, so the fast path leaves it there.
+    #[test]
+    fn a_file_over_the_node_budget_is_the_full_parsers() {
+        let keys = |n: usize| (0..n).map(|i| format!("k{i}: v\n")).collect::<String>();
+        assert_eq!(parse_simple(&keys(4_999)).map(|m| m.len()), Some(4_999));
+        assert_eq!(parse_simple(&keys(5_000)), None);
+        let long_lists = format!("a: [{}]\n", vec!["x"; 10_000].join(", "));
+        assert_eq!(parse_simple(&long_lists), None);
+        let parsed = crate::yaml::parse_full(&keys(5_000)).unwrap_err();
+        assert!(parsed.too_complex, "{parsed:?}");
     }
 
     #[test]

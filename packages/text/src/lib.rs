@@ -1,5 +1,6 @@
 //! Bounded text for model context: the one grapheme-safe truncation helper every
-//! crate uses, and XML escaping for values placed inside XML-style blocks.
+//! crate uses, XML escaping for values placed inside XML-style blocks, and
+//! the cleaning of repository-written text before the model sees it.
 //!
 //! Nothing here knows what the text means. Callers decide the limit, where a cut
 //! is preferred (for example between catalog entries) and what the in-band
@@ -9,11 +10,13 @@
 
 #![warn(missing_docs)]
 
+mod clean;
 mod path;
 mod suggest;
 mod truncate;
 mod xml;
 
+pub use clean::{clean_body, clean_line};
 pub use path::{PathDisplay, lexical, model_path};
 pub use suggest::{closest, edit_distance};
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};

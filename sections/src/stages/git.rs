@@ -8,7 +8,7 @@ use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_text::Limit;
+use bcode_text::{Limit, clean_line};
 use minijinja::value::Serde;
 use minijinja::{Value, context};
 
@@ -49,7 +49,8 @@ fn with_repo<'a>(
             Some("git refused the repository: it is owned by another user".to_owned()),
         ),
         GitFacts::Unavailable(GitUnavailable::NotAFile { path: file }) => {
-            path = Some(file.as_str());
+            // The repository's file name, shown on one line.
+            path = Some(clean_line(file));
             (
                 "not_a_file",
                 Some(format!(
@@ -116,13 +117,21 @@ impl Stage<Gathered> for WorktreeStage {
             Ok(repo) => repo,
             Err(sections) => return Ok(sections),
         };
+        // Folder and worktree names are the repository's: cleaned for
+        // the model like every one-line fact.
+        let line = |text: &str| clean_line(text).into_owned();
         let ctx = match &repo.worktree {
-            WorktreeFacts::Main { root } => context! { kind => "main", root },
+            WorktreeFacts::Main { root } => context! { kind => "main", root => line(root) },
             WorktreeFacts::Linked {
                 root,
                 name,
                 main_root,
-            } => context! { kind => "linked", root, name, main_root },
+            } => context! {
+                kind => "linked",
+                root => line(root),
+                name => name.as_deref().map(line),
+                main_root => main_root.as_deref().map(line),
+            },
             WorktreeFacts::Bare => context! { kind => "bare" },
         };
         Ok(vec![small_section(
@@ -156,15 +165,20 @@ impl Stage<Gathered> for GitRevisionStage {
         };
         let bare = repo.worktree == WorktreeFacts::Bare;
         let mut note = None;
+        // A branch name may hold what git allows and the model must not
+        // see raw: a line separator (U+2028) would add lines to this
+        // one-line fact, a bidi override reorder it.
         let ctx = match &repo.head {
             HeadFacts::Branch { name, commit } => {
-                context! { head => "branch", branch => name, commit => Value::from(Serde(commit)), dirty, bare }
+                let branch = clean_line(name);
+                context! { head => "branch", branch, commit => Value::from(Serde(commit)), dirty, bare }
             }
             HeadFacts::Detached { commit } => {
                 context! { head => "detached", commit => Value::from(Serde(commit)), dirty, bare }
             }
             HeadFacts::Unborn { name } => {
-                context! { head => "unborn", branch => name, dirty, bare }
+                let branch = clean_line(name);
+                context! { head => "unborn", branch, dirty, bare }
             }
             HeadFacts::Unknown { detail } => {
                 note = Some(format!("cannot read HEAD: {detail}"));
@@ -247,7 +261,9 @@ impl Stage<Gathered> for GitStatusStage {
             }
             listing.push_str(&entry.code);
             listing.push(' ');
-            listing.push_str(&entry.path);
+            // One entry, one line: a path's line separators and hidden
+            // characters are cleaned like every one-line fact.
+            listing.push_str(&clean_line(&entry.path));
             ends.push(listing.len());
         }
         // The limit covers the whole section: heading, listing, marker and

@@ -2,7 +2,7 @@
 //! file (`BCODE.md`, `AGENTS.md`), each bounded by
 //! `system_prompt.repository_instructions_max_chars` when set.
 
-use bcode_text::Limit;
+use bcode_text::{Limit, clean_body, clean_line};
 use minijinja::context;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
@@ -36,11 +36,18 @@ impl Stage<Gathered> for RepositoryContextStage {
         for file in &gathered.files {
             // The limit applies to the file's own text, so the framing and
             // the marker never eat into another file's share.
-            let bounded = cx.bound(&file.text, limit, Some(&file.path))?;
+            // The text is cleaned for the model before it is cut, so the
+            // limit counts what the model sees; the path (the repository's
+            // folder names) is cleaned as a one-line fact.
+            let bounded = cx.bound(&clean_body(&file.text), limit, Some(&file.path))?;
             let text = bcode_text::neutralize_closing_tag(&bounded.text, "repository_instructions");
             let (rendered, template) = cx.render(
                 INSTRUCTIONS_TEMPLATE,
-                context! { name => &file.name, path => &file.path, text => text.trim_end() },
+                context! {
+                    name => clean_line(&file.name),
+                    path => clean_line(&file.path),
+                    text => text.trim_end(),
+                },
             )?;
             let mut section = Section::new(
                 &format!("{}:{}", SectionKind::RepositoryContext.name(), file.name),

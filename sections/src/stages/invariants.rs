@@ -3,7 +3,7 @@
 //! cut marked in the text) and relevant mode's focused guidance, rendered
 //! from the [`crate::relevant::Decision`] of the turn.
 
-use bcode_text::Limit;
+use bcode_text::{Limit, clean_body, clean_line};
 use minijinja::context;
 
 use bcode_prompt_pipeline::bounds::BoundedText;
@@ -75,17 +75,26 @@ fn entries(
     for inv in selected {
         // Neither the entry nor the catalog around it may be closed from
         // inside a body (`</invariant>` or `</repository_invariants>`).
-        let body = bcode_text::neutralize_closing_tag(&inv.body, "invariant");
+        // Every value is the repository's, cleaned for the model first:
+        // one-line facts with `clean_line`, the body with `clean_body`.
+        let body = clean_body(&inv.body);
+        let body = bcode_text::neutralize_closing_tag(&body, "invariant");
         let body = bcode_text::neutralize_closing_tag(&body, "repository_invariants").into_owned();
+        let lines = |items: &[String]| -> Vec<String> {
+            items
+                .iter()
+                .map(|item| clean_line(item).into_owned())
+                .collect()
+        };
         let (entry, _) = cx.render(
             INVARIANT_ENTRY_TEMPLATE,
             context! {
-                id => &inv.id,
-                title => &inv.title,
-                summary => &inv.summary,
-                keywords => &inv.keywords,
-                paths => &inv.paths,
-                file => &inv.file,
+                id => clean_line(&inv.id),
+                title => clean_line(&inv.title),
+                summary => clean_line(&inv.summary),
+                keywords => lines(&inv.keywords),
+                paths => lines(&inv.paths),
+                file => clean_line(&inv.file),
                 body => body.as_str(),
             },
         )?;
@@ -221,10 +230,13 @@ fn focused_section(
         .filter(|inv| selection.ids.contains(&inv.id))
         .collect();
     let bounded = entries(cx, catalog, &selected, limit)?;
+    // The selector's words (or the prompt's first sentence), shown as one
+    // line like every other fact.
     let task_summary = selection
         .task_summary
         .as_deref()
-        .filter(|_| cx.config.invariants.include_task_summary);
+        .filter(|_| cx.config.invariants.include_task_summary)
+        .map(clean_line);
     let (text, template) = cx.render(
         FOCUSED_TEMPLATE,
         context! {

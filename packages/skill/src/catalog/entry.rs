@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use bcode_skill_models::SkillSummary;
-use bcode_text::{Limit, bound, escape_xml_into, model_path};
+use bcode_text::{Limit, bound, clean_line, escape_xml_into, model_path};
 
 /// What an entry shows besides id, name and location.
 #[derive(Clone, Copy, Debug)]
@@ -19,7 +19,10 @@ pub(super) struct EntryShape {
 }
 
 /// Appends one `<skill>` entry; `description` is written only in summary
-/// mode (an empty one still writes its element).
+/// mode (an empty one still writes its element). Every value is cleaned
+/// for the model (`bcode_text::clean_line`) and escaped; the description
+/// arrives cleaned (`clean_body`: it may hold lines), because the budget
+/// measures it before it is written.
 pub(super) fn write_entry(
     out: &mut String,
     skill: &SkillSummary,
@@ -30,25 +33,30 @@ pub(super) fn write_entry(
     // Each tag is written as one piece (a catalog of 10,000 skills made
     // hundreds of thousands of tiny copies when tags were assembled
     // from `<`, name and `>`).
-    push_element(out, "  <skill>\n    <id>", m.id.as_str(), "</id>\n");
-    push_element(out, "    <name>", &m.name, "</name>\n");
+    push_line(out, "  <skill>\n    <id>", m.id.as_str(), "</id>\n");
+    push_line(out, "    <name>", &m.name, "</name>\n");
     if shape.summary {
         push_element(out, DESCRIPTION, description, DESCRIPTION_END);
     }
-    push_element(
+    push_line(
         out,
         "    <location>",
         &model_path(&skill.location),
         "</location>\n",
     );
     if shape.summary && shape.sources {
-        push_element(out, "    <source>", &skill.source.label, "</source>\n");
+        push_line(out, "    <source>", &skill.source.label, "</source>\n");
     }
     if shape.summary && shape.keywords && !m.activation.keywords.is_empty() {
         let keywords = m.activation.keywords.join(", ");
-        push_element(out, "    <keywords>", &keywords, "</keywords>\n");
+        push_line(out, "    <keywords>", &keywords, "</keywords>\n");
     }
     out.push_str("  </skill>\n");
+}
+
+/// `open`, `value` cleaned as one line and escaped, `close`.
+fn push_line(out: &mut String, open: &str, value: &str, close: &str) {
+    push_element(out, open, &clean_line(value), close);
 }
 
 /// `open`, `value` escaped, `close`: one catalog element.

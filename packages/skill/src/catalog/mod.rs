@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use bcode_skill_models::{CatalogMode, SkillSource, SkillSummary, SkillsPromptConfig};
-use bcode_text::{Limit, Truncation, model_path};
+use bcode_text::{Limit, Truncation, clean_body, clean_line, model_path};
 use minijinja::context;
 use serde::Serialize;
 
@@ -300,16 +300,25 @@ struct Format<'a> {
 }
 
 impl Format<'_> {
-    /// A description after `max_description_chars`, and whether it was cut.
+    /// A description cleaned for the model, then cut to
+    /// `max_description_chars`, and whether it was cut. Cleaned first, so
+    /// the cap counts what the model sees and the budget measures what is
+    /// written.
     fn description<'s>(&self, skill: &'s SkillSummary) -> (Cow<'s, str>, bool) {
-        let description = skill.manifest.description.as_str();
-        match self.explicit_cap {
-            Some(max) => {
+        let description = clean_body(&skill.manifest.description);
+        let Some(max) = self.explicit_cap else {
+            return (description, false);
+        };
+        match description {
+            Cow::Borrowed(description) => {
                 let cut = shorten(description, max, &self.ellipsis.text);
                 let was_cut = matches!(cut, Cow::Owned(_));
                 (cut, was_cut)
             }
-            None => (Cow::Borrowed(description), false),
+            Cow::Owned(description) => match shorten(&description, max, &self.ellipsis.text) {
+                Cow::Owned(cut) => (Cow::Owned(cut), true),
+                Cow::Borrowed(_) => (Cow::Owned(description), false),
+            },
         }
     }
 
@@ -384,12 +393,12 @@ impl Format<'_> {
                 let source = sources.list[source];
                 match &source.root {
                     Some(root) => {
-                        let root = model_path(root).into_owned();
+                        let root = clean_line(&model_path(root)).into_owned();
                         if !roots.contains(&root) {
                             roots.push(root);
                         }
                     }
-                    None => providers.push(source.label.clone()),
+                    None => providers.push(clean_line(&source.label).into_owned()),
                 }
             }
             templates.render(
