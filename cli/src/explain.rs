@@ -103,9 +103,9 @@ fn section_text<'a>(prompt: &'a AssembledPrompt, section: &SectionReport) -> &'a
 }
 
 /// One "N bytes, M tokens" phrase.
-fn size(text: &str) -> String {
-    match tokens::count(text) {
-        Some(n) => format!("{} bytes, {n} tokens", text.len()),
+fn size(text: &str, counter: &mut tokens::Counter) -> String {
+    match counter.count(text) {
+        Some(n) => format!("{} bytes, {} tokens", text.len(), n.shown()),
         None => format!("{} bytes", text.len()),
     }
 }
@@ -113,6 +113,7 @@ fn size(text: &str) -> String {
 /// The whole `--explain` report.
 pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     let mut out = String::new();
+    let mut counter = tokens::Counter::new();
     let _ = writeln!(
         out,
         "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} sources",
@@ -135,7 +136,7 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
             part_name(s.placement),
             class_name(s.class),
             s.bytes,
-            tokens::cell(tokens::count(section_text(prompt, s))),
+            tokens::cell(counter.count(section_text(prompt, s))),
             cut_cell(s),
         );
     }
@@ -146,24 +147,27 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     let _ = writeln!(
         out,
         "cacheable prefix (system text before the cache boundary, byte {boundary}): {}",
-        size(cached)
+        size(cached, &mut counter)
     );
     let _ = writeln!(
         out,
         "system text after the boundary (changes per turn): {}",
-        size(uncached)
+        size(uncached, &mut counter)
     );
     let _ = writeln!(
         out,
         "request-only context: {}",
-        size(&prompt.request_context)
+        size(&prompt.request_context, &mut counter)
     );
-    if tokens::count("").is_some() {
+    if tokens::enabled() {
         let _ = writeln!(
             out,
             "(tokens are estimates with the {} encoding; other models count differently)",
             tokens::ENCODING
         );
+    }
+    if counter.estimated_any() {
+        let _ = writeln!(out, "{}", tokens::budget_note());
     }
 
     if !prompt.omitted.is_empty() {
