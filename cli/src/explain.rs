@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use bcode_prompt::{AssembledPrompt, OmitReason, Placement, SectionClass, SectionReport};
 
+use crate::terminal::printable_line;
 use crate::tokens;
 
 /// Where paths are shown from: the repository, and the home for `~/`.
@@ -120,19 +121,24 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
         "section", "part", "class", "bytes", "tokens", "cut"
     );
     for s in &prompt.sections {
+        // Ids, sources, reasons and notes name repository files: shown
+        // through `printable_line`, so an escape sequence or a line break in
+        // a file name is displayed, not obeyed, and the table keeps its
+        // rows. The table is for reading, never the prompt, so this holds
+        // on a pipe too.
         let sources = if s.sources.is_empty() {
             "-".to_owned()
         } else {
             s.sources
                 .iter()
-                .map(|source| paths.show(source))
+                .map(|source| printable_line(&paths.show(source)).into_owned())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         let _ = writeln!(
             out,
             "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} {sources}",
-            s.id,
+            printable_line(&s.id),
             part_name(s.placement),
             class_name(s.class),
             s.bytes,
@@ -173,13 +179,23 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     if !prompt.omitted.is_empty() {
         let _ = writeln!(out, "\nomitted:");
         for o in &prompt.omitted {
-            let _ = writeln!(out, "  {:<32} {}", o.id, omitted_reason(&o.reason));
+            let _ = writeln!(
+                out,
+                "  {:<32} {}",
+                printable_line(&o.id),
+                printable_line(&omitted_reason(&o.reason))
+            );
         }
     }
     let mut notes = String::new();
     for s in &prompt.sections {
         for note in &s.notes {
-            let _ = writeln!(notes, "  {}: {}", s.id, show_paths_in(note, paths));
+            let _ = writeln!(
+                notes,
+                "  {}: {}",
+                printable_line(&s.id),
+                printable_line(&show_paths_in(note, paths))
+            );
         }
     }
     if !notes.is_empty() {

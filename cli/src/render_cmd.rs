@@ -62,7 +62,13 @@ pub fn run(
         let report = crate::explain::explain(prompt, &paths);
         out.write_all(report.as_bytes()).map_err(io)?;
     } else {
-        write_prompt_text(out, prompt).map_err(io)?;
+        // The exact prompt; on a terminal, an escape sequence from a
+        // repository file is shown instead of obeyed.
+        let mut text = Vec::new();
+        write_prompt_text(&mut text, prompt).map_err(io)?;
+        let text = String::from_utf8_lossy(&text);
+        out.write_all(crate::terminal::on_stdout(&text).as_bytes())
+            .map_err(io)?;
     }
     Ok(ExitCode::SUCCESS)
 }
