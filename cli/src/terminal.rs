@@ -17,11 +17,16 @@
 use std::borrow::Cow;
 use std::io::IsTerminal;
 
+/// Whether standard output is a terminal.
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
 /// `text` as written to standard output by a command whose output is the
 /// prompt itself: escaped like [`printable`] when standard output is a
 /// terminal, unchanged (byte-exact) on a pipe or in a file.
 pub fn on_stdout(text: &str) -> Cow<'_, str> {
-    if std::io::stdout().is_terminal() {
+    if stdout_is_terminal() {
         printable(text)
     } else {
         Cow::Borrowed(text)
