@@ -18,11 +18,26 @@
 
 use std::process::Command;
 
-fn main() {
+// The token counter's rank table (the `tokens` feature).
+#[cfg(feature = "tokens")]
+#[path = "build_tokens.rs"]
+mod build_tokens;
+#[cfg(feature = "tokens")]
+#[path = "src/tokens/table.rs"]
+mod table;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "tokens")]
+    {
+        println!("cargo:rerun-if-changed=build_tokens.rs");
+        println!("cargo:rerun-if-changed=src/tokens/table.rs");
+        let out_dir = std::env::var_os("OUT_DIR").ok_or("cargo sets no OUT_DIR")?;
+        build_tokens::write_tables(std::path::Path::new(&out_dir))?;
+    }
     println!("cargo:rerun-if-env-changed=BCODE_PACK_RELOCS");
     if std::env::var("BCODE_PACK_RELOCS").is_ok_and(|v| v == "0") {
-        return;
+        return Ok(());
     }
     let linux_gnu = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux")
         && std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "gnu");
@@ -30,6 +45,7 @@ fn main() {
     if linux_gnu && native && glibc_version().is_some_and(|v| v >= (2, 36)) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
+    Ok(())
 }
 
 /// The build machine's glibc version, from `getconf GNU_LIBC_VERSION`

@@ -57,9 +57,31 @@ pub fn run(cmd: &ConfigCommand, loaded: &LoadedConfig, out: &mut dyn Write) -> i
                     ),
                 ));
             }
-            for line in lines {
-                let at = At(&line.origin, line.line);
-                writeln!(out, "{} = {}  # {at}", line.key, line.value)?;
+            // The machine facts are unset unless pinned (twenty keys): the
+            // whole listing shows the pinned ones and one line for the rest;
+            // `config explain facts` lists every key.
+            let unset_fact = |line: &bcode_prompt_pipeline::config::ExplainedValue| {
+                key.is_none()
+                    && under(&line.key, "facts")
+                    && line.value == bcode_prompt_pipeline::config::UNSET
+                    && matches!(line.origin, Origin::Default)
+            };
+            let unset_facts = lines.iter().filter(|line| unset_fact(line)).count();
+            let facts = lines.iter().filter(|l| under(&l.key, "facts")).count();
+            let last_fact = lines.iter().rposition(|l| under(&l.key, "facts"));
+            for (i, line) in lines.iter().enumerate() {
+                if !unset_fact(line) {
+                    let at = At(&line.origin, line.line);
+                    writeln!(out, "{} = {}  # {at}", line.key, line.value)?;
+                }
+                if Some(i) == last_fact && unset_facts > 0 {
+                    let more = if unset_facts < facts { " more" } else { "" };
+                    writeln!(
+                        out,
+                        "# facts: {unset_facts}{more} keys unset, probed from the machine \
+                         (`bcode-prompt config explain facts` lists them)"
+                    )?;
+                }
             }
             for ignored in loaded.ignored() {
                 if key.as_deref().is_none_or(|key| under(&ignored.key, key)) {
@@ -102,13 +124,21 @@ pub fn check(inputs: &ConfigInputs, strict: bool, out: &mut dyn Write) -> io::Re
     let errors = report.errors.len() + refused;
     let warnings = report.warnings.len() - refused;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    write!(
-        out,
-        "{} checked: {}, {}",
-        plural(report.layers.len(), "layer"),
-        plural(errors, "error"),
-        plural(warnings, "warning")
-    )?;
+    if report.layers.is_empty() && errors == 0 && warnings == 0 {
+        // Nothing was checked: say what would have been, not "0 layers".
+        write!(
+            out,
+            "no config to check: no user or repository bcode.toml, BCODE_* variable, --config or --set (the built-in defaults apply)"
+        )?;
+    } else {
+        write!(
+            out,
+            "{} checked: {}, {}",
+            plural(report.layers.len(), "layer"),
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        )?;
+    }
     if let Some(loaded) = &report.loaded {
         write!(out, "; the repository is {}", loaded.trust())?;
     }

@@ -344,16 +344,23 @@ fn summary(a: &Saved, b: &Saved) -> String {
         .zip(b_cached.bytes())
         .take_while(|(x, y)| x == y)
         .count();
-    let before = moved(a_cached, b_cached);
-    let after = moved(&uncached(a), &uncached(b));
-    format!(
+    let mut counter = tokens::Counter::new();
+    let before = moved(a_cached, b_cached, &mut counter);
+    let after = moved(&uncached(a), &uncached(b), &mut counter);
+    let mut summary = format!(
         "summary: before the cache boundary {before}; {shared} bytes of it shared (still cached); \
          after it (uncached system text and request-only context) {after}"
-    )
+    );
+    if counter.estimated_any() {
+        summary.push('\n');
+        summary.push_str(&tokens::budget_note());
+    }
+    summary
 }
 
-/// `A -> B bytes (±n), A -> B tokens (±n)`.
-fn moved(a: &str, b: &str) -> String {
+/// `A -> B bytes (±n), A -> B tokens (±n)`; an estimated figure (and a
+/// difference with one) reads `~n`.
+fn moved(a: &str, b: &str, counter: &mut tokens::Counter) -> String {
     let signed = |a: usize, b: usize| {
         if b >= a {
             format!("+{}", b - a)
@@ -367,9 +374,16 @@ fn moved(a: &str, b: &str) -> String {
         b.len(),
         signed(a.len(), b.len())
     );
-    match (tokens::count(a), tokens::count(b)) {
+    match (counter.count(a), counter.count(b)) {
         (Some(x), Some(y)) => {
-            let _ = write!(text, ", {x} -> {y} tokens ({})", signed(x, y));
+            let about = if x.estimated || y.estimated { "~" } else { "" };
+            let _ = write!(
+                text,
+                ", {} -> {} tokens ({about}{})",
+                x.shown(),
+                y.shown(),
+                signed(x.tokens, y.tokens)
+            );
         }
         _ => text.push_str(", tokens not counted in this build"),
     }

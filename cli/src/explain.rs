@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use bcode_prompt::{AssembledPrompt, OmitReason, Placement, SectionClass, SectionReport};
 
+use crate::terminal::printable_line;
 use crate::tokens;
 
 /// Where paths are shown from: the repository, and the home for `~/`.
@@ -103,9 +104,9 @@ fn section_text<'a>(prompt: &'a AssembledPrompt, section: &SectionReport) -> &'a
 }
 
 /// One "N bytes, M tokens" phrase.
-fn size(text: &str) -> String {
-    match tokens::count(text) {
-        Some(n) => format!("{} bytes, {n} tokens", text.len()),
+fn size(text: &str, counter: &mut tokens::Counter) -> String {
+    match counter.count(text) {
+        Some(n) => format!("{} bytes, {} tokens", text.len(), n.shown()),
         None => format!("{} bytes", text.len()),
     }
 }
@@ -113,29 +114,35 @@ fn size(text: &str) -> String {
 /// The whole `--explain` report.
 pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     let mut out = String::new();
+    let mut counter = tokens::Counter::new();
     let _ = writeln!(
         out,
         "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} sources",
         "section", "part", "class", "bytes", "tokens", "cut"
     );
     for s in &prompt.sections {
+        // Ids, sources, reasons and notes name repository files: shown
+        // through `printable_line`, so an escape sequence or a line break in
+        // a file name is displayed, not obeyed, and the table keeps its
+        // rows. The table is for reading, never the prompt, so this holds
+        // on a pipe too.
         let sources = if s.sources.is_empty() {
             "-".to_owned()
         } else {
             s.sources
                 .iter()
-                .map(|source| paths.show(source))
+                .map(|source| printable_line(&paths.show(source)).into_owned())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         let _ = writeln!(
             out,
             "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} {sources}",
-            s.id,
+            printable_line(&s.id),
             part_name(s.placement),
             class_name(s.class),
             s.bytes,
-            tokens::cell(tokens::count(section_text(prompt, s))),
+            tokens::cell(counter.count(section_text(prompt, s))),
             cut_cell(s),
         );
     }
@@ -146,36 +153,49 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     let _ = writeln!(
         out,
         "cacheable prefix (system text before the cache boundary, byte {boundary}): {}",
-        size(cached)
+        size(cached, &mut counter)
     );
     let _ = writeln!(
         out,
         "system text after the boundary (changes per turn): {}",
-        size(uncached)
+        size(uncached, &mut counter)
     );
     let _ = writeln!(
         out,
         "request-only context: {}",
-        size(&prompt.request_context)
+        size(&prompt.request_context, &mut counter)
     );
-    if tokens::count("").is_some() {
+    if tokens::enabled() {
         let _ = writeln!(
             out,
             "(tokens are estimates with the {} encoding; other models count differently)",
             tokens::ENCODING
         );
     }
+    if counter.estimated_any() {
+        let _ = writeln!(out, "{}", tokens::budget_note());
+    }
 
     if !prompt.omitted.is_empty() {
         let _ = writeln!(out, "\nomitted:");
         for o in &prompt.omitted {
-            let _ = writeln!(out, "  {:<32} {}", o.id, omitted_reason(&o.reason));
+            let _ = writeln!(
+                out,
+                "  {:<32} {}",
+                printable_line(&o.id),
+                printable_line(&omitted_reason(&o.reason))
+            );
         }
     }
     let mut notes = String::new();
     for s in &prompt.sections {
         for note in &s.notes {
-            let _ = writeln!(notes, "  {}: {}", s.id, show_paths_in(note, paths));
+            let _ = writeln!(
+                notes,
+                "  {}: {}",
+                printable_line(&s.id),
+                printable_line(&show_paths_in(note, paths))
+            );
         }
     }
     if !notes.is_empty() {

@@ -399,7 +399,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 ));
             }
             let (report, differs) = diff_cmd::diff(&a, &b)?;
-            print!("{report}");
+            print!("{}", terminal::on_stdout(&report));
             Ok(if differs {
                 ExitCode::from(1)
             } else {

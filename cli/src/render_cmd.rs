@@ -61,7 +61,16 @@ pub fn run(
         };
         let report = crate::explain::explain(prompt, &paths);
         out.write_all(report.as_bytes()).map_err(io)?;
+    } else if crate::terminal::stdout_is_terminal() {
+        // On a terminal, an escape sequence from a repository file is
+        // shown instead of obeyed.
+        let mut text = Vec::new();
+        write_prompt_text(&mut text, prompt).map_err(io)?;
+        let text = String::from_utf8_lossy(&text);
+        out.write_all(crate::terminal::printable(&text).as_bytes())
+            .map_err(io)?;
     } else {
+        // The exact prompt, streamed.
         write_prompt_text(out, prompt).map_err(io)?;
     }
     Ok(ExitCode::SUCCESS)

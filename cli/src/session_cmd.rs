@@ -30,6 +30,10 @@ const HELP: &str = "commands:
   /quit                    end the session
 anything else is a prompt: it is matched against skill keywords";
 
+/// The commands this loop handles itself (besides `/exit`, `/quit`'s
+/// alias), for the usage line of an unknown command.
+const SESSION_COMMANDS: [&str; 5] = ["/accept", "/dismiss", "/render", "/help", "/quit"];
+
 /// Options of `session`.
 #[derive(Debug, Clone, Default)]
 pub struct SessionCmdOptions {
@@ -155,7 +159,7 @@ pub fn run(
                     input.activate_because(
                         s.id.as_str(),
                         Vec::new(),
-                        ActivationReason::Auto {
+                        ActivationReason::Accepted {
                             matched_keywords: s.matched_keywords.clone(),
                         },
                     )
@@ -163,6 +167,16 @@ pub fn run(
             }
             // `/render` shows what the next turn sends: a turn with no text.
             "/render" => TurnInput::new(""),
+            // A slash command that is neither this loop's nor a skill
+            // command: the error names the near miss and every command
+            // of the session, not only the skill commands the library knows.
+            _ if word.starts_with('/') => {
+                if let Err(err) = bcode_skill::parse_command(trimmed, &SESSION_COMMANDS) {
+                    writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
+                    continue;
+                }
+                TurnInput::new(trimmed)
+            }
             _ => TurnInput::new(trimmed),
         };
         let is_prompt = !trimmed.starts_with('/');
@@ -419,6 +433,9 @@ fn show_reply(
                     ActivationReason::Explicit => "explicit".to_owned(),
                     ActivationReason::Auto { matched_keywords } => {
                         format!("auto: {}", matched_keywords.join(", "))
+                    }
+                    ActivationReason::Accepted { matched_keywords } => {
+                        format!("accepted suggestion: {}", matched_keywords.join(", "))
                     }
                     _ => "other".to_owned(),
                 };

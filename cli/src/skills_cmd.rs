@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::cli_context::{CliContext, CliError};
 use crate::diagnostics_out;
 use crate::skills_json;
-use crate::terminal::printable_line;
+use crate::terminal::{on_stdout, printable_line};
 
 /// A `skills` subcommand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,8 +112,10 @@ pub fn run(
                 &templates,
             )
             .map_err(|err| CliError::Config(err.to_string()))?;
-            // Byte for byte as injected: no newline is added.
-            out.write_all(catalog.text.as_bytes()).map_err(io)?;
+            // Byte for byte as injected (no newline is added), escaped on a
+            // terminal.
+            out.write_all(on_stdout(&catalog.text).as_bytes())
+                .map_err(io)?;
             if catalog.omitted > 0 {
                 eprintln!(
                     "bcode-prompt: catalog truncated to {} bytes: {} of {} skills left out",
@@ -145,7 +147,7 @@ pub fn run(
             let response = registry
                 .context(&request, &templates)
                 .map_err(|err| CliError::Usage(err.to_string()))?;
-            writeln!(out, "{}", response.text).map_err(io)?;
+            writeln!(out, "{}", on_stdout(&response.text)).map_err(io)?;
             eprintln!(
                 "bcode-prompt: loaded skill `{}` from {}: {} bytes{}",
                 response.id,

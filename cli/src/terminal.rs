@@ -8,8 +8,30 @@
 //! reorder what is shown. Human output therefore shows every such character
 //! as a visible escape (`\u{1b}`); JSON output needs none of this, because
 //! JSON strings escape control characters themselves and stay exact.
+//!
+//! Output that *is* the prompt (`render`, `skills catalog`, `skills
+//! context`) or quotes it line by line (`diff`) is escaped only on a
+//! terminal ([`on_stdout`]): piped or redirected, it stays byte for byte
+//! what the model receives.
 
 use std::borrow::Cow;
+use std::io::IsTerminal;
+
+/// Whether standard output is a terminal.
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+/// `text` as written to standard output by a command whose output is the
+/// prompt itself: escaped like [`printable`] when standard output is a
+/// terminal, unchanged (byte-exact) on a pipe or in a file.
+pub fn on_stdout(text: &str) -> Cow<'_, str> {
+    if stdout_is_terminal() {
+        printable(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
 
 /// `text` with every control character shown as `\u{..}`, except the line
 /// feed and tab that multi-line layout needs. Borrows when nothing changes,
@@ -42,11 +64,25 @@ fn escape(text: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
 }
 
 /// C0 controls (ESC, BEL, CR, ...), DEL, C1 controls (the 8-bit CSI and OSC
-/// that some terminals still obey) and the bidirectional formatting
-/// characters that make a terminal show text in another order than it is.
+/// that some terminals still obey), the bidirectional formatting
+/// characters that make a terminal show text in another order than it is,
+/// and the invisible ones that hide a character between two others (zero
+/// width space, word joiner and invisible operators, the byte order mark).
+/// The zero width joiner and non-joiner are kept: emoji sequences and
+/// Indic and Persian script need them, and they hide nothing.
 fn is_control(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{61c}'
+                | '\u{200b}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
 #[cfg(test)]
@@ -92,6 +128,17 @@ mod tests {
         check("ok\rfake", "ok\\u{d}fake", "ok\\u{d}fake");
         check("\u{9b}31m\u{7f}", "\\u{9b}31m\\u{7f}", "\\u{9b}31m\\u{7f}");
         check("abc\u{202e}fed", "abc\\u{202e}fed", "abc\\u{202e}fed");
+        check(
+            "r\u{200b}m \u{61c}\u{2060}\u{feff}",
+            "r\\u{200b}m \\u{61c}\\u{2060}\\u{feff}",
+            "r\\u{200b}m \\u{61c}\\u{2060}\\u{feff}",
+        );
+        // Joiners are part of the text they join.
+        check(
+            "👩\u{200d}👧 می\u{200c}خواهم",
+            "👩\u{200d}👧 می\u{200c}خواهم",
+            "👩\u{200d}👧 می\u{200c}خواهم",
+        );
     }
 
     #[test]

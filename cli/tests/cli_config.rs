@@ -219,3 +219,53 @@ fn render_reports_each_config_warning_once_and_stops_at_an_invalid_value() {
         "{stderr}"
     );
 }
+
+/// With no config file, variable or flag there is nothing to check, and the
+/// summary says so instead of "0 layers checked".
+#[test]
+fn check_without_any_layer_says_there_is_nothing_to_check() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(&sandbox.repo).unwrap();
+    let out = sandbox.run(&["config", "check"]);
+    assert_eq!(
+        answer(&sandbox, &out),
+        (
+            Some(0),
+            "no config to check: no user or repository bcode.toml, BCODE_* variable, --config \
+             or --set (the built-in defaults apply); the repository is not trusted\n"
+                .to_owned(),
+            String::new()
+        )
+    );
+}
+
+/// The twenty machine facts are unset unless pinned: `config explain`
+/// shows the pinned ones and one line for the rest; `config explain facts`
+/// lists every key.
+#[test]
+fn explain_folds_the_unset_facts_into_one_line() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(&sandbox.repo).unwrap();
+    let out = sandbox.run(&["--set", "facts.timezone=\"UTC\"", "config", "explain"]);
+    let (code, stdout, stderr) = answer(&sandbox, &out);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    let facts: Vec<&str> = stdout.lines().filter(|l| l.contains("facts")).collect();
+    assert_eq!(
+        facts,
+        [
+            "facts.timezone = \"UTC\"  # --set facts.timezone=\"UTC\"",
+            "# facts: 19 more keys unset, probed from the machine (`bcode-prompt config explain facts` lists them)",
+        ]
+    );
+    let out = sandbox.run(&["config", "explain", "facts"]);
+    let (code, stdout, _) = answer(&sandbox, &out);
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 20, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("facts.") && l.ends_with(" = (unset)  # default")),
+        "{stdout}"
+    );
+}

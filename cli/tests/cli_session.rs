@@ -59,7 +59,7 @@ Loaded skill `rust-debugging` from repo:.bcode/skills ({rust_bytes} bytes).
 │ Check cargo output first.
 └
 > /skill active
-  rust-debugging (auto: rust)
+  rust-debugging (accepted suggestion: rust)
 > /skill docs chapter \"two words\"
 Loaded skill `docs` from repo:.bcode/skills ({docs_bytes} bytes).
 ┌ skill context: docs
@@ -70,7 +70,7 @@ Deactivated skill `docs`.
 > /skill nope
 error: no skill with id `nope`
 > /bogus
-error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)
+error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /accept | /dismiss | /render | /help | /quit)
 > /quit
 ",
             log.display(),
@@ -89,7 +89,7 @@ error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill
         .collect();
     let expected = serde_json::json!([
         {"seq": 0, "event": "SkillSuggested", "id": "rust-debugging", "source": "repo:.bcode/skills", "matched_keywords": ["rust"]},
-        {"seq": 1, "event": "SkillActivated", "id": "rust-debugging", "source": "repo:.bcode/skills", "arguments": [], "reason": "auto: matched rust"},
+        {"seq": 1, "event": "SkillActivated", "id": "rust-debugging", "source": "repo:.bcode/skills", "arguments": [], "reason": "accepted suggestion: matched rust"},
         {"seq": 2, "event": "SkillContextLoaded", "id": "rust-debugging", "source": "repo:.bcode/skills", "bytes": rust_bytes, "truncated": false, "preview": "Check cargo output first."},
         {"seq": 3, "event": "SkillActivated", "id": "docs", "source": "repo:.bcode/skills", "arguments": ["chapter", "two words"], "reason": "explicit"},
         {"seq": 4, "event": "SkillContextLoaded", "id": "docs", "source": "repo:.bcode/skills", "bytes": docs_bytes, "truncated": false, "preview": "Docs body."},
@@ -287,4 +287,46 @@ fn a_template_override_added_mid_session_has_its_warning_shown_once() {
     assert_eq!(code, Some(0), "{stderr}");
     let warning = "there is no template named `no-such-template.j2`";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+}
+
+/// A keyword matches the prompt's other forms of its word: `panic` in
+/// "cargo test panics", `pull request` in "review my pull requests".
+#[test]
+fn keywords_match_word_forms() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    write(
+        &skills.join("rust-panics/SKILL.md"),
+        "---\ndescription: Rust panics\nactivation:\n  keywords: [panic]\n---\nRead the backtrace.\n",
+    );
+    write(
+        &skills.join("review/SKILL.md"),
+        "---\ndescription: Reviews\nactivation:\n  keywords: [pull request]\n---\nReview.\n",
+    );
+    let (code, transcript) = session(
+        &sandbox,
+        "cargo test panics\nreview my pull requests\nthe panicked thread\nno match: panel pulls\n",
+        &[],
+    );
+    assert_eq!(code, 0);
+    let events = sandbox.state.join("sessions/e2e/events.jsonl");
+    assert_eq!(
+        transcript,
+        format!(
+            "Skill session e2e (2 skills; auto-activation: suggest). Events: {}
+> cargo test panics
+Suggested skill `rust-panics` (matched panic): /accept rust-panics to activate, /dismiss to ignore.
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+> review my pull requests
+Suggested skill `review` (matched pull request): /accept review to activate, /dismiss to ignore.
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+> the panicked thread
+Suggested skill `rust-panics` (matched panic): /accept rust-panics to activate, /dismiss to ignore.
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+> no match: panel pulls
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+",
+            events.display()
+        )
+    );
 }

@@ -71,7 +71,7 @@ impl TurnInput {
     }
 
     /// Activates skill `id` with `arguments` for `reason` (for example a
-    /// suggestion the user accepted: `ActivationReason::Auto`), which the
+    /// suggestion the user accepted: `ActivationReason::Accepted`), which the
     /// activation event records.
     pub fn activate_because(
         mut self,

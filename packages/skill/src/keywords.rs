@@ -2,7 +2,9 @@
 //! indexed summaries (no body is read). Matching is on Unicode word
 //! boundaries (UAX #29) and case-folded, so `Rust` matches `rust` but not
 //! `trust`, and a multi-word keyword such as `pull request` matches only
-//! those words in that order.
+//! those words in that order. English word forms meet at one stem on both
+//! sides (`panics`, `panicked` and `panicking` match `panic`; `pull
+//! requests` matches `pull request`); see [`stem`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -71,6 +73,62 @@ pub fn words(text: &str) -> Vec<String> {
     text.unicode_words().map(str::to_lowercase).collect()
 }
 
+/// The stem a keyword word and a prompt word are compared by: a lowercase
+/// ASCII word of five letters or more loses one regular English ending
+/// (`-ies` becomes `-y`; `-es` after `s`, `x`, `z`, `ch` or `sh`, `-s` but
+/// not `-ss`, `-us` or `-is`; `-ing` and `-ed` (not `-eed`) after three
+/// letters or more with a vowel, undoubling the consonant before them and
+/// `ck` to `c`). Both sides are stemmed, so a stem never
+/// needs to be a word; short words (`bus`, `ci`, `test` itself) and words
+/// of other scripts are kept as written, and nothing else is guessed, so a
+/// keyword never matches a different word that merely starts the same.
+pub fn stem(word: &str) -> String {
+    if word.len() < 5 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    if let Some(base) = word.strip_suffix("ies") {
+        return format!("{base}y");
+    }
+    for ending in ["ing", "ed"] {
+        // `speed` and `bleed` end in `-ed` but are no past tense.
+        if ending == "ed" && word.ends_with("eed") {
+            continue;
+        }
+        if let Some(base) = word.strip_suffix(ending)
+            && base.len() >= 3
+            && base.bytes().any(|b| b"aeiouy".contains(&b))
+        {
+            return undouble(base);
+        }
+    }
+    if let Some(base) = word.strip_suffix("es")
+        && ["s", "x", "z", "ch", "sh"]
+            .iter()
+            .any(|e| base.ends_with(e))
+    {
+        return base.to_owned();
+    }
+    if word.ends_with('s') && !["ss", "us", "is"].iter().any(|e| word.ends_with(e)) {
+        return word[..word.len() - 1].to_owned();
+    }
+    word.to_owned()
+}
+
+/// `panick` → `panic`, `debugg` → `debug`, `runn` → `run`.
+fn undouble(base: &str) -> String {
+    let bytes = base.as_bytes();
+    match bytes {
+        [.., b'c', b'k'] => base[..base.len() - 1].to_owned(),
+        [.., a, b] if a == b && !b"aeioulsz".contains(a) => base[..base.len() - 1].to_owned(),
+        _ => base.to_owned(),
+    }
+}
+
+/// [`words`] of `text`, each [`stem`]med.
+fn stems(text: &str) -> Vec<String> {
+    words(text).iter().map(|w| stem(w)).collect()
+}
+
 impl KeywordIndex {
     /// Indexes the keywords of `skills`.
     pub fn build<'a>(skills: impl Iterator<Item = &'a SkillSummary>) -> Self {
@@ -83,7 +141,7 @@ impl KeywordIndex {
                 skill.model_visible(),
             ));
             for (order, written) in skill.manifest.activation.keywords.iter().enumerate() {
-                let words = words(written);
+                let words = stems(written);
                 let Some(first) = words.first().cloned() else {
                     continue;
                 };
@@ -105,7 +163,7 @@ impl KeywordIndex {
 
     /// Skills whose keywords occur in `prompt`, best first (score, then id).
     pub fn suggest(&self, prompt: &str) -> Vec<Suggestion> {
-        let prompt_words = words(prompt);
+        let prompt_words = stems(prompt);
         let mut matched: BTreeMap<usize, BTreeSet<(usize, usize)>> = BTreeMap::new();
         for (start, word) in prompt_words.iter().enumerate() {
             let Some(candidates) = self.by_first_word.get(word) else {
@@ -157,5 +215,32 @@ mod tests {
             words("Fix the RUST build, naïve Straße: node.js!"),
             ["fix", "the", "rust", "build", "naïve", "straße", "node.js"]
         );
+    }
+
+    #[test]
+    fn word_forms_meet_at_one_stem() {
+        for (forms, stem_of_all) in [
+            (&["panic", "panics", "panicked", "panicking"][..], "panic"),
+            (&["test", "tests", "tested", "testing"], "test"),
+            (&["debug", "debugging", "debugged"], "debug"),
+            (&["request", "requests"], "request"),
+            (&["dependency", "dependencies"], "dependency"),
+            (&["patch", "patches", "patched"], "patch"),
+            (&["build", "builds", "building"], "build"),
+            (&["fail", "fails", "failed", "failing"], "fail"),
+        ] {
+            for form in forms {
+                assert_eq!(stem(&stem(form)), stem(stem_of_all), "{form}");
+                assert_eq!(stem(form), stem(stem_of_all), "{form}");
+            }
+        }
+        // Kept as written: short words, -ss/-us/-is, other scripts, and
+        // words whose ending is no suffix.
+        for word in [
+            "bus", "ci", "class", "status", "analysis", "straße", "rust", "trust", "bring",
+            "string", "speed",
+        ] {
+            assert_eq!(stem(word), word);
+        }
     }
 }

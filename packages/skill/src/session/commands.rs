@@ -65,8 +65,15 @@ pub fn parse_command(
         return Ok(None);
     };
     let words = split_arguments(rest)?;
+    // The whole usage, the caller's commands included, for the two errors
+    // that say nothing about which command was meant.
+    let usage = if other_commands.is_empty() {
+        USAGE.to_owned()
+    } else {
+        format!("{USAGE} | {}", other_commands.join(" | "))
+    };
     let Some((head, args)) = words.split_first() else {
-        return Err(CommandError::new("empty command", USAGE));
+        return Err(CommandError::new("empty command", usage));
     };
     match head.as_str() {
         "skills" if args.is_empty() => Ok(Some(SlashCommand::List)),
@@ -84,8 +91,8 @@ pub fn parse_command(
                 .collect();
             let typed = format!("/{other}");
             let hint = match closest(&typed, known.iter().map(String::as_str)) {
-                Some(near) => format!("did you mean `{near}`? {USAGE}"),
-                None => USAGE.to_owned(),
+                Some(near) => format!("did you mean `{near}`? {usage}"),
+                None => usage,
             };
             Err(CommandError::new(
                 format!("unknown command `{typed}`"),
@@ -228,20 +235,28 @@ mod tests {
         check(
             "/skil rust",
             Err(
-                "unknown command `/skil` (did you mean `/skill`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+                "unknown command `/skil` (did you mean `/skill`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /render | /quit)",
             ),
         );
         check(
             "/rendr",
             Err(
-                "unknown command `/rendr` (did you mean `/render`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+                "unknown command `/rendr` (did you mean `/render`? usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /render | /quit)",
             ),
         );
         check(
             "/",
             Err(
-                "empty command (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)",
+                "empty command (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /render | /quit)",
             ),
+        );
+        // Without the caller's commands, the skill commands alone.
+        assert_eq!(
+            parse_command("/bogus", &[]).map_err(|e| e.to_string()),
+            Err(
+                "unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>)"
+                    .to_owned()
+            )
         );
         check(
             "/skill x \"open",

@@ -75,6 +75,12 @@ pub enum ActivationReason {
         /// The keywords that matched, as the skill wrote them.
         matched_keywords: Vec<String>,
     },
+    /// The user accepted a suggestion (`/accept`) made because the prompt
+    /// matched its keywords.
+    Accepted {
+        /// The keywords that matched, as the skill wrote them.
+        matched_keywords: Vec<String>,
+    },
 }
 
 impl ActivationReason {
@@ -83,6 +89,12 @@ impl ActivationReason {
             ActivationReason::Explicit => "explicit".into(),
             ActivationReason::Auto { matched_keywords } => {
                 format!("auto: matched {}", matched_keywords.join(", "))
+            }
+            ActivationReason::Accepted { matched_keywords } => {
+                format!(
+                    "accepted suggestion: matched {}",
+                    matched_keywords.join(", ")
+                )
             }
         }
     }
