@@ -58,8 +58,12 @@ pub struct LayerFlags {
 /// more: the session loads the config and reports its warnings.
 #[derive(Debug)]
 pub struct ProcessInputs {
-    /// The repository, canonical.
+    /// The repository root, canonical: the nearest folder at or above
+    /// `--repo` holding a `.git`, else `--repo` itself.
     pub repo: PathBuf,
+    /// The working folder `--repo` names (canonical): the root, or a
+    /// folder inside it whose instructions and skills are added.
+    pub work: PathBuf,
     /// The process's working directory, for paths given on the command line.
     pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
@@ -98,7 +102,8 @@ impl ProcessInputs {
             eprintln!("bcode-prompt: warning: {warning}");
         }
         Ok(ProcessInputs {
-            repo,
+            repo: bcode_fs::repository_root(&repo),
+            work: repo,
             cwd,
             env,
             flags,
@@ -157,7 +162,7 @@ impl ProcessInputs {
     /// directory, the environment snapshot and every config layer flag.
     pub fn session_options(&self) -> SessionOptions {
         self.warn_about_the_state_folder();
-        let mut options = SessionOptions::new(&self.repo)
+        let mut options = SessionOptions::new(&self.work)
             .cwd(&self.cwd)
             .env(self.env.clone())
             .trust_repository(self.flags.trust_repo);
@@ -187,7 +192,12 @@ impl CliContext {
     /// The skill roots of this repository, highest precedence first (the
     /// session's computation, so commands and renders agree).
     pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt::skill_roots(&self.inputs.repo, &self.inputs.env, &self.loaded)
+        bcode_prompt::skill_roots(
+            &self.inputs.repo,
+            &self.inputs.work,
+            &self.inputs.env,
+            &self.loaded,
+        )
     }
 }
 

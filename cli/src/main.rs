@@ -509,7 +509,7 @@ fn config_check(
 /// The layer flags a loaded context was made from.
 fn context_flags(context: &CliContext) -> LayerFlags {
     LayerFlags {
-        repo: Some(context.inputs.repo.clone()),
+        repo: Some(context.inputs.work.clone()),
         ..context.inputs.flags.clone()
     }
 }

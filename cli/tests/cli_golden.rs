@@ -135,14 +135,17 @@ fn hermetic_render_with_facts_is_the_same_everywhere() {
         ("SHELL", "/bin/bash"),
     ];
 
-    // Checkout two: deeper, inside the team's own git repository (whose HEAD
-    // would otherwise be the revision), a home with user skills and a user
-    // config, and every variable a probe reads set differently.
+    // Checkout two: deeper, nested inside the team's own git repository
+    // (whose HEAD would otherwise be the revision) as a repository of its
+    // own (the nearest `.git` is its root, as for git), a home with user
+    // skills and a user config, and every variable a probe reads set
+    // differently.
     let team = base.join("elsewhere/team-repo");
     let repo_b = team.join("tests/fixtures/prompt");
     make_fixture(&repo_b);
     write(&team.join("README.md"), "team\n");
     git_commit_all(&team);
+    git2::Repository::init(&repo_b).unwrap();
     let home_b = base.join("users/other/home");
     make_busy_home(&home_b);
     let env_b = [

@@ -166,7 +166,7 @@ next\\u{200b}
             "</repository_instructions>"
         ),
         format!(
-            "<repository_instructions file=\"AGENTS.md\" location=\"{repo}/pkg web/AGENTS.md\">
+            "<repository_instructions file=\"pkg web/AGENTS.md\" location=\"{repo}/pkg web/AGENTS.md\">
 Run\\u{{1b}}[31m tests
 always.
 </repository_instructions>"

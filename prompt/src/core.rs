@@ -17,7 +17,7 @@ use bcode_prompt_pipeline::config::{ConfigInputs, InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::{Stage, StageContext};
 use bcode_prompt_sections::gathered::{Gathered, HandOver};
-use bcode_prompt_sections::instructions::{INSTRUCTION_FILES, RepositoryInstructions};
+use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
 };
@@ -40,7 +40,12 @@ use crate::turn::{CommandReply, TurnChanges, TurnInput};
 
 /// What a session keeps that does not change with the config.
 pub(crate) struct Settings {
+    /// The repository root: the working folder as given until
+    /// [`Core::open`] finds the root above it, as git does.
     pub(crate) repo: PathBuf,
+    /// The working folder: the folder the host named, the root or a
+    /// folder inside it (its instructions and skills are added).
+    pub(crate) work: PathBuf,
     pub(crate) cwd: PathBuf,
     pub(crate) env: std::collections::BTreeMap<String, String>,
     pub(crate) config_files: Vec<PathBuf>,
@@ -62,9 +67,14 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    /// The repository as given, joined to the working directory.
+    /// The repository root, joined to the working directory.
     pub(crate) fn repo_path(&self) -> PathBuf {
         self.cwd.join(&self.repo)
+    }
+
+    /// The working folder, joined to the working directory.
+    pub(crate) fn work_path(&self) -> PathBuf {
+        self.cwd.join(&self.work)
     }
 
     fn config_inputs(&self) -> ConfigInputs {
@@ -205,10 +215,10 @@ impl Core {
     /// Opens: checks the repository, loads the config, builds the template
     /// environment and the pipeline, and discovers skills once.
     pub(crate) fn open(
-        settings: Settings,
+        mut settings: Settings,
         sink: Option<Box<dyn EventSink>>,
     ) -> Result<Core, PromptError> {
-        let repo = settings.repo_path();
+        let repo = settings.work_path();
         match std::fs::metadata(&repo) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -224,6 +234,10 @@ impl Core {
                 });
             }
         }
+        // The folder given may be any folder inside a repository: its root
+        // (trust, config, git, invariants) is found as git finds it.
+        settings.work = bcode_text::lexical(&repo);
+        settings.repo = bcode_fs::repository_root(&settings.work);
         let configured = Configured::build(&settings)?;
         let skills = Skills::open(&settings, &configured)?;
         Ok(Core {
@@ -460,6 +474,7 @@ impl Core {
     /// Fills the typed inputs of the turn.
     fn gather(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
         let repo = self.settings.repo_path();
+        let work = self.settings.work_path();
         let config = &self.configured.loaded.config;
         let facts = &self.configured.facts;
         let pinned_now = input.now.or(facts.now);
@@ -507,8 +522,8 @@ impl Core {
         if config.system_prompt.sections.repository_context {
             let (value, changed) = cached(
                 &mut self.instructions,
-                || instruction_paths(&repo),
-                || bcode_prompt_sections::instructions::gather(&repo),
+                || instruction_paths(&repo, &work),
+                || bcode_prompt_sections::instructions::gather(&repo, &work),
             );
             prepared.changes.instructions = changed;
             let mut instructions = (*value).clone();
@@ -636,7 +651,12 @@ impl Skills {
                 catalog: None,
             });
         }
-        let roots = setup::skill_roots(&settings.repo_path(), &settings.env, &configured.loaded);
+        let roots = setup::skill_roots(
+            &settings.repo_path(),
+            &settings.work_path(),
+            &settings.env,
+            &configured.loaded,
+        );
         let key = PoolKey {
             roots,
             options: DiscoveryOptions::from_config(config),
@@ -724,10 +744,10 @@ fn cached<T: PartialEq>(
     (value, changed)
 }
 
-fn instruction_paths(repo: &Path) -> Vec<PathBuf> {
-    INSTRUCTION_FILES
-        .iter()
-        .map(|name| repo.join(name))
+fn instruction_paths(repo: &Path, work: &Path) -> Vec<PathBuf> {
+    instruction_files(repo, work)
+        .into_iter()
+        .map(|(path, _, _)| path)
         .collect()
 }
 

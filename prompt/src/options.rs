@@ -62,8 +62,13 @@ impl fmt::Debug for SessionOptions {
 }
 
 impl SessionOptions {
-    /// Options for the repository at `repo` (a relative path is taken
-    /// relative to [`SessionOptions::cwd`], else as the OS resolves it).
+    /// Options for the repository at `repo`, which may be any folder inside
+    /// a repository: the working folder. The root is found as git finds it
+    /// (the nearest folder at or above it with a `.git` folder or file; a
+    /// folder in no repository is its own root) and decides trust, config,
+    /// git and invariants; the instructions and skills of the folders from
+    /// the root down to the working folder are added. A relative path is
+    /// taken relative to [`SessionOptions::cwd`], else as the OS resolves it.
     /// Defaults: an empty environment, no extra config layers, the
     /// deterministic invariant selector, no event sink (events are still
     /// returned with each turn), the real machine, interactive runtime mode.

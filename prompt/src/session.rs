@@ -115,6 +115,7 @@ impl PromptSession {
         // config or skills, no `BCODE_*` layer, no locale, shell or CI.
         let env = if hermetic { BTreeMap::new() } else { env };
         let settings = Settings {
+            work: repo.clone(),
             repo,
             cwd,
             env,

@@ -102,10 +102,12 @@ fn templates_confinement(loaded: &LoadedConfig) -> Confinement {
     }
 }
 
-/// The skill roots of `repo`, highest precedence first, from the config and
-/// the environment snapshot.
+/// The skill roots of the repository at `repo` seen from the working folder
+/// `work` (the root itself, or a folder inside it), highest precedence
+/// first, from the config and the environment snapshot.
 pub fn skill_roots(
     repo: &Path,
+    work: &Path,
     env: &BTreeMap<String, String>,
     loaded: &LoadedConfig,
 ) -> Vec<SourceRoot> {
@@ -120,6 +122,7 @@ pub fn skill_roots(
         .collect();
     source_roots(RootsInput {
         repo,
+        work,
         env: &source_env,
         config: &loaded.config.skills,
         configured: &configured,

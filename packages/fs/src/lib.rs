@@ -19,6 +19,9 @@
 //! [`StateDir`] is the user's state folder, used only when it is the user's
 //! own and nobody else may write to it, with files in it created `O_EXCL`
 //! under random names and opened without following links (`state.rs`).
+//!
+//! [`repository_root`] finds where a working folder's repository begins, as
+//! git does (`root.rs`).
 
 #![warn(missing_docs)]
 
@@ -26,6 +29,7 @@ mod confine;
 mod dir;
 mod list;
 mod read;
+mod root;
 mod stamp;
 mod state;
 mod threads;
@@ -35,6 +39,7 @@ pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_p
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
+pub use root::repository_root;
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use state::{StateDir, StateError};
 pub use threads::worker_threads;

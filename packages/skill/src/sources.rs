@@ -46,8 +46,12 @@ pub struct BundledRoot {
 /// Everything that decides the roots.
 #[derive(Clone, Copy, Debug)]
 pub struct RootsInput<'a> {
-    /// The repository root; the three repository roots are below it.
+    /// The repository root; the repository's roots are in it and in each
+    /// folder from it down to `work`.
     pub repo: &'a Path,
+    /// The working folder: the repository root, or a folder inside it
+    /// (anything else counts as the root).
+    pub work: &'a Path,
     /// `HOME` and the XDG variables that locate the two user roots.
     pub env: &'a SourceEnv,
     /// The `[skills]` table: `enabled` and the `include_*` switches.
@@ -70,7 +74,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
         // Repository roots, and configured ones written into the repository:
         // what the repository holds stays confined to it.
         // (`..` applied first: `.bcode/../../elsewhere` is not inside.)
-        let inside = kind <= SourceKind::RepoCompatClaude
+        let inside = kind.is_repository()
             || bcode_text::lexical(&path).starts_with(bcode_text::lexical(input.repo));
         roots.push(SourceRoot {
             repository: inside.then(|| input.repo.to_path_buf()),
@@ -84,37 +88,52 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
             path,
         });
     };
-    if config.include_repo_skills {
-        push(
-            SourceKind::RepoBcode,
-            "repo:.bcode/skills".into(),
-            0,
-            input.repo.join(".bcode").join("skills"),
-        );
-    }
-    if config.include_agents_skills {
-        push(
-            SourceKind::RepoAgents,
-            "repo:.agents/skills".into(),
-            0,
-            input.repo.join(".agents").join("skills"),
-        );
-    }
-    if config.include_generic_repo_skills {
-        push(
-            SourceKind::RepoGeneric,
-            "repo:skills".into(),
-            0,
-            input.repo.join("skills"),
-        );
-    }
-    if config.include_compat_claude_skills {
-        push(
-            SourceKind::RepoCompatClaude,
-            "repo-compat:.claude/skills".into(),
-            0,
-            input.repo.join(".claude").join("skills"),
-        );
+    // The repository's kinds in the working folder, then in each folder
+    // above it up to the root: a nearer folder shadows a farther one.
+    let folders = bcode_text::folders_down_to(input.repo, input.work);
+    for (distance, folder) in folders.iter().rev().enumerate() {
+        let prefix = match folder.strip_prefix(input.repo) {
+            Ok(rest) if !rest.as_os_str().is_empty() => {
+                format!("{}/", bcode_text::model_path(rest))
+            }
+            _ => String::new(),
+        };
+        let kinds = [
+            (
+                config.include_repo_skills,
+                SourceKind::RepoBcode,
+                "repo",
+                ".bcode/skills",
+            ),
+            (
+                config.include_agents_skills,
+                SourceKind::RepoAgents,
+                "repo",
+                ".agents/skills",
+            ),
+            (
+                config.include_generic_repo_skills,
+                SourceKind::RepoGeneric,
+                "repo",
+                "skills",
+            ),
+            (
+                config.include_compat_claude_skills,
+                SourceKind::RepoCompatClaude,
+                "repo-compat",
+                ".claude/skills",
+            ),
+        ];
+        for (on, kind, group, below) in kinds {
+            if on {
+                push(
+                    kind,
+                    format!("{group}:{prefix}{below}"),
+                    distance,
+                    folder.join(below),
+                );
+            }
+        }
     }
     if config.include_user_skills {
         if let Some(dir) = input.env.user_config_dir() {
@@ -176,6 +195,7 @@ mod tests {
         }];
         source_roots(RootsInput {
             repo: Path::new("/repo"),
+            work: Path::new("/repo"),
             env,
             config,
             configured: &configured,
@@ -258,6 +278,7 @@ mod tests {
         ];
         let roots = source_roots(RootsInput {
             repo: Path::new("/repo"),
+            work: Path::new("/repo"),
             env: &env,
             config: &SkillsConfig::default(),
             configured: &configured,

@@ -26,6 +26,7 @@ fn discover(base: &Path) -> String {
     let config = SkillsConfig::default();
     let roots = source_roots(RootsInput {
         repo: &base.join("repo"),
+        work: &base.join("repo"),
         env: &env,
         config: &config,
         configured: &[],

@@ -30,6 +30,7 @@ fn registry(base: &Path) -> SkillRegistry {
     let config = SkillsConfig::default();
     let roots = source_roots(RootsInput {
         repo: &base.join("repo"),
+        work: &base.join("repo"),
         env: &env,
         config: &config,
         configured: &[],

@@ -17,7 +17,7 @@ mod truncate;
 mod xml;
 
 pub use clean::{clean_body, clean_line};
-pub use path::{PathDisplay, lexical, model_path};
+pub use path::{PathDisplay, folders_down_to, lexical, model_path};
 pub use suggest::{closest, edit_distance};
 pub use truncate::{Bounded, Limit, Truncation, bound, bound_at};
 pub use xml::{escape_xml, escape_xml_into, neutralize_closing_tag};

@@ -103,9 +103,46 @@ pub fn lexical(path: &Path) -> PathBuf {
     out
 }
 
+/// The folders from `root` down to `work`, root first; only `root` when
+/// `work` is not below it.
+pub fn folders_down_to(root: &Path, work: &Path) -> Vec<PathBuf> {
+    let work = lexical(work);
+    let root = lexical(root);
+    let Ok(rest) = work.strip_prefix(&root) else {
+        return vec![root];
+    };
+    let mut folders = vec![root.clone()];
+    let mut here = root.clone();
+    for part in rest.components() {
+        here.push(part);
+        folders.push(here.clone());
+    }
+    folders
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folders_run_from_the_root_down() {
+        assert_eq!(
+            folders_down_to(Path::new("/r"), Path::new("/r/a/b")),
+            [
+                PathBuf::from("/r"),
+                PathBuf::from("/r/a"),
+                PathBuf::from("/r/a/b")
+            ]
+        );
+        assert_eq!(
+            folders_down_to(Path::new("/r"), Path::new("/r")),
+            [PathBuf::from("/r")]
+        );
+        assert_eq!(
+            folders_down_to(Path::new("/r"), Path::new("/elsewhere")),
+            [PathBuf::from("/r")]
+        );
+    }
 
     #[test]
     fn lexical_applies_dot_dot_without_leaving_the_root() {

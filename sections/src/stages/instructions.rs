@@ -45,6 +45,7 @@ impl Stage<Gathered> for RepositoryContextStage {
                 INSTRUCTIONS_TEMPLATE,
                 context! {
                     name => clean_line(&file.name),
+                    folder => clean_line(&file.folder),
                     path => clean_line(&file.path),
                     text => text.trim_end(),
                 },

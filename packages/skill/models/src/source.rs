@@ -40,7 +40,9 @@ pub struct SkillSource {
     /// How the source is named in diagnostics, events and the context
     /// block's provenance (for example `user-config:skills`).
     pub label: String,
-    /// Order among sources of the same kind; lower wins.
+    /// Order among sources of the same kind; lower wins. For the
+    /// repository's kinds, how many folders lie between the working folder
+    /// and the one the source is in (0: the working folder itself).
     pub ordinal: usize,
     /// The root directory (canonical when it exists), or `None` for skills a
     /// provider serves from memory.
@@ -53,8 +55,25 @@ pub struct SkillSource {
 }
 
 impl SkillSource {
-    /// The key that orders sources by precedence: lower is stronger.
-    pub fn precedence(&self) -> (SourceKind, usize) {
-        (self.kind, self.ordinal)
+    /// The key that orders sources by precedence: lower is stronger. The
+    /// repository's sources come first, nearer folder first (their ordinal
+    /// is the number of folders between the working folder and theirs),
+    /// then by kind; the others by kind, then by ordinal (configured paths
+    /// in the order written).
+    pub fn precedence(&self) -> (bool, usize, usize) {
+        let rank = self.kind as usize;
+        if self.kind.is_repository() {
+            (false, self.ordinal, rank)
+        } else {
+            (true, rank, self.ordinal)
+        }
+    }
+}
+
+impl SourceKind {
+    /// One of the four kinds read in the repository's folders (`.bcode`,
+    /// `.agents`, `skills`, `.claude`), confined to the repository.
+    pub fn is_repository(self) -> bool {
+        self <= SourceKind::RepoCompatClaude
     }
 }

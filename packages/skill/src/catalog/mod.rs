@@ -477,7 +477,7 @@ impl Format<'_> {
 /// The distinct sources of the visible skills, in precedence order.
 struct Sources<'s> {
     list: Vec<&'s SkillSource>,
-    index: BTreeMap<(bcode_skill_models::SourceKind, usize, &'s str), usize>,
+    index: BTreeMap<((bool, usize, usize), &'s str), usize>,
 }
 
 impl<'s> Sources<'s> {
@@ -485,9 +485,8 @@ impl<'s> Sources<'s> {
         let mut index = BTreeMap::new();
         for skill in visible {
             let source: &'s SkillSource = &skill.source;
-            let (kind, ordinal) = source.precedence();
             index
-                .entry((kind, ordinal, source.label.as_str()))
+                .entry((source.precedence(), source.label.as_str()))
                 .or_insert(source);
         }
         // A BTreeMap iterates in key order: precedence, then label.
@@ -501,9 +500,8 @@ impl<'s> Sources<'s> {
     }
 
     fn index_of(&self, source: &SkillSource) -> usize {
-        let (kind, ordinal) = source.precedence();
         self.index
-            .get(&(kind, ordinal, source.label.as_str()))
+            .get(&(source.precedence(), source.label.as_str()))
             .copied()
             .unwrap_or(0)
     }
