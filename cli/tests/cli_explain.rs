@@ -139,6 +139,12 @@ fn explain_reads_as_english_with_relative_paths() {
         ]
     );
     assert_eq!(row(&report, "repository_context:AGENTS.md")[6], "AGENTS.md");
+    // The catalog names the sources of the skills it lists, strongest first
+    // (it read `-`).
+    assert_eq!(
+        row(&report, "skill_catalog")[6..],
+        ["repo:.bcode/skills,", "user-config:skills"]
+    );
     assert_eq!(
         row(&report, "active_skill:beta")[6..],
         [

@@ -21,6 +21,10 @@ use common::{Sandbox, text, write};
 const EVIL: &str = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\r";
 /// `EVIL` as the terminal must show it.
 const SHOWN: &str = "\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2J\\u{d}";
+/// `EVIL` without its carriage return, raw and shown: text cleaned for the
+/// model keeps the sequence visible and makes the return a line break.
+const EVIL_CORE: &str = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J";
+const SHOWN_CORE: &str = "\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2J";
 
 /// `arg` quoted for `sh`.
 fn quote(arg: &OsStr) -> Vec<u8> {
@@ -107,19 +111,26 @@ fn hostile_repo() -> Sandbox {
     sandbox
 }
 
+/// On a pipe the exact bytes: [`EVIL`] raw where the text is not the
+/// model's (a hand-edited saved render), or already shown as [`SHOWN_CORE`] where
+/// the library cleaned it for the model. On the terminal the same text,
+/// every control character but the line feed (and tab) shown as an escape,
+/// so no raw one ever reaches it.
 fn check(mut command: Command) {
     let piped = on_pipe(&mut command);
     let piped = text(&piped);
-    assert!(piped.contains(EVIL), "{piped}");
+    assert!(
+        piped.contains(EVIL_CORE) || piped.contains(SHOWN_CORE),
+        "{piped}"
+    );
     let shown = on_terminal(&command);
-    // On the terminal the same text, every control character but the line
-    // feed (and tab) shown as an escape.
     let expected = piped
         .replace('\u{1b}', "\\u{1b}")
         .replace('\u{7}', "\\u{7}")
         .replace('\r', "\\u{d}");
     assert_eq!(shown, expected);
-    assert!(shown.contains(SHOWN), "{shown}");
+    assert!(shown.contains(SHOWN_CORE), "{shown}");
+    assert!(!shown.contains(['\u{1b}', '\u{7}', '\r']), "{shown:?}");
 }
 
 #[test]
@@ -127,10 +138,11 @@ fn skills_catalog_is_escaped_on_a_terminal_and_exact_on_a_pipe() {
     let sandbox = hostile_repo();
     let mut command = sandbox.command();
     command.args(["skills", "catalog"]);
-    // The description is the catalog's; the piped catalog holds it raw.
+    // The description is the catalog's; the library cleaned it for the
+    // model (the carriage return is a line break in a description).
     let piped = text(&on_pipe(&mut command));
     assert!(
-        piped.contains("Clip \u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\r board"),
+        piped.contains("Clip \\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2J\n board"),
         "{piped}"
     );
     let shown = on_terminal(&command);
@@ -204,6 +216,14 @@ fn diff_is_escaped_on_a_terminal_and_exact_on_a_pipe() {
         &format!("Run the tests {EVIL} last.\n"),
     );
     save(&b, "second");
+    // The renders are cleaned for the model; a saved render edited by hand
+    // (or by a hostile tool) may hold raw controls, which `diff` prints.
+    let edited = std::fs::read_to_string(&b)
+        .unwrap()
+        .replace("\\\\u{1b}", "\\u001b")
+        .replace("\\\\u{7}", "\\u0007")
+        .replace("\\\\u{d}", "\\r");
+    std::fs::write(&b, edited).unwrap();
     let mut command = common::binary();
     command.arg("diff").arg(&a).arg(&b);
     check(command);

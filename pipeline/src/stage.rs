@@ -110,6 +110,12 @@ impl Section {
         self
     }
 
+    /// Records several sources at once, in order.
+    pub fn with_sources(mut self, sources: &[String]) -> Section {
+        self.sources.extend(sources.iter().cloned());
+        self
+    }
+
     /// Records the template that rendered the text, as returned by
     /// [`StageContext::render`].
     pub fn with_template(mut self, template: TemplateUse) -> Section {

@@ -69,6 +69,7 @@ impl Stage<Gathered> for SkillCatalogStage {
             return Ok(Vec::new());
         }
         let mut section = section
+            .with_sources(&catalog.sources)
             .with_template(cx.templates.usage(kind.template()))
             .with_note(&format!(
                 "listed {}, omitted {}",

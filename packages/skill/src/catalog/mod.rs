@@ -12,7 +12,7 @@ mod entry;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use bcode_skill_models::{CatalogMode, SkillSource, SkillSummary, SkillsPromptConfig};
 use bcode_text::{Limit, Truncation, clean_body, clean_line, model_path};
@@ -54,6 +54,10 @@ pub struct Catalog {
     /// Set when the catalog alone is estimated to take more than
     /// `skills.prompt.warn_percent` of `skills.prompt.context_window_tokens`.
     pub size_warning: Option<CatalogSizeWarning>,
+    /// The labels of the sources its model-visible skills come from
+    /// (`repo:.bcode/skills`, `user-config:skills`), strongest first, each
+    /// once: what `render --explain` lists as the section's sources.
+    pub sources: Vec<String>,
 }
 
 /// The text, so a session's assembly can show the catalog it keeps without
@@ -102,6 +106,7 @@ impl Catalog {
             description_chars: None,
             truncation: None,
             size_warning: None,
+            sources: Vec::new(),
         }
     }
 }
@@ -286,7 +291,27 @@ pub fn format_catalog<'s>(
         Some(max) => format.bounded(&visible, estimate, max, templates)?,
     };
     catalog.size_warning = CatalogSizeWarning::check(catalog.text.len(), prompt);
+    catalog.sources = source_labels(&visible);
     Ok(catalog)
+}
+
+/// The labels of the sources of `visible`, strongest first, each once.
+/// Skills of one root share one `SkillSource`, and the registry yields them
+/// by id, so runs of one source are skipped without a lookup.
+fn source_labels(visible: &[&SkillSummary]) -> Vec<String> {
+    let mut seen = BTreeMap::new();
+    let mut last: Option<&Arc<SkillSource>> = None;
+    for skill in visible {
+        if last.is_some_and(|last| Arc::ptr_eq(last, &skill.source)) {
+            continue;
+        }
+        last = Some(&skill.source);
+        seen.entry((skill.source.precedence(), skill.source.label.as_str()))
+            .or_insert(());
+    }
+    seen.into_keys()
+        .map(|(_, label)| label.to_owned())
+        .collect()
 }
 
 /// What every entry of one catalog shares.
