@@ -124,3 +124,56 @@ fn a_misnamed_instruction_file_is_named_with_the_fix() {
     .collect();
     assert_eq!(found, expected);
 }
+
+/// Consecutive hyphens in an id and a `compatibility` over 500 characters
+/// load, with a warning each naming the open specification's rule.
+#[test]
+fn open_spec_limits_are_warnings() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    write(
+        &skills.join("pdf--tools/SKILL.md"),
+        "---\ndescription: Double hyphen\n---\nBody.\n",
+    );
+    write(
+        &skills.join("wide/SKILL.md"),
+        &format!(
+            "---\ndescription: Long compatibility\ncompatibility: {}\n---\nBody.\n",
+            "x".repeat(501)
+        ),
+    );
+    let out = ok(sandbox
+        .command()
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap());
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["skills"].as_array().unwrap().len(), 2);
+    let found: Vec<(&str, &str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["severity"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+                d["hint"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "warning",
+                "the id `pdf--tools` has consecutive hyphens, which Agent Skills does not allow",
+                "use single hyphens, e.g. `pdf-tools`"
+            ),
+            (
+                "warning",
+                "`compatibility` is 501 characters; Agent Skills allows 500",
+                "name only the environments the skill needs"
+            ),
+        ]
+    );
+}

@@ -40,6 +40,8 @@ const UNKNOWN_FIELD_DIAGNOSTICS: usize = 20;
 
 /// Agent Skills caps descriptions at 1024 characters; longer ones still load.
 const DESCRIPTION_SOFT_LIMIT: usize = 1024;
+/// Agent Skills caps `compatibility` at 500 characters; longer ones still load.
+const COMPATIBILITY_SOFT_LIMIT: usize = 500;
 
 /// Validates `map`. `inferred_id` is the folder name or file stem; `line_of`
 /// finds the file line where a top-level key is written. Diagnostics carry
@@ -98,6 +100,7 @@ pub fn validate(
     let model = v.text_field(known.model, "model");
     let license = v.text_field(known.license, "license");
     let compatibility = v.text_field(known.compatibility, "compatibility");
+    v.portable_limits(id.as_ref(), compatibility.as_deref());
     let metadata = v.metadata(known.metadata);
 
     let mut extra = FieldMap::new();
@@ -421,6 +424,44 @@ impl Validator<'_> {
             );
         }
         Some(text)
+    }
+
+    /// What the open Agent Skills specification rejects but Bcode loads:
+    /// consecutive hyphens in an id, a `compatibility` over its limit.
+    fn portable_limits(&mut self, id: Option<&SkillId>, compatibility: Option<&str>) {
+        if let Some(id) = id.filter(|id| id.as_str().contains("--")) {
+            let single = id
+                .as_str()
+                .split('-')
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
+            self.push(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidField,
+                    format!(
+                        "the id `{id}` has consecutive hyphens, which Agent Skills does not allow"
+                    ),
+                )
+                .with_field("id")
+                .with_hint(format!("use single hyphens, e.g. `{single}`")),
+                "id",
+            );
+        }
+        let chars = compatibility.map_or(0, |text| text.chars().count());
+        if chars > COMPATIBILITY_SOFT_LIMIT {
+            self.push(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidField,
+                    format!(
+                        "`compatibility` is {chars} characters; Agent Skills allows {COMPATIBILITY_SOFT_LIMIT}"
+                    ),
+                )
+                .with_field("compatibility")
+                .with_hint("name only the environments the skill needs"),
+                "compatibility",
+            );
+        }
     }
 
     fn string_list(&mut self, value: Option<Value>, field: &str) -> Vec<String> {

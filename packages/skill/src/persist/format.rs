@@ -37,8 +37,9 @@ use crate::snapshot::{StoredBulk, StoredSnapshot};
 
 /// Bumped whenever what is written changes meaning, and whenever parsing
 /// does (a stored outcome is the old parser's): 7 accepts ids in any
-/// script's lowercase letters, kept in NFKC form.
-pub(super) const FORMAT: u32 = 7;
+/// script's lowercase letters, kept in NFKC form; 8 warns of the open
+/// specification's id and `compatibility` limits.
+pub(super) const FORMAT: u32 = 8;
 
 /// A line longer than this is not read. Lines are short (one skill, one
 /// diagnostic, one piece of bulk); the longest that can grow is the
