@@ -319,10 +319,16 @@ fn the_real_world_corpus_loads_without_errors() {
     // A bare clone has no shared folder beside it: say so and pass, unless
     // the run requires the corpus (`.ci/run` does).
     if !corpus.is_dir() && std::env::var_os("BCODE_REQUIRE_SHARED").is_none() {
-        eprintln!(
-            "skipped: {} is missing (the shared folder is not beside this clone; \
-             BCODE_REQUIRE_SHARED=1 makes that an error)",
-            corpus.display()
+        // Written to the real stderr, past the test harness's capture, so
+        // a plain `cargo test` shows what was skipped and why.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "skipped: {} is missing (the shared folder is not beside this clone; \
+             BCODE_REQUIRE_SHARED=1 makes that an error)\n",
+                corpus.display()
+            )
+            .as_bytes(),
         );
         return;
     }
