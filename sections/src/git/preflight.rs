@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn include_paths_are_read_from_include_sections_only() {
         let text = "[core]\n\tpath = not-this\n[include]\n\tpath = a.config\n\
-                    [includeIf \"gitdir:~/work/\"]\n\tPath = \"b c.config\"\n\
+                    [includeIf \"gitdir:~/src/\"]\n\tPath = \"b c.config\"\n\
                     [Include]\npath=/abs/d.config\n[user]\n\tpath = nor-this\n";
         assert_eq!(
             include_paths(text),
