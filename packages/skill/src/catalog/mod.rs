@@ -296,21 +296,11 @@ pub fn format_catalog<'s>(
 }
 
 /// The labels of the sources of `visible`, strongest first, each once.
-/// Skills of one root share one `SkillSource`, and the registry yields them
-/// by id, so runs of one source are skipped without a lookup.
 fn source_labels(visible: &[&SkillSummary]) -> Vec<String> {
-    let mut seen = BTreeMap::new();
-    let mut last: Option<&Arc<SkillSource>> = None;
-    for skill in visible {
-        if last.is_some_and(|last| Arc::ptr_eq(last, &skill.source)) {
-            continue;
-        }
-        last = Some(&skill.source);
-        seen.entry((skill.source.precedence(), skill.source.label.as_str()))
-            .or_insert(());
-    }
-    seen.into_keys()
-        .map(|(_, label)| label.to_owned())
+    Sources::of(visible)
+        .list
+        .iter()
+        .map(|source| source.label.clone())
         .collect()
 }
 
@@ -508,7 +498,14 @@ struct Sources<'s> {
 impl<'s> Sources<'s> {
     fn of(visible: &[&'s SkillSummary]) -> Sources<'s> {
         let mut index = BTreeMap::new();
+        // Skills of one root share one `SkillSource`, and they come by id,
+        // so runs of one source are skipped without a lookup.
+        let mut last: Option<&Arc<SkillSource>> = None;
         for skill in visible {
+            if last.is_some_and(|last| Arc::ptr_eq(last, &skill.source)) {
+                continue;
+            }
+            last = Some(&skill.source);
             let source: &'s SkillSource = &skill.source;
             index
                 .entry((source.precedence(), source.label.as_str()))
