@@ -21,9 +21,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcode_prompt::facts::{Facts, facts_to_toml, machine_facts, portable};
+use bcode_prompt::Turn;
+use bcode_prompt::facts::{Facts, facts_to_toml, portable};
 use bcode_prompt::testing::prompt_text;
-use bcode_prompt::{RealMachine, Turn};
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::render_cmd::{self, RenderOptions};
@@ -154,14 +154,7 @@ pub fn run(
 fn captured_facts(inputs: &ProcessInputs, own: &[PathBuf]) -> Result<Facts, CliError> {
     let loaded = bcode_prompt_pipeline::config::load(&inputs.config_inputs())
         .map_err(|err| CliError::Config(format!("invalid configuration: {err}")))?;
-    let probed = machine_facts(
-        &inputs.repo,
-        &inputs.env,
-        &RealMachine,
-        chrono::Utc::now(),
-        &loaded.config.system_prompt.sections,
-    );
-    let probed = crate::facts_cmd::without_own(probed, &inputs.repo, own);
+    let probed = crate::facts_cmd::this_machine(inputs, &loaded.config.system_prompt.sections, own);
     Ok(portable(probed).overlaid(&loaded.config.facts))
 }
 

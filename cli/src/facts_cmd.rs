@@ -14,7 +14,9 @@ use bcode_prompt::facts::{
     without_own_files,
 };
 
-use crate::cli_context::{CliContext, CliError};
+use bcode_prompt_pipeline::config::SectionToggles;
+
+use crate::cli_context::{CliContext, CliError, ProcessInputs};
 
 /// Prints the facts of this machine for the repository of `context`.
 pub fn run(
@@ -22,18 +24,15 @@ pub fn run(
     portable_roots: bool,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
-    let facts = machine_facts(
-        &context.inputs.repo,
-        &context.inputs.env,
-        &RealMachine,
-        chrono::Utc::now(),
-        &context.loaded.config.system_prompt.sections,
-    );
     // `facts > prompt-facts.toml`: the shell creates the file before this
     // runs, and it would otherwise show as `?? prompt-facts.toml`, a tree
     // with uncommitted changes in every golden rendered with these facts.
     let own: Vec<PathBuf> = redirected_stdout().into_iter().collect();
-    let facts = without_own(facts, &context.inputs.repo, &own);
+    let facts = this_machine(
+        &context.inputs,
+        &context.loaded.config.system_prompt.sections,
+        &own,
+    );
     let (facts, header) = if portable_roots {
         (portable(facts), portable_header())
     } else {
@@ -72,9 +71,23 @@ fn redirected_stdout() -> Option<PathBuf> {
     Some(path)
 }
 
+/// This machine's facts for the sections that are on, without the git
+/// status of the files in `own` (those a command writes while it captures
+/// them): what `facts` prints and what a first `check --bless` pins.
+pub fn this_machine(inputs: &ProcessInputs, sections: &SectionToggles, own: &[PathBuf]) -> Facts {
+    let facts = machine_facts(
+        &inputs.repo,
+        &inputs.env,
+        &RealMachine,
+        chrono::Utc::now(),
+        sections,
+    );
+    without_own(facts, &inputs.repo, own)
+}
+
 /// `facts` without the git status entries of the files in `own` (absolute
 /// paths; those outside `repo` are no concern of its status).
-pub fn without_own(facts: Facts, repo: &Path, own: &[PathBuf]) -> Facts {
+fn without_own(facts: Facts, repo: &Path, own: &[PathBuf]) -> Facts {
     let relative: Vec<String> = own
         .iter()
         .filter_map(|path| {
