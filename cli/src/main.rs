@@ -16,6 +16,8 @@ mod explain;
 mod facts_cmd;
 mod help;
 mod input_lines;
+#[cfg(feature = "mcp")]
+mod mcp_cmd;
 mod render_cmd;
 mod session_cmd;
 mod skills_cmd;
@@ -296,6 +298,19 @@ enum Command {
         #[arg(long)]
         id: Option<String>,
     },
+    /// Serve the skills over MCP on stdin/stdout (newline-delimited JSON-RPC 2.0), with the
+    /// skills extension (SEP-2640): skills/list, skills/get, resources/list and resources/read
+    /// of skill://<id>/<file>. Add `bcode-prompt --repo DIR mcp` to another agent's MCP config.
+    #[cfg(feature = "mcp")]
+    #[command(after_help = help::after(
+        "Skills whose front-matter name is not their id are not served (SEP-2640 serves a skill under its name); they are named on stderr at start.",
+        help::EXIT_CODES,
+        help::Reads::Config,
+    ))]
+    Mcp {
+        #[command(flatten)]
+        layers: Layers,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -411,6 +426,14 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        #[cfg(feature = "mcp")]
+        Command::Mcp { layers } => {
+            // The SDK writes the protocol to stdout itself, from another
+            // thread: the lock this function holds would stop it.
+            drop(stdout);
+            let context = load(flags_of(layers))?;
+            mcp_cmd::run(&context)
         }
         Command::Skills {
             layers,

@@ -1,0 +1,532 @@
+//! `bcode-prompt mcp` (issue 26, item 1): the registry served over MCP's
+//! stdio transport with the skills extension (SEP-2640), driven here line by
+//! line as a client would, including clients that misbehave.
+
+#![cfg(feature = "mcp")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::{Sandbox, write_files};
+use serde_json::{Value, json};
+
+/// Long enough for a loaded machine; a healthy answer takes milliseconds.
+const ANSWER: Duration = Duration::from_secs(30);
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(sandbox: &Sandbox, extra: &[&str]) -> Client {
+        let mut child = sandbox
+            .command()
+            .args(extra)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut client = Client {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+            json!({}),
+            "{init}"
+        );
+        assert!(
+            init["result"]["capabilities"]["resources"].is_object(),
+            "{init}"
+        );
+        client.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client
+    }
+
+    fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next message the server sends.
+    fn next(&mut self) -> Value {
+        match self.lines.recv_timeout(ANSWER) {
+            Ok(line) => serde_json::from_str(&line).unwrap(),
+            Err(err) => panic!("no answer from the server: {err:?}"),
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(line.to_string().as_bytes());
+        loop {
+            let message = self.next();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.request(method, params);
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
+    fn error_code(&mut self, method: &str, params: Value) -> i64 {
+        let answer = self.request(method, params);
+        answer["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{method}: expected an error, got {answer}"))
+    }
+
+    /// Closes stdin and waits for the exit: `(code, stderr)`.
+    fn finish(mut self) -> (Option<i32>, String) {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + ANSWER;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                use std::io::Read;
+                self.child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut stderr)
+                    .unwrap();
+                return (status.code(), stderr);
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit after its client closed stdin"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn sha256(path: &Path) -> String {
+    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    format!("sha256:{}", text.split_whitespace().next().unwrap())
+}
+
+/// A repository with served, hidden, disabled and unservable skills.
+fn sandbox() -> Sandbox {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let skills = sandbox.repo.join(".bcode/skills");
+    write_files(
+        &skills,
+        &[
+            (
+                "pdf-tools/SKILL.md",
+                "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\nx-custom: [1, two]\n---\nRead refs/guide.md.\n",
+            ),
+            ("pdf-tools/refs/guide.md", "# Guide\n"),
+            ("pdf-tools/scripts/run.sh", "#!/bin/sh\necho hi\n"),
+            (
+                "no-name/SKILL.md",
+                "---\ndescription: A skill without a name field\n---\nBody.\n",
+            ),
+            (
+                "hidden/SKILL.md",
+                "---\ndescription: Hidden\ndisable-model-invocation: true\n---\nB.\n",
+            ),
+            ("off/SKILL.md", "---\ndescription: Disabled\n---\nB.\n"),
+            (
+                "titled/SKILL.md",
+                "---\nname: Titled Skill\ndescription: Named with a title\n---\nB.\n",
+            ),
+            (
+                "flat.md",
+                "---\ndescription: A flat skill\n---\nFlat body.\n",
+            ),
+        ],
+    );
+    std::fs::write(
+        skills.join("pdf-tools/refs/logo.bin"),
+        [0u8, 159, 146, 150, 255],
+    )
+    .unwrap();
+    // A link out of the skill's folder is neither listed nor read.
+    std::fs::write(sandbox.base.join("secret.txt"), "outside").unwrap();
+    std::os::unix::fs::symlink(
+        sandbox.base.join("secret.txt"),
+        skills.join("pdf-tools/refs/leak.txt"),
+    )
+    .unwrap();
+    write_files(
+        &sandbox.repo.join(".bcode"),
+        &[("bcode.toml", "[skills.disabled]\nids = [\"off\"]\n")],
+    );
+    sandbox
+}
+
+#[test]
+fn skills_are_listed_with_front_matter_as_written_and_every_file_digested() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let list = client.result("skills/list", json!({}));
+    assert_eq!(list.get("nextCursor"), None);
+    let uris: Vec<&str> = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap())
+        .collect();
+    // Hidden, disabled and title-named skills are not served.
+    assert_eq!(
+        uris,
+        [
+            "skill://flat/SKILL.md",
+            "skill://no-name/SKILL.md",
+            "skill://pdf-tools/SKILL.md"
+        ]
+    );
+    let pdf = &list["skills"][2];
+    assert_eq!(
+        pdf["frontmatter"],
+        json!({"name": "pdf-tools", "description": "Work with PDFs", "license": "MIT", "metadata": {"author": "team"}, "x-custom": [1, "two"]})
+    );
+    let folder = sandbox.repo.join(".bcode/skills/pdf-tools");
+    let expected: Vec<Value> = [
+        "SKILL.md",
+        "refs/guide.md",
+        "refs/logo.bin",
+        "scripts/run.sh",
+    ]
+    .iter()
+    .map(|file| {
+        let path = folder.join(file);
+        json!({
+            "uri": format!("skill://pdf-tools/{file}"),
+            "digest": sha256(&path),
+            "size": std::fs::metadata(&path).unwrap().len(),
+        })
+    })
+    .collect();
+    assert_eq!(pdf["resources"], json!(expected));
+    // A skill without `name` is served under its id, which the open
+    // specification derives from the folder.
+    assert_eq!(
+        list["skills"][1]["frontmatter"],
+        json!({"name": "no-name", "description": "A skill without a name field"})
+    );
+
+    let got = client.result("skills/get", json!({"uri": "skill://pdf-tools/SKILL.md"}));
+    assert_eq!(got["skill"], *pdf);
+    for uri in [
+        "skill://hidden/SKILL.md",
+        "skill://off/SKILL.md",
+        "skill://titled/SKILL.md",
+        "skill://nope/SKILL.md",
+    ] {
+        assert_eq!(
+            client.error_code("skills/get", json!({"uri": uri})),
+            -32602,
+            "{uri}"
+        );
+    }
+
+    let resources = client.result("resources/list", json!({}));
+    assert_eq!(
+        resources["resources"][2],
+        json!({"uri": "skill://pdf-tools/SKILL.md", "name": "pdf-tools", "description": "Work with PDFs", "mimeType": "text/markdown"})
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("skill `titled` is not served: its front-matter name \"Titled Skill\" is not its id `titled`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn files_are_read_as_text_or_blob_and_nothing_outside_a_skill_is_served() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let read = client.result(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    );
+    assert_eq!(
+        read["contents"],
+        json!([{"uri": "skill://pdf-tools/refs/guide.md", "mimeType": "text/markdown", "text": "# Guide\n"}])
+    );
+    let read = client.result(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/logo.bin"}),
+    );
+    assert_eq!(
+        read["contents"],
+        json!([{"uri": "skill://pdf-tools/refs/logo.bin", "blob": "AJ+Slv8="}])
+    );
+    let read = client.result("resources/read", json!({"uri": "skill://flat/SKILL.md"}));
+    assert_eq!(
+        read["contents"][0]["text"],
+        "---\ndescription: A flat skill\n---\nFlat body.\n"
+    );
+    for uri in [
+        "skill://pdf-tools/refs/leak.txt",
+        "skill://pdf-tools/../hidden/SKILL.md",
+        "skill://pdf-tools/%2e%2e/hidden/SKILL.md",
+        "skill://pdf-tools/refs%2F..%2F..%2Fhidden%2FSKILL.md",
+        "skill://pdf-tools/%2E%2E/%2E%2E/%2E%2E/secret.txt",
+        "skill://hidden/SKILL.md",
+        "skill://off/SKILL.md",
+        "skill://pdf-tools/refs/missing.md",
+        "skill://pdf-tools/refs",
+        "file:///etc/passwd",
+        "skill://pdf-tools/SKILL.md?x",
+    ] {
+        let answer = client.request("resources/read", json!({"uri": uri}));
+        assert!(answer["error"]["code"].is_i64(), "{uri}: {answer}");
+        assert!(
+            !answer.to_string().contains("outside"),
+            "{uri} leaked: {answer}"
+        );
+    }
+    let (code, _) = client.finish();
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn listings_are_paged_without_splitting_an_entry() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let files: Vec<(String, String)> = (0..250)
+        .map(|n| {
+            (
+                format!("s{n:03}/SKILL.md"),
+                format!("---\ndescription: Skill {n}\n---\nBody {n}.\n"),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_files(&sandbox.repo.join(".bcode/skills"), &files);
+    let mut client = Client::start(&sandbox, &[]);
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let page = client.result("skills/list", params);
+        pages += 1;
+        for skill in page["skills"].as_array().unwrap() {
+            assert_eq!(skill["resources"].as_array().unwrap().len(), 1);
+            seen.push(skill["uri"].as_str().unwrap().to_owned());
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    let expected: Vec<String> = (0..250)
+        .map(|n| format!("skill://s{n:03}/SKILL.md"))
+        .collect();
+    assert_eq!(seen, expected);
+    assert_eq!(
+        client.error_code("skills/list", json!({"cursor": "nonsense"})),
+        -32602
+    );
+    let mut resources = 0;
+    let page = client.result("resources/list", json!({}));
+    resources += page["resources"].as_array().unwrap().len();
+    assert_eq!(resources, 250);
+    client.finish();
+}
+
+#[test]
+fn a_changed_skill_tree_is_announced() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let before = client.result("skills/list", json!({}));
+    assert_eq!(before["skills"].as_array().unwrap().len(), 3);
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[("added/SKILL.md", "---\ndescription: Added later\n---\nB.\n")],
+    );
+    loop {
+        let message = client.next();
+        if message["method"] == "notifications/resources/list_changed" {
+            break;
+        }
+    }
+    let after = client.result("skills/get", json!({"uri": "skill://added/SKILL.md"}));
+    assert_eq!(after["skill"]["frontmatter"]["description"], "Added later");
+    client.finish();
+}
+
+#[test]
+fn a_misbehaving_client_gets_errors_and_the_server_goes_on() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    client.send_raw(b"this is not json");
+    let answer = client.next();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer["id"], Value::Null);
+    client.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\xff\"}");
+    assert_eq!(client.next()["error"]["code"], -32700);
+    // Longer than the 16 MiB a request may be: dropped as it arrives.
+    let mut huge =
+        b"{\"jsonrpc\":\"2.0\",\"id\":98,\"method\":\"ping\",\"params\":{\"x\":\"".to_vec();
+    huge.resize(huge.len() + 17 * 1024 * 1024, b'a');
+    huge.extend_from_slice(b"\"}}");
+    client.send_raw(&huge);
+    assert_eq!(client.next()["error"]["code"], -32600);
+    assert_eq!(client.error_code("skills/teleport", json!({})), -32601);
+    assert_eq!(client.error_code("skills/get", json!({})), -32602);
+    assert_eq!(client.error_code("skills/get", json!({"uri": 7})), -32602);
+    // Still serving.
+    let list = client.result("skills/list", json!({}));
+    assert_eq!(list["skills"].as_array().unwrap().len(), 3);
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn a_client_that_disappears_ends_the_server() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    // A request in flight, then the client is gone: stdin closed and
+    // nobody reading stdout.
+    client.send_raw(br#"{"jsonrpc":"2.0","id":50,"method":"skills/list","params":{}}"#);
+    let Client {
+        mut child,
+        stdin,
+        lines,
+        ..
+    } = client;
+    drop(lines);
+    drop(stdin);
+    let deadline = std::time::Instant::now() + ANSWER;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.code().is_some(), "killed by a signal: {status}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The Python interpreter with the official MCP SDK (`mcp` on PyPI) that
+/// `.ci/run` installs under the build folder; `None` (the test then says so
+/// and passes) when it is not set up, unless `BCODE_REQUIRE_MCP_CLIENT` is.
+fn python_with_mcp() -> Option<String> {
+    let python = std::env::var("BCODE_MCP_PYTHON").ok();
+    if python.is_none() {
+        assert!(
+            std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
+            "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_PYTHON is not"
+        );
+        eprintln!(
+            "skipped: set BCODE_MCP_PYTHON to a Python with the `mcp` package (.ci/run does)"
+        );
+    }
+    python
+}
+
+#[test]
+fn the_official_python_sdk_client_lists_gets_and_reads_every_file() {
+    let Some(python) = python_with_mcp() else {
+        return;
+    };
+    let sandbox = sandbox();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/python_sdk.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg(&sandbox.repo)
+        .env("HOME", &sandbox.home)
+        .env("BCODE_STATE_DIR", &sandbox.state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        seen["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}})
+    );
+    assert_eq!(seen["resources_capability"], true);
+    assert_eq!(seen["unknown_error"], -32602);
+    let skills = seen["skills"]["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 3, "{seen}");
+    assert_eq!(seen["get"]["skill"], skills[0]);
+    assert_eq!(
+        seen["resources"],
+        json!([
+            "skill://flat/SKILL.md",
+            "skill://no-name/SKILL.md",
+            "skill://pdf-tools/SKILL.md"
+        ])
+    );
+    // Every listed file was read back byte for byte, and its digest is the
+    // file's own.
+    let skills_root = sandbox.repo.join(".bcode/skills");
+    let mut files = 0;
+    for skill in skills {
+        for resource in skill["resources"].as_array().unwrap() {
+            let uri = resource["uri"].as_str().unwrap();
+            let (id, file) = uri["skill://".len()..].split_once('/').unwrap();
+            let path = if id == "flat" {
+                skills_root.join("flat.md")
+            } else {
+                skills_root.join(id).join(file)
+            };
+            assert_eq!(resource["digest"], sha256(&path), "{uri}");
+            let bytes = std::fs::read(&path).unwrap();
+            let read = seen["read"][uri].as_str().unwrap();
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => assert_eq!(read, text, "{uri}"),
+                Err(_) => assert_eq!(read, "AJ+Slv8=", "{uri}"),
+            }
+            files += 1;
+        }
+    }
+    assert_eq!(files, 6);
+}

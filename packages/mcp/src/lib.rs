@@ -1,0 +1,21 @@
+//! Skills over MCP: the MCP Skills Extension (SEP-2640,
+//! `io.modelcontextprotocol/skills`) on the official Rust SDK.
+//!
+//! [`SkillServer`] serves a [`bcode_skill::SkillRegistry`]: every skill the
+//! catalog could show, at `skill://<id>/SKILL.md`, with its front matter as
+//! written and every file of its folder with a `sha256:` digest. Nothing
+//! outside a served skill's folder is ever read: request URIs are decoded
+//! and refused when a segment could climb, only files the skill's entry
+//! lists are read, and they are opened below the skill's folder.
+//! [`serve_stdio`] runs it on standard input and output, swapping in each
+//! registry a refresh returns and telling the client the list changed.
+
+mod entry;
+mod server;
+mod stdio;
+mod uri;
+
+pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
+pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
+pub use stdio::{ServeError, run_stdio, serve_stdio};
+pub use uri::{SCHEME, file_uri, skill_uri};

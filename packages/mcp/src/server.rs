@@ -1,0 +1,328 @@
+//! The MCP server: a registry snapshot served through the SDK's handler
+//! (`skills/list`, `skills/get`, `resources/list`, `resources/read`), entries
+//! built on first use (a `skills/list` page reads only its own skills'
+//! files; a `resources/read` lists no tree), and a snapshot swapped in when
+//! the skill tree changes, with `notifications/resources/list_changed`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bcode_skill::SkillRegistry;
+use bcode_skill_models::SkillSummary;
+use rmcp::model::{
+    GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::entry::{self, ServedEntry};
+use crate::uri::{self, SKILL_MD};
+
+/// Skills per `skills/list` page; an entry is never split across pages.
+pub const SKILLS_PAGE: usize = 100;
+
+/// Resources per `resources/list` page.
+pub const RESOURCES_PAGE: usize = 1000;
+
+/// A registry skill and its entry, built the first time a request needs it.
+#[derive(Debug)]
+struct Served {
+    summary: SkillSummary,
+    entry: OnceLock<Result<Arc<ServedEntry>, String>>,
+}
+
+impl Served {
+    fn entry(&self) -> Result<Arc<ServedEntry>, String> {
+        self.entry
+            .get_or_init(|| entry::build(&self.summary).map(Arc::new))
+            .clone()
+    }
+}
+
+/// What one registry snapshot serves: the skills the catalog could show,
+/// by id, and those left out with the reason.
+#[derive(Debug, Default)]
+struct Snapshot {
+    ids: Vec<String>,
+    skills: HashMap<String, Served>,
+    unserved: Vec<(String, String)>,
+}
+
+impl Snapshot {
+    fn of(registry: &SkillRegistry) -> Snapshot {
+        let mut snapshot = Snapshot::default();
+        // Hidden skills (`disable-model-invocation`) are not in the catalog,
+        // and disabled ones are not in the registry: neither is served.
+        for summary in registry.skills().filter(|s| s.model_visible()) {
+            let id = summary.manifest.id.to_string();
+            if let Some(why) = entry::unservable(summary) {
+                snapshot.unserved.push((id, why));
+                continue;
+            }
+            snapshot.ids.push(id.clone());
+            snapshot.skills.insert(
+                id,
+                Served {
+                    summary: summary.clone(),
+                    entry: OnceLock::new(),
+                },
+            );
+        }
+        snapshot.ids.sort();
+        snapshot
+    }
+}
+
+/// Serves a skill registry over MCP with the skills extension. Cheap to
+/// clone: clones share the snapshot.
+#[derive(Clone, Debug)]
+pub struct SkillServer {
+    snapshot: Arc<RwLock<Arc<Snapshot>>>,
+}
+
+impl SkillServer {
+    /// A server of `registry`'s model-visible skills.
+    pub fn new(registry: &SkillRegistry) -> SkillServer {
+        SkillServer {
+            snapshot: Arc::new(RwLock::new(Arc::new(Snapshot::of(registry)))),
+        }
+    }
+
+    /// Serves `registry` from now on; whether what is served changed (then
+    /// the caller tells the client the list changed).
+    pub fn replace(&self, registry: &SkillRegistry) -> bool {
+        let next = Snapshot::of(registry);
+        let mut slot = match self.snapshot.write() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let same = slot.ids == next.ids
+            && slot.ids.iter().all(|id| {
+                slot.skills.get(id).map(|s| &s.summary) == next.skills.get(id).map(|s| &s.summary)
+            });
+        *slot = Arc::new(next);
+        !same
+    }
+
+    /// The skills the catalog shows that cannot be served, with the reason
+    /// (for the operator: `bcode-prompt mcp` prints them).
+    pub fn unserved(&self) -> Vec<(String, String)> {
+        self.current().unserved.clone()
+    }
+
+    /// How many skills are served.
+    pub fn len(&self) -> usize {
+        self.current().ids.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.current().ids.is_empty()
+    }
+
+    fn current(&self) -> Arc<Snapshot> {
+        match self.snapshot.read() {
+            Ok(slot) => Arc::clone(&slot),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// One `skills/list` page from `cursor`, blocking (files are read).
+    pub fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult, McpError> {
+        let snapshot = self.current();
+        let start = page_start(cursor, snapshot.ids.len())?;
+        let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
+        let mut skills = Vec::with_capacity(end - start);
+        for id in snapshot.ids.get(start..end).unwrap_or_default() {
+            // A skill whose files cannot be served is left out of the
+            // listing; `skills/get` names the reason.
+            if let Some(Ok(entry)) = snapshot.skills.get(id).map(Served::entry) {
+                skills.push(entry.skill.clone());
+            }
+        }
+        let mut result = ListSkillsResult::with_all_items(skills);
+        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        Ok(result)
+    }
+
+    /// The `skills/get` answer for `uri`, blocking; `-32602` for a skill not
+    /// served.
+    pub fn get_skill_blocking(&self, uri: &str) -> Result<GetSkillResult, McpError> {
+        let (id, path) = uri::parse(uri).map_err(|err| invalid(uri, &err.0))?;
+        if path != SKILL_MD {
+            return Err(invalid(uri, "a skill is named by its SKILL.md"));
+        }
+        let entry = self.entry(uri, &id)?;
+        Ok(GetSkillResult::new(entry.skill.clone()))
+    }
+
+    /// The `resources/read` answer for `uri`, blocking: the file's bytes,
+    /// as text when they are UTF-8 without NUL, else a base64 blob.
+    pub fn read_resource_blocking(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let (id, path) = uri::parse(uri).map_err(|err| not_found(uri, &err.0))?;
+        let entry = self
+            .entry(uri, &id)
+            .map_err(|_| not_found(uri, "no such skill"))?;
+        let file = entry
+            .file(&path)
+            .ok_or_else(|| not_found(uri, "the skill lists no such file"))?;
+        let bytes = entry.read(file).map_err(|err| not_found(uri, &err))?;
+        let mime = mime_type(&file.served);
+        let contents = match String::from_utf8(bytes) {
+            Ok(text) if !text.contains('\0') => ResourceContents::text(text, uri),
+            Ok(text) => ResourceContents::blob(STANDARD.encode(text.as_bytes()), uri),
+            Err(err) => ResourceContents::blob(STANDARD.encode(err.as_bytes()), uri),
+        };
+        let contents = match mime {
+            Some(mime) => contents.with_mime_type(mime),
+            None => contents,
+        };
+        Ok(ReadResourceResult::new(vec![contents]))
+    }
+
+    /// One `resources/list` page: every served skill's `SKILL.md` (its
+    /// other files are listed by its entry).
+    pub fn list_resources_page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let snapshot = self.current();
+        let start = page_start(cursor, snapshot.ids.len())?;
+        let end = (start + RESOURCES_PAGE).min(snapshot.ids.len());
+        let resources = snapshot
+            .ids
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|id| snapshot.skills.get(id))
+            .map(|served| {
+                let m = &served.summary.manifest;
+                Resource::new(uri::skill_uri(m.id.as_str()), m.id.to_string())
+                    .with_description(m.description.clone())
+                    .with_mime_type("text/markdown")
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        Ok(result)
+    }
+
+    fn entry(&self, uri: &str, id: &str) -> Result<Arc<ServedEntry>, McpError> {
+        let snapshot = self.current();
+        let served = snapshot
+            .skills
+            .get(id)
+            .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
+        served.entry().map_err(|why| invalid(uri, &why))
+    }
+}
+
+/// The index a cursor names; `0` without one.
+fn page_start(cursor: Option<&str>, len: usize) -> Result<usize, McpError> {
+    match cursor {
+        None => Ok(0),
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|at| *at <= len)
+            .ok_or_else(|| McpError::invalid_params(format!("unknown cursor {cursor:?}"), None)),
+    }
+}
+
+fn invalid(uri: &str, why: &str) -> McpError {
+    McpError::invalid_params(format!("{uri}: {why}"), None)
+}
+
+fn not_found(uri: &str, why: &str) -> McpError {
+    McpError::resource_not_found(format!("{uri}: {why}"), None)
+}
+
+/// The MIME type of a served file, by its extension.
+fn mime_type(path: &str) -> Option<&'static str> {
+    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match extension.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "txt" => "text/plain",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "toml" => "application/toml",
+        "py" => "text/x-python",
+        "sh" => "application/x-sh",
+        "js" | "mjs" => "text/javascript",
+        "ts" => "text/x-typescript",
+        "rs" => "text/x-rust",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "svg" => "image/svg+xml",
+        "pdf" => "application/pdf",
+        _ => return None,
+    })
+}
+
+/// Runs `work` (which reads files) off the async workers.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, McpError> + Send + 'static,
+) -> Result<T, McpError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|err| Err(McpError::internal_error(err.to_string(), None)))
+}
+
+impl ServerHandler for SkillServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_resources_list_changed()
+                .enable_skills()
+                .build(),
+        );
+        config.server_info = Implementation::new("bcode-prompt", env!("CARGO_PKG_VERSION"));
+        config
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let server = self.clone();
+        let cursor = request.and_then(|r| r.cursor);
+        blocking(move || server.list_skills_page(cursor.as_deref())).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let server = self.clone();
+        blocking(move || server.get_skill_blocking(&request.uri)).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let cursor = request.and_then(|r| r.cursor);
+        self.list_resources_page(cursor.as_deref())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let server = self.clone();
+        blocking(move || server.read_resource_blocking(&request.uri))
+            .await
+            .map(Into::into)
+    }
+}
