@@ -117,6 +117,8 @@ fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usi
         let request = SkillContextRequest {
             id: skill.manifest.id.clone(),
             arguments: Vec::new(),
+            raw_arguments: None,
+            substitute_arguments: true,
             max_bytes,
             preview_max_chars: 200,
         };

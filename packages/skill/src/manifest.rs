@@ -28,6 +28,7 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "compatibility",
     "metadata",
     "allowed-tools",
+    "arguments",
 ];
 
 /// Reasoning efforts a skill may request for its turns.
@@ -78,6 +79,7 @@ pub fn validate(
             "license" => &mut known.license,
             "compatibility" => &mut known.compatibility,
             "metadata" => &mut known.metadata,
+            "arguments" => &mut known.arguments,
             _ => {
                 unknown.push((key, value));
                 continue;
@@ -102,6 +104,8 @@ pub fn validate(
     let compatibility = v.text_field(known.compatibility, "compatibility");
     v.portable_limits(id.as_ref(), compatibility.as_deref());
     let metadata = v.metadata(known.metadata);
+    let (arguments, problems) = crate::arguments::declared_names(known.arguments);
+    problems.into_iter().for_each(|d| v.push(d, "arguments"));
 
     let mut extra = FieldMap::new();
     for (key, value) in unknown {
@@ -145,6 +149,7 @@ pub fn validate(
         license,
         compatibility,
         metadata,
+        arguments,
         extra,
     });
     (Some(manifest), v.diagnostics)
@@ -181,6 +186,7 @@ struct KnownFields {
     license: Option<Value>,
     compatibility: Option<Value>,
     metadata: Option<Value>,
+    arguments: Option<Value>,
 }
 
 struct Validator<'a> {

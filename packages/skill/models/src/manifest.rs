@@ -66,6 +66,10 @@ pub struct SkillDetails {
     pub compatibility: Option<String>,
     /// Agent Skills `metadata`: free-form, kept as written.
     pub metadata: FieldMap,
+    /// `arguments:` names, in order: `$name` in the body stands for the
+    /// argument at the name's position. An invalid name keeps its position
+    /// as an empty string, which nothing substitutes.
+    pub arguments: Vec<String>,
     /// Fields Bcode does not know, kept so hosts and plugins can read them.
     pub extra: FieldMap,
 }
@@ -82,6 +86,7 @@ static NO_DETAILS: SkillDetails = SkillDetails {
     license: None,
     compatibility: None,
     metadata: FieldMap::new(),
+    arguments: Vec::new(),
     extra: FieldMap::new(),
 };
 
@@ -148,6 +153,8 @@ struct FlatManifest {
     #[serde(default)]
     metadata: FieldMap,
     #[serde(default)]
+    arguments: Vec<String>,
+    #[serde(default)]
     extra: FieldMap,
 }
 
@@ -169,6 +176,7 @@ impl From<FlatManifest> for SkillManifest {
             license: flat.license,
             compatibility: flat.compatibility,
             metadata: flat.metadata,
+            arguments: flat.arguments,
             extra: flat.extra,
         })
     }
@@ -199,6 +207,8 @@ struct FlatManifestRef<'a> {
     compatibility: Option<&'a str>,
     #[serde(skip_serializing_if = "no_fields")]
     metadata: &'a FieldMap,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    arguments: &'a [String],
     #[serde(skip_serializing_if = "no_fields")]
     extra: &'a FieldMap,
 }
@@ -235,6 +245,7 @@ impl Serialize for SkillManifest {
             license: details.license.as_deref(),
             compatibility: details.compatibility.as_deref(),
             metadata: &details.metadata,
+            arguments: &details.arguments,
             extra: &details.extra,
         }
         .serialize(serializer)
@@ -274,6 +285,7 @@ mod tests {
             metadata: [("k".to_owned(), serde_json::json!(1))]
                 .into_iter()
                 .collect(),
+            arguments: vec!["issue".into()],
             extra: [("x".to_owned(), serde_json::json!(null))]
                 .into_iter()
                 .collect(),
@@ -291,6 +303,7 @@ mod tests {
             "license",
             "compatibility",
             "metadata",
+            "arguments",
             "extra",
         ] {
             assert!(written.get(key).is_some(), "{key} missing from {written}");
