@@ -71,6 +71,38 @@ pub struct ProcessInputs {
 }
 
 impl ProcessInputs {
+    /// A path the user says the task touched (`render --touched`,
+    /// `/touched`), as the skills' `paths` globs and the relevant-mode
+    /// selector read it: relative to the repository root, `/`-separated.
+    /// A relative path is taken from the working directory, like every
+    /// path on the command line; the file need not exist (a deleted file
+    /// was touched too). A path outside the repository is an error.
+    pub fn repository_path(&self, given: &str) -> Result<String, CliError> {
+        let written = bcode_text::lexical(&self.cwd.join(given));
+        // Through a link inside the repository, the real path is the one
+        // below the root.
+        let real = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone());
+        let inside = real
+            .strip_prefix(&self.repo)
+            .or_else(|_| written.strip_prefix(&self.repo))
+            .map_err(|_| {
+                CliError::Usage(format!(
+                    "touched path `{given}` is outside the repository `{}`",
+                    self.repo.display()
+                ))
+            })?;
+        let parts: Vec<String> = inside
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.is_empty() {
+            return Err(CliError::Usage(format!(
+                "touched path `{given}` is the repository itself; name a file or folder in it"
+            )));
+        }
+        Ok(parts.join("/"))
+    }
+
     /// Reads the process environment once, here at the edge (warnings
     /// about variables that had to be dropped go to stderr); a hermetic
     /// command (`--hermetic`) reads none of it, so no user config, user

@@ -129,6 +129,10 @@ struct TurnArgs {
     /// The time zone, as an IANA name, e.g. Europe/Berlin (default: TZ, else the system zone).
     #[arg(long, value_name = "IANA")]
     timezone: Option<String>,
+    /// A path the task touched (repeatable; relative to the current folder): skills whose
+    /// `paths` globs match it are suggested, or activated with skills.auto_activate = "on".
+    #[arg(long = "touched", value_name = "PATH")]
+    touched: Vec<String>,
     /// Everything as one JSON document: both texts, the cache boundary, every section.
     #[arg(long)]
     json: bool,
@@ -157,6 +161,7 @@ impl TurnArgs {
             skills,
             now,
             timezone,
+            touched,
             json,
         } = self;
         render_cmd::RenderOptions {
@@ -164,6 +169,7 @@ impl TurnArgs {
             skills,
             now,
             timezone,
+            touched,
             json,
             facts: pins.facts,
             hermetic: pins.hermetic,

@@ -21,6 +21,8 @@ pub struct RenderOptions {
     pub skills: Vec<String>,
     pub now: Option<String>,
     pub timezone: Option<String>,
+    /// `--touched PATH`: paths the task touched, as given.
+    pub touched: Vec<String>,
     pub json: bool,
     pub explain: bool,
     /// `--session DIR`: where relevant-mode invariant focus persists.
@@ -131,6 +133,11 @@ pub fn render_turn(
     for id in &options.skills {
         input = input.activate(id.clone());
     }
+    input.touched_paths = options
+        .touched
+        .iter()
+        .map(|path| inputs.repository_path(path))
+        .collect::<Result<_, _>>()?;
     let rendered = session
         .next_turn_blocking(input.settle())
         .map_err(|err| prompt_error(&err))?;

@@ -13,7 +13,7 @@ use bcode_prompt::{
     CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, SkillReload, Suggestion,
     Turn, TurnInput,
 };
-use bcode_skill::{ActivationReason, JsonlSink, SystemClock};
+use bcode_skill::{ActivationReason, JsonlSink, SystemClock, describe_matches};
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::input_lines::LineError;
@@ -26,13 +26,16 @@ const HELP: &str = "commands:
   /skill off <id>          deactivate a skill
   /accept [id]             activate suggested skills (all, or one)
   /dismiss                 dismiss the current suggestions
+  /touched <path>...       note paths the task touched: skills whose `paths` match are suggested
   /render                  show the prompt the next turn would send
   /quit                    end the session
 anything else is a prompt: it is matched against skill keywords";
 
 /// The commands this loop handles itself (besides `/exit`, `/quit`'s
 /// alias), for the usage line of an unknown command.
-const SESSION_COMMANDS: [&str; 5] = ["/accept", "/dismiss", "/render", "/help", "/quit"];
+const SESSION_COMMANDS: [&str; 6] = [
+    "/accept", "/dismiss", "/touched", "/render", "/help", "/quit",
+];
 
 /// Options of `session`.
 #[derive(Debug, Clone, Default)]
@@ -103,6 +106,9 @@ pub fn run(
     }
 
     let mut pending: Vec<Suggestion> = Vec::new();
+    // Every turn carries the paths touched so far (hosts do the same); the
+    // skill session matches each path once.
+    let mut touched: Vec<String> = Vec::new();
     let mut first_turn = true;
     let mut lines = crate::input_lines::stdin_lines();
     loop {
@@ -161,9 +167,39 @@ pub fn run(
                         Vec::new(),
                         ActivationReason::Accepted {
                             matched_keywords: s.matched_keywords.clone(),
+                            matched_paths: s.matched_paths.clone(),
                         },
                     )
                 })
+            }
+            "/touched" => {
+                let given: Vec<&str> = trimmed.split_whitespace().skip(1).collect();
+                if given.is_empty() {
+                    writeln!(out, "usage: /touched <path>...").map_err(io)?;
+                    continue;
+                }
+                let mut noted = Vec::new();
+                let mut failed = false;
+                for path in given {
+                    match inputs.repository_path(path) {
+                        Ok(path) => noted.push(path),
+                        Err(err) => {
+                            writeln!(out, "error: {}", printable_line(&err.to_string()))
+                                .map_err(io)?;
+                            failed = true;
+                        }
+                    }
+                }
+                if failed && noted.is_empty() {
+                    continue;
+                }
+                writeln!(out, "Touched: {}.", printable_line(&noted.join(", "))).map_err(io)?;
+                for path in noted {
+                    if !touched.contains(&path) {
+                        touched.push(path);
+                    }
+                }
+                TurnInput::new("")
             }
             // `/render` shows what the next turn sends: a turn with no text.
             "/render" => TurnInput::new(""),
@@ -179,7 +215,8 @@ pub fn run(
             }
             _ => TurnInput::new(trimmed),
         };
-        let is_prompt = !trimmed.starts_with('/');
+        let is_prompt = !trimmed.starts_with('/') || word == "/touched";
+        let input = input.touched_paths(touched.clone());
         let turn = match session.next_turn_blocking(input) {
             Ok(turn) => turn,
             Err(err) => {
@@ -206,14 +243,17 @@ pub fn run(
                 }
                 pending = turn.suggestions.clone();
                 for s in &pending {
-                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&s.matched_keywords.join(", ")), s.id)
+                    let matched = describe_matches(&s.matched_keywords, &s.matched_paths);
+                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&matched), s.id)
                         .map_err(io)?;
                 }
-                writeln!(
-                    out,
-                    "(prompt noted; this CLI has no model: /render shows what the turn would send)"
-                )
-                .map_err(io)?;
+                if word != "/touched" {
+                    writeln!(
+                        out,
+                        "(prompt noted; this CLI has no model: /render shows what the turn would send)"
+                    )
+                    .map_err(io)?;
+                }
             }
             _ => match turn.command {
                 Some(CommandReply::Done(reply)) => show_listing(out, Ok(reply))?,
@@ -361,12 +401,18 @@ fn show_listing(
         }
         Ok(SessionReply::Listing(list)) => {
             for s in list {
-                let mut marks = Vec::new();
+                let mut marks: Vec<String> = Vec::new();
                 if s.active {
-                    marks.push("active");
+                    marks.push("active".into());
                 }
                 if !s.model_visible {
-                    marks.push("hidden from the model");
+                    marks.push("hidden from the model".into());
+                }
+                if !s.user_invocable {
+                    marks.push("model only: no /skill".into());
+                }
+                if let Some(hint) = &s.argument_hint {
+                    marks.push(format!("arguments: {hint}"));
                 }
                 let marks = if marks.is_empty() {
                     String::new()
@@ -431,11 +477,24 @@ fn show_reply(
             for (id, arguments, reason) in list {
                 let how = match reason {
                     ActivationReason::Explicit => "explicit".to_owned(),
-                    ActivationReason::Auto { matched_keywords } => {
-                        format!("auto: {}", matched_keywords.join(", "))
+                    ActivationReason::Model => "model".to_owned(),
+                    ActivationReason::Auto {
+                        matched_keywords,
+                        matched_paths,
+                    } => {
+                        format!(
+                            "auto: {}",
+                            describe_matches(&matched_keywords, &matched_paths)
+                        )
                     }
-                    ActivationReason::Accepted { matched_keywords } => {
-                        format!("accepted suggestion: {}", matched_keywords.join(", "))
+                    ActivationReason::Accepted {
+                        matched_keywords,
+                        matched_paths,
+                    } => {
+                        format!(
+                            "accepted suggestion: {}",
+                            describe_matches(&matched_keywords, &matched_paths)
+                        )
                     }
                     _ => "other".to_owned(),
                 };

@@ -47,10 +47,11 @@ pub fn run(
         SkillsCmd::List { json: false } => {
             for skill in registry.skills() {
                 let m = &skill.manifest;
-                let hidden = if skill.model_visible() {
-                    ""
-                } else {
-                    "  (hidden from the model)"
+                let hidden = match (skill.model_visible(), m.user_invocable()) {
+                    (true, true) => "",
+                    (false, true) => "  (hidden from the model)",
+                    (true, false) => "  (model only: no /skill)",
+                    (false, false) => "  (hidden from the model; model only: no /skill)",
                 };
                 writeln!(
                     out,
@@ -225,7 +226,11 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "location:       {}", path(&skill.location))?;
     writeln!(out, "directory:      {}", path(skill.directory()))?;
     writeln!(out, "model visible:  {}", skill.model_visible())?;
+    writeln!(out, "user invocable: {}", m.user_invocable())?;
+    writeln!(out, "argument hint:  {}", opt(&m.details().argument_hint))?;
+    writeln!(out, "when to use:    {}", opt(&m.details().when_to_use))?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
+    writeln!(out, "paths:          {}", list(&m.details().paths))?;
     writeln!(
         out,
         "tools (advisory): {}",

@@ -57,6 +57,7 @@ pub fn doctor(diagnostics: &[Diagnostic]) -> impl Serialize + '_ {
 /// given lossily with its exact bytes beside it (see [`json_path`]).
 #[derive(Serialize)]
 struct SkillJson<'a> {
+    argument_hint: Option<&'a str>,
     compatibility: Option<&'a str>,
     description: &'a str,
     directory: Cow<'a, str>,
@@ -74,11 +75,14 @@ struct SkillJson<'a> {
     model: Option<&'a str>,
     model_visible: bool,
     name: &'a str,
+    paths: &'a [String],
     permissions: PermissionsJson<'a>,
     source: &'a str,
     source_kind: SourceKind,
     thinking_effort: Option<&'a str>,
+    user_invocable: bool,
     version: Option<&'a str>,
+    when_to_use: Option<&'a str>,
 }
 
 /// `permissions` of [`SkillJson`]: both advisory tool lists.
@@ -99,6 +103,7 @@ impl<'a> SkillJson<'a> {
             allowed_tools,
         } = &d.permissions;
         SkillJson {
+            argument_hint: d.argument_hint.as_deref(),
             compatibility: d.compatibility.as_deref(),
             description: &m.description,
             directory,
@@ -114,6 +119,7 @@ impl<'a> SkillJson<'a> {
             model: d.model.as_deref(),
             model_visible: skill.model_visible(),
             name: &m.name,
+            paths: &d.paths,
             permissions: PermissionsJson {
                 allowed_tools,
                 tools,
@@ -121,7 +127,9 @@ impl<'a> SkillJson<'a> {
             source: &skill.source.label,
             source_kind: skill.source.kind,
             thinking_effort: d.thinking_effort.as_deref(),
+            user_invocable: m.user_invocable(),
             version: d.version.as_deref(),
+            when_to_use: d.when_to_use.as_deref(),
         }
     }
 }

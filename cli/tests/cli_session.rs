@@ -70,7 +70,7 @@ Deactivated skill `docs`.
 > /skill nope
 error: no skill with id `nope`
 > /bogus
-error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /accept | /dismiss | /render | /help | /quit)
+error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill active | /skill off <id> | /accept | /dismiss | /touched | /render | /help | /quit)
 > /quit
 ",
             log.display(),

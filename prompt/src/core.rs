@@ -456,18 +456,20 @@ impl Core {
                 }),
                 Err(err) => CommandReply::Invalid(err),
             });
-        } else if !text.is_empty() {
+        } else if !text.is_empty() || !input.touched_paths.is_empty() {
             // Suggestions wait for a later turn to be accepted; a single-turn
             // session has none, so it skips matching unless skills would be
             // activated on this very turn (`auto_activate = "on"`).
             let suggest_only = self.configured.loaded.config.skills.auto_activate
                 != bcode_skill_models::AutoActivate::On;
             if skills_on && !(self.settings.single_turn && suggest_only) {
-                let outcome = self.skills.session.on_prompt(text);
+                let outcome = self.skills.session.on_turn(text, &input.touched_paths);
                 prepared.events.extend(outcome.events);
                 prepared.suggestions = outcome.suggestions;
             }
-            prepared.task = Some(text.to_owned());
+            if !text.is_empty() {
+                prepared.task = Some(text.to_owned());
+            }
         }
         Ok(())
     }

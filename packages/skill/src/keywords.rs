@@ -4,12 +4,21 @@
 //! `trust`, and a multi-word keyword such as `pull request` matches only
 //! those words in that order. English word forms meet at one stem on both
 //! sides (`panics`, `panicked` and `panicking` match `panic`; `pull
-//! requests` matches `pull request`); see [`stem`].
+//! requests` matches `pull request`); see [`stem`]. The same index holds
+//! the skills' `paths` globs ([`crate::path_triggers`]), which the paths a
+//! turn touched are matched against.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use bcode_skill_models::{SkillId, SkillSummary};
 use unicode_segmentation::UnicodeSegmentation;
+
+use crate::path_triggers::PathTriggers;
+
+/// The score of a skill whose `paths` glob matched a touched path: the
+/// author declared those files, which is evidence as strong as a two-word
+/// keyword, enough for auto-activation.
+pub const PATH_MATCH_SCORE: usize = 2;
 
 /// One skill the prompt points at, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -20,12 +29,19 @@ pub struct Suggestion {
     pub source: String,
     /// The keywords that matched, as the skill wrote them, in the skill's order.
     pub matched_keywords: Vec<String>,
-    /// Total words of the matched keywords: a two-word keyword is stronger
-    /// evidence than a one-word one.
+    /// The touched paths its `paths` globs matched, in the order touched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched_paths: Vec<String>,
+    /// Total words of the matched keywords, plus [`PATH_MATCH_SCORE`] when
+    /// a path matched: a two-word keyword is stronger evidence than a
+    /// one-word one.
     pub score: usize,
     /// Whether the skill appears in the model-visible catalog; sessions
     /// never auto-activate or suggest a hidden one.
     pub model_visible: bool,
+    /// Whether the user may invoke it (`user-invocable`); a skill for the
+    /// model only may be auto-activated but is never offered to the user.
+    pub user_invocable: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -63,9 +79,22 @@ impl LazyKeywordIndex {
 /// Activation keywords of a registry, indexed by their first word.
 #[derive(Clone, Debug, Default)]
 pub struct KeywordIndex {
-    skills: Vec<(SkillId, String, bool)>,
+    skills: Vec<IndexedSkill>,
     keywords: Vec<Keyword>,
     by_first_word: BTreeMap<String, Vec<usize>>,
+    /// The `paths` globs of the skills that have them ...
+    paths: PathTriggers,
+    /// ... whose slots in `skills` these are, by their order there.
+    path_slots: Vec<usize>,
+}
+
+/// What a suggestion says of its skill.
+#[derive(Clone, Debug)]
+struct IndexedSkill {
+    id: SkillId,
+    source: String,
+    model_visible: bool,
+    user_invocable: bool,
 }
 
 /// Case-folded words of `text` on Unicode word boundaries.
@@ -133,13 +162,18 @@ impl KeywordIndex {
     /// Indexes the keywords of `skills`.
     pub fn build<'a>(skills: impl Iterator<Item = &'a SkillSummary>) -> Self {
         let mut index = KeywordIndex::default();
+        let mut with_paths = Vec::new();
         for skill in skills {
             let slot = index.skills.len();
-            index.skills.push((
-                skill.manifest.id.clone(),
-                skill.source.label.clone(),
-                skill.model_visible(),
-            ));
+            index.skills.push(IndexedSkill {
+                id: skill.manifest.id.clone(),
+                source: skill.source.label.clone(),
+                model_visible: skill.model_visible(),
+                user_invocable: skill.manifest.user_invocable(),
+            });
+            if !skill.manifest.details().paths.is_empty() {
+                with_paths.push((slot, skill));
+            }
             for (order, written) in skill.manifest.activation.keywords.iter().enumerate() {
                 let words = stems(written);
                 let Some(first) = words.first().cloned() else {
@@ -158,11 +192,54 @@ impl KeywordIndex {
                 });
             }
         }
+        let slots: Vec<usize> = with_paths.iter().map(|(slot, _)| *slot).collect();
+        index.paths = PathTriggers::build(with_paths.into_iter().map(|(_, skill)| skill));
+        index.path_slots = slots;
         index
     }
 
     /// Skills whose keywords occur in `prompt`, best first (score, then id).
     pub fn suggest(&self, prompt: &str) -> Vec<Suggestion> {
+        self.suggest_turn(prompt, &[])
+    }
+
+    /// Skills whose keywords occur in `prompt` or whose `paths` globs match
+    /// one of `touched` (repository paths, already normalised by
+    /// [`crate::path_triggers::normalize`]), best first (score, then id).
+    pub fn suggest_turn(&self, prompt: &str, touched: &[String]) -> Vec<Suggestion> {
+        let mut out: BTreeMap<usize, Suggestion> =
+            self.suggest_keywords(prompt).into_iter().collect();
+        if !touched.is_empty() && !self.paths.is_empty() {
+            for (local, found) in self.paths.matches(touched) {
+                let Some(&slot) = self.path_slots.get(local) else {
+                    continue;
+                };
+                let suggestion = out.entry(slot).or_insert_with(|| self.empty(slot));
+                suggestion.matched_paths = found.paths;
+                suggestion.score += PATH_MATCH_SCORE;
+            }
+        }
+        let mut out: Vec<Suggestion> = out.into_values().collect();
+        out.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        out
+    }
+
+    /// A suggestion of the skill in `slot` with nothing matched yet.
+    fn empty(&self, slot: usize) -> Suggestion {
+        let skill = &self.skills[slot];
+        Suggestion {
+            id: skill.id.clone(),
+            source: skill.source.clone(),
+            matched_keywords: Vec::new(),
+            matched_paths: Vec::new(),
+            score: 0,
+            model_visible: skill.model_visible,
+            user_invocable: skill.user_invocable,
+        }
+    }
+
+    /// The skills whose keywords occur in `prompt`, by slot.
+    fn suggest_keywords(&self, prompt: &str) -> Vec<(usize, Suggestion)> {
         let prompt_words = stems(prompt);
         let mut matched: BTreeMap<usize, BTreeSet<(usize, usize)>> = BTreeMap::new();
         for (start, word) in prompt_words.iter().enumerate() {
@@ -181,27 +258,21 @@ impl KeywordIndex {
                 }
             }
         }
-        let mut out: Vec<Suggestion> = matched
+        matched
             .into_iter()
             .map(|(slot, keywords)| {
-                let (id, source, model_visible) = self.skills[slot].clone();
-                Suggestion {
-                    id,
-                    source,
-                    score: keywords
-                        .iter()
-                        .map(|&(_, k)| self.keywords[k].words.len())
-                        .sum(),
-                    matched_keywords: keywords
-                        .iter()
-                        .map(|&(_, k)| self.keywords[k].written.clone())
-                        .collect(),
-                    model_visible,
-                }
+                let mut suggestion = self.empty(slot);
+                suggestion.score = keywords
+                    .iter()
+                    .map(|&(_, k)| self.keywords[k].words.len())
+                    .sum();
+                suggestion.matched_keywords = keywords
+                    .iter()
+                    .map(|&(_, k)| self.keywords[k].written.clone())
+                    .collect();
+                (slot, suggestion)
             })
-            .collect();
-        out.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        out
+            .collect()
     }
 }
 

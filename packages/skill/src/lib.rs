@@ -24,6 +24,7 @@ mod keywords;
 mod load_pool;
 mod manifest;
 mod parse;
+mod path_triggers;
 mod persist;
 mod precedence;
 mod provider;
@@ -63,7 +64,7 @@ pub use events::{
     read_events, read_events_from,
 };
 pub use folder_provider::FolderProvider;
-pub use keywords::{KeywordIndex, LazyKeywordIndex, Suggestion, words};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
 pub use parse::{InstructionKind, Origin, ParseOutcome, parse_skill};
 pub use persist::DiskCache;
 pub use provider::{
@@ -77,7 +78,7 @@ pub use session::{
     AUTO_ACTIVATE_MAX_PER_PROMPT, AUTO_ACTIVATE_MIN_SCORE, ActivationReason, ActiveSkill,
     CommandError, CommandOutcome, PromptOutcome, RESERVED_SUBCOMMANDS, RegistryDiff, ReloadOutcome,
     SessionError, SessionOptions, SessionReply, SkillListing, SkillSession, SlashCommand,
-    parse_command,
+    describe_matches, parse_command,
 };
 pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
 pub use turn_options::{

@@ -28,6 +28,10 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "compatibility",
     "metadata",
     "allowed-tools",
+    "paths",
+    "user-invocable",
+    "argument-hint",
+    "when_to_use",
     "arguments",
 ];
 
@@ -79,6 +83,10 @@ pub fn validate(
             "license" => &mut known.license,
             "compatibility" => &mut known.compatibility,
             "metadata" => &mut known.metadata,
+            "paths" => &mut known.paths,
+            "user-invocable" => &mut known.user_invocable,
+            "argument-hint" => &mut known.argument_hint,
+            "when_to_use" => &mut known.when_to_use,
             "arguments" => &mut known.arguments,
             _ => {
                 unknown.push((key, value));
@@ -104,6 +112,12 @@ pub fn validate(
     let compatibility = v.text_field(known.compatibility, "compatibility");
     v.portable_limits(id.as_ref(), compatibility.as_deref());
     let metadata = v.metadata(known.metadata);
+    let paths = v.paths(known.paths);
+    let user_invocable = known
+        .user_invocable
+        .and_then(|value| v.flag(value, "user-invocable"));
+    let argument_hint = v.argument_hint(known.argument_hint);
+    let when_to_use = v.text_field(known.when_to_use, "when_to_use");
     let (arguments, problems) = crate::arguments::declared_names(known.arguments);
     problems.into_iter().for_each(|d| v.push(d, "arguments"));
 
@@ -149,6 +163,10 @@ pub fn validate(
         license,
         compatibility,
         metadata,
+        paths,
+        user_invocable,
+        argument_hint,
+        when_to_use,
         arguments,
         extra,
     });
@@ -186,6 +204,10 @@ struct KnownFields {
     license: Option<Value>,
     compatibility: Option<Value>,
     metadata: Option<Value>,
+    paths: Option<Value>,
+    user_invocable: Option<Value>,
+    argument_hint: Option<Value>,
+    when_to_use: Option<Value>,
     arguments: Option<Value>,
 }
 
@@ -652,6 +674,48 @@ impl Validator<'_> {
                 );
                 None
             }
+        }
+    }
+
+    /// `paths`: a list of globs, or one string of them separated by commas
+    /// (as Claude Code accepts). A glob that does not parse is reported and
+    /// left out; the others still apply.
+    fn paths(&mut self, value: Option<Value>) -> Vec<String> {
+        let mut globs = self.string_list(value, "paths");
+        globs.retain(|glob| match crate::path_triggers::check_glob(glob) {
+            Ok(()) => true,
+            Err(why) => {
+                self.invalid(
+                    "paths",
+                    false,
+                    format!("`paths` glob {glob:?} is not a valid glob ({why}); it is ignored"),
+                    "write globs such as `src/**/*.rs` or `*.md`",
+                );
+                false
+            }
+        });
+        globs
+    }
+
+    /// `argument-hint` is text such as `[file] [format]`; YAML reads an
+    /// unquoted `[file]` as a list, which is put back as the author wrote it.
+    fn argument_hint(&mut self, value: Option<Value>) -> Option<String> {
+        match value {
+            Some(Value::Array(items))
+                if items
+                    .iter()
+                    .all(|item| !item.is_array() && !item.is_object()) =>
+            {
+                let words: Vec<String> = items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(s) => s.trim().to_owned(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                Some(format!("[{}]", words.join(", ")))
+            }
+            other => self.text_field(other, "argument-hint"),
         }
     }
 

@@ -90,6 +90,7 @@ fn all_events() -> Vec<SkillEvent> {
             id: "rust-debugging".into(),
             source: "repo:.bcode/skills".into(),
             matched_keywords: vec!["cargo".into()],
+            matched_paths: Vec::new(),
         },
         activated("rust-debugging"),
         SkillEvent::SkillContextLoaded {

@@ -252,7 +252,8 @@ fn suggestions_are_ranked_word_bounded_and_never_hidden() {
         SkillEvent::SkillSuggested {
             id: "pr-review".into(),
             source: "repo:.bcode/skills".into(),
-            matched_keywords: vec!["pull request".into(), "review".into()]
+            matched_keywords: vec!["pull request".into(), "review".into()],
+            matched_paths: Vec::new(),
         }
     );
     // Word boundaries: "trust" is not "rust"; "pull" alone is not "pull request".
@@ -393,4 +394,46 @@ fn reload_reports_a_diff_and_keeps_vanished_active_skills() {
     assert!(out.diff.is_empty() && out.events.is_empty());
     let out = session.replace_registry(f.registry(), &BTreeSet::from(["new-skill".to_string()]));
     assert_eq!(out.diff.to_string(), "~new-skill");
+}
+
+#[test]
+fn a_model_only_skill_is_refused_to_the_user_and_allowed_to_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[(
+            "release-bot/SKILL.md",
+            "---\ndescription: Cut a release\nuser-invocable: false\n---\nTag it.\n",
+        )],
+    );
+    let registry = build(
+        &[root(
+            SourceKind::RepoBcode,
+            "repo:.bcode/skills",
+            tmp.path(),
+        )],
+        &SkillsConfig::default(),
+    );
+    let mut session = SkillSession::new(
+        registry,
+        SessionOptions::from_config(&SkillsConfig::default()),
+        Templates::builtin(),
+    );
+    let refused = ActivationReason::Accepted {
+        matched_keywords: vec!["release".into()],
+        matched_paths: Vec::new(),
+    };
+    for reason in [ActivationReason::Explicit, refused] {
+        let out = session.activate("release-bot", &[], reason);
+        assert_eq!(
+            out.reply,
+            Err(SessionError::Skill(SkillError::NotUserInvocable {
+                id: "release-bot".into()
+            }))
+        );
+        assert!(session.active().is_empty());
+    }
+    let out = session.activate("release-bot", &[], ActivationReason::Model);
+    assert!(out.reply.is_ok(), "{:?}", out.reply);
+    assert_eq!(session.active()[0].reason, ActivationReason::Model);
 }

@@ -120,6 +120,15 @@ pub enum SkillError {
     /// The whole subsystem is off (`skills.enabled = false`).
     #[error("skills are disabled (skills.enabled = false)")]
     SkillsDisabled,
+    /// The user asked for a skill its author kept for the model
+    /// (`user-invocable: false`).
+    #[error(
+        "skill `{id}` is for the model only (user-invocable: false): the model may use it from the catalog, but it cannot be activated with /skill"
+    )]
+    NotUserInvocable {
+        /// The skill's id.
+        id: String,
+    },
     /// The skill is known but its body could not be read or no longer parses.
     #[error("skill `{id}` could not be loaded: {cause}")]
     Load {

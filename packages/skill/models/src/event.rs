@@ -18,6 +18,9 @@ pub enum SkillEvent {
         source: String,
         /// The activation keywords that matched the prompt.
         matched_keywords: Vec<String>,
+        /// The touched paths the skill's `paths` globs matched.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        matched_paths: Vec<String>,
     },
     /// A skill became active, by `/skill` or by keyword auto-activation.
     SkillActivated {

@@ -66,6 +66,20 @@ pub struct SkillDetails {
     pub compatibility: Option<String>,
     /// Agent Skills `metadata`: free-form, kept as written.
     pub metadata: FieldMap,
+    /// `paths`: globs of repository paths (relative to the repository
+    /// root, `/`-separated); a turn that touches a matching path suggests
+    /// the skill, or activates it under `auto_activate = "on"`.
+    pub paths: Vec<String>,
+    /// `user-invocable` as written; `Some(false)` keeps the skill for the
+    /// model only (no `/skill`). Read it with
+    /// [`SkillManifest::user_invocable`].
+    pub user_invocable: Option<bool>,
+    /// `argument-hint`: what arguments the skill expects, shown to the user
+    /// by `/skills` and `skills show`, never to the model.
+    pub argument_hint: Option<String>,
+    /// `when_to_use`: more of when to use the skill; the catalog shows it
+    /// after the description.
+    pub when_to_use: Option<String>,
     /// `arguments:` names, in order: `$name` in the body stands for the
     /// argument at the name's position. An invalid name keeps its position
     /// as an empty string, which nothing substitutes.
@@ -86,6 +100,10 @@ static NO_DETAILS: SkillDetails = SkillDetails {
     license: None,
     compatibility: None,
     metadata: FieldMap::new(),
+    paths: Vec::new(),
+    user_invocable: None,
+    argument_hint: None,
+    when_to_use: None,
     arguments: Vec::new(),
     extra: FieldMap::new(),
 };
@@ -109,6 +127,12 @@ impl SkillManifest {
             disable_model_invocation: false,
             details: None,
         }
+    }
+
+    /// Whether the user may invoke the skill (`/skill`): true unless the
+    /// front matter says `user-invocable: false`.
+    pub fn user_invocable(&self) -> bool {
+        self.details().user_invocable.unwrap_or(true)
     }
 
     /// The less common fields (all empty when the front matter sets none).
@@ -153,6 +177,14 @@ struct FlatManifest {
     #[serde(default)]
     metadata: FieldMap,
     #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    user_invocable: Option<bool>,
+    #[serde(default)]
+    argument_hint: Option<String>,
+    #[serde(default)]
+    when_to_use: Option<String>,
+    #[serde(default)]
     arguments: Vec<String>,
     #[serde(default)]
     extra: FieldMap,
@@ -176,6 +208,10 @@ impl From<FlatManifest> for SkillManifest {
             license: flat.license,
             compatibility: flat.compatibility,
             metadata: flat.metadata,
+            paths: flat.paths,
+            user_invocable: flat.user_invocable,
+            argument_hint: flat.argument_hint,
+            when_to_use: flat.when_to_use,
             arguments: flat.arguments,
             extra: flat.extra,
         })
@@ -207,7 +243,15 @@ struct FlatManifestRef<'a> {
     compatibility: Option<&'a str>,
     #[serde(skip_serializing_if = "no_fields")]
     metadata: &'a FieldMap,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(skip_serializing_if = "no_items")]
+    paths: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_invocable: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    argument_hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    when_to_use: Option<&'a str>,
+    #[serde(skip_serializing_if = "no_items")]
     arguments: &'a [String],
     #[serde(skip_serializing_if = "no_fields")]
     extra: &'a FieldMap,
@@ -223,6 +267,10 @@ fn no_keywords(activation: &&SkillActivation) -> bool {
 
 fn no_hints(hints: &&SkillPermissionHints) -> bool {
     hints.tools.is_empty() && hints.allowed_tools.is_empty()
+}
+
+fn no_items(items: &&[String]) -> bool {
+    items.is_empty()
 }
 
 fn no_fields(fields: &&FieldMap) -> bool {
@@ -245,6 +293,10 @@ impl Serialize for SkillManifest {
             license: details.license.as_deref(),
             compatibility: details.compatibility.as_deref(),
             metadata: &details.metadata,
+            paths: &details.paths,
+            user_invocable: details.user_invocable,
+            argument_hint: details.argument_hint.as_deref(),
+            when_to_use: details.when_to_use.as_deref(),
             arguments: &details.arguments,
             extra: &details.extra,
         }
@@ -285,6 +337,10 @@ mod tests {
             metadata: [("k".to_owned(), serde_json::json!(1))]
                 .into_iter()
                 .collect(),
+            paths: vec!["src/**".into()],
+            user_invocable: Some(false),
+            argument_hint: Some("[file]".into()),
+            when_to_use: Some("w".into()),
             arguments: vec!["issue".into()],
             extra: [("x".to_owned(), serde_json::json!(null))]
                 .into_iter()
@@ -303,6 +359,10 @@ mod tests {
             "license",
             "compatibility",
             "metadata",
+            "paths",
+            "user_invocable",
+            "argument_hint",
+            "when_to_use",
             "arguments",
             "extra",
         ] {

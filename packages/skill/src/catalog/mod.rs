@@ -304,6 +304,16 @@ fn source_labels(visible: &[&SkillSummary]) -> Vec<String> {
         .collect()
 }
 
+/// The skill's `when_to_use`, which the catalog shows after its
+/// description (the model reads both to decide), when it has one.
+fn when_to_use(skill: &SkillSummary) -> Option<&str> {
+    let details = skill.manifest.details.as_deref()?;
+    details
+        .when_to_use
+        .as_deref()
+        .filter(|text| !text.is_empty())
+}
+
 /// What every entry of one catalog shares.
 struct Format<'a> {
     head: &'a str,
@@ -320,7 +330,12 @@ impl Format<'_> {
     /// the cap counts what the model sees and the budget measures what is
     /// written.
     fn description<'s>(&self, skill: &'s SkillSummary) -> (Cow<'s, str>, bool) {
-        let description = clean_body(&skill.manifest.description);
+        let description = match when_to_use(skill) {
+            None => clean_body(&skill.manifest.description),
+            Some(more) => Cow::Owned(
+                clean_body(&format!("{} {more}", skill.manifest.description)).into_owned(),
+            ),
+        };
         let Some(max) = self.explicit_cap else {
             return (description, false);
         };

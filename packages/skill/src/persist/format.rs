@@ -38,9 +38,10 @@ use crate::snapshot::{StoredBulk, StoredSnapshot};
 /// Bumped whenever what is written changes meaning, and whenever parsing
 /// does (a stored outcome is the old parser's): 7 accepts ids in any
 /// script's lowercase letters, kept in NFKC form; 8 warns of the open
-/// specification's id and `compatibility` limits; 9 reads the `arguments:`
-/// names into the manifest (before, they were an unknown field).
-pub(super) const FORMAT: u32 = 9;
+/// specification's id and `compatibility` limits; 9 reads `paths`,
+/// `user-invocable`, `argument-hint` and `when_to_use` (kept as unknown
+/// fields before); 10 reads the `arguments:` names into the manifest.
+pub(super) const FORMAT: u32 = 10;
 
 /// A line longer than this is not read. Lines are short (one skill, one
 /// diagnostic, one piece of bulk); the longest that can grow is the

@@ -74,34 +74,74 @@ pub enum ActivationReason {
     /// The user asked for it (`/skill <id>`).
     Explicit,
     /// `skills.auto_activate = "on"` activated it because the prompt matched
-    /// its keywords.
+    /// its keywords or the turn touched a path it names.
     Auto {
         /// The keywords that matched, as the skill wrote them.
         matched_keywords: Vec<String>,
+        /// The touched paths its `paths` globs matched.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        matched_paths: Vec<String>,
     },
     /// The user accepted a suggestion (`/accept`) made because the prompt
-    /// matched its keywords.
+    /// matched its keywords or the turn touched a path it names.
     Accepted {
         /// The keywords that matched, as the skill wrote them.
         matched_keywords: Vec<String>,
+        /// The touched paths its `paths` globs matched.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        matched_paths: Vec<String>,
     },
+    /// The model asked for it (the host's skill tool); allowed for skills
+    /// kept for the model (`user-invocable: false`).
+    Model,
 }
 
 impl ActivationReason {
     fn describe(&self) -> String {
         match self {
             ActivationReason::Explicit => "explicit".into(),
-            ActivationReason::Auto { matched_keywords } => {
-                format!("auto: matched {}", matched_keywords.join(", "))
+            ActivationReason::Model => "model".into(),
+            ActivationReason::Auto {
+                matched_keywords,
+                matched_paths,
+            } => {
+                format!(
+                    "auto: matched {}",
+                    describe_matches(matched_keywords, matched_paths)
+                )
             }
-            ActivationReason::Accepted { matched_keywords } => {
+            ActivationReason::Accepted {
+                matched_keywords,
+                matched_paths,
+            } => {
                 format!(
                     "accepted suggestion: matched {}",
-                    matched_keywords.join(", ")
+                    describe_matches(matched_keywords, matched_paths)
                 )
             }
         }
     }
+
+    /// Whether the user asked for the activation (then a skill kept for the
+    /// model is refused).
+    fn by_user(&self) -> bool {
+        matches!(
+            self,
+            ActivationReason::Explicit | ActivationReason::Accepted { .. }
+        )
+    }
+}
+
+/// What a suggestion or activation matched, for its event and reply: the
+/// keywords, then the touched paths (`path src/a.rs`).
+pub fn describe_matches(keywords: &[String], paths: &[String]) -> String {
+    let paths = paths.iter().map(|path| format!("path {path}"));
+    keywords
+        .iter()
+        .cloned()
+        .chain(paths)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An active skill and the context that was loaded for it.
@@ -138,6 +178,11 @@ pub struct SkillListing {
     /// Whether it appears in the model-visible catalog (false for
     /// `disable_model_invocation` skills, which can still be activated).
     pub model_visible: bool,
+    /// Whether `/skill` may activate it (false for `user-invocable: false`
+    /// skills, kept for the model).
+    pub user_invocable: bool,
+    /// The front matter's `argument-hint`, to show beside the id.
+    pub argument_hint: Option<String>,
     /// Whether it is active in this session.
     pub active: bool,
 }
@@ -269,7 +314,15 @@ pub struct SkillSession {
     templates: Templates,
     options: SessionOptions,
     active: Vec<ActiveSkill>,
+    /// The touched paths already matched against `paths` globs: a path
+    /// that every later turn repeats (hosts pass the paths touched so far)
+    /// triggers its skills once.
+    seen_paths: BTreeSet<String>,
 }
+
+/// At most this many touched paths are remembered as seen; past it, paths
+/// are still matched, and may suggest their skills again.
+pub const MAX_SEEN_PATHS: usize = 65_536;
 
 impl SkillSession {
     /// A session with no active skill, building the keyword index of
@@ -297,6 +350,7 @@ impl SkillSession {
             templates,
             options,
             active: Vec::new(),
+            seen_paths: BTreeSet::new(),
         }
     }
 
@@ -362,6 +416,8 @@ impl SkillSession {
                 description: s.manifest.description.clone(),
                 source: s.source.label.clone(),
                 model_visible: s.model_visible(),
+                user_invocable: s.manifest.user_invocable(),
+                argument_hint: s.manifest.details().argument_hint.clone(),
                 active: active.contains(&s.manifest.id),
             })
             .collect()
@@ -415,6 +471,12 @@ impl SkillSession {
             return Err(SkillError::SkillsDisabled.into());
         }
         let skill = self.registry.lookup(id)?;
+        if reason.by_user() && !skill.manifest.user_invocable() {
+            return Err(SkillError::NotUserInvocable {
+                id: skill.manifest.id.to_string(),
+            }
+            .into());
+        }
         let skill_id = skill.manifest.id.clone();
         let source = skill.source.label.clone();
         let context = self.load_context(&skill_id, arguments, raw_arguments)?;
@@ -520,16 +582,27 @@ impl SkillSession {
     /// (never a hidden skill, at most [`AUTO_ACTIVATE_MAX_PER_PROMPT`], each
     /// scoring at least [`AUTO_ACTIVATE_MIN_SCORE`]) and suggests the rest.
     pub fn on_prompt(&mut self, prompt: &str) -> PromptOutcome {
+        self.on_turn(prompt, &[])
+    }
+
+    /// [`SkillSession::on_prompt`] for a turn that also touched `touched`
+    /// (repository paths, `/`-separated, relative to the root): a skill
+    /// whose `paths` globs match a path not seen on an earlier turn counts
+    /// as matched ([`crate::PATH_MATCH_SCORE`]). Absolute and climbing
+    /// paths are ignored. A skill kept for the model (`user-invocable:
+    /// false`) may be auto-activated but is never suggested.
+    pub fn on_turn(&mut self, prompt: &str, touched: &[String]) -> PromptOutcome {
         let mut outcome = PromptOutcome::default();
         if !self.options.enabled || self.options.auto_activate == AutoActivate::Off {
             return outcome;
         }
+        let fresh = self.fresh_paths(touched);
         let active: BTreeSet<SkillId> = self.active.iter().map(|a| a.id.clone()).collect();
         // Hidden skills are kept out of automatic discovery of every kind.
         let candidates: Vec<Suggestion> = self
             .index
             .get_or_build(self.registry.skills())
-            .suggest(prompt)
+            .suggest_turn(prompt, &fresh)
             .into_iter()
             .filter(|s| s.model_visible && !active.contains(&s.id))
             .collect();
@@ -540,6 +613,7 @@ impl SkillSession {
             if eligible {
                 let reason = ActivationReason::Auto {
                     matched_keywords: candidate.matched_keywords.clone(),
+                    matched_paths: candidate.matched_paths.clone(),
                 };
                 let result = self.activate(candidate.id.as_str(), &[], reason);
                 outcome.events.extend(result.events);
@@ -548,14 +622,38 @@ impl SkillSession {
                     continue;
                 }
             }
+            if !candidate.user_invocable {
+                continue;
+            }
             outcome.events.push(SkillEvent::SkillSuggested {
                 id: candidate.id.to_string(),
                 source: candidate.source.clone(),
                 matched_keywords: candidate.matched_keywords.clone(),
+                matched_paths: candidate.matched_paths.clone(),
             });
             outcome.suggestions.push(candidate);
         }
         outcome
+    }
+
+    /// The paths of `touched` that are repository paths not seen before,
+    /// normalised, each once; they are remembered as seen (up to
+    /// [`MAX_SEEN_PATHS`]).
+    fn fresh_paths(&mut self, touched: &[String]) -> Vec<String> {
+        let mut fresh = Vec::new();
+        for path in touched {
+            let Some(path) = crate::path_triggers::normalize(path) else {
+                continue;
+            };
+            if self.seen_paths.contains(&path) || fresh.contains(&path) {
+                continue;
+            }
+            if self.seen_paths.len() < MAX_SEEN_PATHS {
+                self.seen_paths.insert(path.clone());
+            }
+            fresh.push(path);
+        }
+        fresh
     }
 
     /// Swaps in a registry rebuilt between turns. `changed_files` names ids
