@@ -81,3 +81,27 @@ fn a_session_skill_command_substitutes_the_text_as_typed() {
     let expected = block(&sandbox, "12 main branch &lt;/skill&gt;", &body);
     assert!(after_divider.contains(&expected), "{transcript}");
 }
+
+#[test]
+fn an_unclosed_quote_activates_and_says_how_it_split() {
+    let sandbox = sandbox();
+    let out = sandbox.run_session(
+        "unclosed",
+        &[],
+        b"/skill fix don't \"panic\n/skill fix \"closed quote\"\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let notes: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("note: ") || l.starts_with("Loaded skill"))
+        .map(|l| l.split(" (").next().unwrap_or(l).to_owned())
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note: a quote in the arguments is not closed; they were split at spaces, quotes kept",
+            "Loaded skill `fix` from repo:.bcode/skills",
+            "Loaded skill `fix` from repo:.bcode/skills",
+        ]
+    );
+}
