@@ -97,6 +97,8 @@ fn catalog(c: &mut Criterion) {
         .map(|s| SkillContextRequest {
             id: s.manifest.id.clone(),
             arguments: vec!["--dry-run".to_owned()],
+            raw_arguments: None,
+            substitute_arguments: true,
             max_bytes: None,
             preview_max_chars: SkillsConfig::default().preview_max_chars,
         })

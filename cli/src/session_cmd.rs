@@ -256,7 +256,10 @@ pub fn run(
                 }
             }
             _ => match turn.command {
-                Some(CommandReply::Done(reply)) => show_listing(out, Ok(reply))?,
+                Some(CommandReply::Done(reply)) => {
+                    note_unclosed_quote(trimmed, &reply, out)?;
+                    show_listing(out, Ok(reply))?;
+                }
                 Some(CommandReply::Failed(err)) => show_listing(out, Err(err))?,
                 Some(CommandReply::Invalid(err)) => {
                     writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
@@ -266,6 +269,33 @@ pub fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says so when `/skill <id> ARGS` activated a skill although ARGS left a
+/// quote open: the words were then split on whitespace alone, which the
+/// user may not have meant.
+fn note_unclosed_quote(
+    line: &str,
+    reply: &SessionReply,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let typed = match bcode_skill::parse_command(line, &SESSION_COMMANDS) {
+        Ok(Some(bcode_skill::SlashCommand::Activate {
+            raw_arguments: Some(raw),
+            ..
+        })) => raw,
+        _ => return Ok(()),
+    };
+    if matches!(reply, SessionReply::Activated { .. })
+        && !bcode_skill::split_arguments(&typed).balanced
+    {
+        writeln!(
+            out,
+            "note: a quote in the arguments is not closed; they were split at spaces, quotes kept"
+        )
+        .map_err(CliError::Io)?;
+    }
+    Ok(())
 }
 
 /// What changed since the last turn, and problems of the event log.

@@ -139,12 +139,10 @@ pub fn run(
         SkillsCmd::Context { id, args } => {
             let skill = lookup(&registry, id)?;
             let templates = skill_templates(context)?;
-            let request = SkillContextRequest {
-                id: skill.manifest.id.clone(),
-                arguments: args.clone(),
-                max_bytes: config.max_context_bytes,
-                preview_max_chars: config.preview_max_chars,
-            };
+            // The shell already split the words; `$ARGUMENTS` is them
+            // joined by spaces.
+            let request =
+                SkillContextRequest::from_config(skill.manifest.id.clone(), args.clone(), config);
             let response = registry
                 .context(&request, &templates)
                 .map_err(|err| CliError::Usage(err.to_string()))?;

@@ -418,9 +418,10 @@ impl Core {
             if !skills_on {
                 return Err(PromptError::Skill(SkillError::SkillsDisabled));
             }
-            let outcome = self.skills.session.activate(
+            let outcome = self.skills.session.activate_typed(
                 &activation.id,
                 &activation.arguments,
+                activation.raw_arguments.as_deref(),
                 activation.reason.clone(),
             );
             prepared.events.extend(outcome.events);

@@ -70,6 +70,21 @@ impl TurnInput {
         self.activate_because(id, arguments, ActivationReason::Explicit)
     }
 
+    /// Activates skill `id` with the arguments as the user typed them
+    /// (`raw`, the text after `/skill <id>`): the body's `$ARGUMENTS` is
+    /// `raw`, and `$0`, `$1` ... its words split as a shell splits them
+    /// (an unclosed quote splits on whitespace alone).
+    pub fn activate_typed(mut self, id: impl Into<String>, raw: impl Into<String>) -> TurnInput {
+        let raw = raw.into().trim().to_owned();
+        self.activate.push(Activation {
+            id: id.into(),
+            arguments: bcode_skill::split_arguments(&raw).words,
+            raw_arguments: (!raw.is_empty()).then_some(raw),
+            reason: ActivationReason::Explicit,
+        });
+        self
+    }
+
     /// Activates skill `id` with `arguments` for `reason` (for example a
     /// suggestion the user accepted: `ActivationReason::Accepted`), which the
     /// activation event records.
@@ -82,6 +97,7 @@ impl TurnInput {
         self.activate.push(Activation {
             id: id.into(),
             arguments,
+            raw_arguments: None,
             reason,
         });
         self
@@ -108,6 +124,9 @@ pub struct Activation {
     pub id: String,
     /// The invocation arguments, shown in its block.
     pub arguments: Vec<String>,
+    /// The arguments as typed, which `$ARGUMENTS` stands for; `None` means
+    /// the words joined by spaces.
+    pub raw_arguments: Option<String>,
     /// Why it is activated (recorded in its event).
     pub reason: ActivationReason,
 }

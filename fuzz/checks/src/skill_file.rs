@@ -6,9 +6,12 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use bcode_skill::{InstructionKind, Origin, ParseOutcome, Templates, format_context, parse_skill};
+use bcode_skill::{
+    InstructionKind, Origin, ParseOutcome, Placeholders, Templates, format_context, parse_skill,
+    substitute,
+};
 use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
-use bcode_text::{clean_body, neutralize_closing_tag};
+use bcode_text::{clean_body, clean_line, model_path, neutralize_closing_tag};
 
 /// The three file names that make a candidate.
 const KINDS: [InstructionKind; 3] = [
@@ -111,12 +114,16 @@ fn check_outcome(origin: &Origin, bytes: &[u8], outcome: &ParseOutcome) {
     }
 }
 
-/// The block under no limit and under a limit picked from the input size.
+/// The block under no limit and under a limit picked from the input size,
+/// invoked with arguments that try to close the block and hide text.
 fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usize) {
+    let arguments = vec!["</skill>".to_owned(), "\u{202e}x\u{1b}".to_owned()];
     for max_bytes in [None, Some(size % 257), Some(size % 4099)] {
         let request = SkillContextRequest {
             id: skill.manifest.id.clone(),
-            arguments: Vec::new(),
+            arguments: arguments.clone(),
+            raw_arguments: None,
+            substitute_arguments: true,
             max_bytes,
             preview_max_chars: 200,
         };
@@ -135,9 +142,18 @@ fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usi
         if response.truncated {
             assert!(text.contains("skill body truncated"), "{text:?}");
         } else {
-            // The body, closing tags defused, is the block's last content:
-            // never inside an attribute or the provenance lines.
-            let body = clean_body(body);
+            // The body, placeholders replaced and closing tags defused, is
+            // the block's last content: never inside an attribute or the
+            // provenance lines.
+            let directory = clean_line(&model_path(skill.directory())).into_owned();
+            let values = Placeholders {
+                all: &arguments.join(" "),
+                words: &arguments,
+                names: &skill.manifest.details().arguments,
+                skill_dir: &directory,
+            };
+            let body = substitute(body, &values);
+            let body = clean_body(&body);
             let body = neutralize_closing_tag(&body, "skill");
             assert!(text.ends_with(&format!("\n\n{body}\n</skill>")), "{text:?}");
         }

@@ -2,7 +2,8 @@
 //! (file, directory, source, resource root, version) and the complete body,
 //! optionally bounded by `skills.max_context_bytes` with an explicit marker.
 //! Every value and the body are cleaned for the model first
-//! (`bcode_text::clean_line` / `clean_body`).
+//! (`bcode_text::clean_line` / `clean_body`), after the body's argument
+//! placeholders are replaced (`arguments.rs`).
 
 use bcode_skill_models::{
     LoadCause, SkillContextRequest, SkillContextResponse, SkillError, SkillSummary,
@@ -14,6 +15,7 @@ use bcode_text::{
 };
 use minijinja::context;
 
+use crate::arguments::{Placeholders, substitute};
 use crate::registry::SkillRegistry;
 use bcode_templates::{TemplateError, Templates};
 use bcode_text::{PathDisplay, model_path};
@@ -124,7 +126,26 @@ pub fn format_context(
             },
         )
     };
-    let body = clean_body(body);
+    // Placeholders are replaced in the body as written (so code is found
+    // where the author put it), and the values inserted are then cleaned,
+    // neutralised and bounded with the rest of the body.
+    let all;
+    let body = if request.substitute_arguments {
+        all = match &request.raw_arguments {
+            Some(raw) => Cow::Borrowed(raw.as_str()),
+            None => Cow::Owned(request.arguments.join(" ")),
+        };
+        let values = Placeholders {
+            all: &all,
+            words: &request.arguments,
+            names: &m.details().arguments,
+            skill_dir: &directory,
+        };
+        substitute(body, &values)
+    } else {
+        Cow::Borrowed(body)
+    };
+    let body = clean_body(&body);
     let body = neutralize_closing_tag(&body, "skill");
     let full = render(&body)?;
     let mut truncation = None;

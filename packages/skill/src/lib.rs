@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+mod arguments;
 mod cache;
 mod candidate;
 mod catalog;
@@ -40,6 +41,10 @@ mod walk;
 mod yaml;
 mod yaml_fast;
 
+pub use arguments::{
+    MAX_ARGUMENT_NAME_CHARS, MAX_INSERTED_BYTES, Placeholders, SplitArguments, is_argument_name,
+    split_arguments, substitute,
+};
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};

@@ -32,6 +32,7 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "user-invocable",
     "argument-hint",
     "when_to_use",
+    "arguments",
 ];
 
 /// Reasoning efforts a skill may request for its turns.
@@ -86,6 +87,7 @@ pub fn validate(
             "user-invocable" => &mut known.user_invocable,
             "argument-hint" => &mut known.argument_hint,
             "when_to_use" => &mut known.when_to_use,
+            "arguments" => &mut known.arguments,
             _ => {
                 unknown.push((key, value));
                 continue;
@@ -116,6 +118,8 @@ pub fn validate(
         .and_then(|value| v.flag(value, "user-invocable"));
     let argument_hint = v.argument_hint(known.argument_hint);
     let when_to_use = v.text_field(known.when_to_use, "when_to_use");
+    let (arguments, problems) = crate::arguments::declared_names(known.arguments);
+    problems.into_iter().for_each(|d| v.push(d, "arguments"));
 
     let mut extra = FieldMap::new();
     for (key, value) in unknown {
@@ -163,6 +167,7 @@ pub fn validate(
         user_invocable,
         argument_hint,
         when_to_use,
+        arguments,
         extra,
     });
     (Some(manifest), v.diagnostics)
@@ -203,6 +208,7 @@ struct KnownFields {
     user_invocable: Option<Value>,
     argument_hint: Option<Value>,
     when_to_use: Option<Value>,
+    arguments: Option<Value>,
 }
 
 struct Validator<'a> {

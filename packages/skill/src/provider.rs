@@ -495,10 +495,13 @@ pub(crate) fn provided_body(
 ) -> Result<String, SkillError> {
     let (name, provider) = providers.serving(skill)?;
     // The host does the bounding and previewing, so the provider is asked for
-    // the plain body; invocation arguments are shown in the host's block.
+    // the plain body; invocation arguments are shown (and substituted) in
+    // the host's block.
     let request = SkillContextRequest {
         id: skill.manifest.id.clone(),
         arguments: Vec::new(),
+        raw_arguments: None,
+        substitute_arguments: false,
         max_bytes: None,
         preview_max_chars: 0,
     };

@@ -346,6 +346,8 @@ fn context_loaded_carries_a_bounded_preview_not_the_body() {
             &SkillContextRequest {
                 id: SkillId::parse("long").unwrap(),
                 arguments: vec![],
+                raw_arguments: None,
+                substitute_arguments: true,
                 max_bytes: None,
                 preview_max_chars: 40,
             },

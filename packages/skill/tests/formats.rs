@@ -58,6 +58,8 @@ fn context_block_matches_the_spec_byte_for_byte() {
     let request = SkillContextRequest {
         id: SkillId::parse("rust-debugging").unwrap(),
         arguments: vec![],
+        raw_arguments: None,
+        substitute_arguments: true,
         max_bytes: None,
         preview_max_chars: 2000,
     };
@@ -88,6 +90,8 @@ fn context_block_bounds_arguments_and_closing_tags() {
     let request = SkillContextRequest {
         id: SkillId::parse("big").unwrap(),
         arguments: vec!["fix".into(), "<all>".into()],
+        raw_arguments: None,
+        substitute_arguments: true,
         max_bytes: Some(600),
         preview_max_chars: 60,
     };
@@ -379,6 +383,8 @@ fn the_real_world_corpus_loads_without_errors() {
         let request = SkillContextRequest {
             id: SkillId::parse(id).unwrap(),
             arguments: vec![],
+            raw_arguments: None,
+            substitute_arguments: true,
             max_bytes: None,
             preview_max_chars: 2000,
         };

@@ -19,6 +19,8 @@ fn request(id: &str, max_bytes: Option<usize>) -> SkillContextRequest {
     SkillContextRequest {
         id: SkillId::parse(id).unwrap(),
         arguments: Vec::new(),
+        raw_arguments: None,
+        substitute_arguments: true,
         max_bytes,
         preview_max_chars: 2000,
     }
@@ -44,6 +46,7 @@ fn a_skill_edited_after_discovery_is_shown_as_one_version() {
     let outcome = session.run(&SlashCommand::Activate {
         id: "alpha".into(),
         arguments: Vec::new(),
+        raw_arguments: None,
     });
     assert!(outcome.reply.is_ok(), "{:?}", outcome.reply);
     assert_eq!(
@@ -214,6 +217,7 @@ fn a_huge_unknown_id_is_bounded_in_its_failure_event() {
     let outcome = session.run(&SlashCommand::Activate {
         id: id.clone(),
         arguments: Vec::new(),
+        raw_arguments: None,
     });
     let [SkillEvent::SkillInvocationFailed { id: logged, error }] = outcome.events.as_slice()
     else {

@@ -143,6 +143,8 @@ fn the_skill_block_is_clean() {
     let request = SkillContextRequest {
         id: SkillId::parse("alpha").unwrap(),
         arguments: vec!["fix\u{2028}it\u{1b}".into()],
+        raw_arguments: None,
+        substitute_arguments: true,
         max_bytes: None,
         preview_max_chars: 2000,
     };
@@ -173,6 +175,8 @@ fn a_bounded_skill_block_is_clean_at_every_limit() {
         let request = SkillContextRequest {
             id: SkillId::parse("alpha").unwrap(),
             arguments: Vec::new(),
+            raw_arguments: None,
+            substitute_arguments: true,
             max_bytes: Some(max),
             preview_max_chars: 40,
         };

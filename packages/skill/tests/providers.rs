@@ -241,6 +241,8 @@ fn request(id: &str) -> SkillContextRequest {
     SkillContextRequest {
         id: SkillId::parse(id).unwrap(),
         arguments: vec!["now".into()],
+        raw_arguments: None,
+        substitute_arguments: true,
         max_bytes: None,
         preview_max_chars: 2000,
     }

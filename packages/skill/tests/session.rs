@@ -87,6 +87,7 @@ fn activate(id: &str, args: &[&str]) -> SlashCommand {
     SlashCommand::Activate {
         id: id.into(),
         arguments: args.iter().map(|a| (*a).to_owned()).collect(),
+        raw_arguments: None,
     }
 }
 

@@ -86,6 +86,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("sources", Shape::Table(&[
             ("paths", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
         ])),
+        ("substitute_arguments", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
     ])),
     ("system_prompt", Shape::Table(&[
         ("git_status_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
@@ -175,6 +176,7 @@ pub(crate) static LEAF_KEYS: &[&str] = &[
     "skills.prompt.max_description_chars",
     "skills.prompt.warn_percent",
     "skills.sources.paths",
+    "skills.substitute_arguments",
     "system_prompt.git_status_max_chars",
     "system_prompt.mode",
     "system_prompt.repository_instructions_max_chars",

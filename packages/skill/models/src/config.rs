@@ -56,6 +56,8 @@ pub struct SkillsConfig {
     pub preview_max_chars: usize,
     /// Follow symlinks (Nix, Home Manager); `false` skips them with a diagnostic.
     pub follow_symlinks: bool,
+    /// Replace the placeholders of an invoked skill's body: `$ARGUMENTS` (the arguments as typed), `$ARGUMENTS[N]` and `$N` (the N-th word, from 0), `$name` for a name the front matter's `arguments:` list declares, and `${SKILL_DIR}` / `${CLAUDE_SKILL_DIR}` (the skill's folder as the block shows it). `\$` keeps a dollar; fenced and inline code are left alone. `false` injects the body exactly as written.
+    pub substitute_arguments: bool,
     /// Keep the last discovery in the state directory, so a later one-shot
     /// render of unchanged skill trees checks file stamps instead of reading
     /// every skill file again.
@@ -82,6 +84,7 @@ impl Default for SkillsConfig {
             max_skill_file_bytes: 262_144,
             preview_max_chars: 2000,
             follow_symlinks: true,
+            substitute_arguments: true,
             disk_cache: true,
             sources: SkillsSourcesConfig::default(),
             disabled: SkillsDisabledConfig::default(),

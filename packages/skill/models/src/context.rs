@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::SkillsConfig;
 use crate::id::SkillId;
 use crate::source::SkillSource;
 
@@ -12,12 +13,46 @@ use crate::source::SkillSource;
 pub struct SkillContextRequest {
     /// The skill whose context block is wanted.
     pub id: SkillId,
-    /// Arguments given at invocation (`/skill id args...`).
+    /// Arguments given at invocation (`/skill id args...`), one word each:
+    /// `$0`, `$ARGUMENTS[0]` and the front matter's `arguments:` names
+    /// stand for these.
     pub arguments: Vec<String>,
+    /// The arguments as the user typed them, which `$ARGUMENTS` stands for
+    /// (`/skill id a "b c"` gives `a "b c"`); `None` when only the words are
+    /// known (a shell already split them), and then `$ARGUMENTS` is the
+    /// words joined by single spaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_arguments: Option<String>,
+    /// `skills.substitute_arguments`: whether the body's placeholders
+    /// (`$ARGUMENTS`, `$0`, `${SKILL_DIR}` ...) are replaced; when false the
+    /// body is injected exactly as written.
+    #[serde(default = "substitute_by_default")]
+    pub substitute_arguments: bool,
     /// `skills.max_context_bytes`; `None` means unlimited.
     pub max_bytes: Option<usize>,
     /// `skills.preview_max_chars`.
     pub preview_max_chars: usize,
+}
+
+/// A request written before `substitute_arguments` existed substitutes, as
+/// the config's default does.
+fn substitute_by_default() -> bool {
+    true
+}
+
+impl SkillContextRequest {
+    /// A request for `id` with `arguments` (no typed text) and the `[skills]`
+    /// table's bounds and substitution switch.
+    pub fn from_config(id: SkillId, arguments: Vec<String>, config: &SkillsConfig) -> Self {
+        SkillContextRequest {
+            id,
+            arguments,
+            raw_arguments: None,
+            substitute_arguments: config.substitute_arguments,
+            max_bytes: config.max_context_bytes,
+            preview_max_chars: config.preview_max_chars,
+        }
+    }
 }
 
 /// The context block of one skill, with the accounting events and traces need.

@@ -80,6 +80,10 @@ pub struct SkillDetails {
     /// `when_to_use`: more of when to use the skill; the catalog shows it
     /// after the description.
     pub when_to_use: Option<String>,
+    /// `arguments:` names, in order: `$name` in the body stands for the
+    /// argument at the name's position. An invalid name keeps its position
+    /// as an empty string, which nothing substitutes.
+    pub arguments: Vec<String>,
     /// Fields Bcode does not know, kept so hosts and plugins can read them.
     pub extra: FieldMap,
 }
@@ -100,6 +104,7 @@ static NO_DETAILS: SkillDetails = SkillDetails {
     user_invocable: None,
     argument_hint: None,
     when_to_use: None,
+    arguments: Vec::new(),
     extra: FieldMap::new(),
 };
 
@@ -180,6 +185,8 @@ struct FlatManifest {
     #[serde(default)]
     when_to_use: Option<String>,
     #[serde(default)]
+    arguments: Vec<String>,
+    #[serde(default)]
     extra: FieldMap,
 }
 
@@ -205,6 +212,7 @@ impl From<FlatManifest> for SkillManifest {
             user_invocable: flat.user_invocable,
             argument_hint: flat.argument_hint,
             when_to_use: flat.when_to_use,
+            arguments: flat.arguments,
             extra: flat.extra,
         })
     }
@@ -243,6 +251,8 @@ struct FlatManifestRef<'a> {
     argument_hint: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     when_to_use: Option<&'a str>,
+    #[serde(skip_serializing_if = "no_items")]
+    arguments: &'a [String],
     #[serde(skip_serializing_if = "no_fields")]
     extra: &'a FieldMap,
 }
@@ -287,6 +297,7 @@ impl Serialize for SkillManifest {
             user_invocable: details.user_invocable,
             argument_hint: details.argument_hint.as_deref(),
             when_to_use: details.when_to_use.as_deref(),
+            arguments: &details.arguments,
             extra: &details.extra,
         }
         .serialize(serializer)
@@ -330,6 +341,7 @@ mod tests {
             user_invocable: Some(false),
             argument_hint: Some("[file]".into()),
             when_to_use: Some("w".into()),
+            arguments: vec!["issue".into()],
             extra: [("x".to_owned(), serde_json::json!(null))]
                 .into_iter()
                 .collect(),
@@ -351,6 +363,7 @@ mod tests {
             "user_invocable",
             "argument_hint",
             "when_to_use",
+            "arguments",
             "extra",
         ] {
             assert!(written.get(key).is_some(), "{key} missing from {written}");

@@ -14,9 +14,13 @@ pub enum SlashCommand {
     Activate {
         /// The id as typed; not yet checked against the registry.
         id: String,
-        /// The words after the id, split on whitespace with double quotes
-        /// grouping words.
+        /// The words after the id, split as a shell splits them
+        /// ([`crate::split_arguments`]; an unclosed quote splits on
+        /// whitespace alone).
         arguments: Vec<String>,
+        /// The text after the id as typed, trimmed: what `$ARGUMENTS`
+        /// stands for. `None` means the words joined by spaces.
+        raw_arguments: Option<String>,
     },
     /// `/skill active`: list active skills.
     Active,
@@ -64,7 +68,9 @@ pub fn parse_command(
     let Some(rest) = line.strip_prefix('/') else {
         return Ok(None);
     };
-    let words = split_arguments(rest)?;
+    // The command and its subcommand are plain words; only the arguments
+    // of `/skill <id>` are split with quotes, from the text as typed.
+    let (head, tail) = first_word(rest);
     // The whole usage, the caller's commands included, for the two errors
     // that say nothing about which command was meant.
     let usage = if other_commands.is_empty() {
@@ -72,16 +78,14 @@ pub fn parse_command(
     } else {
         format!("{USAGE} | {}", other_commands.join(" | "))
     };
-    let Some((head, args)) = words.split_first() else {
-        return Err(CommandError::new("empty command", usage));
-    };
-    match head.as_str() {
-        "skills" if args.is_empty() => Ok(Some(SlashCommand::List)),
+    match head {
+        "" => Err(CommandError::new("empty command", usage)),
+        "skills" if tail.is_empty() => Ok(Some(SlashCommand::List)),
         "skills" => Err(CommandError::new(
             "`/skills` takes no arguments",
             "to activate a skill, use /skill <id>",
         )),
-        "skill" => parse_skill(args).map(Some),
+        "skill" => parse_skill(tail).map(Some),
         other if other_commands.contains(&format!("/{other}").as_str()) => Ok(None),
         other => {
             let known: Vec<String> = ["/skills", "/skill"]
@@ -102,74 +106,41 @@ pub fn parse_command(
     }
 }
 
-fn parse_skill(args: &[String]) -> Result<SlashCommand, CommandError> {
-    match args {
-        [] => Err(CommandError::new("`/skill` needs a skill id", USAGE)),
-        [sub] if sub == "active" => Ok(SlashCommand::Active),
-        [sub, ..] if sub == "active" => Err(CommandError::new(
+fn parse_skill(text: &str) -> Result<SlashCommand, CommandError> {
+    let (first, rest) = first_word(text);
+    let (second, more) = first_word(rest);
+    match (first, second, more) {
+        ("", ..) => Err(CommandError::new("`/skill` needs a skill id", USAGE)),
+        ("active", "", _) => Ok(SlashCommand::Active),
+        ("active", ..) => Err(CommandError::new(
             "`/skill active` takes no arguments",
             USAGE,
         )),
-        [sub] if sub == "off" => Err(CommandError::new(
+        ("off", "", _) => Err(CommandError::new(
             "`/skill off` needs the id of an active skill",
             "see /skill active",
         )),
-        [sub, id] if sub == "off" => Ok(SlashCommand::Off { id: id.clone() }),
-        [sub, ..] if sub == "off" => Err(CommandError::new(
+        ("off", id, "") => Ok(SlashCommand::Off { id: id.to_owned() }),
+        ("off", ..) => Err(CommandError::new(
             "`/skill off` takes one skill id",
             "deactivate skills one at a time",
         )),
-        [id, arguments @ ..] => Ok(SlashCommand::Activate {
-            id: id.clone(),
-            arguments: arguments.to_vec(),
+        (id, ..) => Ok(SlashCommand::Activate {
+            id: id.to_owned(),
+            arguments: crate::arguments::split_arguments(rest).words,
+            raw_arguments: (!rest.is_empty()).then(|| rest.to_owned()),
         }),
     }
 }
 
-/// Splits on whitespace; double quotes group words and `\"`/`\\` escape
-/// inside them, so `/skill fix "two words"` passes one argument.
-fn split_arguments(text: &str) -> Result<Vec<String>, CommandError> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut quoted = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                in_word = true;
-            }
-            '\\' if quoted => match chars.next() {
-                Some(next @ ('"' | '\\')) => current.push(next),
-                Some(next) => {
-                    current.push('\\');
-                    current.push(next);
-                }
-                None => current.push('\\'),
-            },
-            c if c.is_whitespace() && !quoted => {
-                if in_word {
-                    out.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                current.push(c);
-                in_word = true;
-            }
-        }
+/// The first whitespace-separated word of `text` and the rest, both
+/// trimmed.
+fn first_word(text: &str) -> (&str, &str) {
+    let text = text.trim();
+    match text.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim()),
+        None => (text, ""),
     }
-    if quoted {
-        return Err(CommandError::new(
-            "unclosed double quote",
-            "close the quote or remove it",
-        ));
-    }
-    if in_word {
-        out.push(current);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -191,6 +162,7 @@ mod tests {
             Ok(Some(Activate {
                 id: "rust-debugging".into(),
                 arguments: vec![],
+                raw_arguments: None,
             })),
         );
         check(
@@ -198,6 +170,7 @@ mod tests {
             Ok(Some(Activate {
                 id: "rust-debugging".into(),
                 arguments: vec!["diagnose".into(), "cargo test".into(), "failure".into()],
+                raw_arguments: Some("diagnose \"cargo test\" failure".into()),
             })),
         );
         check("/skill active", Ok(Some(Active)));
@@ -258,9 +231,15 @@ mod tests {
                     .to_owned()
             )
         );
+        // An unclosed quote is text, not an error: the words are split on
+        // whitespace alone and `$ARGUMENTS` is the text as typed.
         check(
-            "/skill x \"open",
-            Err("unclosed double quote (close the quote or remove it)"),
+            "/skill x say \"open  it's",
+            Ok(Some(Activate {
+                id: "x".into(),
+                arguments: vec!["say".into(), "\"open".into(), "it's".into()],
+                raw_arguments: Some("say \"open  it's".into()),
+            })),
         );
     }
 }

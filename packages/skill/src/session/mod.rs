@@ -47,10 +47,13 @@ pub struct SessionOptions {
     /// How the paths in a context block are shown to the model (pinned
     /// roots); as they are by default.
     pub paths: bcode_text::PathDisplay,
+    /// `skills.substitute_arguments`: whether a context block's body has
+    /// its argument placeholders replaced.
+    pub substitute_arguments: bool,
 }
 
 impl SessionOptions {
-    /// Copies the session's four keys out of the `[skills]` table.
+    /// Copies the session's keys out of the `[skills]` table.
     pub fn from_config(config: &SkillsConfig) -> Self {
         SessionOptions {
             enabled: config.enabled,
@@ -58,6 +61,7 @@ impl SessionOptions {
             max_context_bytes: config.max_context_bytes,
             preview_max_chars: config.preview_max_chars,
             paths: bcode_text::PathDisplay::new(),
+            substitute_arguments: config.substitute_arguments,
         }
     }
 }
@@ -148,6 +152,9 @@ pub struct ActiveSkill {
     /// The invocation arguments, whole (events keep only a preview); a
     /// reload renders the context again with them.
     pub arguments: Vec<String>,
+    /// The arguments as typed (`$ARGUMENTS`), when the session saw the text
+    /// they were split from; a reload substitutes them again.
+    pub raw_arguments: Option<String>,
     /// Whether the user or keyword auto-activation activated it.
     pub reason: ActivationReason,
     /// The context block injected each turn while the skill is active.
@@ -385,9 +392,16 @@ impl SkillSession {
                 )),
                 events: Vec::new(),
             },
-            SlashCommand::Activate { id, arguments } => {
-                self.activate(id, arguments, ActivationReason::Explicit)
-            }
+            SlashCommand::Activate {
+                id,
+                arguments,
+                raw_arguments,
+            } => self.activate_typed(
+                id,
+                arguments,
+                raw_arguments.as_deref(),
+                ActivationReason::Explicit,
+            ),
             SlashCommand::Off { id } => self.deactivate(id),
         }
     }
@@ -418,8 +432,21 @@ impl SkillSession {
         arguments: &[String],
         reason: ActivationReason,
     ) -> CommandOutcome {
+        self.activate_typed(id, arguments, None, reason)
+    }
+
+    /// [`SkillSession::activate`] with the text the arguments were split
+    /// from (`raw_arguments`), which the body's `$ARGUMENTS` stands for;
+    /// without it `$ARGUMENTS` is the words joined by spaces.
+    pub fn activate_typed(
+        &mut self,
+        id: &str,
+        arguments: &[String],
+        raw_arguments: Option<&str>,
+        reason: ActivationReason,
+    ) -> CommandOutcome {
         let mut events = Vec::new();
-        let reply = self.try_activate(id, arguments, reason, &mut events);
+        let reply = self.try_activate(id, arguments, raw_arguments, reason, &mut events);
         if let Err(err) = &reply {
             // The id is whatever was typed (a megabyte, perhaps) and the
             // error quotes it: both are bounded like previews so the failure
@@ -436,6 +463,7 @@ impl SkillSession {
         &mut self,
         id: &str,
         arguments: &[String],
+        raw_arguments: Option<&str>,
         reason: ActivationReason,
         events: &mut Vec<SkillEvent>,
     ) -> Result<SessionReply, SessionError> {
@@ -451,7 +479,7 @@ impl SkillSession {
         }
         let skill_id = skill.manifest.id.clone();
         let source = skill.source.label.clone();
-        let context = self.load_context(&skill_id, arguments)?;
+        let context = self.load_context(&skill_id, arguments, raw_arguments)?;
         // Arguments are the operator's text, of any size: the event keeps a
         // bounded preview of them, or the sink would refuse the record
         // (`MAX_RECORD_BYTES`) and the activation would go unlogged.
@@ -481,6 +509,7 @@ impl SkillSession {
         let active = ActiveSkill {
             id: skill_id.clone(),
             arguments: arguments.to_vec(),
+            raw_arguments: raw_arguments.map(str::to_owned),
             reason,
             context,
             file_missing: false,
@@ -509,10 +538,13 @@ impl SkillSession {
         &self,
         id: &SkillId,
         arguments: &[String],
+        raw_arguments: Option<&str>,
     ) -> Result<SkillContextResponse, SessionError> {
         let request = SkillContextRequest {
             id: id.clone(),
             arguments: arguments.to_vec(),
+            raw_arguments: raw_arguments.map(str::to_owned),
+            substitute_arguments: self.options.substitute_arguments,
             max_bytes: self.options.max_context_bytes,
             preview_max_chars: self.options.preview_max_chars,
         };
@@ -676,8 +708,11 @@ impl SkillSession {
                 }
             } else if diff.changed.contains(&id) || self.active[slot].file_missing {
                 let arguments = self.active[slot].arguments.clone();
+                let raw_arguments = self.active[slot].raw_arguments.clone();
                 let skill_id = self.active[slot].id.clone();
-                if let Ok(context) = self.load_context(&skill_id, &arguments) {
+                if let Ok(context) =
+                    self.load_context(&skill_id, &arguments, raw_arguments.as_deref())
+                {
                     outcome.events.push(loaded_event(&context));
                     self.active[slot].context = context;
                     self.active[slot].file_missing = false;
