@@ -25,6 +25,7 @@ mod manifest;
 mod parse;
 mod path_triggers;
 mod persist;
+pub mod portability;
 mod precedence;
 mod provider;
 mod read;
