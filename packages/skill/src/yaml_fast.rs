@@ -298,7 +298,7 @@ fn plain(text: &str, written: bool) -> Option<Value> {
                     .next()
                     .is_some_and(|c| c.is_ascii_alphanumeric() || (first == '-' && c == '.')))
     };
-    if !first.is_alphabetic() && !(written && starts_number()) {
+    if !(first.is_alphabetic() || (written && starts_number())) {
         return None;
     }
     // `: ` (a nested mapping) or ` #` (a comment) anywhere, or a trailing

@@ -21,12 +21,10 @@ type Loaded = Option<Value>;
 /// Diagnostics as `(code, line, column, field)`.
 type Found = Vec<(&'static str, Option<u32>, Option<u32>, Option<&'static str>)>;
 
-fn parse(
-    text: &str,
-) -> (
-    Loaded,
-    Vec<(String, Option<u32>, Option<u32>, Option<String>)>,
-) {
+/// A diagnostic as `(code, line, column, field)`, owned.
+type Owned = (String, Option<u32>, Option<u32>, Option<String>);
+
+fn parse(text: &str) -> (Loaded, Vec<Owned>) {
     let directory = PathBuf::from("/registry/skill");
     let origin = Origin {
         source: Arc::new(SkillSource {
