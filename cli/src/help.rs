@@ -37,7 +37,11 @@ changes how Bcode loads a skill, and without --profile nothing is added.
                byte-order mark
   claude       Claude Code: name of lowercase ASCII letters, digits and hyphens,
                at most 64, without `anthropic` or `claude`; description at most
-               1,024; no XML tags in either";
+               1,024; no XML tags in either
+  codex        the Codex CLI's loader: a SKILL.md with YAML front matter, a
+               `name` (at most 64) and a `description` (at most 1,024) string,
+               a string `metadata.short-description` (at most 1,024), no
+               byte-order mark";
 
 /// The exit codes of `skills doctor`.
 pub const DOCTOR_EXIT_CODES: &str = "\

@@ -326,7 +326,7 @@ enum SkillsCommand {
         /// portability finding).
         #[arg(long)]
         strict: bool,
-        /// Lint each skill file against a profile's rules: agentskills or claude.
+        /// Lint each skill file against a profile's rules: agentskills, claude or codex.
         #[arg(long, value_name = "PROFILE")]
         profile: Option<String>,
     },

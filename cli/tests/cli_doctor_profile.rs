@@ -1,5 +1,6 @@
 //! `skills doctor --profile` (issue 25, item 4): one fixture per rule of
-//! the open Agent Skills validator and of Claude Code, each skill's exact
+//! the open Agent Skills validator, and Claude Code's and Codex's rules,
+//! each skill's exact
 //! portability findings in `--json`, and the exit codes with and without
 //! `--strict`.
 
@@ -282,6 +283,19 @@ fn the_spec_example_is_flagged_and_strict_fails_on_it() {
         (Some(0), vec![])
     );
 
+    // Codex reads any name and ignores other keys.
+    assert_eq!(
+        run(&[
+            "skills",
+            "doctor",
+            "--json",
+            "--profile",
+            "codex",
+            "--strict"
+        ]),
+        (Some(0), vec![])
+    );
+
     // Claude Code's rules: the name's characters and case, not its keys.
     assert_eq!(
         run(&[
@@ -350,7 +364,7 @@ fn claude_rules_and_a_clean_strict_run() {
         &clean.repo.join(".bcode/skills/portable/SKILL.md"),
         "---\nname: portable\ndescription: d\n---\nBody.\n",
     );
-    for profile in ["agentskills", "claude"] {
+    for profile in ["agentskills", "claude", "codex"] {
         let out = clean.run(&["skills", "doctor", "--profile", profile, "--strict"]);
         assert_eq!(
             (
@@ -372,7 +386,7 @@ fn an_unknown_profile_exits_2_naming_the_profiles() {
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()),
         (
             Some(2),
-            "bcode-prompt: --profile: unknown profile `codexx`; the profiles are: agentskills, claude\n"
+            "bcode-prompt: --profile: unknown profile `codexx`; the profiles are: agentskills, claude, codex\n"
                 .to_owned()
         )
     );
@@ -387,6 +401,7 @@ fn the_help_names_the_profiles_and_their_exit_code() {
         "--profile <PROFILE>",
         "  agentskills  the open Agent Skills specification",
         "  claude       Claude Code",
+        "  codex        the Codex CLI's loader",
         "  1  --strict and at least one error-level diagnostic, or --strict --profile and\n     at least one portability finding",
         "  2  bad arguments (an unknown --profile among them)",
     ] {
@@ -399,5 +414,58 @@ fn the_help_names_the_profiles_and_their_exit_code() {
     assert!(
         top.contains("(with --profile, a portability finding too)"),
         "{top}"
+    );
+}
+
+#[test]
+fn codex_rules() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    write(
+        &skills.join("lower-case/skill.md"),
+        "---\nname: lower-case\ndescription: d\n---\nBody.\n",
+    );
+    write(
+        &skills.join("short/SKILL.md"),
+        &format!(
+            "---\nname: short\ndescription: d\nmetadata:\n  short-description: {}\n---\nBody.\n",
+            "x".repeat(1025)
+        ),
+    );
+    let out = sandbox.run(&[
+        "skills",
+        "doctor",
+        "--json",
+        "--profile",
+        "codex",
+        "--strict",
+    ]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings: Vec<(String, Option<u64>, Option<String>)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"].as_str().unwrap().starts_with("portability_"))
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["line"].as_u64(),
+                d["field"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    assert_eq!(
+        (out.status.code(), findings),
+        (
+            Some(1),
+            vec![
+                ("portability_file_name".to_owned(), None, None),
+                (
+                    "portability_description_too_long".to_owned(),
+                    Some(5),
+                    Some("metadata.short-description".to_owned())
+                ),
+            ]
+        )
     );
 }

@@ -19,17 +19,23 @@ pub enum Profile {
     AgentSkills,
     /// Claude Code's rules for a skill's `name` and `description`.
     Claude,
+    /// What the Codex CLI's skill loader refuses: a `SKILL.md` whose YAML
+    /// front matter lacks a `name` or `description` string, or whose name,
+    /// description or `metadata.short-description` (whitespace collapsed)
+    /// is over its limit.
+    Codex,
 }
 
 impl Profile {
     /// Every profile's name, as `--profile` takes it.
-    pub const NAMES: &'static [&'static str] = &["agentskills", "claude"];
+    pub const NAMES: &'static [&'static str] = &["agentskills", "claude", "codex"];
 
     /// The profile called `name`.
     pub fn from_name(name: &str) -> Option<Profile> {
         match name {
             "agentskills" => Some(Profile::AgentSkills),
             "claude" => Some(Profile::Claude),
+            "codex" => Some(Profile::Codex),
             _ => None,
         }
     }
@@ -39,6 +45,7 @@ impl Profile {
         match self {
             Profile::AgentSkills => "agentskills",
             Profile::Claude => "claude",
+            Profile::Codex => "codex",
         }
     }
 
@@ -47,6 +54,7 @@ impl Profile {
         match self {
             Profile::AgentSkills => "Agent Skills",
             Profile::Claude => "Claude Code",
+            Profile::Codex => "Codex",
         }
     }
 }
@@ -127,7 +135,8 @@ impl<'a> Lint<'a> {
 
     fn run(&mut self, input: LintInput<'a>) {
         let agent_skills = self.profile == Profile::AgentSkills;
-        if agent_skills && input.text.starts_with(b"\xEF\xBB\xBF") {
+        let codex = self.profile == Profile::Codex;
+        if (agent_skills || codex) && input.text.starts_with(b"\xEF\xBB\xBF") {
             self.push(
                 DiagnosticCode::PortabilityByteOrderMark,
                 Some(1),
@@ -136,7 +145,10 @@ impl<'a> Lint<'a> {
                 "save the file as UTF-8 without a byte-order mark".into(),
             );
         }
-        if agent_skills && input.file_name != "SKILL.md" && input.file_name != "skill.md" {
+        // The open validator also takes `skill.md`; Codex reads `SKILL.md` alone.
+        let file_ok =
+            input.file_name == "SKILL.md" || (agent_skills && input.file_name == "skill.md");
+        if (agent_skills || codex) && !file_ok {
             self.push(
                 DiagnosticCode::PortabilityFileName,
                 None,
@@ -158,6 +170,10 @@ impl<'a> Lint<'a> {
         let Some(map) = self.front_matter(input.text) else {
             return;
         };
+        if codex {
+            self.codex(&map);
+            return;
+        }
         self.name(&map, input.folder);
         self.description(&map);
         if agent_skills {
@@ -317,12 +333,14 @@ impl<'a> Lint<'a> {
         }
         let allowed = |c: char| match self.profile {
             Profile::AgentSkills => c.is_alphanumeric() || c == '-',
-            Profile::Claude => c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-',
+            Profile::Claude | Profile::Codex => {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'
+            }
         };
         if !name.chars().all(|c| allowed(c) || c.is_uppercase()) {
             let what = match self.profile {
                 Profile::AgentSkills => "letters, digits and hyphens",
-                Profile::Claude => "lowercase ASCII letters, digits and hyphens",
+                Profile::Claude | Profile::Codex => "lowercase ASCII letters, digits and hyphens",
             };
             self.push(
                 DiagnosticCode::PortabilityNameCharacters,
@@ -364,6 +382,97 @@ impl<'a> Lint<'a> {
                     format!("choose a name without `{word}`"),
                 );
             }
+        }
+    }
+
+    /// Codex: `name` and `description` strings, non-empty and within their
+    /// limits once every run of white space is one space, and a
+    /// `metadata.short-description` string within the description's limit.
+    fn codex(&mut self, map: &Map<String, Value>) {
+        for (field, max, code) in [
+            (
+                "name",
+                MAX_NAME_CHARS,
+                DiagnosticCode::PortabilityNameTooLong,
+            ),
+            (
+                "description",
+                MAX_DESCRIPTION_CHARS,
+                DiagnosticCode::PortabilityDescriptionTooLong,
+            ),
+        ] {
+            let line = self.line_of(field);
+            let missing = if field == "name" {
+                DiagnosticCode::PortabilityNameMissing
+            } else {
+                DiagnosticCode::PortabilityDescriptionMissing
+            };
+            match map.get(field) {
+                Some(Value::String(text)) if !one_line(text).is_empty() => {
+                    self.codex_length(code, line, field, &one_line(text), max);
+                }
+                other => {
+                    let message = match other {
+                        None => format!("there is no `{field}`"),
+                        Some(value) => format!(
+                            "`{field}` must be a non-empty string, found {}",
+                            crate::yaml::kind_name(value)
+                        ),
+                    };
+                    self.push(
+                        missing,
+                        line.or(Some(self.first_line)),
+                        Some(field),
+                        message,
+                        format!("add `{field}:` with a one-line string"),
+                    );
+                }
+            }
+        }
+        let field = "metadata.short-description";
+        let short = match map.get("metadata") {
+            Some(Value::Object(entries)) => entries.get("short-description"),
+            _ => None,
+        };
+        let line = self
+            .nested_line_of("metadata", "short-description")
+            .or_else(|| self.line_of("metadata"));
+        match short {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => {
+                let code = DiagnosticCode::PortabilityDescriptionTooLong;
+                self.codex_length(code, line, field, &one_line(text), MAX_DESCRIPTION_CHARS);
+            }
+            Some(other) => self.push(
+                DiagnosticCode::PortabilityFieldType,
+                line,
+                Some(field),
+                format!(
+                    "`{field}` must be a string, found {}",
+                    crate::yaml::kind_name(other)
+                ),
+                "quote the value".into(),
+            ),
+        }
+    }
+
+    fn codex_length(
+        &mut self,
+        code: DiagnosticCode,
+        line: Option<u32>,
+        field: &str,
+        text: &str,
+        max: usize,
+    ) {
+        let chars = text.chars().count();
+        if chars > max {
+            self.push(
+                code,
+                line,
+                Some(field),
+                format!("`{field}` is {chars} characters on one line; at most {max} are allowed"),
+                format!("shorten `{field}`"),
+            );
         }
     }
 
@@ -554,6 +663,11 @@ fn suggest_name(raw: &str) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// `text` with every run of white space one space, as Codex reads a field.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Whether `text` holds something shaped like an XML tag: `<`, a letter or
 /// `/`, and a later `>`.
 fn has_xml_tag(text: &str) -> bool {
@@ -607,6 +721,28 @@ mod tests {
         assert_eq!(
             codes(Profile::Claude, text, "навык"),
             [("portability_name_characters", Some(2))]
+        );
+    }
+
+    #[test]
+    fn codex_rules() {
+        let long = "word ".repeat(206);
+        let text = format!(
+            "---\nname: Any Name Goes\ndescription: |\n  {long}\nmetadata:\n  short-description: [x]\nextra: 1\n---\n"
+        );
+        assert_eq!(
+            codes(Profile::Codex, &text, "folder"),
+            [
+                ("portability_description_too_long", Some(3)),
+                ("portability_field_type", Some(6)),
+            ]
+        );
+        assert_eq!(
+            codes(Profile::Codex, "\u{feff}---\ndescription: d\n---\n", "x"),
+            [
+                ("portability_byte_order_mark", Some(1)),
+                ("portability_name_missing", Some(2)),
+            ]
         );
     }
 
