@@ -237,7 +237,8 @@ impl<'a> Lint<'a> {
                     ),
                     "quote values that contain `: ` or start with a special character".into(),
                 );
-                None
+                // The other rules still apply to what the author meant.
+                crate::yaml::parse_typed_recovered(raw)
             }
         }
     }
@@ -721,6 +722,20 @@ mod tests {
         assert_eq!(
             codes(Profile::Claude, text, "навык"),
             [("portability_name_characters", Some(2))]
+        );
+    }
+
+    #[test]
+    fn invalid_yaml_is_reported_and_the_rest_still_checked() {
+        let text = "---\nname: Bad\ndescription: Use when: asked\nmetadata:\n  v: 1.10\n---\n";
+        assert_eq!(
+            codes(Profile::AgentSkills, text, "bad"),
+            [
+                ("portability_front_matter", Some(3)),
+                ("portability_name_uppercase", Some(2)),
+                ("portability_name_mismatch", Some(2)),
+                ("portability_metadata_not_string", Some(5)),
+            ]
         );
     }
 

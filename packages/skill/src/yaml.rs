@@ -176,6 +176,14 @@ pub(crate) fn parse_typed(raw: &str) -> Result<Map<String, Value>, FrontMatterEr
     }
 }
 
+/// The mapping as YAML types it after the repairs of [`recover`], for a
+/// file the typed parse rejects: the portability lint reports the invalid
+/// YAML and still checks every other rule on what the author meant.
+pub(crate) fn parse_typed_recovered(raw: &str) -> Option<Map<String, Value>> {
+    let (repaired, _) = recover(raw)?;
+    parse_typed(&repaired).ok()
+}
+
 /// Replaces the scalars of a `metadata` mapping (or list) that YAML typed
 /// as numbers, booleans or null by the text the author wrote (`1.10` stays
 /// `"1.10"`, not the number 1.1): the open specification maps metadata
