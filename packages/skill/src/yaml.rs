@@ -1097,6 +1097,16 @@ mod tests {
         }
         let err = parse(&bomb).unwrap_err();
         assert!(err.too_complex, "{err:?}");
+        // Under `metadata`, whose typed scalars trigger a second parse, the
+        // bomb is rejected by the first.
+        let nested: String = bomb.lines().map(|l| format!("  {l}\n")).collect();
+        let err = parse(&format!("metadata:\n{nested}")).unwrap_err();
+        assert!(err.too_complex, "{err:?}");
+        // Aliases within the budget read their anchor's text.
+        assert_eq!(
+            ok("metadata:\n  a: &x 1.50\n  b: [*x, *x]\n").0,
+            json!({"metadata": {"a": "1.50", "b": ["1.50", "1.50"]}})
+        );
         let deep = format!("a: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
         let err = parse(&deep).unwrap_err();
         assert!(err.too_complex, "{err:?}");
