@@ -25,12 +25,31 @@ Exit codes:
   0  success
   2  bad arguments, an invalid configuration or an unknown skill";
 
+/// What `skills doctor --profile` checks.
+pub const DOCTOR_PROFILES: &str = "\
+Profiles (--profile): what another agent's rules reject in each skill file, as
+warnings whose code names the rule (portability_name_mismatch, ...); nothing
+changes how Bcode loads a skill, and without --profile nothing is added.
+  agentskills  the open Agent Skills specification, as `skills-ref validate`
+               checks it: name (present, the folder's name, lowercase, hyphens,
+               at most 64), description (present, at most 1,024), compatibility
+               (at most 500), only its six keys, string metadata values, no
+               byte-order mark
+  claude       Claude Code: name of lowercase ASCII letters, digits and hyphens,
+               at most 64, without `anthropic` or `claude`; description at most
+               1,024; no XML tags in either
+  codex        the Codex CLI's loader: a SKILL.md with YAML front matter, a
+               `name` (at most 64) and a `description` (at most 1,024) string,
+               a string `metadata.short-description` (at most 1,024), no
+               byte-order mark";
+
 /// The exit codes of `skills doctor`.
 pub const DOCTOR_EXIT_CODES: &str = "\
 Exit codes:
   0  success (skill diagnostics alone never fail a run)
-  1  --strict and at least one error-level diagnostic
-  2  bad arguments or an invalid configuration";
+  1  --strict and at least one error-level diagnostic, or --strict --profile and
+     at least one portability finding
+  2  bad arguments (an unknown --profile among them) or an invalid configuration";
 
 /// The exit codes of `diff`, which follow diff(1).
 pub const DIFF_EXIT_CODES: &str = "\

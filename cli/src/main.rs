@@ -3,7 +3,7 @@
 //! and diagnostics to stderr.
 //!
 //! Exit codes: 0 success; 1 `skills doctor --strict` found an error-level
-//! diagnostic, `diff` found differences, `check` found the prompt differs
+//! diagnostic (or, with `--profile`, a portability finding), `diff` found differences, `check` found the prompt differs
 //! from its golden, or `config check` found an error; 2 bad arguments, an
 //! invalid configuration, or an unknown skill.
 
@@ -41,7 +41,7 @@ use crate::cli_context::{CliContext, CliError, LayerFlags, ProcessInputs};
     about,
     after_help = help::after(
         "Every command has its own --help with its arguments, exit codes and environment.",
-        "Exit codes:\n  0  success\n  1  `skills doctor --strict` found an error, `diff` or `check` found differences, or `config check` found an error\n  2  bad arguments, an invalid configuration or an unknown skill",
+        "Exit codes:\n  0  success\n  1  `skills doctor --strict` found an error (with --profile, a portability finding too), `diff` or `check` found differences, or `config check` found an error\n  2  bad arguments, an invalid configuration or an unknown skill",
         help::Reads::Prompt,
     )
 )]
@@ -332,14 +332,18 @@ enum SkillsCommand {
         json: bool,
     },
     /// Diagnostics only (including a check of every skill body).
-    #[command(after_help = help::after("", help::DOCTOR_EXIT_CODES, help::Reads::Config))]
+    #[command(after_help = help::after(help::DOCTOR_PROFILES, help::DOCTOR_EXIT_CODES, help::Reads::Config))]
     Doctor {
         /// As one JSON document: `{"diagnostics": [...]}`.
         #[arg(long)]
         json: bool,
-        /// Exit 1 when any error-level diagnostic exists.
+        /// Exit 1 when any error-level diagnostic exists (or, with --profile, any
+        /// portability finding).
         #[arg(long)]
         strict: bool,
+        /// Lint each skill file against a profile's rules: agentskills, claude or codex.
+        #[arg(long, value_name = "PROFILE")]
+        profile: Option<String>,
     },
     /// The model-visible catalog exactly as injected (empty when off).
     #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
@@ -443,9 +447,15 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let cmd = match cmd {
                 SkillsCommand::List { json } => skills_cmd::SkillsCmd::List { json },
                 SkillsCommand::Show { id, json } => skills_cmd::SkillsCmd::Show { id, json },
-                SkillsCommand::Doctor { json, strict } => {
-                    skills_cmd::SkillsCmd::Doctor { json, strict }
-                }
+                SkillsCommand::Doctor {
+                    json,
+                    strict,
+                    profile,
+                } => skills_cmd::SkillsCmd::Doctor {
+                    json,
+                    strict,
+                    profile: profile.as_deref().map(skills_cmd::profile).transpose()?,
+                },
                 SkillsCommand::Catalog => skills_cmd::SkillsCmd::Catalog,
                 SkillsCommand::Context { id, args } => skills_cmd::SkillsCmd::Context { id, args },
             };

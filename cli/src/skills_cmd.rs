@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use bcode_skill::portability::{self, LintInput, Profile};
 use bcode_skill::{
     CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, format_catalog,
 };
@@ -20,11 +21,23 @@ use crate::terminal::{on_stdout, printable_line};
 /// A `skills` subcommand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkillsCmd {
-    List { json: bool },
-    Show { id: String, json: bool },
-    Doctor { json: bool, strict: bool },
+    List {
+        json: bool,
+    },
+    Show {
+        id: String,
+        json: bool,
+    },
+    Doctor {
+        json: bool,
+        strict: bool,
+        profile: Option<Profile>,
+    },
     Catalog,
-    Context { id: String, args: Vec<String> },
+    Context {
+        id: String,
+        args: Vec<String>,
+    },
 }
 
 pub fn run(
@@ -76,9 +89,21 @@ pub fn run(
                 }
             }
         }
-        SkillsCmd::Doctor { json, strict } => {
+        SkillsCmd::Doctor {
+            json,
+            strict,
+            profile,
+        } => {
             let mut diagnostics = registry.diagnostics().to_vec();
             diagnostics.extend(registry.check_bodies());
+            let findings = match profile {
+                Some(profile) => {
+                    portability_findings(*profile, &registry, config.max_skill_file_bytes)
+                }
+                None => Vec::new(),
+            };
+            let portable = findings.is_empty();
+            diagnostics.extend(findings);
             diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             if *json {
                 write_json(out, &skills_json::doctor(&diagnostics))?;
@@ -90,7 +115,7 @@ pub fn run(
                     .unwrap_or_else(|| "no problems found".into());
                 eprintln!("bcode-prompt: {} skills; {summary}", registry.len());
             }
-            if *strict && diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            if *strict && (!portable || diagnostics.iter().any(|d| d.severity == Severity::Error)) {
                 return Ok(ExitCode::from(1));
             }
         }
@@ -284,6 +309,67 @@ fn write_json(out: &mut dyn Write, value: &impl Serialize) -> Result<(), CliErro
     serde_json::to_writer_pretty(&mut out, value).map_err(|err| CliError::Io(err.into()))?;
     writeln!(out).map_err(CliError::Io)?;
     out.flush().map_err(CliError::Io)
+}
+
+/// A file name as text (empty when it is not UTF-8).
+fn os_name(name: Option<&std::ffi::OsStr>) -> &str {
+    name.and_then(|n| n.to_str()).unwrap_or_default()
+}
+
+/// The profile `--profile` names, or exit 2 listing the profiles there are.
+pub fn profile(name: &str) -> Result<Profile, CliError> {
+    Profile::from_name(name).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--profile: unknown profile `{name}`; the profiles are: {}",
+            Profile::NAMES.join(", ")
+        ))
+    })
+}
+
+/// The portability findings of every skill file the registry found, and of
+/// every instruction file that failed to load, each read again (doctor is
+/// an operator command; loading never pays for this).
+fn portability_findings(
+    profile: Profile,
+    registry: &SkillRegistry,
+    max_bytes: usize,
+) -> Vec<Diagnostic> {
+    // Each file with the id of the skill it holds, if it loaded.
+    let mut files: std::collections::BTreeMap<&Path, Option<&str>> = registry
+        .skills()
+        .filter(|skill| skill.source.provider.is_none())
+        .map(|skill| (skill.location.as_path(), Some(skill.manifest.id.as_str())))
+        .collect();
+    let failed = registry
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .filter_map(|d| d.path.as_deref())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.eq_ignore_ascii_case("skill.md"))
+        });
+    for path in failed {
+        files.entry(path).or_insert(None);
+    }
+    let mut findings = Vec::new();
+    for (path, id) in files {
+        let Ok(text) = bcode_fs::read_bounded(path, max_bytes) else {
+            continue;
+        };
+        let input = LintInput {
+            text: &text,
+            file_name: os_name(path.file_name()),
+            folder: os_name(path.parent().and_then(Path::file_name)),
+        };
+        for mut d in portability::lint(profile, input) {
+            d.path = Some(path.to_path_buf());
+            d.skill_id = id.map(str::to_owned);
+            findings.push(d);
+        }
+    }
+    findings
 }
 
 #[cfg(test)]

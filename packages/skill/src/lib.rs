@@ -26,6 +26,7 @@ mod manifest;
 mod parse;
 mod path_triggers;
 mod persist;
+pub mod portability;
 mod precedence;
 mod provider;
 mod read;

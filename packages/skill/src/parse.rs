@@ -139,7 +139,7 @@ pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOu
             outcome.diagnostics.extend(
                 repairs
                     .iter()
-                    .map(|repair| repair_warning(repair, first_line)),
+                    .map(|repair| repair_diagnostic(repair, first_line, true)),
             );
             map
         }
@@ -172,7 +172,16 @@ pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOu
             if let Some(line) = err.line {
                 d = d.with_position(first_line + line.saturating_sub(1), err.column);
             }
-            outcome.diagnostics.push(d);
+            // Every other problem recovery found, each with its fix, so
+            // one run names them all, in file order.
+            let mut found: Vec<Diagnostic> = err
+                .repairs
+                .iter()
+                .map(|repair| repair_diagnostic(repair, first_line, false))
+                .collect();
+            found.push(d);
+            found.sort_by_key(|d| (d.line, d.column));
+            outcome.diagnostics.extend(found);
             return finish(&origin, outcome);
         }
     };
@@ -206,37 +215,48 @@ pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOu
     outcome
 }
 
-/// The warning for a value repaired in memory: what was wrong, how it was
-/// read, and (as the hint) how to fix the file.
-fn repair_warning(repair: &Repair, first_line: u32) -> Diagnostic {
+/// The diagnostic for a value repaired in memory: what was wrong, how it
+/// was read, and (as the hint) how to fix the file. `loaded`: the repaired
+/// text parsed (a warning); otherwise the file is skipped for another
+/// error and this is one more problem to fix (an error).
+fn repair_diagnostic(repair: &Repair, first_line: u32, loaded: bool) -> Diagnostic {
     let key = &repair.key;
-    let (message, hint) = match &repair.kind {
+    let path = &repair.path;
+    let (problem, reading, hint) = match &repair.kind {
         RepairKind::UnquotedColon => (
-            format!(
-                "the value of `{key}` contains `: ` and is not quoted, which is invalid YAML; it was read as a quoted string"
-            ),
+            format!("the value of `{path}` contains `: ` and is not quoted, which is invalid YAML"),
+            "it was read as a quoted string",
             format!("quote the value: {key}: {}", repair.quoted),
         ),
         RepairKind::TextAfterBlockHeader { header } => (
             format!(
-                "the value of `{key}` has text after the block-scalar indicator `{header}` on the same line, which is invalid YAML; the text and the indented lines below it were read as the value"
+                "the value of `{path}` has text after the block-scalar indicator `{header}` on the same line, which is invalid YAML"
             ),
+            "the text and the indented lines below it were read as the value",
             format!(
                 "put `{key}: {header}` alone on its line and the text on the lines below it, indented"
             ),
         ),
         RepairKind::IndicatorStart { indicator } => (
             format!(
-                "the value of `{key}` starts with {}, which YAML reads as {}, and is invalid YAML as written; it was read as plain text",
+                "the value of `{path}` starts with {}, which YAML reads as {}, and is invalid YAML as written",
                 code_span(*indicator),
                 indicator_meaning(*indicator)
             ),
+            "it was read as plain text",
             format!("quote the value: {key}: {}", repair.quoted),
         ),
     };
-    Diagnostic::warning(DiagnosticCode::RecoveredFrontMatter, message)
-        .with_position(first_line + repair.line - 1, Some(repair.column))
-        .with_field(key)
+    let d = if loaded {
+        Diagnostic::warning(
+            DiagnosticCode::RecoveredFrontMatter,
+            format!("{problem}; {reading}"),
+        )
+    } else {
+        Diagnostic::error(DiagnosticCode::MalformedFrontMatter, problem)
+    };
+    d.with_position(first_line + repair.line - 1, Some(repair.column))
+        .with_field(path)
         .with_hint(hint)
 }
 

@@ -31,11 +31,45 @@ pub fn parse(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
             line: Some(line),
             column: Some(column),
             too_complex: true,
+            repairs: Vec::new(),
         });
     }
+    let metadata = document
+        .get_ref()
+        .iter()
+        .find(|(key, _)| key.get_ref() == "metadata")
+        .map(|(_, value)| written(raw, value))
+        .filter(|value| matches!(value, Value::Object(_) | Value::Array(_)));
     let table = toml::Table::deserialize(toml::de::Deserializer::from(document))
         .map_err(|err| error(raw, &err))?;
-    Ok(table.into_iter().map(|(k, v)| (k, convert(v))).collect())
+    let mut map: Map<String, Value> = table.into_iter().map(|(k, v)| (k, convert(v))).collect();
+    if let (Some(metadata), Some(slot)) = (metadata, map.get_mut("metadata")) {
+        *slot = metadata;
+    }
+    Ok(map)
+}
+
+/// A value with every number, boolean and date-time as the text written in
+/// the file (`1.10` stays `"1.10"`, `0x10` stays `"0x10"`), for `metadata`,
+/// whose values the open specification makes strings and whose data must
+/// not change on the way in, exactly as in YAML.
+fn written(raw: &str, value: &toml::Spanned<DeValue<'_>>) -> Value {
+    match value.get_ref() {
+        DeValue::String(text) => Value::String(text.to_string()),
+        DeValue::Table(table) => Value::Object(
+            table
+                .iter()
+                .map(|(key, value)| (key.get_ref().to_string(), written(raw, value)))
+                .collect(),
+        ),
+        DeValue::Array(items) => {
+            Value::Array(items.iter().map(|item| written(raw, item)).collect())
+        }
+        DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_) | DeValue::Datetime(_) => {
+            let text = raw.get(value.span()).map(str::trim);
+            Value::String(text.unwrap_or_default().to_owned())
+        }
+    }
 }
 
 fn error(raw: &str, err: &toml::de::Error) -> FrontMatterError {
@@ -45,6 +79,7 @@ fn error(raw: &str, err: &toml::de::Error) -> FrontMatterError {
         line,
         column,
         too_complex: err.message().contains("recursion"),
+        repairs: Vec::new(),
     }
 }
 
@@ -186,6 +221,21 @@ mod tests {
     }
 
     #[test]
+    fn metadata_keeps_the_text_written() {
+        let map = parse(
+            "version = 1.10\n[metadata]\nflag = true\nversion = 1.10\nhex = 0x1_0\nwhen = 1979-05-27\nquoted = \"1.10\"\nlist = [1.0, { n = -7 }]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(map),
+            json!({"version": 1.1, "metadata": {"flag": "true", "version": "1.10", "hex": "0x1_0",
+                   "when": "1979-05-27", "quoted": "1.10", "list": ["1.0", {"n": "-7"}]}})
+        );
+        let map = parse("metadata = { version = 2.50 }\n").unwrap();
+        assert_eq!(Value::Object(map), json!({"metadata": {"version": "2.50"}}));
+    }
+
+    #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!("a = {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
         assert!(parse(&deep).is_err());
@@ -204,6 +254,7 @@ mod tests {
                 line: Some(5_000),
                 column: Some(9),
                 too_complex: true,
+                repairs: Vec::new(),
             }
         );
     }
@@ -222,6 +273,7 @@ mod tests {
                 line: Some(1),
                 column: Some(20),
                 too_complex: true,
+                repairs: Vec::new(),
             }
         );
     }

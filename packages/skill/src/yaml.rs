@@ -17,6 +17,10 @@ pub struct FrontMatterError {
     pub column: Option<u32>,
     /// A budget (depth, nodes, aliases, size) was exceeded.
     pub too_complex: bool,
+    /// Values recovery would have repaired, in a file that is still invalid
+    /// after all of them: each is a problem of its own to report, beside
+    /// the error that remains (`message`, `line`, `column`).
+    pub repairs: Vec<Repair>,
 }
 
 /// A value that was repaired in memory, for the warning that says how to fix the file.
@@ -26,7 +30,11 @@ pub struct Repair {
     pub line: u32,
     /// 1-based column (in characters) where the value starts.
     pub column: u32,
+    /// The key as written on its line (`short-description`).
     pub key: String,
+    /// The keys from the top level down to it, joined with `.`
+    /// (`metadata.short-description`); `key` for a top-level field.
+    pub path: String,
     pub kind: RepairKind,
     /// The value as it was read, written as a double-quoted YAML string:
     /// the one-line fix for the file.
@@ -49,7 +57,10 @@ pub enum RepairKind {
 /// Parses YAML front matter into a mapping. On a syntax error, tries the
 /// recoveries of [`recover`]; `Ok` then carries the repairs that made it
 /// parse. A file that parses is never repaired, so recovery cannot change
-/// its meaning, and costs nothing on the happy path.
+/// its meaning, and costs nothing on the happy path. A file still invalid
+/// after every repair fails with the error that remains and, in
+/// [`FrontMatterError::repairs`], the repairs it would also need, so one
+/// run reports every problem the file has.
 pub fn parse(raw: &str) -> Result<(Map<String, Value>, Vec<Repair>), FrontMatterError> {
     match parse_strict(raw) {
         Ok(map) => Ok((map, Vec::new())),
@@ -60,7 +71,22 @@ pub fn parse(raw: &str) -> Result<(Map<String, Value>, Vec<Repair>), FrontMatter
             };
             match parse_full(&repaired) {
                 Ok(map) => Ok((map, repairs)),
-                Err(_) => Err(err),
+                Err(rest) => {
+                    // Repairs keep every line where it was, so the error
+                    // that remains points into the file as written, unless
+                    // it sits on a repaired line (the repair then did not
+                    // read the author's intent): the first error stays.
+                    let on_repaired = repairs.iter().any(|r| rest.line == Some(r.line));
+                    let remaining = if rest.too_complex || on_repaired {
+                        err
+                    } else {
+                        rest
+                    };
+                    Err(FrontMatterError {
+                        repairs,
+                        ..remaining
+                    })
+                }
             }
         }
     }
@@ -99,8 +125,20 @@ fn parse_strict(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
 }
 
 /// The full YAML parser with budgets, bypassing the fast path (which tests
-/// hold to this function's results).
+/// hold to this function's results): the values YAML types, except that
+/// `metadata` keeps its scalars as written (see [`metadata_as_written`]).
 pub(crate) fn parse_full(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
+    let mut map = parse_typed(raw)?;
+    if let Some(metadata) = map.get_mut("metadata") {
+        metadata_as_written(raw, metadata);
+    }
+    Ok(map)
+}
+
+/// Every value as YAML types it (`1.10` is the number 1.1, `true` a
+/// boolean), `metadata` included: what a YAML-reading validator of another
+/// agent sees, which the portability lint needs.
+pub(crate) fn parse_typed(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
     let value: Value = serde_saphyr::from_str_with_options(raw, options()).map_err(|err| {
         let location = err.location();
         let message = err.to_string();
@@ -119,6 +157,7 @@ pub(crate) fn parse_full(raw: &str) -> Result<Map<String, Value>, FrontMatterErr
             line: location.map(|l| u32::try_from(l.line()).unwrap_or(u32::MAX)),
             column: location.map(|l| u32::try_from(l.column()).unwrap_or(u32::MAX)),
             too_complex,
+            repairs: Vec::new(),
         }
     })?;
     match value {
@@ -132,7 +171,164 @@ pub(crate) fn parse_full(raw: &str) -> Result<Map<String, Value>, FrontMatterErr
             line: Some(1),
             column: Some(1),
             too_complex: false,
+            repairs: Vec::new(),
         }),
+    }
+}
+
+/// The mapping as YAML types it after the repairs of [`recover`], for a
+/// file the typed parse rejects: the portability lint reports the invalid
+/// YAML and still checks every other rule on what the author meant.
+pub(crate) fn parse_typed_recovered(raw: &str) -> Option<Map<String, Value>> {
+    let (repaired, _) = recover(raw)?;
+    parse_typed(&repaired).ok()
+}
+
+/// Replaces the scalars of a `metadata` mapping (or list) that YAML typed
+/// as numbers, booleans or null by the text the author wrote (`1.10` stays
+/// `"1.10"`, not the number 1.1): the open specification maps metadata
+/// strings to strings, and a user's data must not change on the way in.
+/// Strings, quoted or not, are already their text. Only a `metadata` holding
+/// such a scalar pays for the second parse, which reads the source position
+/// of every node under the same budget as the first; a value written as
+/// nothing (`key:`) stays null.
+fn metadata_as_written(raw: &str, metadata: &mut Value) {
+    if !matches!(metadata, Value::Object(_) | Value::Array(_)) || !has_typed_scalar(metadata) {
+        return;
+    }
+    #[derive(serde::Deserialize)]
+    struct Top {
+        metadata: Option<serde_saphyr::Spanned<Node>>,
+    }
+    // The first parse accepted the same text under the same options, so
+    // this one fails only if the two disagree; the typed values then stay.
+    if let Ok(Top {
+        metadata: Some(node),
+    }) = serde_saphyr::from_str_with_options::<Top>(raw, options())
+    {
+        *metadata = node.value.written(raw, &node.defined);
+    }
+}
+
+/// Whether `value` holds, at any depth, a scalar that is not a string.
+pub(crate) fn has_typed_scalar(value: &Value) -> bool {
+    match value {
+        Value::String(_) => false,
+        Value::Array(items) => items.iter().any(has_typed_scalar),
+        Value::Object(map) => map.values().any(has_typed_scalar),
+        Value::Null | Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// One YAML node with the source position of each child, for
+/// [`metadata_as_written`].
+enum Node {
+    Map(Vec<(String, serde_saphyr::Spanned<Node>)>),
+    Seq(Vec<serde_saphyr::Spanned<Node>>),
+    Scalar(Value),
+}
+
+impl Node {
+    /// The JSON value with every typed scalar replaced by its source text.
+    /// `at` is where the node is defined (an alias reads its anchor's text).
+    fn written(self, raw: &str, at: &serde_saphyr::Location) -> Value {
+        match self {
+            Node::Map(entries) => Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, node)| (key, node.value.written(raw, &node.defined)))
+                    .collect(),
+            ),
+            Node::Seq(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|node| node.value.written(raw, &node.defined))
+                    .collect(),
+            ),
+            Node::Scalar(Value::String(text)) => Value::String(text),
+            Node::Scalar(typed) => {
+                let span = at.span();
+                let text = span
+                    .byte_offset()
+                    .zip(span.byte_len())
+                    .and_then(|(at, len)| {
+                        let start = usize::try_from(at).ok()?;
+                        raw.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                    });
+                match text {
+                    Some("") => Value::Null,
+                    // A quoted scalar with a type tag (`!!int "5"`): its
+                    // span holds the quotes, its value is the text.
+                    Some(text) if !text.starts_with(['"', '\'', '!']) => {
+                        Value::String(text.to_owned())
+                    }
+                    _ => match typed {
+                        Value::Null => Value::Null,
+                        other => Value::String(other.to_string()),
+                    },
+                }
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Node;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a YAML node")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::from(v)))
+            }
+            fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::String(v.to_string())))
+            }
+            fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::String(v.to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::String(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::String(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Node, E> {
+                Ok(Node::Scalar(Value::Null))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+                serde::Deserialize::deserialize(d)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Node::Seq(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Node::Map(entries))
+            }
+        }
+        deserializer.deserialize_any(Visit)
     }
 }
 
@@ -179,20 +375,26 @@ const STRING_FIELDS: &[&str] = &[
 /// sequence, block scalars, directive and the reserved `@` and `` ` ``.
 const INDICATORS: [char; 11] = ['[', '{', '*', '-', '@', '`', '!', '&', '|', '>', '%'];
 
-/// Rewrites, in memory, top-level values that make the front matter invalid
-/// YAML but whose intent is clear, each as a double-quoted string:
+/// Rewrites, in memory, values that make the front matter invalid YAML but
+/// whose intent is clear, each as a double-quoted string:
 ///
-/// - a plain one-line value holding `: ` (`description: Use when: asked`);
-/// - a block-scalar header followed by text on its line (`description: >-
-///   Use when ...`), read with its more-indented continuation lines as the
-///   block scalar the author meant;
-/// - a string field's value starting with an indicator character that is
-///   not valid YAML as written (`description: [AUTO] Use when ...`), read as
-///   plain text (with any more-indented continuation lines folded in).
+/// - a plain one-line value holding `: ` (`description: Use when: asked`),
+///   at any depth of block mappings (`metadata:` / `  short-description:
+///   What's included: builds`);
+/// - a top-level block-scalar header followed by text on its line
+///   (`description: >- Use when ...`), read with its more-indented
+///   continuation lines as the block scalar the author meant;
+/// - a top-level string field's value starting with an indicator character
+///   that is not valid YAML as written (`description: [AUTO] Use when ...`),
+///   read as plain text (with any more-indented continuation lines folded in).
 ///
 /// A value that is valid YAML on its own (a list, say) is never rewritten:
-/// if the field rejects its type, that stays an error. `None` when nothing
-/// applies. The caller keeps the result only if the whole text then parses.
+/// if the field rejects its type, that stays an error. Lines inside a block
+/// scalar, a quoted value running over several lines, a list or any other
+/// value's continuation are not keys and are left alone. A repaired value
+/// keeps its line: lines it consumed become blank ones, so every position
+/// in the result is the position in `raw`. `None` when nothing applies.
+/// The caller keeps the result only if the whole text then parses.
 fn recover(raw: &str) -> Option<(String, Vec<Repair>)> {
     // A lone CR is a line break to YAML but not to the line logic below;
     // such rare files keep their error rather than risk a wrong reading.
@@ -202,11 +404,19 @@ fn recover(raw: &str) -> Option<(String, Vec<Repair>)> {
     let lines: Vec<&str> = raw.split_inclusive('\n').collect();
     let mut out = String::with_capacity(raw.len() + 16);
     let mut repairs = Vec::new();
+    let mut shape = Shape::default();
     let mut index = 0;
     while let Some(line) = lines.get(index) {
-        let (continued_to, fix) = match recover_line(&lines, index) {
+        let Some(indent) = shape.key_line(line) else {
+            out.push_str(line);
+            index += 1;
+            continue;
+        };
+        let top_level = shape.levels.len() == 1;
+        let (continued_to, fix) = match recover_line(&lines, index, indent, top_level) {
             Some(found) => found,
             None => {
+                shape.after_key_line(line, indent);
                 out.push_str(line);
                 index += 1;
                 continue;
@@ -214,37 +424,182 @@ fn recover(raw: &str) -> Option<(String, Vec<Repair>)> {
         };
         let (key, column, kind, value) = fix;
         let quoted = double_quoted(&value);
+        out.push_str(&line[..indent]);
         out.push_str(key);
         out.push_str(": ");
         out.push_str(&quoted);
         let last = lines.get(continued_to).copied().unwrap_or(line);
-        out.push_str(line_ending(last));
+        let ending = line_ending(last);
+        out.push_str(ending);
+        for _ in index..continued_to {
+            out.push_str(ending);
+        }
+        let mut path: Vec<&str> = shape.levels.iter().filter_map(|l| l.key).collect();
+        path.push(key);
         repairs.push(Repair {
             line: u32::try_from(index + 1).unwrap_or(u32::MAX),
             column,
             key: key.to_owned(),
+            path: path.join("."),
             kind,
             quoted,
         });
+        // The value is now one quoted line: what follows is a sibling or
+        // an outer key, or (more indented) not a key.
+        shape.skip_above = Some(indent);
         index = continued_to + 1;
     }
     (!repairs.is_empty()).then_some((out, repairs))
+}
+
+/// Where [`recover`] is in the block structure: which lines are keys of a
+/// block mapping (and of which parent keys), and which continue a value.
+#[derive(Default)]
+struct Shape<'a> {
+    /// The open block mappings, outermost first: the indentation of their
+    /// keys and the key they are the value of (`None` at the top).
+    levels: Vec<Level<'a>>,
+    /// A key written with no value on its line (at this indentation): a
+    /// more-indented line below opens its nested mapping.
+    pending: Option<(usize, &'a str)>,
+    /// Lines indented more than this continue the last value (a block
+    /// scalar, a list, a plain or flow value over several lines).
+    skip_above: Option<usize>,
+    /// A quoted value is open across lines (its quote character).
+    open_quote: Option<char>,
+}
+
+struct Level<'a> {
+    indent: usize,
+    key: Option<&'a str>,
+}
+
+impl<'a> Shape<'a> {
+    /// The indentation of `line` if it is a key line of a block mapping, as
+    /// far as a line-by-line reading can tell; `None` for every other line
+    /// (blank, comment, list item, continuation), after noting what it
+    /// means for the lines below.
+    fn key_line(&mut self, line: &'a str) -> Option<usize> {
+        if self.levels.is_empty() {
+            self.levels.push(Level {
+                indent: 0,
+                key: None,
+            });
+        }
+        let text = line.trim_end_matches(['\n', '\r']);
+        if let Some(quote) = self.open_quote {
+            if closing_quote(text, quote).is_some() {
+                self.open_quote = None;
+                self.skip_above = Some(self.levels.last().map_or(0, |l| l.indent));
+            }
+            return None;
+        }
+        let body = text.trim_start_matches(' ');
+        if body.is_empty() || body.starts_with('#') {
+            return None;
+        }
+        let indent = text.len() - body.len();
+        if self.skip_above.is_some_and(|above| indent > above) {
+            return None;
+        }
+        self.skip_above = None;
+        match self.pending.take() {
+            Some((parent, key)) if indent > parent => self.levels.push(Level {
+                indent,
+                key: Some(key),
+            }),
+            _ => {
+                while self.levels.len() > 1 && self.levels.last().is_some_and(|l| l.indent > indent)
+                {
+                    self.levels.pop();
+                }
+            }
+        }
+        // A tab in the indentation, a list item, or a line at no level's
+        // indentation: not a key, and nothing below it (more indented) is.
+        if body.starts_with(['\t', '-']) || self.levels.last().is_none_or(|l| l.indent != indent) {
+            self.skip_above = Some(indent);
+            return None;
+        }
+        Some(indent)
+    }
+
+    /// Notes what a key line left as it was (not repaired) opens.
+    fn after_key_line(&mut self, line: &'a str, indent: usize) {
+        let text = line.trim_end_matches(['\n', '\r']);
+        let body = &text[indent..];
+        let Some((key, value)) = split_key_value(body) else {
+            self.skip_above = Some(indent);
+            return;
+        };
+        let value = value.trim();
+        if value.is_empty() || value.starts_with('#') {
+            if crate::yaml_fast::is_plain_key(key) {
+                self.pending = Some((indent, key));
+            } else {
+                self.skip_above = Some(indent);
+            }
+            return;
+        }
+        if let Some(quote) = value.chars().next().filter(|c| matches!(c, '"' | '\''))
+            && closing_quote(&value[1..], quote).is_none()
+        {
+            self.open_quote = Some(quote);
+            return;
+        }
+        self.skip_above = Some(indent);
+    }
+}
+
+/// `(key, value)` of a `key: value` or `key:` line (the key ends at the
+/// first `:` followed by a space or the line's end).
+fn split_key_value(body: &str) -> Option<(&str, &str)> {
+    let at = body
+        .match_indices(':')
+        .map(|(at, _)| at)
+        .find(|&at| body[at + 1..].is_empty() || body[at + 1..].starts_with([' ', '\t']))?;
+    Some((&body[..at], &body[at + 1..]))
+}
+
+/// The offset in `text` of the quote that closes a value opened with
+/// `quote` before `text` began: `"` not escaped by `\\`, or `'` not doubled.
+fn closing_quote(text: &str, quote: char) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        match (quote, b) {
+            ('"', b'\\') => at += 2,
+            ('"', b'"') => return Some(at),
+            ('\'', b'\'') if bytes.get(at + 1) == Some(&b'\'') => at += 2,
+            ('\'', b'\'') => return Some(at),
+            _ => at += 1,
+        }
+    }
+    None
 }
 
 /// What replaces one value: its key, the value's column, the shape and the
 /// text read.
 type LineFix<'a> = (&'a str, u32, RepairKind, String);
 
-/// The recovery for the value on `lines[index]`, if one applies, with the
-/// index of the last line the value spans.
-fn recover_line<'a>(lines: &[&'a str], index: usize) -> Option<(usize, LineFix<'a>)> {
+/// The recovery for the value on `lines[index]`, a key line indented by
+/// `indent` spaces, if one applies, with the index of the last line the
+/// value spans. Only the `: ` repair applies below the top level: the
+/// others need to know the field holds text.
+fn recover_line<'a>(
+    lines: &[&'a str],
+    index: usize,
+    indent: usize,
+    top_level: bool,
+) -> Option<(usize, LineFix<'a>)> {
     let line = lines.get(index)?.trim_end_matches(['\n', '\r']);
-    let colon = line.find(": ")?;
-    let key = &line[..colon];
+    let body = line.get(indent..)?;
+    let colon = body.find(": ")?;
+    let key = &body[..colon];
     if !crate::yaml_fast::is_plain_key(key) {
         return None;
     }
-    let after = &line[colon + 2..];
+    let after = &body[colon + 2..];
     let value = after.trim();
     if value.is_empty() {
         return None;
@@ -263,13 +618,13 @@ fn recover_line<'a>(lines: &[&'a str], index: usize) -> Option<(usize, LineFix<'
         if next.trim().is_empty() {
             continue;
         }
-        if !next.starts_with(' ') {
+        if next.len() - next.trim_start_matches(' ').len() <= indent {
             break;
         }
         last = at;
     }
     let continuation = lines.get(index + 1..=last).unwrap_or_default();
-    let string_field = STRING_FIELDS.contains(&key);
+    let string_field = top_level && STRING_FIELDS.contains(&key);
 
     if string_field && let Some((header, text)) = block_header_with_text(value) {
         let literal = header.starts_with('|');
@@ -480,6 +835,7 @@ mod tests {
                 line: 2,
                 column: 14,
                 key: "description".into(),
+                path: "description".into(),
                 kind: RepairKind::UnquotedColon,
                 quoted: r#""Use when: the user asks \"why\"""#.into()
             }]
@@ -605,6 +961,105 @@ mod tests {
     }
 
     #[test]
+    fn metadata_scalars_are_kept_as_written() {
+        let written = json!({"version": "1.10", "flag": "true", "hex": "0x10", "exp": "1e3",
+                             "tilde": "~", "nil": "null", "quoted": "1.10", "empty": null});
+        for raw in [
+            "metadata: {version: 1.10, flag: true, hex: 0x10, exp: 1e3, tilde: ~, nil: null, quoted: \"1.10\", empty: }\n",
+            "metadata:\n  version: 1.10\n  flag: true\n  hex: 0x10 \n  exp: 1e3 # a comment\n  tilde: ~\n  nil: null\n  quoted: '1.10'\n  empty:\n",
+        ] {
+            assert_eq!(ok(raw).0, json!({ "metadata": written }), "{raw:?}");
+        }
+        // Nested maps and lists keep their shape; an alias reads its
+        // anchor's text; other fields keep YAML's typing.
+        assert_eq!(
+            ok("version: 1.10\nhidden: true\nmetadata:\n  a: &v 2.50\n  b: *v\n  deep: {list: [1.0, false, x], map: {n: -7}}\n  é: 1.\n").0,
+            json!({"version": 1.1, "hidden": true, "metadata": {"a": "2.50", "b": "2.50",
+                   "deep": {"list": ["1.0", "false", "x"], "map": {"n": "-7"}}, "é": "1."}})
+        );
+        // What another agent's YAML reader sees stays available for the
+        // portability lint.
+        assert_eq!(
+            Value::Object(parse_typed("metadata: {version: 1.10}\n").unwrap()),
+            json!({"metadata": {"version": 1.1}})
+        );
+        // A repaired file keeps its metadata as written too.
+        assert_eq!(
+            ok("description: Use when: asked\nmetadata:\n  version: 1.10\n").0,
+            json!({"description": "Use when: asked", "metadata": {"version": "1.10"}})
+        );
+    }
+
+    #[test]
+    fn recovers_an_unquoted_colon_at_any_depth() {
+        let (value, repairs) = ok(
+            "name: x\nmetadata:\n  short-description: What's included: builds\n  deeper:\n    note: a: b\n  after: y\nlast: z: w\n",
+        );
+        assert_eq!(
+            value,
+            json!({"name": "x", "metadata": {"short-description": "What's included: builds",
+                   "deeper": {"note": "a: b"}, "after": "y"}, "last": "z: w"})
+        );
+        let found: Vec<_> = repairs
+            .iter()
+            .map(|r| (r.line, r.column, r.path.as_str(), r.quoted.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    3,
+                    22,
+                    "metadata.short-description",
+                    "\"What's included: builds\""
+                ),
+                (5, 11, "metadata.deeper.note", "\"a: b\""),
+                (7, 7, "last", "\"z: w\""),
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_inside_other_values_are_not_repaired() {
+        // Each file is invalid for its last line alone; the line that looks
+        // like a nested key belongs to a block scalar, a quoted value, a
+        // list or a plain value's continuation and must stay as written.
+        for raw in [
+            "description: |\n  key: a: b\nbroken: \"x\n",
+            "description: \"first\n  key: a: b\"\nbroken: \"x\n",
+            "items:\n  - key: a: b\nbroken: \"x\n",
+            "description: plain\n  key: a: b\n",
+        ] {
+            let err = parse(raw).unwrap_err();
+            assert_eq!(err.repairs, vec![], "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_still_invalid_reports_every_repair_and_the_error() {
+        let err = parse("name: a: b\nmetadata:\n  note: c: d\nbroken: \"x\n").unwrap_err();
+        let found: Vec<_> = err
+            .repairs
+            .iter()
+            .map(|r| (r.line, r.column, r.path.as_str()))
+            .collect();
+        assert_eq!(
+            (
+                found.as_slice(),
+                err.message.as_str(),
+                err.line,
+                err.too_complex
+            ),
+            (
+                &[(1, 7, "name"), (3, 9, "metadata.note")][..],
+                "unclosed quote",
+                Some(4),
+                false
+            )
+        );
+    }
+
+    #[test]
     fn does_not_repair_ambiguous_lines() {
         // Continued on the next line: the intent is not clear, so report instead.
         let err = parse("description: a: b\n  more text\n").unwrap_err();
@@ -642,6 +1097,16 @@ mod tests {
         }
         let err = parse(&bomb).unwrap_err();
         assert!(err.too_complex, "{err:?}");
+        // Under `metadata`, whose typed scalars trigger a second parse, the
+        // bomb is rejected by the first.
+        let nested: String = bomb.lines().map(|l| format!("  {l}\n")).collect();
+        let err = parse(&format!("metadata:\n{nested}")).unwrap_err();
+        assert!(err.too_complex, "{err:?}");
+        // Aliases within the budget read their anchor's text.
+        assert_eq!(
+            ok("metadata:\n  a: &x 1.50\n  b: [*x, *x]\n").0,
+            json!({"metadata": {"a": "1.50", "b": ["1.50", "1.50"]}})
+        );
         let deep = format!("a: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
         let err = parse(&deep).unwrap_err();
         assert!(err.too_complex, "{err:?}");
@@ -737,8 +1202,39 @@ mod differential {
         ]
     }
 
+    fn nested_key() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just("short-description"),
+            Just("version"),
+            Just("author"),
+            Just("description"),
+        ]
+    }
+
+    /// Indents every line of `text` by `by` more spaces.
+    fn indented(text: &str, by: usize) -> String {
+        text.split_inclusive('\n')
+            .map(|line| format!("{}{line}", " ".repeat(by)))
+            .collect()
+    }
+
     fn document() -> impl Strategy<Value = String> {
-        let entry = (key(), value(), continuation()).prop_map(|(k, v, c)| format!("{k}: {v}\n{c}"));
+        let top = (key(), value(), continuation()).prop_map(|(k, v, c)| format!("{k}: {v}\n{c}"));
+        // Keys one and two levels down, and lines that look like keys but
+        // sit inside a block scalar, a quoted value or a list.
+        let entry = prop_oneof![
+            3 => top,
+            2 => (key(), nested_key(), value(), continuation())
+                .prop_map(|(k, n, v, c)| format!("{k}:\n  {n}: {v}\n{}", indented(&c, 2))),
+            1 => (key(), nested_key(), nested_key(), value())
+                .prop_map(|(k, n, m, v)| format!("{k}:\n  {n}:\n    {m}: {v}\n  {m}: {v}\n")),
+            1 => (key(), nested_key(), text(), text())
+                .prop_map(|(k, n, a, b)| format!("{k}: |\n  {n}: {a}: {b}\n")),
+            1 => (key(), nested_key(), text())
+                .prop_map(|(k, n, a)| format!("{k}: \"{}\n  {n}: {}\"\n", a.replace(['"', '\\'], ""), a.replace(['"', '\\'], ""))),
+            1 => (key(), nested_key(), text())
+                .prop_map(|(k, n, a)| format!("{k}:\n  - {n}: {a}\n  - {a}\n")),
+        ];
         let ending = prop_oneof![Just("\n"), Just("\r\n")];
         (proptest::collection::vec(entry, 0..5), ending)
             .prop_map(|(entries, ending)| entries.concat().replace('\n', ending))

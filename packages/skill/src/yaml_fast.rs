@@ -3,7 +3,9 @@
 //! strings, and one level of nested mappings of those (`activation:` /
 //! `keywords:`, `metadata:`). Anything else (numbers, booleans and null,
 //! escapes, block scalars, anchors, tags, comments after values, continued
-//! lines, duplicate keys) returns `None` and the full parser decides.
+//! lines, duplicate keys) returns `None` and the full parser decides. Under
+//! `metadata`, whose scalars are kept as written, a plain number, boolean or
+//! null is read here too, as its text.
 //!
 //! Parsing front matter was two thirds of a cold discovery, and this subset
 //! covers almost every real file; a differential test holds it to the full
@@ -65,7 +67,7 @@ pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
         }
     }
     let mut pos = 0;
-    let map = mapping(&lines, &mut pos, 0, 0)?;
+    let map = mapping(&lines, &mut pos, 0, 0, false)?;
     if pos != lines.len() {
         return None;
     }
@@ -95,12 +97,14 @@ fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
 }
 
-/// A block mapping whose keys sit at exactly `indent` spaces.
+/// A block mapping whose keys sit at exactly `indent` spaces. `written`:
+/// inside `metadata`, where every scalar is kept as its text.
 fn mapping(
     lines: &[&str],
     pos: &mut usize,
     indent: usize,
     depth: usize,
+    written: bool,
 ) -> Option<Map<String, Value>> {
     let mut map = Map::new();
     while let Some(line) = lines.get(*pos) {
@@ -116,14 +120,15 @@ fn mapping(
             return None;
         }
         *pos += 1;
+        let written = written || (depth == 0 && key == "metadata");
         let value = if rest.is_empty() {
-            block_value(lines, pos, indent, depth)?
+            block_value(lines, pos, indent, depth, written)?
         } else {
             // A value on the key's line may not continue on the next one.
             if lines.get(*pos).is_some_and(|next| indent_of(next) > indent) {
                 return None;
             }
-            inline_value(rest)?
+            inline_value(rest, written && depth > 0)?
         };
         map.insert(key.to_owned(), value);
     }
@@ -131,7 +136,13 @@ fn mapping(
 }
 
 /// What follows `key:` on the lines below: a list, a nested mapping, or null.
-fn block_value(lines: &[&str], pos: &mut usize, parent: usize, depth: usize) -> Option<Value> {
+fn block_value(
+    lines: &[&str],
+    pos: &mut usize,
+    parent: usize,
+    depth: usize,
+    written: bool,
+) -> Option<Value> {
     let Some(next) = lines.get(*pos) else {
         return Some(Value::Null);
     };
@@ -148,7 +159,7 @@ fn block_value(lines: &[&str], pos: &mut usize, parent: usize, depth: usize) -> 
                 break;
             }
             let item = line[here..].strip_prefix("- ").filter(|_| here == indent)?;
-            items.push(inline_value(item.trim_start()).filter(Value::is_string)?);
+            items.push(inline_value(item.trim_start(), written).filter(Value::is_string)?);
             *pos += 1;
             if lines.get(*pos).is_some_and(|n| indent_of(n) > indent) {
                 return None;
@@ -159,7 +170,7 @@ fn block_value(lines: &[&str], pos: &mut usize, parent: usize, depth: usize) -> 
     if depth >= 1 {
         return None;
     }
-    mapping(lines, pos, indent, depth + 1).map(Value::Object)
+    mapping(lines, pos, indent, depth + 1, written).map(Value::Object)
 }
 
 /// A key YAML reads as itself without quoting: an ASCII letter or `_`, then
@@ -189,11 +200,12 @@ fn split_key(line: &str) -> Option<(&str, &str)> {
     Some((key, rest))
 }
 
-/// A value written on one line: a quoted or plain string, or a flow list of them.
-fn inline_value(text: &str) -> Option<Value> {
+/// A value written on one line: a quoted or plain string, or a flow list
+/// of them. `written`: plain scalars are kept as their text.
+fn inline_value(text: &str, written: bool) -> Option<Value> {
     let text = text.trim_end();
     if let Some(inner) = text.strip_prefix('[') {
-        return flow_list(inner.strip_suffix(']')?).map(Value::Array);
+        return flow_list(inner.strip_suffix(']')?, written).map(Value::Array);
     }
     if let Some(inner) = text.strip_prefix('"') {
         let inner = inner.strip_suffix('"')?;
@@ -211,17 +223,17 @@ fn inline_value(text: &str) -> Option<Value> {
     // true` is how hidden skills are written); `True`, `yes` and the rest
     // stay with the full parser.
     match text {
-        "true" => return Some(Value::Bool(true)),
-        "false" => return Some(Value::Bool(false)),
+        "true" if !written => return Some(Value::Bool(true)),
+        "false" if !written => return Some(Value::Bool(false)),
         _ => {}
     }
-    plain(text)
+    plain(text, written)
 }
 
 /// The items of a flow list (`[a, "b", 'c']`, without the brackets): plain
 /// or quoted strings separated by commas. Quoted items may hold commas and
 /// brackets; anything nested, escaped or trailing is left to the full parser.
-fn flow_list(inner: &str) -> Option<Vec<Value>> {
+fn flow_list(inner: &str, written: bool) -> Option<Vec<Value>> {
     let mut items = Vec::new();
     let mut rest = inner.trim();
     if rest.is_empty() {
@@ -255,7 +267,7 @@ fn flow_list(inner: &str) -> Option<Vec<Value>> {
             if text.contains(['[', ']', '{', '}', '"', '\'', '#']) {
                 return None;
             }
-            (plain(text)?, &rest[end..])
+            (plain(text, written)?, &rest[end..])
         };
         items.push(item);
         let after = after.trim_start_matches(' ');
@@ -269,12 +281,24 @@ fn flow_list(inner: &str) -> Option<Vec<Value>> {
     }
 }
 
-/// A plain scalar that YAML can only read as a string.
-fn plain(text: &str) -> Option<Value> {
-    let first = text.chars().next()?;
+/// A plain scalar that YAML can only read as a string; or, `written`, any
+/// plain scalar without an indicator, as its text (`1.10`, `true`, `~`).
+fn plain(text: &str, written: bool) -> Option<Value> {
+    let mut chars = text.chars();
+    let first = chars.next()?;
     // Letters only: digits, signs and dots could be numbers, and every
-    // indicator character changes the meaning.
-    if !first.is_alphabetic() {
+    // indicator character changes the meaning. Kept as text, a number is
+    // as good as a word; `-` is an indicator unless a digit or dot follows.
+    let starts_number = || {
+        first.is_ascii_digit()
+            || matches!(first, '+' | '~')
+            || (matches!(first, '-' | '.')
+                && chars
+                    .clone()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || (first == '-' && c == '.')))
+    };
+    if !(first.is_alphabetic() || (written && starts_number())) {
         return None;
     }
     // `: ` (a nested mapping) or ` #` (a comment) anywhere, or a trailing
@@ -294,7 +318,7 @@ fn plain(text: &str) -> Option<Value> {
     const SPECIAL: [&str; 12] = [
         "true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "~",
     ];
-    if text.len() <= 5 && SPECIAL.iter().any(|s| text.eq_ignore_ascii_case(s)) {
+    if !written && text.len() <= 5 && SPECIAL.iter().any(|s| text.eq_ignore_ascii_case(s)) {
         return None;
     }
     Some(Value::String(text.to_owned()))
@@ -357,6 +381,17 @@ mod tests {
             "hidden: true\nshown: false\n",
             Some(json!({"hidden": true, "shown": false})),
         );
+        // Under `metadata` every plain scalar is its text.
+        check(
+            "metadata:\n  version: 1.10\n  flag: true\n  nil: ~\n  list: [1.0, -7, x]\n  items:\n    - .5\n    - +1\n",
+            Some(
+                json!({"metadata": {"version": "1.10", "flag": "true", "nil": "~",
+                        "list": ["1.0", "-7", "x"], "items": [".5", "+1"]}}),
+            ),
+        );
+        // Elsewhere a number is still the full parser's.
+        check("other:\n  version: 1.10\n", None);
+        check("metadata: 1.10\n", None);
     }
 
     #[test]
@@ -438,6 +473,15 @@ mod differential {
             Just("no".to_owned()),
             Just("0.1.0".to_owned()),
             Just("- x".to_owned()),
+            Just("1.10".to_owned()),
+            Just("-7".to_owned()),
+            Just("-x".to_owned()),
+            Just(".5".to_owned()),
+            Just("+1".to_owned()),
+            Just("~".to_owned()),
+            Just("null".to_owned()),
+            Just("0x10".to_owned()),
+            Just("1e3".to_owned()),
         ]
     }
 
@@ -468,6 +512,20 @@ mod differential {
                 )),
             ("[a-z][a-z_-]{0,8}", "[a-z][a-z_-]{0,8}", scalar())
                 .prop_map(|(k, n, v)| format!("{k}:\n  {n}: {v}\n")),
+            // `metadata`, whose scalars are kept as written on both paths.
+            (
+                "[a-z][a-z_-]{0,8}",
+                scalar(),
+                proptest::collection::vec(scalar(), 0..3)
+            )
+                .prop_map(|(n, v, items)| format!(
+                    "metadata:\n  {n}: {v}\n  list: [{}]\n  block:\n{}",
+                    items.join(", "),
+                    items
+                        .iter()
+                        .map(|i| format!("    - {i}\n"))
+                        .collect::<String>()
+                )),
         ];
         // Each entry ends its lines with LF, CRLF or a lone CR, mixed within
         // a document as files edited on several systems are.

@@ -98,6 +98,40 @@ pub enum DiagnosticCode {
     ProviderFailed,
     /// An active skill's file disappeared; it stays active with the context loaded earlier.
     RemovedWhileActive,
+    /// Portability lint (`skills doctor --profile`): The file starts with a byte-order mark, which other agents' validators reject.
+    PortabilityByteOrderMark,
+    /// Portability lint (`skills doctor --profile`): The file has no YAML front matter other agents read (none, TOML, or YAML they cannot parse).
+    PortabilityFrontMatter,
+    /// Portability lint (`skills doctor --profile`): The instruction file is not a `SKILL.md` in the skill's own folder.
+    PortabilityFileName,
+    /// Portability lint (`skills doctor --profile`): There is no `name`, or it is not a non-empty string.
+    PortabilityNameMissing,
+    /// Portability lint (`skills doctor --profile`): The `name` is not the folder's name (after NFKC).
+    PortabilityNameMismatch,
+    /// Portability lint (`skills doctor --profile`): The `name` has uppercase letters.
+    PortabilityNameUppercase,
+    /// Portability lint (`skills doctor --profile`): The `name` starts or ends with a hyphen or has two in a row.
+    PortabilityNameHyphens,
+    /// Portability lint (`skills doctor --profile`): The `name` has characters other than letters, digits and hyphens.
+    PortabilityNameCharacters,
+    /// Portability lint (`skills doctor --profile`): The `name` is over 64 characters.
+    PortabilityNameTooLong,
+    /// Portability lint (`skills doctor --profile`): There is no `description`, or it is not a non-empty string.
+    PortabilityDescriptionMissing,
+    /// Portability lint (`skills doctor --profile`): The `description` is over 1,024 characters.
+    PortabilityDescriptionTooLong,
+    /// Portability lint (`skills doctor --profile`): The `compatibility` is over 500 characters.
+    PortabilityCompatibilityTooLong,
+    /// Portability lint (`skills doctor --profile`): A field other agents read has the wrong type (`compatibility`, `allowed-tools`).
+    PortabilityFieldType,
+    /// Portability lint (`skills doctor --profile`): A top-level key outside the profile's fields.
+    PortabilityUnknownField,
+    /// Portability lint (`skills doctor --profile`): A `metadata` value YAML types as other than a string (`1.10`, `true`, a mapping).
+    PortabilityMetadataNotString,
+    /// Portability lint (`skills doctor --profile`): The `name` or `description` holds an XML tag.
+    PortabilityXmlTag,
+    /// Portability lint (`skills doctor --profile`): The `name` holds a reserved word (`anthropic`, `claude`).
+    PortabilityReservedWord,
 }
 
 impl DiagnosticCode {
@@ -131,6 +165,23 @@ impl DiagnosticCode {
             DiagnosticCode::MissingRoot => "missing_root",
             DiagnosticCode::ProviderFailed => "provider_failed",
             DiagnosticCode::RemovedWhileActive => "removed_while_active",
+            DiagnosticCode::PortabilityByteOrderMark => "portability_byte_order_mark",
+            DiagnosticCode::PortabilityFrontMatter => "portability_front_matter",
+            DiagnosticCode::PortabilityFileName => "portability_file_name",
+            DiagnosticCode::PortabilityNameMissing => "portability_name_missing",
+            DiagnosticCode::PortabilityNameMismatch => "portability_name_mismatch",
+            DiagnosticCode::PortabilityNameUppercase => "portability_name_uppercase",
+            DiagnosticCode::PortabilityNameHyphens => "portability_name_hyphens",
+            DiagnosticCode::PortabilityNameCharacters => "portability_name_characters",
+            DiagnosticCode::PortabilityNameTooLong => "portability_name_too_long",
+            DiagnosticCode::PortabilityDescriptionMissing => "portability_description_missing",
+            DiagnosticCode::PortabilityDescriptionTooLong => "portability_description_too_long",
+            DiagnosticCode::PortabilityCompatibilityTooLong => "portability_compatibility_too_long",
+            DiagnosticCode::PortabilityFieldType => "portability_field_type",
+            DiagnosticCode::PortabilityUnknownField => "portability_unknown_field",
+            DiagnosticCode::PortabilityMetadataNotString => "portability_metadata_not_string",
+            DiagnosticCode::PortabilityXmlTag => "portability_xml_tag",
+            DiagnosticCode::PortabilityReservedWord => "portability_reserved_word",
         }
     }
 }

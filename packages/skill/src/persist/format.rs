@@ -40,8 +40,10 @@ use crate::snapshot::{StoredBulk, StoredSnapshot};
 /// script's lowercase letters, kept in NFKC form; 8 warns of the open
 /// specification's id and `compatibility` limits; 9 reads `paths`,
 /// `user-invocable`, `argument-hint` and `when_to_use` (kept as unknown
-/// fields before); 10 reads the `arguments:` names into the manifest.
-pub(super) const FORMAT: u32 = 10;
+/// fields before); 10 reads the `arguments:` names into the manifest; 11
+/// keeps `metadata` scalars as written (`1.10` is the string "1.10") and
+/// recovers and reports unquoted `: ` at any depth.
+pub(super) const FORMAT: u32 = 11;
 
 /// A line longer than this is not read. Lines are short (one skill, one
 /// diagnostic, one piece of bulk); the longest that can grow is the

@@ -1,0 +1,770 @@
+//! The portability lint behind `skills doctor --profile`: what another
+//! agent's rules reject in a skill file that Bcode loads. A pure function
+//! over the file's bytes and its folder's name; each finding is a warning
+//! with a stable `portability_*` code naming the rule, the line, and a
+//! hint saying the fix. Nothing here changes how Bcode loads a skill.
+
+use bcode_skill_models::{Diagnostic, DiagnosticCode};
+use serde_json::{Map, Value};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::front_matter::{self, Split, Syntax};
+
+/// Whose rules a skill is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Profile {
+    /// The open Agent Skills specification, as its reference validator
+    /// (`skills-ref validate`) checks it.
+    AgentSkills,
+    /// Claude Code's rules for a skill's `name` and `description`.
+    Claude,
+    /// What the Codex CLI's skill loader refuses: a `SKILL.md` whose YAML
+    /// front matter lacks a `name` or `description` string, or whose name,
+    /// description or `metadata.short-description` (whitespace collapsed)
+    /// is over its limit.
+    Codex,
+}
+
+impl Profile {
+    /// Every profile's name, as `--profile` takes it.
+    pub const NAMES: &'static [&'static str] = &["agentskills", "claude", "codex"];
+
+    /// The profile called `name`.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        match name {
+            "agentskills" => Some(Profile::AgentSkills),
+            "claude" => Some(Profile::Claude),
+            "codex" => Some(Profile::Codex),
+            _ => None,
+        }
+    }
+
+    /// The name `--profile` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::AgentSkills => "agentskills",
+            Profile::Claude => "claude",
+            Profile::Codex => "codex",
+        }
+    }
+
+    /// How messages name the rules' owner.
+    fn owner(self) -> &'static str {
+        match self {
+            Profile::AgentSkills => "Agent Skills",
+            Profile::Claude => "Claude Code",
+            Profile::Codex => "Codex",
+        }
+    }
+}
+
+/// The top-level keys the open specification allows.
+pub const AGENT_SKILLS_FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+const MAX_NAME_CHARS: usize = 64;
+const MAX_DESCRIPTION_CHARS: usize = 1024;
+const MAX_COMPATIBILITY_CHARS: usize = 500;
+const RESERVED_WORDS: &[&str] = &["anthropic", "claude"];
+
+/// One skill file to lint: its bytes as on disk, the name of the file and
+/// the name of the folder holding it.
+#[derive(Clone, Copy, Debug)]
+pub struct LintInput<'a> {
+    /// The whole file, byte-order mark and all.
+    pub text: &'a [u8],
+    /// The instruction file's name (`SKILL.md`).
+    pub file_name: &'a str,
+    /// The name of the folder holding it.
+    pub folder: &'a str,
+}
+
+/// Every finding of `profile`'s rules in one file, in rule order, as
+/// warnings without a path (the caller knows it).
+pub fn lint(profile: Profile, input: LintInput<'_>) -> Vec<Diagnostic> {
+    let mut lint = Lint {
+        profile,
+        found: Vec::new(),
+        raw: "",
+        first_line: 1,
+    };
+    lint.run(input);
+    lint.found
+}
+
+struct Lint<'a> {
+    profile: Profile,
+    found: Vec<Diagnostic>,
+    raw: &'a str,
+    first_line: u32,
+}
+
+impl<'a> Lint<'a> {
+    fn push(
+        &mut self,
+        code: DiagnosticCode,
+        line: Option<u32>,
+        field: Option<&str>,
+        message: String,
+        hint: String,
+    ) {
+        let mut d = Diagnostic::warning(
+            code,
+            format!(
+                "{} ({}): {message}",
+                self.profile.owner(),
+                self.profile.name()
+            ),
+        )
+        .with_hint(hint);
+        if let Some(line) = line {
+            d = d.with_position(line, Some(1));
+        }
+        if let Some(field) = field {
+            d = d.with_field(field);
+        }
+        self.found.push(d);
+    }
+
+    fn run(&mut self, input: LintInput<'a>) {
+        let agent_skills = self.profile == Profile::AgentSkills;
+        let codex = self.profile == Profile::Codex;
+        if (agent_skills || codex) && input.text.starts_with(b"\xEF\xBB\xBF") {
+            self.push(
+                DiagnosticCode::PortabilityByteOrderMark,
+                Some(1),
+                None,
+                "the file starts with a byte-order mark, so it does not start with `---`".into(),
+                "save the file as UTF-8 without a byte-order mark".into(),
+            );
+        }
+        // The open validator also takes `skill.md`; Codex reads `SKILL.md` alone.
+        let file_ok =
+            input.file_name == "SKILL.md" || (agent_skills && input.file_name == "skill.md");
+        if (agent_skills || codex) && !file_ok {
+            self.push(
+                DiagnosticCode::PortabilityFileName,
+                None,
+                None,
+                format!(
+                    "a skill is a folder holding `SKILL.md`; this one is `{}`",
+                    input.file_name
+                ),
+                format!(
+                    "move it to `{}/SKILL.md`",
+                    if input.file_name.ends_with(".md") && input.file_name != "README.md" {
+                        input.file_name.trim_end_matches(".md")
+                    } else {
+                        input.folder
+                    }
+                ),
+            );
+        }
+        let Some(map) = self.front_matter(input.text) else {
+            return;
+        };
+        if codex {
+            self.codex(&map);
+            return;
+        }
+        self.name(&map, input.folder);
+        self.description(&map);
+        if agent_skills {
+            self.compatibility(&map);
+            self.allowed_tools(&map);
+            self.unknown_fields(&map);
+            self.metadata(&map);
+        }
+    }
+
+    /// The front matter as a YAML reader types it, or `None` (with a
+    /// finding) when another agent would not read it at all.
+    fn front_matter(&mut self, text: &'a [u8]) -> Option<Map<String, Value>> {
+        let (raw, first_line) = match front_matter::split(text) {
+            Split::Block {
+                syntax: Syntax::Yaml,
+                raw,
+                first_line,
+                ..
+            } => (raw, first_line),
+            Split::Block {
+                syntax: Syntax::Toml,
+                ..
+            } => {
+                self.push(
+                    DiagnosticCode::PortabilityFrontMatter,
+                    Some(1),
+                    None,
+                    "front matter is TOML (`+++`); other agents read only YAML between `---` lines"
+                        .into(),
+                    "rewrite the front matter as YAML between `---` lines".into(),
+                );
+                return None;
+            }
+            Split::None { .. } | Split::Unterminated { .. } => {
+                self.push(
+                    DiagnosticCode::PortabilityFrontMatter,
+                    Some(1),
+                    None,
+                    "the file has no YAML front matter between `---` lines".into(),
+                    "start the file with `---`, `name:` and `description:` lines and a closing `---`"
+                        .into(),
+                );
+                return None;
+            }
+        };
+        let raw = std::str::from_utf8(text.get(raw)?).ok()?;
+        self.raw = raw;
+        self.first_line = first_line;
+        match crate::yaml::parse_typed(raw) {
+            Ok(map) => Some(map),
+            Err(err) => {
+                let line = err.line.map(|l| first_line + l.saturating_sub(1));
+                self.push(
+                    DiagnosticCode::PortabilityFrontMatter,
+                    line,
+                    None,
+                    format!(
+                        "the front matter is not valid YAML ({}); Bcode may repair it, other agents reject it",
+                        err.message
+                    ),
+                    "quote values that contain `: ` or start with a special character".into(),
+                );
+                // The other rules still apply to what the author meant.
+                crate::yaml::parse_typed_recovered(raw)
+            }
+        }
+    }
+
+    /// The file line of top-level `key`.
+    fn line_of(&self, key: &str) -> Option<u32> {
+        let index = self.raw.lines().position(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })?;
+        u32::try_from(index).ok().map(|i| self.first_line + i)
+    }
+
+    /// The file line of `key` nested under top-level `parent`.
+    fn nested_line_of(&self, parent: &str, key: &str) -> Option<u32> {
+        let start = self.line_of(parent)?.checked_sub(self.first_line)?;
+        let index = self
+            .raw
+            .lines()
+            .enumerate()
+            .skip(usize::try_from(start).ok()? + 1)
+            .find(|(_, line)| {
+                let body = line.trim_start_matches(' ');
+                body.len() < line.len()
+                    && body
+                        .strip_prefix(key)
+                        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            })?
+            .0;
+        u32::try_from(index).ok().map(|i| self.first_line + i)
+    }
+
+    fn name(&mut self, map: &Map<String, Value>, folder: &str) {
+        let line = self.line_of("name");
+        let name = match map.get("name") {
+            Some(Value::String(name)) if !name.trim().is_empty() => name.trim().nfkc().collect(),
+            // Claude Code falls back to the folder's name.
+            None if self.profile == Profile::Claude => folder.nfkc().collect::<String>(),
+            other => {
+                let (message, hint) = match other {
+                    None => (
+                        "there is no `name`".to_owned(),
+                        format!("add `name: {}`", suggest_name(folder)),
+                    ),
+                    Some(value) => (
+                        format!(
+                            "`name` must be a non-empty string, found {}",
+                            crate::yaml::kind_name(value)
+                        ),
+                        format!("write `name: {}`", suggest_name(folder)),
+                    ),
+                };
+                self.push(
+                    DiagnosticCode::PortabilityNameMissing,
+                    line.or(Some(self.first_line)),
+                    Some("name"),
+                    message,
+                    hint,
+                );
+                return;
+            }
+        };
+        let field = Some("name");
+        let chars = name.chars().count();
+        if chars > MAX_NAME_CHARS {
+            self.push(
+                DiagnosticCode::PortabilityNameTooLong,
+                line,
+                field,
+                format!("the name is {chars} characters; at most {MAX_NAME_CHARS} are allowed"),
+                "shorten the name (and rename the folder to match)".into(),
+            );
+        }
+        if name != name.to_lowercase() {
+            self.push(
+                DiagnosticCode::PortabilityNameUppercase,
+                line,
+                field,
+                format!("the name `{name}` has uppercase letters"),
+                format!("use `name: {}`", suggest_name(&name)),
+            );
+        }
+        if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+            self.push(
+                DiagnosticCode::PortabilityNameHyphens,
+                line,
+                field,
+                format!(
+                    "the name `{name}` starts or ends with a hyphen or has two hyphens in a row"
+                ),
+                format!("use `name: {}`", suggest_name(&name)),
+            );
+        }
+        let allowed = |c: char| match self.profile {
+            Profile::AgentSkills => c.is_alphanumeric() || c == '-',
+            Profile::Claude | Profile::Codex => {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'
+            }
+        };
+        if !name.chars().all(|c| allowed(c) || c.is_uppercase()) {
+            let what = match self.profile {
+                Profile::AgentSkills => "letters, digits and hyphens",
+                Profile::Claude | Profile::Codex => "lowercase ASCII letters, digits and hyphens",
+            };
+            self.push(
+                DiagnosticCode::PortabilityNameCharacters,
+                line,
+                field,
+                format!("the name `{name}` has characters other than {what}"),
+                format!("use `name: {}`", suggest_name(&name)),
+            );
+        }
+        if self.profile == Profile::AgentSkills {
+            let folder: String = folder.nfkc().collect();
+            if folder != name {
+                self.push(
+                    DiagnosticCode::PortabilityNameMismatch,
+                    line,
+                    field,
+                    format!("the name `{name}` is not the folder's name `{folder}`"),
+                    format!("use `name: {folder}`, or rename the folder to `{name}`"),
+                );
+            }
+        }
+        if self.profile == Profile::Claude {
+            if has_xml_tag(&name) {
+                self.push(
+                    DiagnosticCode::PortabilityXmlTag,
+                    line,
+                    field,
+                    "the name holds an XML tag".into(),
+                    "remove the `<...>` tag from the name".into(),
+                );
+            }
+            let lower = name.to_lowercase();
+            if let Some(word) = RESERVED_WORDS.iter().find(|w| lower.contains(*w)) {
+                self.push(
+                    DiagnosticCode::PortabilityReservedWord,
+                    line,
+                    field,
+                    format!("the name `{name}` holds the reserved word `{word}`"),
+                    format!("choose a name without `{word}`"),
+                );
+            }
+        }
+    }
+
+    /// Codex: `name` and `description` strings, non-empty and within their
+    /// limits once every run of white space is one space, and a
+    /// `metadata.short-description` string within the description's limit.
+    fn codex(&mut self, map: &Map<String, Value>) {
+        for (field, max, code) in [
+            (
+                "name",
+                MAX_NAME_CHARS,
+                DiagnosticCode::PortabilityNameTooLong,
+            ),
+            (
+                "description",
+                MAX_DESCRIPTION_CHARS,
+                DiagnosticCode::PortabilityDescriptionTooLong,
+            ),
+        ] {
+            let line = self.line_of(field);
+            let missing = if field == "name" {
+                DiagnosticCode::PortabilityNameMissing
+            } else {
+                DiagnosticCode::PortabilityDescriptionMissing
+            };
+            match map.get(field) {
+                Some(Value::String(text)) if !one_line(text).is_empty() => {
+                    self.codex_length(code, line, field, &one_line(text), max);
+                }
+                other => {
+                    let message = match other {
+                        None => format!("there is no `{field}`"),
+                        Some(value) => format!(
+                            "`{field}` must be a non-empty string, found {}",
+                            crate::yaml::kind_name(value)
+                        ),
+                    };
+                    self.push(
+                        missing,
+                        line.or(Some(self.first_line)),
+                        Some(field),
+                        message,
+                        format!("add `{field}:` with a one-line string"),
+                    );
+                }
+            }
+        }
+        let field = "metadata.short-description";
+        let short = match map.get("metadata") {
+            Some(Value::Object(entries)) => entries.get("short-description"),
+            _ => None,
+        };
+        let line = self
+            .nested_line_of("metadata", "short-description")
+            .or_else(|| self.line_of("metadata"));
+        match short {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => {
+                let code = DiagnosticCode::PortabilityDescriptionTooLong;
+                self.codex_length(code, line, field, &one_line(text), MAX_DESCRIPTION_CHARS);
+            }
+            Some(other) => self.push(
+                DiagnosticCode::PortabilityFieldType,
+                line,
+                Some(field),
+                format!(
+                    "`{field}` must be a string, found {}",
+                    crate::yaml::kind_name(other)
+                ),
+                "quote the value".into(),
+            ),
+        }
+    }
+
+    fn codex_length(
+        &mut self,
+        code: DiagnosticCode,
+        line: Option<u32>,
+        field: &str,
+        text: &str,
+        max: usize,
+    ) {
+        let chars = text.chars().count();
+        if chars > max {
+            self.push(
+                code,
+                line,
+                Some(field),
+                format!("`{field}` is {chars} characters on one line; at most {max} are allowed"),
+                format!("shorten `{field}`"),
+            );
+        }
+    }
+
+    fn description(&mut self, map: &Map<String, Value>) {
+        let line = self.line_of("description");
+        let field = Some("description");
+        let text = match map.get("description") {
+            Some(Value::String(text)) if !text.trim().is_empty() => text,
+            other => {
+                let message = match other {
+                    None => "there is no `description`".to_owned(),
+                    Some(value) => format!(
+                        "`description` must be a non-empty string, found {}",
+                        crate::yaml::kind_name(value)
+                    ),
+                };
+                self.push(
+                    DiagnosticCode::PortabilityDescriptionMissing,
+                    line.or(Some(self.first_line)),
+                    field,
+                    message,
+                    "add `description: <what it does and when to use it>`".into(),
+                );
+                return;
+            }
+        };
+        let chars = text.chars().count();
+        if chars > MAX_DESCRIPTION_CHARS {
+            self.push(
+                DiagnosticCode::PortabilityDescriptionTooLong,
+                line,
+                field,
+                format!(
+                    "the description is {chars} characters; at most {MAX_DESCRIPTION_CHARS} are allowed"
+                ),
+                "shorten it; put details in the body".into(),
+            );
+        }
+        if self.profile == Profile::Claude && has_xml_tag(text) {
+            self.push(
+                DiagnosticCode::PortabilityXmlTag,
+                line,
+                field,
+                "the description holds an XML tag".into(),
+                "remove `<...>` tags from the description".into(),
+            );
+        }
+    }
+
+    fn compatibility(&mut self, map: &Map<String, Value>) {
+        let line = self.line_of("compatibility");
+        match map.get("compatibility") {
+            None => {}
+            Some(Value::String(text)) => {
+                let chars = text.chars().count();
+                if chars > MAX_COMPATIBILITY_CHARS {
+                    self.push(
+                        DiagnosticCode::PortabilityCompatibilityTooLong,
+                        line,
+                        Some("compatibility"),
+                        format!(
+                            "`compatibility` is {chars} characters; at most {MAX_COMPATIBILITY_CHARS} are allowed"
+                        ),
+                        "name only the environments the skill needs".into(),
+                    );
+                }
+            }
+            Some(other) => self.push(
+                DiagnosticCode::PortabilityFieldType,
+                line,
+                Some("compatibility"),
+                format!(
+                    "`compatibility` must be a string, found {}",
+                    crate::yaml::kind_name(other)
+                ),
+                "write `compatibility:` as one quoted string".into(),
+            ),
+        }
+    }
+
+    fn allowed_tools(&mut self, map: &Map<String, Value>) {
+        let ok = match map.get("allowed-tools") {
+            None | Some(Value::String(_)) => true,
+            Some(Value::Array(items)) => items.iter().all(Value::is_string),
+            Some(_) => false,
+        };
+        if !ok {
+            let line = self.line_of("allowed-tools");
+            self.push(
+                DiagnosticCode::PortabilityFieldType,
+                line,
+                Some("allowed-tools"),
+                "`allowed-tools` must be a string or a list of strings".into(),
+                "write `allowed-tools: Read Grep` (tools separated by spaces)".into(),
+            );
+        }
+    }
+
+    fn unknown_fields(&mut self, map: &Map<String, Value>) {
+        for key in map.keys() {
+            if AGENT_SKILLS_FIELDS.contains(&key.as_str()) {
+                continue;
+            }
+            let line = self.line_of(key);
+            self.push(
+                DiagnosticCode::PortabilityUnknownField,
+                line,
+                Some(key),
+                format!(
+                    "the key `{key}` is not one of {}",
+                    AGENT_SKILLS_FIELDS
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                format!("remove `{key}`, or move it under `metadata:` as a string"),
+            );
+        }
+    }
+
+    fn metadata(&mut self, map: &Map<String, Value>) {
+        let line = self.line_of("metadata");
+        match map.get("metadata") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(entries)) => {
+                for (key, value) in entries {
+                    if value.is_string() {
+                        continue;
+                    }
+                    let at = self.nested_line_of("metadata", key).or(line);
+                    let written = self.written_value(at).unwrap_or_else(|| value.to_string());
+                    let hint = match value {
+                        Value::Object(_) | Value::Array(_) => format!(
+                            "flatten it into string values, e.g. `{key}: \"...\"`, or put the data in a file"
+                        ),
+                        _ => format!(
+                            "quote the value: {key}: \"{}\"",
+                            written.replace('"', "\\\"")
+                        ),
+                    };
+                    self.push(
+                        DiagnosticCode::PortabilityMetadataNotString,
+                        at,
+                        Some(&format!("metadata.{key}")),
+                        format!(
+                            "`metadata.{key}` is {} to a YAML reader; metadata values must be strings",
+                            crate::yaml::kind_name(value)
+                        ),
+                        hint,
+                    );
+                }
+            }
+            Some(other) => self.push(
+                DiagnosticCode::PortabilityMetadataNotString,
+                line,
+                Some("metadata"),
+                format!(
+                    "`metadata` must be a mapping of strings to strings, found {}",
+                    crate::yaml::kind_name(other)
+                ),
+                "write `metadata:` with `key: \"value\"` lines under it".into(),
+            ),
+        }
+    }
+
+    /// The text after `: ` on file line `line`, for a hint that quotes it.
+    fn written_value(&self, line: Option<u32>) -> Option<String> {
+        let index = usize::try_from(line?.checked_sub(self.first_line)?).ok()?;
+        let text = self.raw.lines().nth(index)?;
+        let (_, value) = text.split_once(": ")?;
+        let value = value.trim();
+        (!value.is_empty() && !value.starts_with(['{', '['])).then(|| value.to_owned())
+    }
+}
+
+/// `raw` as a name the rules accept: lowercase, runs of anything else as
+/// one hyphen, no hyphen at either end.
+fn suggest_name(raw: &str) -> String {
+    let mut out = String::new();
+    for c in raw.nfkc().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// `text` with every run of white space one space, as Codex reads a field.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `text` holds something shaped like an XML tag: `<`, a letter or
+/// `/`, and a later `>`.
+fn has_xml_tag(text: &str) -> bool {
+    text.match_indices('<').any(|(at, _)| {
+        let rest = &text[at + 1..];
+        rest.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
+            && rest.contains('>')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(profile: Profile, text: &str, folder: &str) -> Vec<(&'static str, Option<u32>)> {
+        lint(
+            profile,
+            LintInput {
+                text: text.as_bytes(),
+                file_name: "SKILL.md",
+                folder,
+            },
+        )
+        .iter()
+        .map(|d| (d.code.as_str(), d.line))
+        .collect()
+    }
+
+    #[test]
+    fn the_spec_example_is_not_portable() {
+        let text =
+            "---\nid: rust-debugging\nname: Rust Debugging\ndescription: d\nversion: 0.1.0\n---\n";
+        assert_eq!(
+            codes(Profile::AgentSkills, text, "rust-debugging"),
+            [
+                ("portability_name_uppercase", Some(3)),
+                ("portability_name_characters", Some(3)),
+                ("portability_name_mismatch", Some(3)),
+                ("portability_unknown_field", Some(2)),
+                ("portability_unknown_field", Some(5)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_portable_skill_has_no_findings() {
+        let text = "---\nname: навык\ndescription: d\nlicense: MIT\nmetadata:\n  version: \"1.10\"\nallowed-tools: Read Grep\n---\n";
+        assert_eq!(codes(Profile::AgentSkills, text, "навык"), []);
+        assert_eq!(
+            codes(Profile::Claude, text, "навык"),
+            [("portability_name_characters", Some(2))]
+        );
+    }
+
+    #[test]
+    fn invalid_yaml_is_reported_and_the_rest_still_checked() {
+        let text = "---\nname: Bad\ndescription: Use when: asked\nmetadata:\n  v: 1.10\n---\n";
+        assert_eq!(
+            codes(Profile::AgentSkills, text, "bad"),
+            [
+                ("portability_front_matter", Some(3)),
+                ("portability_name_uppercase", Some(2)),
+                ("portability_name_mismatch", Some(2)),
+                ("portability_metadata_not_string", Some(5)),
+            ]
+        );
+    }
+
+    #[test]
+    fn codex_rules() {
+        let long = "word ".repeat(206);
+        let text = format!(
+            "---\nname: Any Name Goes\ndescription: |\n  {long}\nmetadata:\n  short-description: [x]\nextra: 1\n---\n"
+        );
+        assert_eq!(
+            codes(Profile::Codex, &text, "folder"),
+            [
+                ("portability_description_too_long", Some(3)),
+                ("portability_field_type", Some(6)),
+            ]
+        );
+        assert_eq!(
+            codes(Profile::Codex, "\u{feff}---\ndescription: d\n---\n", "x"),
+            [
+                ("portability_byte_order_mark", Some(1)),
+                ("portability_name_missing", Some(2)),
+            ]
+        );
+    }
+
+    #[test]
+    fn suggestions_and_tags() {
+        assert_eq!(suggest_name("Rust  Debugging_"), "rust-debugging");
+        assert!(has_xml_tag("use <b>bold</b>"));
+        assert!(!has_xml_tag("a < b > c"));
+    }
+}
