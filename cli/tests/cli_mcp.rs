@@ -153,7 +153,7 @@ fn sandbox() -> Sandbox {
         &[
             (
                 "pdf-tools/SKILL.md",
-                "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\nx-custom: [1, two]\n---\nRead refs/guide.md.\n",
+                "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\n  version: 1.10\nx-custom: [1, two]\n---\nRead refs/guide.md.\n",
             ),
             ("pdf-tools/refs/guide.md", "# Guide\n"),
             ("pdf-tools/scripts/run.sh", "#!/bin/sh\necho hi\n"),
@@ -219,7 +219,7 @@ fn skills_are_listed_with_front_matter_as_written_and_every_file_digested() {
     let pdf = &list["skills"][2];
     assert_eq!(
         pdf["frontmatter"],
-        json!({"name": "pdf-tools", "description": "Work with PDFs", "license": "MIT", "metadata": {"author": "team"}, "x-custom": [1, "two"]})
+        json!({"name": "pdf-tools", "description": "Work with PDFs", "license": "MIT", "metadata": {"author": "team", "version": "1.10"}, "x-custom": [1, "two"]})
     );
     let folder = sandbox.repo.join(".bcode/skills/pdf-tools");
     let expected: Vec<Value> = [

@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 /// The library crates, by folder below the workspace root. The CLI is the
 /// binary that may read the environment; `benches` and `tests` are
 /// measurement and test harnesses, not libraries of the product.
-const LIBRARY_CRATES: [&str; 8] = [
+const LIBRARY_CRATES: [&str; 9] = [
     "packages/text",
     "packages/fs",
     "packages/skill/models",
     "templates",
     "packages/skill",
+    "packages/mcp",
     "pipeline",
     "sections",
     "prompt",
@@ -53,6 +54,10 @@ const SKILL_FS_EDGES: [&str; 10] = [
 /// Modules of `bcode-prompt` that may touch the filesystem: the config
 /// layers and the template overrides.
 const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
+
+/// Modules of `bcode-skill-mcp` that may touch the filesystem: a served
+/// skill's entry (its folder listed, its files read below it).
+const MCP_FS_EDGES: [&str; 1] = ["entry"];
 
 /// Modules of `bcode-prompt-sections` that may touch the filesystem: the
 /// probes (the machine, git, the relevant-mode session sidecar) and the
@@ -419,6 +424,7 @@ fn only_the_edge_modules_touch_the_filesystem() {
     for (krate, edges, known) in [
         ("pipeline", &PIPELINE_FS_EDGES[..], &[][..]),
         ("sections", &SECTIONS_FS_EDGES[..], &[][..]),
+        ("packages/mcp", &MCP_FS_EDGES[..], &[][..]),
     ] {
         let mut known_seen = BTreeSet::new();
         for source in sources(krate) {
@@ -496,6 +502,7 @@ fn every_file_architecture_md_names_exists() {
         "packages/fs",
         "packages/skill/models",
         "packages/skill",
+        "packages/mcp",
         "templates",
         "pipeline",
         "sections",
