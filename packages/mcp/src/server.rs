@@ -136,14 +136,21 @@ impl SkillServer {
         let snapshot = self.current();
         let start = page_start(cursor, snapshot.ids.len())?;
         let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
-        let mut skills = Vec::with_capacity(end - start);
-        for id in snapshot.ids.get(start..end).unwrap_or_default() {
-            // A skill whose files cannot be served is left out of the
-            // listing; `skills/get` names the reason.
-            if let Some(Ok(entry)) = snapshot.skills.get(id).map(Served::entry) {
-                skills.push(entry.skill.clone());
-            }
-        }
+        let page: Vec<&Served> = snapshot
+            .ids
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|id| snapshot.skills.get(id))
+            .collect();
+        build_entries(&page);
+        // A skill whose files cannot be served is left out of the listing;
+        // `skills/get` names the reason.
+        let skills = page
+            .iter()
+            .filter_map(|served| served.entry().ok())
+            .map(|entry| entry.skill.clone())
+            .collect();
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
         Ok(result)
@@ -219,6 +226,26 @@ impl SkillServer {
             .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
         served.entry().map_err(|why| invalid(uri, &why))
     }
+}
+
+/// Builds the entries of `page` not built yet, on the worker threads the
+/// skill walk uses: each entry reads and digests every file of its skill,
+/// and a page of them is most of what a `skills/list` costs.
+fn build_entries(page: &[&Served]) {
+    let threads = bcode_fs::worker_threads().min(page.len());
+    if threads <= 1 {
+        return;
+    }
+    let chunk = page.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for part in page.chunks(chunk) {
+            scope.spawn(move || {
+                for served in part {
+                    let _ = served.entry();
+                }
+            });
+        }
+    });
 }
 
 /// The index a cursor names; `0` without one.
