@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use common::{Sandbox, ok, text, write_files};
 
@@ -185,22 +185,7 @@ fn a_touched_path_outside_the_repository_is_refused() {
 fn a_session_suggests_by_path_once_and_keeps_model_only_skills_from_the_user() {
     let sandbox = sandbox();
     let script = "/touched api/v1/a.proto\n/touched api/v1/a.proto\n/accept\n/skills\n/skill release-bot\nprepare the release changelog\n/skill active\n/quit\n";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bcode-prompt"))
-        .env("HOME", &sandbox.home)
-        .env("BCODE_STATE_DIR", &sandbox.state)
-        .current_dir(&sandbox.repo)
-        .args(["session", "--id", "fields"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(script.as_bytes()).unwrap();
-    }
-    let out = ok(child.wait_with_output().unwrap());
+    let out = ok(sandbox.run_session_in(&sandbox.repo, "fields", &[], script.as_bytes()));
     let transcript: Vec<&str> = out.lines().skip(1).collect();
     let expected = [
         "> /touched api/v1/a.proto",

@@ -144,10 +144,23 @@ impl Sandbox {
     /// fed `script` on stdin (written on a thread, so a large script cannot
     /// dead-lock against the session's output); returns its whole output.
     pub fn run_session(&self, id: &str, extra: &[&str], script: &[u8]) -> std::process::Output {
+        self.run_session_in(&std::env::current_dir().unwrap(), id, extra, script)
+    }
+
+    /// [`Sandbox::run_session`] run from the folder `cwd` (paths typed in
+    /// the session are taken from there).
+    pub fn run_session_in(
+        &self,
+        cwd: &Path,
+        id: &str,
+        extra: &[&str],
+        script: &[u8],
+    ) -> std::process::Output {
         use std::io::Write;
         use std::process::Stdio;
         let mut child = self
             .command()
+            .current_dir(cwd)
             .args(extra)
             .args(["session", "--id", id])
             .stdin(Stdio::piped())
