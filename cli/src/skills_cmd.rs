@@ -253,6 +253,7 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "model visible:  {}", skill.model_visible())?;
     writeln!(out, "user invocable: {}", m.user_invocable())?;
     writeln!(out, "argument hint:  {}", opt(&m.details().argument_hint))?;
+    writeln!(out, "arguments:      {}", list(&m.details().arguments))?;
     writeln!(out, "when to use:    {}", opt(&m.details().when_to_use))?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
     writeln!(out, "paths:          {}", list(&m.details().paths))?;

@@ -58,6 +58,7 @@ pub fn doctor(diagnostics: &[Diagnostic]) -> impl Serialize + '_ {
 #[derive(Serialize)]
 struct SkillJson<'a> {
     argument_hint: Option<&'a str>,
+    arguments: &'a [String],
     compatibility: Option<&'a str>,
     description: &'a str,
     directory: Cow<'a, str>,
@@ -104,6 +105,7 @@ impl<'a> SkillJson<'a> {
         } = &d.permissions;
         SkillJson {
             argument_hint: d.argument_hint.as_deref(),
+            arguments: &d.arguments,
             compatibility: d.compatibility.as_deref(),
             description: &m.description,
             directory,

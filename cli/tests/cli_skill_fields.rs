@@ -32,7 +32,7 @@ fn sandbox() -> Sandbox {
             ),
             (
                 "fix-issue/SKILL.md",
-                "---\ndescription: Fix a GitHub issue.\nwhen_to_use: When the user names an issue number.\nargument-hint: [issue-number]\nallowed-tools: Bash(gh:*) Read\n---\nFix it.\n",
+                "---\ndescription: Fix a GitHub issue.\nwhen_to_use: When the user names an issue number.\nargument-hint: [issue-number]\narguments: [issue]\nallowed-tools: Bash(gh:*) Read\n---\nFix it.\n",
             ),
             (
                 "bad-glob/SKILL.md",
@@ -73,6 +73,7 @@ fn the_fields_are_read_and_shown() {
     .unwrap();
     let skill = &show["skill"];
     assert_eq!(skill["argument_hint"], "[issue-number]");
+    assert_eq!(skill["arguments"], serde_json::json!(["issue"]));
     assert_eq!(skill["when_to_use"], "When the user names an issue number.");
     assert_eq!(skill["user_invocable"], true);
     assert_eq!(
@@ -85,6 +86,7 @@ fn the_fields_are_read_and_shown() {
     assert!(show.contains("paths:          *.md, docs/**\n"), "{show}");
     let show = ok(run(&sandbox, &["skills", "show", "fix-issue"]));
     assert!(show.contains("argument hint:  [issue-number]\n"), "{show}");
+    assert!(show.contains("arguments:      issue\n"), "{show}");
     assert!(
         show.contains("allowed-tools:  Bash(gh:*), Read\n"),
         "{show}"
