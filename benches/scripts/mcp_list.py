@@ -45,7 +45,12 @@ def timed_rss(argv, env, stdin=None, driver=None):
         env=env,
     )
     extra = driver(proc) if driver else None
-    _, err = proc.communicate()
+    if driver:
+        proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait()
+    else:
+        _, err = proc.communicate()
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{argv} failed: {err.decode()[-500:]}")

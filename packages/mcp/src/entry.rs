@@ -39,6 +39,8 @@ pub struct ServedEntry {
     pub skill: Skill,
     /// The folder the files are read from.
     pub folder: PathBuf,
+    /// Where they may really be: inside `folder` (canonicalised once).
+    confinement: Confinement,
     /// Every listed file, by served path.
     pub files: Vec<ServedFile>,
 }
@@ -56,7 +58,7 @@ impl ServedEntry {
     /// in since the listing is refused).
     pub fn read(&self, file: &ServedFile) -> Result<Vec<u8>, String> {
         let max = usize::try_from(MAX_BYTES).unwrap_or(usize::MAX);
-        Confinement::within(&self.folder)
+        self.confinement
             .read_bounded(&self.folder.join(&file.real), max)
             .map_err(|err| err.to_string())
     }
@@ -115,6 +117,7 @@ pub fn build(summary: &SkillSummary) -> Result<ServedEntry, String> {
             SkillFrontmatter::new(id, ""),
             SkillResources::Files(Vec::new()),
         ),
+        confinement: Confinement::within(&folder),
         folder,
         files,
     };
