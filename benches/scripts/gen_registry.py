@@ -16,7 +16,7 @@ The shape follows what a public registry of about 61,000 skills holds:
     100,000, the largest);
   * front matter with `name` (the folder's name; a few in Cyrillic or
     Chinese), a `description` of realistic length (median about 220
-    characters, a few near the 1,024 limit) written plain, quoted or folded,
+    characters, a few just over the 1,024 limit) written plain, quoted or folded,
     and a `metadata` map of string values (`author`, `version`, `tags`, some
     `category`/`homepage`) in about 95% of the files, block or flow style;
     some `license`, `allowed-tools` and `compatibility`; about 1% have an

@@ -41,7 +41,9 @@ cache), then --runs timed rounds, each round running every command of every
 corpus once: floor, catalog, render, render without the disk cache,
 list --json [, pi], corpora and commands in an order that turns by one each
 round. Wall time = a monotonic clock around `/usr/bin/time -v` (its own
-~1 ms on every command alike); memory = its "Maximum resident set size"
+~1 ms on every command alike); CPU time = its user + system time (10 ms
+steps; steadier than wall time on a loaded machine, and given beside it in
+the nested table); memory = its "Maximum resident set size"
 (a launcher of its size, not this Python process, whose size the kernel
 would report as the child's peak). Medians of the rounds; time ratios are
 paired: the median over the rounds of each round's own ratio.
@@ -157,11 +159,13 @@ def run_once(argv, cwd, env, time_out):
     wall = (time.monotonic() - start) * 1000.0
     if proc.returncode != 0:
         sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
-    rss = None
+    rss, cpu = None, 0.0
     for line in time_out.read_text().splitlines():
         if "Maximum resident set size" in line:
             rss = int(line.split(":")[1]) / 1024.0
-    return wall, rss
+        elif "User time (seconds)" in line or "System time (seconds)" in line:
+            cpu += float(line.split(":")[1]) * 1000.0
+    return wall, rss, cpu
 
 
 def skill_files(cmds):
@@ -196,15 +200,16 @@ def measure_plan(plan, runs, time_out):
         print(f"== warm-up {name} (load {' '.join(loadavg())})", file=sys.stderr)
         for argv, cwd, env in cmds.values():
             run_once(argv, cwd, env, time_out)  # page cache warm; writes render's disk cache
-    samples = {name: {k: {"wall": [], "rss": []} for k in cmds} for name, _, cmds in plan}
+    samples = {name: {k: {"wall": [], "rss": [], "cpu": []} for k in cmds} for name, _, cmds in plan}
     for round_ in range(runs):
         print(f"== round {round_ + 1}/{runs} (load {' '.join(loadavg())})", file=sys.stderr)
         for name, _, cmds in rotated(plan, round_):
             for key in rotated(list(cmds), round_):
                 argv, cwd, env = cmds[key]
-                wall, rss = run_once(argv, cwd, env, time_out)
+                wall, rss, cpu = run_once(argv, cwd, env, time_out)
                 samples[name][key]["wall"].append(wall)
                 samples[name][key]["rss"].append(rss)
+                samples[name][key]["cpu"].append(cpu)
     results = []
     for name, files, _ in plan:
         result = {"corpus": name, "skill_files": files, "runs": runs, "commands": {}}
@@ -214,6 +219,8 @@ def measure_plan(plan, runs, time_out):
                 "rss_mib": statistics.median(s["rss"]),
                 "wall_samples": s["wall"],
                 "rss_samples": s["rss"],
+                "cpu_ms": statistics.median(s["cpu"]),
+                "cpu_samples": s["cpu"],
             }
         results.append(result)
     return results
@@ -413,15 +420,21 @@ NESTED_LABELS = {
 def nested_table(result):
     c = result["commands"]
     floor = c["floor"]["wall_samples"]
-    lines = ["| command | wall ms (median) | × floor (paired) | max RSS MiB | nested / root: paired / of medians / memory |",
-             "|---|---:|---:|---:|---|"]
+    lines = ["| command | wall ms (median) | CPU ms (median) | × floor (paired) | max RSS MiB | "
+             "nested / root, wall: paired / of medians; CPU: paired / of medians; memory |",
+             "|---|---:|---:|---:|---:|---|"]
     for key, m in c.items():
         vs = ""
         if key.startswith("nested_"):
             root = c["root_" + key[len("nested_"):]]  # its pair from the root
             vs = (f"**{paired(m['wall_samples'], root['wall_samples']):.3f}** / "
-                  f"{m['wall_ms'] / root['wall_ms']:.3f} / {m['rss_mib'] / root['rss_mib']:.3f}")
-        lines.append(f"| {NESTED_LABELS[key]} | {m['wall_ms']:.1f} | {paired(m['wall_samples'], floor):.2f} | "
+                  f"{m['wall_ms'] / root['wall_ms']:.3f}; ")
+            if "cpu_samples" in m and min(root["cpu_samples"]) > 0:
+                vs += (f"**{paired(m['cpu_samples'], root['cpu_samples']):.3f}** / "
+                       f"{m['cpu_ms'] / root['cpu_ms']:.3f}; ")
+            vs += f"{m['rss_mib'] / root['rss_mib']:.3f}"
+        cpu = f"{m['cpu_ms']:.0f}" if "cpu_ms" in m else "-"
+        lines.append(f"| {NESTED_LABELS[key]} | {m['wall_ms']:.1f} | {cpu} | {paired(m['wall_samples'], floor):.2f} | "
                      f"{m['rss_mib']:.1f} | {vs} |")
     if result.get("strace"):
         lines.append("")
