@@ -46,6 +46,8 @@ pub enum Generator {
     GenCorpus,
     /// The built-in fallback: plain, valid skills only, not comparable with Pi.
     BuiltIn,
+    /// `scripts/gen_registry.py --n N --seed 1`: the shape of a public registry.
+    Registry,
 }
 
 impl Generator {
@@ -55,6 +57,7 @@ impl Generator {
             Generator::BuiltIn => {
                 "built-in Rust generator (python3 or gen_corpus.py unavailable; NOT comparable with Pi)"
             }
+            Generator::Registry => "gen_registry.py (seed 1, shaped like a public registry)",
         }
     }
 }
@@ -522,6 +525,37 @@ pub const NESTED_SKILLS: [(&str, &str, &str); 4] = [
 /// The registry-shaped corpus generator beside the scripts.
 pub fn gen_registry_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_registry.py")
+}
+
+/// The registry-shaped corpus of `n` skills (`gen_registry.py --n n --seed
+/// 1`, one flat root `primary`), in `<corpora>/registry<n>` where
+/// `scripts/scale.py` puts it too: reused when complete, else generated.
+/// There is no built-in fallback (the shape is the point): without python3
+/// this is an error, and the benches that use it say so and skip.
+pub fn registry_corpus(n: usize) -> io::Result<Corpus> {
+    let dir = corpora_dir().join(format!("registry{n}"));
+    if !dir.join("MANIFEST.json").is_file() {
+        let status = Command::new("python3")
+            .arg(gen_registry_script())
+            .args(["--n", &n.to_string(), "--seed", &SEED.to_string()])
+            .arg("--out")
+            .arg(&dir)
+            .arg("--force")
+            .stdout(std::process::Stdio::null())
+            .status()?;
+        if !status.success() || !dir.join("MANIFEST.json").is_file() {
+            return Err(io::Error::other(format!(
+                "gen_registry.py failed ({status}) for {}",
+                dir.display()
+            )));
+        }
+    }
+    age_files(&dir)?;
+    Ok(Corpus {
+        n,
+        dir,
+        generator: Generator::Registry,
+    })
 }
 
 /// A repository prepared for the nested renders.
