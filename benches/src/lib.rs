@@ -527,6 +527,26 @@ pub fn gen_registry_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_registry.py")
 }
 
+/// `gen_registry.py --n n --seed 1 --out out --root root --force`; an error
+/// when python3 or the script fails or leaves no `MANIFEST.json`.
+fn run_gen_registry(n: usize, out: &Path, root: &str) -> io::Result<()> {
+    let status = Command::new("python3")
+        .arg(gen_registry_script())
+        .args(["--n", &n.to_string(), "--seed", &SEED.to_string()])
+        .arg("--out")
+        .arg(out)
+        .args(["--root", root, "--force"])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !status.success() || !out.join("MANIFEST.json").is_file() {
+        return Err(io::Error::other(format!(
+            "gen_registry.py failed ({status}) for {}",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The registry-shaped corpus of `n` skills (`gen_registry.py --n n --seed
 /// 1`, one flat root `primary`), in `<corpora>/registry<n>` where
 /// `scripts/scale.py` puts it too: reused when complete, else generated.
@@ -535,20 +555,7 @@ pub fn gen_registry_script() -> PathBuf {
 pub fn registry_corpus(n: usize) -> io::Result<Corpus> {
     let dir = corpora_dir().join(format!("registry{n}"));
     if !dir.join("MANIFEST.json").is_file() {
-        let status = Command::new("python3")
-            .arg(gen_registry_script())
-            .args(["--n", &n.to_string(), "--seed", &SEED.to_string()])
-            .arg("--out")
-            .arg(&dir)
-            .arg("--force")
-            .stdout(std::process::Stdio::null())
-            .status()?;
-        if !status.success() || !dir.join("MANIFEST.json").is_file() {
-            return Err(io::Error::other(format!(
-                "gen_registry.py failed ({status}) for {}",
-                dir.display()
-            )));
-        }
+        run_gen_registry(n, &dir, "primary")?;
     }
     age_files(&dir)?;
     Ok(Corpus {
@@ -611,15 +618,7 @@ fn build_nested_repo(
             fs::remove_dir_all(base)?;
         }
     }
-    let generated = Command::new("python3")
-        .arg(gen_registry_script())
-        .args(["--n", &skills.to_string(), "--seed", &SEED.to_string()])
-        .arg("--out")
-        .arg(registry.join("repo"))
-        .args(["--root", ".agents/skills", "--force"])
-        .stdout(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let generated = run_gen_registry(skills, &registry.join("repo"), ".agents/skills").is_ok();
     let (base, generator) = if generated {
         let repo = registry.join("repo");
         fs::rename(repo.join("MANIFEST.json"), registry.join("MANIFEST.json"))?;
