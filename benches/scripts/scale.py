@@ -28,7 +28,7 @@ folder three levels down (issue 25 item 7): `<CORPORA>/nested-registry10000`,
 a git repository with `gen_registry.py --n 10000` as its `.agents/skills`,
 one skill in each source kind of the folders between (`a/.bcode/skills`,
 `a/b/skills`, `a/b/c/.agents/skills`, `a/b/c/.claude/skills`) and
-`AGENTS.md` at the root, all committed. Every round runs the floor of its
+`AGENTS.md` at the root, all committed and packed. Every round runs the floor of its
 `.agents/skills` and `render` with `--repo <root>` and `--repo <root>/a/b/c`,
 disk cache warm and off, with every default section and with the three git
 sections off (libgit2's status walk of the 28,000 folders is most of a
