@@ -4,6 +4,9 @@
 //! metadata cache) at 100, 1,000 and 10,000 skills; and a disk-cache hit
 //! (a fresh `Discovery` with `skills.disk_cache`, as a one-shot render in a
 //! new process: the stored registry read back and its stamps re-checked).
+//! Then the cold build of 10,000 skills shaped like a public registry
+//! (`discovery_registry/cold/10000`, issue 25 item 7: longer files, a
+//! `metadata` map in nearly every one, another file in each folder).
 
 // A benchmark may stop loudly when its fixture cannot be built.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -11,7 +14,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bcode_benches::{BuildSummary, corpus};
+use bcode_benches::{BuildSummary, corpus, registry_corpus, roots_for};
 use bcode_skill::{Discovery, DiscoveryOptions, DiskCache};
 use bcode_skill_models::SkillsConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
@@ -109,5 +112,50 @@ fn discovery(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, discovery);
+/// The registry-shaped corpus's size in the criterion bench (the 60,000 of
+/// issue 25 are measured whole-process by `scripts/scale.py`).
+const REGISTRY_SIZE: usize = 10_000;
+
+fn discovery_registry(c: &mut Criterion) {
+    let corpus = match registry_corpus(REGISTRY_SIZE) {
+        Ok(corpus) => corpus,
+        Err(err) => {
+            eprintln!("discovery_registry skipped: {err}");
+            return;
+        }
+    };
+    let roots = roots_for(&[corpus.dir.join("primary")]);
+    let summary = BuildSummary::of(&Discovery::new(options()).build(&roots));
+    eprintln!(
+        "corpus registry{REGISTRY_SIZE}: {} at {}\n  skills {}, diagnostics {}",
+        corpus.generator.describe(),
+        corpus.dir.display(),
+        summary.skills,
+        summary.diagnostics,
+    );
+    let mut group = c.benchmark_group("discovery_registry");
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    group.bench_with_input(
+        BenchmarkId::new("cold", REGISTRY_SIZE),
+        &roots,
+        |b, roots| {
+            // Dropped outside the timed region, as in `discovery/cold`.
+            b.iter_batched(
+                || Discovery::new(options()),
+                |mut discovery| {
+                    let registry = discovery.build(black_box(roots));
+                    (discovery, registry)
+                },
+                BatchSize::PerIteration,
+            );
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, discovery, discovery_registry);
 criterion_main!(benches);

@@ -2,7 +2,10 @@
 //! on a repository of 100 skills, 10 invariants, `AGENTS.md` and a 10,000-file
 //! git working tree with a few hundred status entries — with every default
 //! section, with the three git sections off, and, as the yardstick, a plain
-//! `git status --porcelain` subprocess on the same tree.
+//! `git status --porcelain` subprocess on the same tree. Then (issue 25
+//! item 7) a repository with 10,000 registry-shaped skills in its root's
+//! `.agents/skills`, rendered from the root and from `a/b/c`, with the disk
+//! cache warm and off (`render_nested/*`).
 
 // A benchmark may stop loudly when its fixture cannot be built.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -10,8 +13,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bcode_benches::render::{FILES, GIT_OFF, SKILLS, describe, git_status, render, request};
-use bcode_benches::render_repo;
+use bcode_benches::render::{
+    FILES, GIT_OFF, SKILLS, describe, git_status, nested_request, render, request,
+};
+use bcode_benches::{nested_repo, render_repo};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn full_render(c: &mut Criterion) {
@@ -44,5 +49,43 @@ fn full_render(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full_render);
+/// The skills at the nested fixture's root.
+const NESTED_ROOT_SKILLS: usize = 10_000;
+
+fn nested_render(c: &mut Criterion) {
+    let repo = nested_repo(NESTED_ROOT_SKILLS).expect("the nested fixture");
+    eprintln!(
+        "fixture {}: {NESTED_ROOT_SKILLS} skills in .agents/skills ({}), working folder {}",
+        repo.root.display(),
+        repo.generator,
+        repo.work.display()
+    );
+    let cases = [
+        ("root_warm", nested_request(&repo.root, &repo.home, &[])),
+        ("a_b_c_warm", nested_request(&repo.work, &repo.home, &[])),
+        (
+            "root_nocache",
+            nested_request(&repo.root, &repo.home, &["skills.disk_cache=false"]),
+        ),
+        (
+            "a_b_c_nocache",
+            nested_request(&repo.work, &repo.home, &["skills.disk_cache=false"]),
+        ),
+    ];
+    // The first render of each writes its disk cache, so `*_warm` measure hits.
+    for (name, request) in &cases {
+        describe(name, request).expect("the nested fixture renders");
+    }
+    let mut group = c.benchmark_group("render_nested");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    for (name, request) in &cases {
+        group.bench_function(*name, |b| {
+            b.iter(|| black_box(render(black_box(request)).expect("renders")));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, full_render, nested_render);
 criterion_main!(benches);

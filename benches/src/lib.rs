@@ -46,6 +46,8 @@ pub enum Generator {
     GenCorpus,
     /// The built-in fallback: plain, valid skills only, not comparable with Pi.
     BuiltIn,
+    /// `scripts/gen_registry.py --n N --seed 1`: the shape of a public registry.
+    Registry,
 }
 
 impl Generator {
@@ -55,6 +57,7 @@ impl Generator {
             Generator::BuiltIn => {
                 "built-in Rust generator (python3 or gen_corpus.py unavailable; NOT comparable with Pi)"
             }
+            Generator::Registry => "gen_registry.py (seed 1, shaped like a public registry)",
         }
     }
 }
@@ -422,6 +425,9 @@ pub fn git(dir: &Path, args: &[&str]) -> io::Result<String> {
             "commit.gpgsign=false",
             "-c",
             "init.defaultBranch=main",
+            // No gc left running in the background after a large commit.
+            "-c",
+            "gc.auto=0",
         ])
         .args(args)
         .output()?;
@@ -495,6 +501,175 @@ fn build_render_repo(root: &Path, files: usize) -> io::Result<()> {
     // run (ours through libgit2, and `git status`) starts from the same index.
     git(root, &["status", "--porcelain"])?;
     Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The nested-render fixture (issue 25 item 7): a repository with a
+// registry-shaped `.agents/skills` at its root, rendered from the root and
+// from a folder three levels down.
+// ---------------------------------------------------------------------------
+
+/// The working folder of the nested renders, relative to the root.
+pub const NESTED_WORK: &str = "a/b/c";
+
+/// The skills of the folders between the root and [`NESTED_WORK`] (folder,
+/// source kind folder in it, skill name), so every kind of working-folder
+/// root is walked (and cached) by a nested render.
+pub const NESTED_SKILLS: [(&str, &str, &str); 4] = [
+    ("a", ".bcode/skills", "pkg-a-helper"),
+    ("a/b", "skills", "pkg-b-helper"),
+    ("a/b/c", ".agents/skills", "pkg-c-helper"),
+    ("a/b/c", ".claude/skills", "pkg-c-compat"),
+];
+
+/// The registry-shaped corpus generator beside the scripts.
+pub fn gen_registry_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_registry.py")
+}
+
+/// `gen_registry.py --n n --seed 1 --out out --root root --force`; an error
+/// when python3 or the script fails or leaves no `MANIFEST.json`.
+fn run_gen_registry(n: usize, out: &Path, root: &str) -> io::Result<()> {
+    let status = Command::new("python3")
+        .arg(gen_registry_script())
+        .args(["--n", &n.to_string(), "--seed", &SEED.to_string()])
+        .arg("--out")
+        .arg(out)
+        .args(["--root", root, "--force"])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !status.success() || !out.join("MANIFEST.json").is_file() {
+        return Err(io::Error::other(format!(
+            "gen_registry.py failed ({status}) for {}",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The registry-shaped corpus of `n` skills (`gen_registry.py --n n --seed
+/// 1`, one flat root `primary`), in `<corpora>/registry<n>` where
+/// `scripts/scale.py` puts it too: reused when complete, else generated.
+/// There is no built-in fallback (the shape is the point): without python3
+/// this is an error, and the benches that use it say so and skip.
+pub fn registry_corpus(n: usize) -> io::Result<Corpus> {
+    let dir = corpora_dir().join(format!("registry{n}"));
+    if !dir.join("MANIFEST.json").is_file() {
+        run_gen_registry(n, &dir, "primary")?;
+    }
+    age_files(&dir)?;
+    Ok(Corpus {
+        n,
+        dir,
+        generator: Generator::Registry,
+    })
+}
+
+/// A repository prepared for the nested renders.
+#[derive(Clone, Debug)]
+pub struct NestedRepo {
+    /// The repository root.
+    pub root: PathBuf,
+    /// `<root>/a/b/c`.
+    pub work: PathBuf,
+    /// An empty folder to use as `HOME` (its state folder holds the disk cache).
+    pub home: PathBuf,
+    /// Which generator wrote the root's skills.
+    pub generator: &'static str,
+}
+
+/// The repository of `scripts/scale.py --nested`, reused from
+/// `<corpora>/nested-registry<skills>` when complete (the same layout as
+/// that script builds, so either may make it): `gen_registry.py --n skills
+/// --seed 1` as the root's `.agents/skills`, one skill in each folder of
+/// [`NESTED_SKILLS`], `AGENTS.md` at the root and a source file in each of
+/// `a`, `a/b`, `a/b/c`, committed with file times an hour back. Without
+/// python3 the root's skills come from the built-in generator, in
+/// `<corpora>/nested-builtin<skills>`.
+pub fn nested_repo(skills: usize) -> io::Result<NestedRepo> {
+    let corpora = corpora_dir();
+    let registry = corpora.join(format!("nested-registry{skills}"));
+    let builtin = corpora.join(format!("nested-builtin{skills}"));
+    let (base, generator) = if registry.join(RENDER_REPO_DONE).is_file() {
+        (registry, "gen_registry.py (seed 1)")
+    } else if builtin.join(RENDER_REPO_DONE).is_file() {
+        (builtin, "built-in Rust generator (python3 unavailable)")
+    } else {
+        build_nested_repo(skills, &registry, &builtin)?
+    };
+    let root = base.join("repo");
+    let home = base.join("home");
+    fs::create_dir_all(&home)?;
+    Ok(NestedRepo {
+        work: root.join(NESTED_WORK),
+        root,
+        home,
+        generator,
+    })
+}
+
+fn build_nested_repo(
+    skills: usize,
+    registry: &Path,
+    builtin: &Path,
+) -> io::Result<(PathBuf, &'static str)> {
+    for base in [registry, builtin] {
+        if base.exists() {
+            fs::remove_dir_all(base)?;
+        }
+    }
+    let generated = run_gen_registry(skills, &registry.join("repo"), ".agents/skills").is_ok();
+    let (base, generator) = if generated {
+        let repo = registry.join("repo");
+        fs::rename(repo.join("MANIFEST.json"), registry.join("MANIFEST.json"))?;
+        (registry.to_path_buf(), "gen_registry.py (seed 1)")
+    } else {
+        builtin_corpus(skills, &builtin.join("gen"))?;
+        fs::create_dir_all(builtin.join("repo/.agents"))?;
+        fs::rename(
+            builtin.join("gen/primary"),
+            builtin.join("repo/.agents/skills"),
+        )?;
+        fs::remove_dir_all(builtin.join("gen"))?;
+        (
+            builtin.to_path_buf(),
+            "built-in Rust generator (python3 unavailable)",
+        )
+    };
+    let root = base.join("repo");
+    fs::write(
+        root.join("AGENTS.md"),
+        "# Agent instructions\n\nBuild with `make`, test with `make test`.\n",
+    )?;
+    for (package, kind, name) in NESTED_SKILLS {
+        let skill = root.join(package).join(kind).join(name);
+        fs::create_dir_all(&skill)?;
+        fs::write(
+            skill.join("SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Helps with the package under {package}. \
+                 Use when working there.\n---\n\n# Package helper\n\nRun the package's tests first.\n"
+            ),
+        )?;
+    }
+    for (i, folder) in ["a", "a/b", "a/b/c"].iter().enumerate() {
+        let src = root.join(folder).join("src");
+        fs::create_dir_all(&src)?;
+        fs::write(
+            src.join("main.rs"),
+            format!("//! Package {i}.\nfn main() {{}}\n"),
+        )?;
+    }
+    age_files(&root)?;
+    git(&root, &["init", "-q"])?;
+    git(&root, &["add", "-A"])?;
+    git(&root, &["commit", "-q", "-m", "nested fixture"])?;
+    // Packed, as a clone is: libgit2 reads the 20,000 loose trees and blobs
+    // of a fresh commit one file each (1.5 s a render, measured).
+    git(&root, &["repack", "-adq"])?;
+    git(&root, &["status", "--porcelain"])?;
+    fs::write(base.join(RENDER_REPO_DONE), "")?;
+    Ok((base, generator))
 }
 
 /// Repository instructions of a realistic size (~1.5 KiB).

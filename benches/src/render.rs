@@ -5,7 +5,7 @@
 //! --porcelain` subprocess it is measured against.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use bcode_prompt::{PromptError, PromptSession, RuntimeMode, SessionOptions, Turn, TurnInput};
@@ -34,17 +34,21 @@ pub struct RenderRequest {
     now: chrono::DateTime<chrono::Utc>,
 }
 
-/// The request for `repo` with the extra `--set` flags `set`.
-pub fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
-    let env = BTreeMap::from([
-        ("HOME".to_owned(), repo.home.display().to_string()),
+/// The environment of every request: a private `HOME`, a plain `PATH`.
+fn environment(home: &Path) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("HOME".to_owned(), home.display().to_string()),
         ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
         ("SHELL".to_owned(), "/bin/bash".to_owned()),
         ("LANG".to_owned(), "C.UTF-8".to_owned()),
-    ]);
+    ])
+}
+
+/// The request for `repo` with the extra `--set` flags `set`.
+pub fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
     RenderRequest {
         repo: repo.root.clone(),
-        env,
+        env: environment(&repo.home),
         // The corpus as a configured root: a repository's own skill folder
         // may not link out of the repository.
         set: std::iter::once(format!(
@@ -54,6 +58,24 @@ pub fn request(repo: &RenderRepo, set: &[&str]) -> RenderRequest {
         .chain(set.iter().map(|s| (*s).to_owned()))
         .collect(),
         now: chrono::DateTime::parse_from_rfc3339("2026-11-29T19:30:00Z")
+            .unwrap_or_default()
+            .with_timezone(&chrono::Utc),
+    }
+}
+
+/// What `bcode-prompt --repo DIR --set skills.include_user_skills=false
+/// render` asks for on the nested fixture ([`crate::nested_repo`]): `dir`
+/// is its root or its working folder, `home` its empty home (whose state
+/// folder holds the disk cache), `set` more `--set` flags.
+pub fn nested_request(dir: &Path, home: &Path, set: &[&str]) -> RenderRequest {
+    RenderRequest {
+        repo: dir.to_path_buf(),
+        env: environment(home),
+        set: std::iter::once("skills.include_user_skills=false")
+            .chain(set.iter().copied())
+            .map(str::to_owned)
+            .collect(),
+        now: chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .unwrap_or_default()
             .with_timezone(&chrono::Utc),
     }
