@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use bcode_skill::portability::{self, LintInput, Profile};
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, format_catalog,
+    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, WriteCatalogError,
+    write_catalog,
 };
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
@@ -129,19 +130,23 @@ pub fn run(
                 return Ok(ExitCode::SUCCESS);
             }
             let templates = skill_templates(context)?;
-            let catalog = format_catalog(
+            // Byte for byte as injected (no newline is added), escaped on a
+            // terminal; written as it is formatted, so a catalog of tens of
+            // megabytes is never held whole.
+            let mut sink = EscapedOnTerminal(&mut *out);
+            let catalog = write_catalog(
                 registry.skills(),
                 CatalogOptions {
                     prompt: &config.prompt,
                     user_skills_enabled: config.include_user_skills,
                 },
                 &templates,
+                &mut sink,
             )
-            .map_err(|err| CliError::Config(err.to_string()))?;
-            // Byte for byte as injected (no newline is added), escaped on a
-            // terminal.
-            out.write_all(on_stdout(&catalog.text).as_bytes())
-                .map_err(io)?;
+            .map_err(|err| match err {
+                WriteCatalogError::Io(err) => CliError::Io(err),
+                other => CliError::Config(other.to_string()),
+            })?;
             if catalog.omitted > 0 {
                 eprintln!(
                     "bcode-prompt: catalog truncated to {} bytes: {} of {} skills left out",
@@ -216,6 +221,25 @@ pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliErro
         eprintln!("bcode-prompt: warning: {warning}");
     }
     Ok(templates)
+}
+
+/// A writer that passes text on as `on_stdout` shows it: exact on a pipe,
+/// escaped on a terminal. The catalog writes whole entries per call, so a
+/// call never splits a character.
+struct EscapedOnTerminal<'a>(&'a mut dyn Write);
+
+impl Write for EscapedOnTerminal<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) => self.0.write_all(on_stdout(text).as_bytes())?,
+            Err(_) => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> {

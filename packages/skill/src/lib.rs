@@ -51,7 +51,7 @@ pub use bcode_templates::{TemplateError, Templates};
 pub use bcode_text::{closest, edit_distance};
 pub use catalog::{
     BYTES_PER_TOKEN, Catalog, CatalogOptions, CatalogSizeWarning, CatalogWarning,
-    MIN_DESCRIPTION_CHARS, format_catalog,
+    MIN_DESCRIPTION_CHARS, WRITE_PIECE_BYTES, WriteCatalogError, format_catalog, write_catalog,
 };
 pub use context::{
     ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, format_context, preview, preview_arguments,

@@ -541,3 +541,81 @@ fn the_size_warning_names_the_keys_and_follows_the_settings() {
     };
     assert_eq!(format(&eight(), &bounded_small).size_warning, None);
 }
+
+/// `write_catalog` writes the very bytes `format_catalog` returns, with the
+/// same accounting, whether it streams them (no `max_bytes`: many pieces at
+/// 3,000 skills) or formats a bounded catalog first; the streamed one keeps
+/// no text.
+#[test]
+fn a_written_catalog_is_the_formatted_one_in_pieces() {
+    let repo = source(SourceKind::RepoBcode, 0, "repo", true);
+    let skills: Vec<SkillSummary> = (0..3000)
+        .map(|n| {
+            skill(
+                &repo,
+                &format!("s{n:04}"),
+                &format!("Skill {n} does é & <things>."),
+            )
+        })
+        .collect();
+    let templates = Templates::builtin();
+    for prompt in [
+        SkillsPromptConfig::default(),
+        bounded(40_000),
+        SkillsPromptConfig {
+            catalog: CatalogMode::NamesOnly,
+            ..SkillsPromptConfig::default()
+        },
+        SkillsPromptConfig {
+            catalog: CatalogMode::Off,
+            ..SkillsPromptConfig::default()
+        },
+    ] {
+        let options = CatalogOptions {
+            prompt: &prompt,
+            user_skills_enabled: false,
+        };
+        let whole = format_catalog(skills.iter(), options, &templates).unwrap();
+        let mut pieces = Pieces::default();
+        let written =
+            bcode_skill::write_catalog(skills.iter(), options, &templates, &mut pieces).unwrap();
+        assert_eq!(String::from_utf8(pieces.bytes).unwrap(), whole.text);
+        if prompt.max_bytes.is_none() && prompt.catalog == CatalogMode::Summary {
+            assert!(pieces.calls > 3, "{} pieces", pieces.calls);
+            assert!(written.text.is_empty());
+        }
+        assert_eq!(
+            (
+                written.listed,
+                written.omitted,
+                written.descriptions_cut,
+                &written.sources
+            ),
+            (
+                whole.listed,
+                whole.omitted,
+                whole.descriptions_cut,
+                &whole.sources
+            )
+        );
+        assert_eq!(written.size_warning, whole.size_warning);
+    }
+}
+
+#[derive(Default)]
+struct Pieces {
+    bytes: Vec<u8>,
+    calls: usize,
+}
+
+impl std::io::Write for Pieces {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

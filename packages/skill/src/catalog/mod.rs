@@ -239,60 +239,141 @@ pub fn format_catalog<'s>(
     options: CatalogOptions<'_>,
     templates: &Templates,
 ) -> Result<Catalog, TemplateError> {
+    let Some(prepared) = Prepared::of(skills, options, templates)? else {
+        return Ok(Catalog::empty());
+    };
+    let format = prepared.format();
     let prompt = options.prompt;
-    if prompt.catalog == CatalogMode::Off {
-        return Ok(Catalog::empty());
-    }
-    let shape = EntryShape {
-        summary: prompt.catalog == CatalogMode::Summary,
-        sources: prompt.include_sources,
-        keywords: prompt.include_keywords,
-    };
-    let ellipsis = Ellipsis::new(templates.render("skills/description_truncated.j2", context! {})?);
-    // One pass over the summaries picks the visible ones and sizes the
-    // buffer (each pass over 10,000 summaries is 10,000 cache misses when
-    // they are not in cache).
-    let mut estimate = 0;
-    let visible: Vec<&SkillSummary> = skills
-        .filter(|s| s.model_visible())
-        .inspect(|s| {
-            let m = &s.manifest;
-            estimate += 160
-                + m.id.as_str().len()
-                + m.name.len()
-                + m.description.len()
-                + s.location.as_os_str().len()
-                + s.source.label.len();
-        })
-        .collect();
-    if visible.is_empty() {
-        return Ok(Catalog::empty());
-    }
-    // The preamble and closing come from the template, rendered once around
-    // a placeholder; the entries are written between them in one pre-sized
-    // buffer, values escaped straight into it. A 10,000-skill catalog is
-    // megabytes, and every extra copy of it showed in profiles.
-    let frame_text = templates.render(
-        "skills/catalog.j2",
-        context! { entries => ENTRIES_SLOT, user_skills_enabled => options.user_skills_enabled },
-    )?;
-    let (head, tail) = frame_text
-        .split_once(ENTRIES_SLOT)
-        .unwrap_or((frame_text.as_str(), ""));
-    let format = Format {
-        head,
-        tail,
-        shape,
-        ellipsis: &ellipsis,
-        explicit_cap: prompt.max_description_chars.filter(|_| shape.summary),
-    };
     let mut catalog = match prompt.max_bytes {
-        None => format.whole(&visible, estimate),
-        Some(max) => format.bounded(&visible, estimate, max, templates)?,
+        None => format.whole(&prepared.visible, prepared.estimate),
+        Some(max) => format.bounded(&prepared.visible, prepared.estimate, max, templates)?,
     };
     catalog.size_warning = CatalogSizeWarning::check(catalog.text.len(), prompt);
-    catalog.sources = source_labels(&visible);
+    catalog.sources = source_labels(&prepared.visible);
     Ok(catalog)
+}
+
+/// Why [`write_catalog`] stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteCatalogError {
+    /// A catalog template failed.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// Writing the text failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The text [`write_catalog`] formats before handing it on: a few dozen
+/// entries.
+pub const WRITE_PIECE_BYTES: usize = 64 * 1024;
+
+/// [`format_catalog`], writing the text to `out`. Without `max_bytes` the
+/// text is written as it is formatted, in pieces of about
+/// [`WRITE_PIECE_BYTES`], and never held whole (60,000 skills make 26 MB of
+/// it): the returned catalog's `text` is then empty and its accounting is
+/// the same. A bounded catalog is small and is formatted first.
+pub fn write_catalog<'s>(
+    skills: impl Iterator<Item = &'s SkillSummary>,
+    options: CatalogOptions<'_>,
+    templates: &Templates,
+    out: &mut dyn std::io::Write,
+) -> Result<Catalog, WriteCatalogError> {
+    let prompt = options.prompt;
+    if prompt.max_bytes.is_some() {
+        let catalog = format_catalog(skills, options, templates)?;
+        out.write_all(catalog.text.as_bytes())?;
+        return Ok(catalog);
+    }
+    let Some(prepared) = Prepared::of(skills, options, templates)? else {
+        return Ok(Catalog::empty());
+    };
+    let (mut catalog, bytes) = prepared.format().whole_into(&prepared.visible, out)?;
+    catalog.size_warning = CatalogSizeWarning::check(bytes, prompt);
+    catalog.sources = source_labels(&prepared.visible);
+    Ok(catalog)
+}
+
+/// What formatting a catalog starts from: the visible skills, a size
+/// estimate, the rendered frame and the description marker.
+struct Prepared<'s> {
+    visible: Vec<&'s SkillSummary>,
+    estimate: usize,
+    frame_text: String,
+    ellipsis: Ellipsis,
+    shape: EntryShape,
+    explicit_cap: Option<usize>,
+}
+
+impl<'s> Prepared<'s> {
+    /// `None` when the catalog is off or no skill is model-visible.
+    fn of(
+        skills: impl Iterator<Item = &'s SkillSummary>,
+        options: CatalogOptions<'_>,
+        templates: &Templates,
+    ) -> Result<Option<Prepared<'s>>, TemplateError> {
+        let prompt = options.prompt;
+        if prompt.catalog == CatalogMode::Off {
+            return Ok(None);
+        }
+        let shape = EntryShape {
+            summary: prompt.catalog == CatalogMode::Summary,
+            sources: prompt.include_sources,
+            keywords: prompt.include_keywords,
+        };
+        let ellipsis =
+            Ellipsis::new(templates.render("skills/description_truncated.j2", context! {})?);
+        // One pass over the summaries picks the visible ones and sizes the
+        // buffer (each pass over 10,000 summaries is 10,000 cache misses when
+        // they are not in cache).
+        let mut estimate = 0;
+        let visible: Vec<&SkillSummary> = skills
+            .filter(|s| s.model_visible())
+            .inspect(|s| {
+                let m = &s.manifest;
+                estimate += 160
+                    + m.id.as_str().len()
+                    + m.name.len()
+                    + m.description.len()
+                    + s.location.as_os_str().len()
+                    + s.source.label.len();
+            })
+            .collect();
+        if visible.is_empty() {
+            return Ok(None);
+        }
+        // The preamble and closing come from the template, rendered once
+        // around a placeholder; the entries are written between them in one
+        // pre-sized buffer, values escaped straight into it. A 10,000-skill
+        // catalog is megabytes, and every extra copy of it showed in profiles.
+        let frame_text = templates.render(
+            "skills/catalog.j2",
+            context! { entries => ENTRIES_SLOT, user_skills_enabled => options.user_skills_enabled },
+        )?;
+        Ok(Some(Prepared {
+            visible,
+            estimate,
+            frame_text,
+            ellipsis,
+            shape,
+            explicit_cap: prompt.max_description_chars.filter(|_| shape.summary),
+        }))
+    }
+
+    fn format(&self) -> Format<'_> {
+        let (head, tail) = self
+            .frame_text
+            .split_once(ENTRIES_SLOT)
+            .unwrap_or((self.frame_text.as_str(), ""));
+        Format {
+            head,
+            tail,
+            shape: self.shape,
+            ellipsis: &self.ellipsis,
+            explicit_cap: self.explicit_cap,
+        }
+    }
 }
 
 /// The labels of the sources of `visible`, strongest first, each once.
@@ -369,6 +450,37 @@ impl Format<'_> {
         catalog.listed = visible.len();
         catalog.text = text;
         catalog
+    }
+
+    /// [`Format::whole`] written to `out` in pieces as it is formatted;
+    /// the catalog (without its text) and the bytes written.
+    fn whole_into(
+        &self,
+        visible: &[&SkillSummary],
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<(Catalog, usize)> {
+        let mut catalog = Catalog::empty();
+        let mut piece = String::with_capacity(WRITE_PIECE_BYTES + 4096);
+        let mut written = 0;
+        piece.push_str(self.head);
+        for chunk in visible.chunks(PREFETCH_CHUNK) {
+            prefetch_value_cache_lines(chunk);
+            for skill in chunk {
+                let (description, cut) = self.description(skill);
+                catalog.descriptions_cut += usize::from(cut);
+                write_entry(&mut piece, skill, &description, self.shape);
+                if piece.len() >= WRITE_PIECE_BYTES {
+                    out.write_all(piece.as_bytes())?;
+                    written += piece.len();
+                    piece.clear();
+                }
+            }
+        }
+        piece.push_str(self.tail);
+        out.write_all(piece.as_bytes())?;
+        written += piece.len();
+        catalog.listed = visible.len();
+        Ok((catalog, written))
     }
 
     /// The catalog within `max` bytes (see `budget`).
