@@ -28,10 +28,11 @@ pub const SKILLS_PAGE: usize = 100;
 /// Resources per `resources/list` page.
 pub const RESOURCES_PAGE: usize = 1000;
 
-/// A registry skill and its entry, built the first time a request needs it.
+/// A served skill (shared with the registry, not copied) and its entry,
+/// built the first time a request needs it.
 #[derive(Debug)]
 struct Served {
-    summary: SkillSummary,
+    summary: Arc<SkillSummary>,
     entry: OnceLock<Result<Arc<ServedEntry>, String>>,
 }
 
@@ -57,7 +58,7 @@ impl Snapshot {
         let mut snapshot = Snapshot::default();
         // Hidden skills (`disable-model-invocation`) are not in the catalog,
         // and disabled ones are not in the registry: neither is served.
-        for summary in registry.skills().filter(|s| s.model_visible()) {
+        for summary in registry.shared_skills().filter(|s| s.model_visible()) {
             let id = summary.manifest.id.to_string();
             if let Some(why) = entry::unservable(summary) {
                 snapshot.unserved.push((id, why));
@@ -67,7 +68,7 @@ impl Snapshot {
             snapshot.skills.insert(
                 id,
                 Served {
-                    summary: summary.clone(),
+                    summary: Arc::clone(summary),
                     entry: OnceLock::new(),
                 },
             );
@@ -102,7 +103,7 @@ impl SkillServer {
         };
         let same = slot.ids == next.ids
             && slot.ids.iter().all(|id| {
-                slot.skills.get(id).map(|s| &s.summary) == next.skills.get(id).map(|s| &s.summary)
+                slot.skills.get(id).map(|s| &*s.summary) == next.skills.get(id).map(|s| &*s.summary)
             });
         *slot = Arc::new(next);
         !same

@@ -159,6 +159,13 @@ impl SkillRegistry {
         self.skills.is_empty()
     }
 
+    /// The skills by id, as the registry shares them: a holder that keeps
+    /// summaries past the registry (the MCP server's snapshot) clones the
+    /// `Arc`, not the summary.
+    pub fn shared_skills(&self) -> impl ExactSizeIterator<Item = &Arc<SkillSummary>> {
+        self.skills.iter()
+    }
+
     /// The available skill with this id; `None` for an unknown, disabled or
     /// malformed id (see [`SkillRegistry::lookup`] for which).
     pub fn get(&self, id: &str) -> Option<&SkillSummary> {
