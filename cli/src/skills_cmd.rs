@@ -301,7 +301,7 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "compatibility:  {}", opt(&m.details().compatibility))?;
     // JSON's own display escapes control characters inside the values; the
     // keys are raw strings.
-    for (key, value) in &m.details().metadata {
+    for (key, value) in &m.metadata {
         writeln!(out, "metadata.{}: {value}", printable_line(key))?;
     }
     for (key, value) in &m.details().extra {
@@ -488,7 +488,7 @@ mod tests {
         manifest.details_mut().model = Some("m".into());
         manifest.details_mut().license = Some("MIT".into());
         manifest.details_mut().compatibility = Some("any".into());
-        manifest.details_mut().metadata = serde_json::from_str(
+        manifest.metadata = serde_json::from_str(
             r#"{"b": {"y": [1, -2, 3.5, null, true], "x": {}}, "a": "\u0000"}"#,
         )
         .unwrap();

@@ -117,7 +117,7 @@ impl<'a> SkillJson<'a> {
             license: d.license.as_deref(),
             location,
             location_bytes,
-            metadata: &d.metadata,
+            metadata: &m.metadata,
             model: d.model.as_deref(),
             model_visible: skill.model_visible(),
             name: &m.name,

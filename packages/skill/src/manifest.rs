@@ -150,6 +150,7 @@ pub fn validate(
         description,
         activation: SkillActivation { keywords },
         disable_model_invocation: hidden,
+        metadata,
         details: None,
     }
     .with_details(SkillDetails {
@@ -162,7 +163,6 @@ pub fn validate(
         model,
         license,
         compatibility,
-        metadata,
         paths,
         user_invocable,
         argument_hint,

@@ -41,6 +41,11 @@ pub struct SkillManifest {
     pub activation: SkillActivation,
     /// `disable_model_invocation` / `disable-model-invocation`.
     pub disable_model_invocation: bool,
+    /// Agent Skills `metadata`: free-form, scalars kept as the text
+    /// written. Here, not in [`SkillDetails`]: nearly every registry skill
+    /// has it, and the boxed details of every one of them were 18 MB of a
+    /// 60,000-skill registry.
+    pub metadata: FieldMap,
     /// The rest of what the front matter declares; `None` when it declares
     /// none of it, as most skills do. Boxed: a registry holds every
     /// manifest at once, and eight empty fields inline were 200 bytes a
@@ -64,8 +69,6 @@ pub struct SkillDetails {
     /// Agent Skills `compatibility` (the environments the skill needs), kept
     /// as written.
     pub compatibility: Option<String>,
-    /// Agent Skills `metadata`: free-form, kept as written.
-    pub metadata: FieldMap,
     /// `paths`: globs of repository paths (relative to the repository
     /// root, `/`-separated); a turn that touches a matching path suggests
     /// the skill, or activates it under `auto_activate = "on"`.
@@ -99,7 +102,6 @@ static NO_DETAILS: SkillDetails = SkillDetails {
     model: None,
     license: None,
     compatibility: None,
-    metadata: FieldMap::new(),
     paths: Vec::new(),
     user_invocable: None,
     argument_hint: None,
@@ -125,6 +127,7 @@ impl SkillManifest {
             description: String::new(),
             activation: SkillActivation::default(),
             disable_model_invocation: false,
+            metadata: FieldMap::new(),
             details: None,
         }
     }
@@ -198,6 +201,7 @@ impl From<FlatManifest> for SkillManifest {
             description: flat.description,
             activation: flat.activation,
             disable_model_invocation: flat.disable_model_invocation,
+            metadata: flat.metadata,
             details: None,
         }
         .with_details(SkillDetails {
@@ -207,7 +211,6 @@ impl From<FlatManifest> for SkillManifest {
             model: flat.model,
             license: flat.license,
             compatibility: flat.compatibility,
-            metadata: flat.metadata,
             paths: flat.paths,
             user_invocable: flat.user_invocable,
             argument_hint: flat.argument_hint,
@@ -292,7 +295,7 @@ impl Serialize for SkillManifest {
             model: details.model.as_deref(),
             license: details.license.as_deref(),
             compatibility: details.compatibility.as_deref(),
-            metadata: &details.metadata,
+            metadata: &self.metadata,
             paths: &details.paths,
             user_invocable: details.user_invocable,
             argument_hint: details.argument_hint.as_deref(),
@@ -334,9 +337,6 @@ mod tests {
             model: Some("m".into()),
             license: Some("MIT".into()),
             compatibility: Some("any".into()),
-            metadata: [("k".to_owned(), serde_json::json!(1))]
-                .into_iter()
-                .collect(),
             paths: vec!["src/**".into()],
             user_invocable: Some(false),
             argument_hint: Some("[file]".into()),
@@ -347,6 +347,9 @@ mod tests {
                 .collect(),
         });
         full.activation.keywords = vec!["kw".into()];
+        full.metadata = [("k".to_owned(), serde_json::json!("1"))]
+            .into_iter()
+            .collect();
         full.disable_model_invocation = true;
         let written = serde_json::to_value(&full).unwrap();
         for key in [
