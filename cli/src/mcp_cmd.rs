@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use bcode_skill::{DiscoveryOptions, LiveRegistry};
-use bcode_skill_mcp::SkillServer;
+use bcode_skill_mcp::{DigestCache, SkillServer};
 
 use crate::cli_context::{CliContext, CliError};
 
@@ -27,7 +27,17 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     if let Err(reason) = live.watch() {
         eprintln!("bcode-prompt: skill edits are checked every half second: {reason}");
     }
-    let server = SkillServer::new(&registry);
+    // Digests and front matter of files unchanged since the last serve
+    // come from the state folder, as discovery's disk cache does.
+    let digests = config
+        .disk_cache
+        .then(|| {
+            bcode_skill_models::SourceEnv::from_vars(&|name| context.inputs.env.get(name).cloned())
+                .state_dir()
+        })
+        .flatten()
+        .map_or_else(DigestCache::none, |state| DigestCache::open(&state));
+    let server = SkillServer::with_digests(&registry, digests);
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");
     }

@@ -530,3 +530,57 @@ fn the_official_python_sdk_client_lists_gets_and_reads_every_file() {
     }
     assert_eq!(files, 6);
 }
+
+/// The digest of `uri` in a full `skills/list` of a fresh server.
+fn listed_digest(sandbox: &Sandbox, uri: &str) -> String {
+    let mut client = Client::start(sandbox, &[]);
+    let list = client.result("skills/list", json!({}));
+    let digest = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
+        .find(|resource| resource["uri"] == uri)
+        .map(|resource| resource["digest"].as_str().unwrap().to_owned())
+        .unwrap();
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    digest
+}
+
+#[test]
+fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() {
+    let sandbox = sandbox();
+    let skills = sandbox.repo.join(".bcode/skills");
+    let guide = skills.join("pdf-tools/refs/guide.md");
+    common::age(&skills);
+    // `age` sets the modification times back; the status-change times stay
+    // new, and a stamp within the two-second racy window is never trusted.
+    std::thread::sleep(Duration::from_millis(2100));
+    let uri = "skill://pdf-tools/refs/guide.md";
+    assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
+    // The cache is consulted: a digest planted for the unchanged file is
+    // what the next server lists, so it did not read the file.
+    let cache = sandbox.state.join("cache/mcp/digests.jsonl");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let planted = format!("sha256:{}", "0".repeat(64));
+    let edited: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["p"].as_str().unwrap().ends_with("refs/guide.md") {
+                record["d"] = json!(planted);
+            }
+            record.to_string()
+        })
+        .collect();
+    assert_eq!(edited.len(), 6, "{text}");
+    std::fs::write(&cache, edited.join("\n") + "\n").unwrap();
+    assert_eq!(listed_digest(&sandbox, uri), planted);
+    // A changed file is read again, whatever the cache says.
+    std::fs::write(&guide, "# Guide, edited\n").unwrap();
+    assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
+    // So is one changed again within the racy window, with the same size.
+    std::fs::write(&guide, "# Guide, EDITED\n").unwrap();
+    assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
+}

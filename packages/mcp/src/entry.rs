@@ -5,12 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use bcode_fs::{Confinement, FileKind, ListedEntry, for_each_entry};
+use bcode_fs::{Confinement, FileKind, FileStamp, ListedEntry, for_each_entry};
 use bcode_skill::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;
 
+use crate::digests::{DigestCache, Known};
 use crate::uri::{SKILL_MD, file_uri, skill_uri};
 
 /// A skill with more files than this is not served (as the SDK's own
@@ -82,9 +83,10 @@ pub fn unservable(summary: &SkillSummary) -> Option<String> {
 }
 
 /// Builds the entry of `summary`: lists its folder (a flat skill: its one
-/// file), reads and digests every file, and takes the front matter from the
-/// instruction file as written.
-pub fn build(summary: &SkillSummary) -> Result<ServedEntry, String> {
+/// file), reads and digests every file (or takes what `cache` knows of it
+/// at its stamp), and takes the front matter from the instruction file as
+/// written.
+pub fn build(summary: &SkillSummary, cache: &DigestCache) -> Result<ServedEntry, String> {
     if let Some(why) = unservable(summary) {
         return Err(why);
     }
@@ -125,20 +127,52 @@ pub fn build(summary: &SkillSummary) -> Result<ServedEntry, String> {
     let mut resources = Vec::with_capacity(entry.files.len());
     let mut frontmatter = None;
     for file in &entry.files {
-        let bytes = entry
-            .read(file)
-            .map_err(|err| format!("its file `{}` cannot be read: {err}", file.real.display()))?;
-        total += bytes.len() as u64;
+        let path = entry.folder.join(&file.real);
+        let stamp = std::fs::symlink_metadata(&path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|meta| FileStamp::of(&meta));
+        let instruction = file.served == SKILL_MD;
+        let known = stamp
+            .as_ref()
+            .and_then(|stamp| cache.lookup(&path, stamp))
+            .filter(|known| !instruction || known.front_matter.is_some());
+        let uri = file_uri(id, &file.served);
+        if let (Some(known), Some(stamp)) = (known, stamp) {
+            total += stamp.len;
+            if instruction {
+                frontmatter = known
+                    .front_matter
+                    .and_then(|value| serde_json::from_value(value).ok());
+            }
+            resources.push(SkillResource::new(uri, known.digest, stamp.len));
+        } else {
+            let bytes = entry.read(file).map_err(|err| {
+                format!("its file `{}` cannot be read: {err}", file.real.display())
+            })?;
+            total += bytes.len() as u64;
+            let resource = SkillResource::from_bytes(uri, &bytes);
+            let mut front = None;
+            if instruction {
+                let parsed = front_matter(id, &bytes)?;
+                front = serde_json::to_value(&parsed).ok();
+                frontmatter = Some(parsed);
+            }
+            if let Some(stamp) = stamp {
+                cache.remember(
+                    &path,
+                    Known {
+                        stamp,
+                        digest: resource.digest.clone(),
+                        front_matter: front,
+                    },
+                );
+            }
+            resources.push(resource);
+        }
         if total > MAX_BYTES {
             return Err(format!("its files hold more than {MAX_BYTES} bytes"));
         }
-        if file.served == SKILL_MD {
-            frontmatter = Some(front_matter(id, &bytes)?);
-        }
-        resources.push(SkillResource::from_bytes(
-            file_uri(id, &file.served),
-            &bytes,
-        ));
     }
     let frontmatter = frontmatter.ok_or_else(|| "it has no SKILL.md".to_owned())?;
     entry.skill = Skill::new(skill_uri(id), frontmatter, SkillResources::Files(resources));

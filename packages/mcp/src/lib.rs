@@ -10,11 +10,13 @@
 //! [`serve_stdio`] runs it on standard input and output, swapping in each
 //! registry a refresh returns and telling the client the list changed.
 
+mod digests;
 mod entry;
 mod server;
 mod stdio;
 mod uri;
 
+pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
 pub use stdio::{ServeError, run_stdio, serve_stdio};

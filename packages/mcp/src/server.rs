@@ -19,6 +19,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
+use crate::digests::DigestCache;
 use crate::entry::{self, ServedEntry};
 use crate::uri::{self, SKILL_MD};
 
@@ -37,9 +38,9 @@ struct Served {
 }
 
 impl Served {
-    fn entry(&self) -> Result<Arc<ServedEntry>, String> {
+    fn entry(&self, cache: &DigestCache) -> Result<Arc<ServedEntry>, String> {
         self.entry
-            .get_or_init(|| entry::build(&self.summary).map(Arc::new))
+            .get_or_init(|| entry::build(&self.summary, cache).map(Arc::new))
             .clone()
     }
 }
@@ -83,14 +84,28 @@ impl Snapshot {
 #[derive(Clone, Debug)]
 pub struct SkillServer {
     snapshot: Arc<RwLock<Arc<Snapshot>>>,
+    digests: Arc<DigestCache>,
 }
 
 impl SkillServer {
     /// A server of `registry`'s model-visible skills.
     pub fn new(registry: &SkillRegistry) -> SkillServer {
+        SkillServer::with_digests(registry, DigestCache::none())
+    }
+
+    /// [`SkillServer::new`] taking digests and front matter from `digests`
+    /// for files unchanged since it was saved, and saving it after each
+    /// complete listing.
+    pub fn with_digests(registry: &SkillRegistry, digests: DigestCache) -> SkillServer {
         SkillServer {
             snapshot: Arc::new(RwLock::new(Arc::new(Snapshot::of(registry)))),
+            digests: Arc::new(digests),
         }
+    }
+
+    /// Writes the digest cache (after a listing, and when serving ends).
+    pub fn save_digests(&self) {
+        self.digests.save();
     }
 
     /// Serves `registry` from now on; whether what is served changed (then
@@ -144,16 +159,19 @@ impl SkillServer {
             .iter()
             .filter_map(|id| snapshot.skills.get(id))
             .collect();
-        build_entries(&page);
+        build_entries(&page, &self.digests);
         // A skill whose files cannot be served is left out of the listing;
         // `skills/get` names the reason.
         let skills = page
             .iter()
-            .filter_map(|served| served.entry().ok())
+            .filter_map(|served| served.entry(&self.digests).ok())
             .map(|entry| entry.skill.clone())
             .collect();
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        if result.next_cursor.is_none() {
+            self.digests.save();
+        }
         Ok(result)
     }
 
@@ -225,14 +243,16 @@ impl SkillServer {
             .skills
             .get(id)
             .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
-        served.entry().map_err(|why| invalid(uri, &why))
+        served
+            .entry(&self.digests)
+            .map_err(|why| invalid(uri, &why))
     }
 }
 
 /// Builds the entries of `page` not built yet, on the worker threads the
 /// skill walk uses: each entry reads and digests every file of its skill,
 /// and a page of them is most of what a `skills/list` costs.
-fn build_entries(page: &[&Served]) {
+fn build_entries(page: &[&Served], digests: &DigestCache) {
     let threads = bcode_fs::worker_threads().min(page.len());
     if threads <= 1 {
         return;
@@ -242,7 +262,7 @@ fn build_entries(page: &[&Served]) {
         for part in page.chunks(chunk) {
             scope.spawn(move || {
                 for served in part {
-                    let _ = served.entry();
+                    let _ = served.entry(digests);
                 }
             });
         }

@@ -36,6 +36,7 @@ where
         .await
         .map_err(|err| ServeError(format!("the client's initialization failed: {err}")))?;
     let peer = running.peer().clone();
+    let saver = server.clone();
     let watcher = tokio::spawn(async move {
         loop {
             tokio::time::sleep(interval).await;
@@ -60,6 +61,7 @@ where
     let ended = running.waiting().await;
     watcher.abort();
     pumps.abort();
+    let _ = tokio::task::spawn_blocking(move || saver.save_digests()).await;
     ended
         .map(drop)
         .map_err(|err| ServeError(format!("the server stopped: {err}")))
