@@ -7,7 +7,7 @@ corpus), each round runs, one after the other with the order turning:
   - `mcp` in a fresh process: initialize, then every `skills/list` page, then
     one `resources/read` of a file (timed alone: it must walk no tree).
 Both without the disk cache (`--set skills.disk_cache=false`), so both read
-the tree. Peak RSS comes from /usr/bin/time. Prints per-round times, the
+the tree; with `--cached`, both with their caches, warmed once first. Peak RSS comes from /usr/bin/time. Prints per-round times, the
 medians and the median of per-round ratios, as JSON.
 
 usage: mcp_list.py BCODE_PROMPT CORPUS_DIR [--rounds 7] [--out DIR]
@@ -105,6 +105,8 @@ def main():
     parser.add_argument("corpus")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out")
+    parser.add_argument("--cached", action="store_true",
+                        help="both sides with their caches (discovery's disk cache, the MCP digest cache), warmed once first")
     args = parser.parse_args()
     target = Path(os.environ.get("CARGO_TARGET_DIR", Path(__file__).resolve().parents[2] / "target"))
     out = Path(args.out) if args.out else target / "bench-results" / "mcp"
@@ -116,7 +118,12 @@ def main():
     home = out / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = environment(home)
-    base = [args.binary, "--repo", str(repo), "--set", "skills.disk_cache=false"]
+    base = [args.binary, "--repo", str(repo)]
+    if not args.cached:
+        base += ["--set", "skills.disk_cache=false"]
+    else:
+        timed_rss(base + ["skills", "list", "--json"], env)
+        timed_rss(base + ["mcp"], env, driver=mcp_driver)
     rounds = []
     for n in range(args.rounds):
         order = ["list", "mcp"] if n % 2 == 0 else ["mcp", "list"]

@@ -24,9 +24,6 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
             Vec::new()
         },
     );
-    if let Err(reason) = live.watch() {
-        eprintln!("bcode-prompt: skill edits are checked every half second: {reason}");
-    }
     // Digests and front matter of files unchanged since the last serve
     // come from the state folder, as discovery's disk cache does.
     let digests = config
@@ -45,7 +42,20 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
         "bcode-prompt: serving {} skill(s) over MCP on stdin/stdout",
         server.len()
     );
-    let refresh = move || live.begin_turn().map(|turn| turn.registry);
+    // The folder watch (a watch per folder: a tenth of a second at 10,000
+    // skills) is set up by the first refresh, off the path of the client's
+    // first requests; it then checks stamps once, so an edit made before
+    // the watch existed is still seen.
+    let mut watching = false;
+    let refresh = move || {
+        if !watching {
+            watching = true;
+            if let Err(reason) = live.watch() {
+                eprintln!("bcode-prompt: skill edits are checked every half second: {reason}");
+            }
+        }
+        live.begin_turn().map(|turn| turn.registry)
+    };
     bcode_skill_mcp::run_stdio(server, refresh, REFRESH)
         .map_err(|err| CliError::Usage(err.to_string()))?;
     Ok(ExitCode::SUCCESS)

@@ -5,7 +5,7 @@
 //! may change again within its clock tick) is never trusted, and the cache
 //! only ever saves reading: `resources/read` always reads the file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -35,12 +35,20 @@ pub struct Known {
     pub front_matter: Option<Value>,
 }
 
-/// Digests by path, loaded once and written back with what this run used.
+/// Digests by path, loaded once and written back, when anything changed,
+/// with what this run used.
 #[derive(Debug, Default)]
 pub struct DigestCache {
     dir: Option<StateDir>,
-    loaded: HashMap<PathBuf, Known>,
-    used: Mutex<HashMap<PathBuf, Known>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    known: HashMap<PathBuf, Known>,
+    used: HashSet<PathBuf>,
+    /// A file was read this run (new, or its stamp moved).
+    changed: bool,
 }
 
 impl DigestCache {
@@ -72,8 +80,11 @@ impl DigestCache {
         }
         DigestCache {
             dir: Some(dir),
-            loaded,
-            used: Mutex::new(HashMap::new()),
+            state: Mutex::new(State {
+                known: loaded,
+                used: HashSet::new(),
+                changed: false,
+            }),
         }
     }
 
@@ -82,11 +93,14 @@ impl DigestCache {
         if self.dir.is_none() || stamp.is_racy(SystemTime::now(), RACY_WINDOW) {
             return None;
         }
-        let known = self.loaded.get(path)?;
-        (known.stamp == *stamp).then(|| {
-            self.remember(path, known.clone());
-            known.clone()
-        })
+        let mut state = self.lock();
+        let known = state
+            .known
+            .get(path)
+            .filter(|known| known.stamp == *stamp)?
+            .clone();
+        state.used.insert(path.to_path_buf());
+        Some(known)
     }
 
     /// Records what was read of `path` at `stamp`.
@@ -94,36 +108,48 @@ impl DigestCache {
         if self.dir.is_none() {
             return;
         }
-        let mut used = match self.used.lock() {
-            Ok(used) => used,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        used.insert(path.to_path_buf(), known);
+        let mut state = self.lock();
+        state.known.insert(path.to_path_buf(), known);
+        state.used.insert(path.to_path_buf());
+        state.changed = true;
     }
 
-    /// Writes the files this run used (a vanished file drops out), through
-    /// a temporary file renamed into place. Failing to write only costs
-    /// the next start its reads.
+    /// Writes the files this run used (a vanished file drops out) when a
+    /// file was read or one dropped out, through a temporary file renamed
+    /// into place. Failing to write only costs the next start its reads.
     pub fn save(&self) {
         let Some(dir) = &self.dir else { return };
-        let used = match self.used.lock() {
-            Ok(used) => used.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        if used.is_empty() {
+        let mut state = self.lock();
+        let State {
+            known,
+            used,
+            changed,
+        } = &mut *state;
+        if used.is_empty() || (!*changed && used.len() == known.len()) {
             return;
         }
-        let mut paths: Vec<&PathBuf> = used.keys().collect();
+        known.retain(|path, _| used.contains(path));
+        let mut paths: Vec<&PathBuf> = known.keys().collect();
         paths.sort();
-        let _ = dir.replace(FILE, &mut |file| {
+        let written = dir.replace(FILE, &mut |file| {
             let mut out = std::io::BufWriter::new(file);
             for path in &paths {
-                if let (Some(known), Some(text)) = (used.get(*path), path.to_str()) {
-                    writeln!(out, "{}", line_of(text, known))?;
+                if let (Some(record), Some(text)) = (known.get(*path), path.to_str()) {
+                    writeln!(out, "{}", line_of(text, record))?;
                 }
             }
             out.flush()
         });
+        if written.is_ok() {
+            *changed = false;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        match self.state.lock() {
+            Ok(state) => state,
+            Err(poisoned) => poisoned.into_inner(),
+        }
     }
 }
 
