@@ -198,7 +198,7 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
                 suggestion: None,
                 ..
             }
-        ) && SkillId::parse(id).is_err()
+        ) && SkillId::parse_reference(id).is_err()
         {
             message.push_str("; ids use lowercase letters, digits and hyphens");
         }
