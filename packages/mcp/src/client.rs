@@ -226,8 +226,9 @@ impl McpProvider {
         };
         match connected {
             Ok((_, peer)) if !declares(&peer) => {
-                let why = "it does not declare the skills extension (io.modelcontextprotocol/skills)"
-                    .to_owned();
+                let why =
+                    "it does not declare the skills extension (io.modelcontextprotocol/skills)"
+                        .to_owned();
                 state.failed = Some(why.clone());
                 Err(why)
             }
@@ -484,7 +485,9 @@ fn contents_of(uri: &str, contents: Vec<ResourceContents>, limit: u64) -> Result
                 .decode(blob.as_bytes())
                 .map_err(|err| format!("`{uri}` is not valid base64: {err}")),
         },
-        _ => Err(format!("reading `{uri}` returned contents of an unknown kind")),
+        _ => Err(format!(
+            "reading `{uri}` returned contents of an unknown kind"
+        )),
     }
 }
 
@@ -592,7 +595,11 @@ mod tests {
             ))
         );
         assert_eq!(
-            contents_of(uri, vec![ResourceContents::text("a", "skill://other/SKILL.md")], 3),
+            contents_of(
+                uri,
+                vec![ResourceContents::text("a", "skill://other/SKILL.md")],
+                3
+            ),
             Err(format!("reading `{uri}` returned no contents for it"))
         );
     }

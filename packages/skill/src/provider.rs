@@ -357,12 +357,11 @@ pub(crate) fn collect(
                 None => d.with_path(&home),
             }),
         );
-        let (kind, prefix) = match guarded(name.clone(), "source_kind", || {
-            Ok(provider.source_kind())
-        }) {
-            Ok(SourceKind::Mcp) => (SourceKind::Mcp, "mcp"),
-            _ => (SourceKind::Bundled, "bundled"),
-        };
+        let (kind, prefix) =
+            match guarded(name.clone(), "source_kind", || Ok(provider.source_kind())) {
+                Ok(SourceKind::Mcp) => (SourceKind::Mcp, "mcp"),
+                _ => (SourceKind::Bundled, "bundled"),
+            };
         let source = SkillSource {
             kind,
             label: format!("{prefix}:{name}"),

@@ -276,10 +276,7 @@ mod tests {
         assert_eq!(SkillId::parse("pdf").unwrap().namespace(), None);
         assert_eq!(SkillId::parse_reference("other:pdf-tools"), Ok(id.clone()));
         assert_eq!(SkillId::try_from("other:pdf-tools".to_owned()), Ok(id));
-        assert_eq!(
-            SkillId::parse_reference("plain"),
-            SkillId::parse("plain")
-        );
+        assert_eq!(SkillId::parse_reference("plain"), SkillId::parse("plain"));
         assert_eq!(
             SkillId::parse("other:pdf-tools"),
             Err(InvalidSkillId::BadCharacter { found: ':' })
