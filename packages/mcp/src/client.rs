@@ -102,7 +102,7 @@ enum Link {
 struct State {
     /// The session it started (kept so the server lives as long as the
     /// provider; dropping it stops the server).
-    running: Option<RunningService<RoleClient, ()>>,
+    running: Option<Started>,
     /// The peer requests go to.
     peer: Option<Peer<RoleClient>>,
     /// Why the server could not be reached, once it could not: not tried
@@ -215,9 +215,9 @@ impl McpProvider {
         }
         let connected = match &self.link {
             Link::Peer(peer) => Ok((None, peer.clone())),
-            Link::Command(spec) => self.run(start(spec.clone())).map(|running| {
-                let peer = running.peer().clone();
-                (Some(running), peer)
+            Link::Command(spec) => self.run(start(spec.clone())).map(|started| {
+                let peer = started.running.peer().clone();
+                (Some(started), peer)
             }),
         };
         let declares = |peer: &Peer<RoleClient>| {
@@ -416,8 +416,33 @@ impl McpProvider {
     }
 }
 
+/// A started server's process group, killed (at once, not on a task that
+/// a shutting-down runtime might never run) when this is dropped: when the
+/// handshake fails or times out, and when the provider goes.
+#[derive(Debug)]
+struct Group(Option<u32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0.and_then(|pid| i32::try_from(pid).ok())
+            && let Some(pid) = rustix::process::Pid::from_raw(pid)
+        {
+            // The group may be gone already; then there is nothing to do.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// A session with a server the provider started, and its process group.
+#[derive(Debug)]
+struct Started {
+    running: RunningService<RoleClient, ()>,
+    _group: Group,
+}
+
 /// Starts the server of `spec` and completes the MCP handshake.
-async fn start(spec: McpServerSpec) -> Result<RunningService<RoleClient, ()>, String> {
+async fn start(spec: McpServerSpec) -> Result<Started, String> {
     let mut command = tokio::process::Command::new(&spec.command);
     command
         .args(&spec.args)
@@ -425,14 +450,27 @@ async fn start(spec: McpServerSpec) -> Result<RunningService<RoleClient, ()>, St
         .envs(&spec.env)
         // Whatever happens to the session, the server does not outlive it.
         .kill_on_drop(true);
+    let command = process_wrap::tokio::CommandWrap::from(command);
+    #[cfg(unix)]
+    let command = {
+        let mut command = command;
+        command.wrap(process_wrap::tokio::ProcessGroup::leader());
+        command
+    };
     let (transport, _) = TokioChildProcess::builder(command)
         // The server's own messages are not ours to print.
         .stderr(Stdio::null())
         .spawn()
         .map_err(|err| format!("`{}` could not be started: {err}", spec.command))?;
-    ().serve(transport)
+    let group = Group(transport.id());
+    let running = ()
+        .serve(transport)
         .await
-        .map_err(|err| format!("the MCP handshake with `{}` failed: {err}", spec.command))
+        .map_err(|err| format!("the MCP handshake with `{}` failed: {err}", spec.command))?;
+    Ok(Started {
+        running,
+        _group: group,
+    })
 }
 
 /// Every page of `skills/list`.
