@@ -346,7 +346,7 @@ impl SkillProvider for McpProvider {
                     state.entries.insert(entry.manifest.id.clone(), skill);
                     provided.push(entry);
                 }
-                Err(diagnostic) => state.diagnostics.push(diagnostic),
+                Err(diagnostic) => state.diagnostics.push(*diagnostic),
             }
         }
         Ok(provided)
@@ -386,10 +386,13 @@ impl SkillProvider for McpProvider {
 
 impl McpProvider {
     /// The registry entry of a listed skill, or why it cannot be one.
-    fn admit(&self, skill: &Skill) -> Result<ProvidedSkill, Diagnostic> {
+    fn admit(&self, skill: &Skill) -> Result<ProvidedSkill, Box<Diagnostic>> {
         let name = &skill.frontmatter.name;
         let refuse = |code, message: String| {
-            Diagnostic::warning(code, format!("MCP server `{}`: {message}", self.name))
+            Box::new(Diagnostic::warning(
+                code,
+                format!("MCP server `{}`: {message}", self.name),
+            ))
         };
         let id = SkillId::namespaced(&self.name, name).map_err(|err| {
             refuse(
