@@ -56,8 +56,9 @@ const SKILL_FS_EDGES: [&str; 10] = [
 const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
 
 /// Modules of `bcode-skill-mcp` that may touch the filesystem: a served
-/// skill's entry (its folder listed, its files read below it).
-const MCP_FS_EDGES: [&str; 1] = ["entry"];
+/// skill's entry (its folder listed, its files read below it) and the
+/// client's cache of fetched files (in the state folder).
+const MCP_FS_EDGES: [&str; 2] = ["entry", "client_cache"];
 
 /// Modules of `bcode-prompt-sections` that may touch the filesystem: the
 /// probes (the machine, git, the relevant-mode session sidecar) and the
