@@ -23,9 +23,18 @@ use serde_json::{Value, json};
 /// The timeout every entry of these tests gets.
 const TIMEOUT_MS: u64 = 1500;
 
-/// A generous bound on a command that meets a failing server: its timeout,
-/// plus a process start and a discovery on a busy machine.
-const DEADLINE: Duration = Duration::from_secs(10);
+/// The timeout of the failing servers: long enough that a command paying
+/// it twice cannot pass for one paying it once.
+const FAULT_TIMEOUT_MS: u64 = 3000;
+
+/// A generous bound on a command that meets a failing server: its timeout
+/// once, plus a process start and a discovery on a busy machine.
+const DEADLINE: Duration = Duration::from_millis(FAULT_TIMEOUT_MS + 2000);
+
+/// A server that answers the handshake (declaring the skills extension)
+/// late, two seconds in, and then never answers again: starting and
+/// listing share one timeout, so this costs no more than a silent server.
+const STALLS: &str = r#"read line; sleep 2; printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"serverInfo":{"name":"stalls","version":"1"}}}'; sleep 60"#;
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
 
@@ -55,8 +64,12 @@ fn other(sandbox: &Sandbox) -> (PathBuf, String) {
 
 /// One `[[skills.mcp_servers]]` entry.
 fn server(name: &str, command: &str, args: &[&str]) -> String {
+    server_with_timeout(name, command, args, TIMEOUT_MS)
+}
+
+fn server_with_timeout(name: &str, command: &str, args: &[&str], timeout_ms: u64) -> String {
     format!(
-        "[[skills.mcp_servers]]\nname = {}\ncommand = {}\nargs = {}\ntimeout_ms = {TIMEOUT_MS}\n",
+        "[[skills.mcp_servers]]\nname = {}\ncommand = {}\nargs = {}\ntimeout_ms = {timeout_ms}\n",
         Value::from(name),
         Value::from(command),
         Value::from(args.to_vec())
@@ -154,12 +167,13 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
     assert!(render.contains("The PDF body.\n</skill>"), "{render}");
 }
 
-/// Each failing server costs at most its timeout, yields one
+/// Each failing server costs at most its timeout (once: a server that
+/// answers the handshake and then hangs included), yields one
 /// `provider_failed` diagnostic naming it, and the local skill loads.
 #[test]
 fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
     let missing = "bcode-no-such-program";
-    let cases: [(&str, &str, &[&str], &str); 4] = [
+    let cases: [(&str, &str, &[&str], &str); 5] = [
         (
             "missing",
             missing,
@@ -176,17 +190,23 @@ fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
             "hangs",
             "sleep",
             &["60"],
-            "skill provider `hangs` failed: MCP server `hangs`: no answer within 1500 ms (timeout_ms)",
+            "skill provider `hangs` failed: MCP server `hangs`: no answer within 3000 ms (timeout_ms)",
         ),
         (
             "garbage",
             "sh",
             &["-c", "echo garbage; sleep 60"],
-            "skill provider `garbage` failed: MCP server `garbage`: no answer within 1500 ms (timeout_ms)",
+            "skill provider `garbage` failed: MCP server `garbage`: no answer within 3000 ms (timeout_ms)",
+        ),
+        (
+            "stalls",
+            "sh",
+            &["-c", STALLS],
+            "skill provider `stalls` failed: MCP server `stalls`: no answer within 3000 ms (timeout_ms)",
         ),
     ];
     for (name, command, args, message) in cases {
-        let sandbox = consumer(&server(name, command, args));
+        let sandbox = consumer(&server_with_timeout(name, command, args, FAULT_TIMEOUT_MS));
         let started = Instant::now();
         let (skills, diagnostics) = list(&sandbox);
         let took = started.elapsed();

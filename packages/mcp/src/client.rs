@@ -220,15 +220,9 @@ impl McpProvider {
                 (Some(started), peer)
             }),
         };
-        let declares = |peer: &Peer<RoleClient>| {
-            peer.peer_info()
-                .is_some_and(|info| info.capabilities.supports_skills())
-        };
         match connected {
-            Ok((_, peer)) if !declares(&peer) => {
-                let why =
-                    "it does not declare the skills extension (io.modelcontextprotocol/skills)"
-                        .to_owned();
+            Ok((_, peer)) if !declares_skills(&peer) => {
+                let why = NO_SKILLS.to_owned();
                 state.failed = Some(why.clone());
                 Err(why)
             }
@@ -327,11 +321,27 @@ impl SkillProvider for McpProvider {
 
     fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError> {
         let mut state = self.state();
-        let peer = self.peer(&mut state).map_err(|why| self.fail(why))?;
-        let listed = match self.run(list_all(peer)) {
+        let listed = match (&self.link, &state.peer, &state.failed) {
+            // Starting the server and its first listing share one timeout,
+            // so a server that answers the handshake and then hangs costs
+            // no more than one that never answers.
+            (Link::Command(spec), None, None) => {
+                self.run(start_and_list(spec.clone()))
+                    .map(|(started, listed)| {
+                        state.peer = Some(started.running.peer().clone());
+                        state.running = Some(started);
+                        listed
+                    })
+            }
+            _ => self
+                .peer(&mut state)
+                .and_then(|peer| self.run(list_all(peer))),
+        };
+        let listed = match listed {
             Ok(listed) => listed,
             Err(why) => {
-                // A server that stopped answering is not asked again.
+                // A server that failed or stopped answering is not asked
+                // again.
                 state.failed = Some(why.clone());
                 state.peer = None;
                 return Err(self.fail(why));
@@ -474,6 +484,26 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
         running,
         _group: group,
     })
+}
+
+const NO_SKILLS: &str = "it does not declare the skills extension (io.modelcontextprotocol/skills)";
+
+/// Whether the server declared SEP-2640 in its handshake.
+fn declares_skills(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| info.capabilities.supports_skills())
+}
+
+/// Starts the server of `spec` and reads its whole listing. On any error
+/// the started server is dropped here, which kills its process group.
+async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Skill>), String> {
+    let started = start(spec).await?;
+    let peer = started.running.peer().clone();
+    if !declares_skills(&peer) {
+        return Err(NO_SKILLS.to_owned());
+    }
+    let listed = list_all(peer).await?;
+    Ok((started, listed))
 }
 
 /// Every page of `skills/list`.
