@@ -354,7 +354,7 @@ fn show_loaded(events: &[SkillEvent], out: &mut dyn Write) -> Result<(), CliErro
             preview,
         } = event
         {
-            let Ok(id) = bcode_skill_models::SkillId::parse(id) else {
+            let Ok(id) = bcode_skill_models::SkillId::parse_reference(id) else {
                 continue;
             };
             show_reply(

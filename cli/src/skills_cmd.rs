@@ -48,9 +48,12 @@ pub fn run(
 ) -> Result<ExitCode, CliError> {
     let config = &context.loaded.config.skills;
     let registry = if config.enabled {
+        // The skills of each configured MCP server join the local ones
+        // (`mcp:<name>`); a server that fails is a diagnostic.
+        let providers = bcode_prompt::mcp_providers(&context.loaded, &context.inputs.env);
         Discovery::new(DiscoveryOptions::from_config(config))
             .single_build()
-            .build(&context.skill_roots())
+            .build_with_providers(&context.skill_roots(), &providers)
     } else {
         eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
         SkillRegistry::empty()
@@ -203,7 +206,7 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
                 suggestion: None,
                 ..
             }
-        ) && SkillId::parse(id).is_err()
+        ) && SkillId::parse_reference(id).is_err()
         {
             message.push_str("; ids use lowercase letters, digits and hyphens");
         }

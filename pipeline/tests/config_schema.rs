@@ -121,6 +121,25 @@ fn shape_source(
         let _ = write!(out, "{}])", "    ".repeat(depth));
         return;
     }
+    // An array of tables: one leaf key, whose entries have a table shape.
+    if let Some(entry) = node
+        .get("items")
+        .and_then(|items| resolve(items, defs))
+        .filter(|items| items.get("properties").is_some())
+    {
+        out.push_str("Shape::Leaf { kind: LeafKind::TableArray(&");
+        shape_source(
+            entry,
+            defs,
+            &format!("{key}[]"),
+            depth,
+            out,
+            &mut Vec::new(),
+        );
+        out.push_str("), nullable: false }");
+        leaves.push(key.to_owned());
+        return;
+    }
     let Some((kind, nullable)) = leaf_kind(node) else {
         panic!("{key}: a schema the key tree does not understand: {node}");
     };
@@ -188,6 +207,16 @@ fn leaf_kind(node: &Json) -> Option<(String, bool)> {
             }
         }
         "string" => "LeafKind::Str",
+        "object" => {
+            let values = node
+                .get("additionalProperties")
+                .and_then(|values| values.get("type"));
+            if values.and_then(Json::as_str) == Some("string") {
+                "LeafKind::StrMap"
+            } else {
+                return None;
+            }
+        }
         "array" => {
             let item = node.get("items").and_then(|items| items.get("type"));
             if item.and_then(Json::as_str) == Some("string") {

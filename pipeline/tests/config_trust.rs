@@ -16,6 +16,7 @@ use bcode_prompt_pipeline::config::{
     AutoActivate, ConfigInputs, ConfigWarningKind, InvariantsMode, LoadedConfig, Origin,
     PromptMode, RepoTrust, check, load,
 };
+use bcode_skill_models::McpServerConfig;
 
 /// `home/`, `repo/` and `elsewhere/` in a canonical temp dir.
 struct Tree {
@@ -113,6 +114,11 @@ background_timeout_ms = 9000
 wait_for_background_on_next_prompt = true
 cancel_on_timeout = false
 cancel_stale = false
+
+[[skills.mcp_servers]]
+name = "helper"
+command = "sh"
+args = ["-c", "echo it runs"]
 "#;
 
 /// The user file the deadline rule compares with: the repository may lower
@@ -165,6 +171,8 @@ fn an_untrusted_repository_keeps_its_limits_but_loses_every_gated_key() {
     assert!(config.invariants.selector.cancel_on_timeout);
     assert!(config.invariants.selector.cancel_stale);
     assert!(config.trust.repositories.is_empty());
+    // It would start a program: no server of the repository's is run.
+    assert_eq!(config.skills.mcp_servers, []);
     assert_eq!(
         loaded.origin("invariants.selector.initial_timeout_ms"),
         Some(&Origin::UserFile {
@@ -193,6 +201,11 @@ fn an_untrusted_repository_keeps_its_limits_but_loses_every_gated_key() {
         ),
         ("system_prompt.templates_dir", "\"/\"", 15),
         ("system_prompt.sections.toolchain_context", "true", 19),
+        (
+            "skills.mcp_servers",
+            "[{ args = [\"-c\", \"echo it runs\"], command = \"sh\", name = \"helper\" }]",
+            35,
+        ),
         ("skills.auto_activate", "\"on\"", 6),
         ("system_prompt.sections.user_authority", "false", 20),
         ("system_prompt.mode", "\"replace\"", 13),
@@ -348,6 +361,16 @@ fn a_trusted_repository_is_applied_in_full_except_its_trust_list() {
     );
     assert_eq!(config.invariants.selector.initial_timeout_ms, Some(9000));
     assert!(!config.invariants.selector.cancel_on_timeout);
+    assert_eq!(
+        config.skills.mcp_servers,
+        [McpServerConfig {
+            name: "helper".to_owned(),
+            command: "sh".to_owned(),
+            args: vec!["-c".to_owned(), "echo it runs".to_owned()],
+            env: BTreeMap::new(),
+            timeout_ms: 5000,
+        }]
+    );
     // The user's list stands; the repository's own list never counts.
     assert_eq!(config.trust.repositories.len(), 2);
     let ignored: Vec<&str> = loaded.ignored().iter().map(|i| i.key.as_str()).collect();

@@ -660,12 +660,15 @@ impl Skills {
             &settings.env,
             &configured.loaded,
         );
+        // The host's providers first, then one per configured MCP server
+        // (they rank as `mcp:<name>` whatever the order).
+        let mut providers = settings.providers.clone();
+        providers.extend(setup::mcp_providers(&configured.loaded, &settings.env));
         let key = PoolKey {
             roots,
             options: DiscoveryOptions::from_config(config),
             disk_cache: setup::disk_cache_dir(&configured.loaded, &settings.env),
-            providers: settings
-                .providers
+            providers: providers
                 .iter()
                 .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
                 .collect(),
@@ -674,7 +677,7 @@ impl Skills {
         let pool = settings.shared.pool(key);
         let snapshot = pool.open(
             || setup::discovery(&configured.loaded, &settings.env),
-            &settings.providers,
+            &providers,
             settings.watch,
         );
         Ok(Skills {

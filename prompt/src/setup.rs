@@ -160,3 +160,46 @@ pub(crate) fn disk_cache_dir(
         .ok()?;
     Some(dir.path().to_path_buf())
 }
+
+/// One provider per `[[skills.mcp_servers]]` entry of the config (none
+/// without the `mcp` feature): each relays the skills its MCP server
+/// publishes, as source `mcp:<name>`. Nothing starts here: a server is
+/// started the first time its provider is asked for skills, so an empty
+/// list costs nothing, not even a thread. Each server runs with the host's
+/// environment snapshot and the entry's `env`; files fetched from it are
+/// cached in `<state dir>/cache/mcp` when the state folder is safe to use
+/// (see `bcode_fs::StateDir`), else not cached.
+pub fn mcp_providers(
+    loaded: &LoadedConfig,
+    env: &BTreeMap<String, String>,
+) -> Vec<std::sync::Arc<dyn bcode_skill::SkillProvider>> {
+    #[cfg(feature = "mcp")]
+    {
+        let servers = &loaded.config.skills.mcp_servers;
+        if servers.is_empty() {
+            return Vec::new();
+        }
+        let cache = SourceEnv::from_vars(&|name| env.get(name).cloned())
+            .state_dir()
+            .and_then(|state| {
+                bcode_fs::StateDir::open(&state)
+                    .and_then(|state| state.subdir("cache"))
+                    .and_then(|cache| cache.subdir("mcp"))
+                    .ok()
+            })
+            .map(|dir| dir.path().to_path_buf());
+        servers
+            .iter()
+            .map(|entry| {
+                let spec = bcode_skill_mcp::McpServerSpec::from_config(entry, env);
+                std::sync::Arc::new(bcode_skill_mcp::McpProvider::spawn(spec, cache.clone()))
+                    as std::sync::Arc<dyn bcode_skill::SkillProvider>
+            })
+            .collect()
+    }
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = (loaded, env);
+        Vec::new()
+    }
+}

@@ -9,13 +9,22 @@
 //! lists are read, and they are opened below the skill's folder.
 //! [`serve_stdio`] runs it on standard input and output, swapping in each
 //! registry a refresh returns and telling the client the list changed.
+//!
+//! With the `client` feature, [`McpProvider`] consumes the other way: a
+//! `bcode.skill/v1` provider relaying the skills one MCP server publishes.
 
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "client")]
+mod client_cache;
 mod digests;
 mod entry;
 mod server;
 mod stdio;
 mod uri;
 
+#[cfg(feature = "client")]
+pub use client::{MAX_PAGES, McpProvider, McpServerSpec};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};

@@ -19,7 +19,10 @@
 //! precedence resolution as folder skills. Provider skills rank as bundled
 //! ([`SourceKind::Bundled`]), after every bundled root and in the order the
 //! providers were given; their source label is `bundled:<provider name>`, so
-//! any folder skill with the same id shadows them. They have no file, so
+//! any folder skill with the same id shadows them. A provider relaying an
+//! MCP server ([`SkillProvider::source_kind`] is [`SourceKind::Mcp`]) ranks
+//! after every folder source and before bundled ones, labelled
+//! `mcp:<provider name>`. They have no file, so
 //! their `location` and `directory` are the synthetic, model-visible
 //! `bcode-provider://<provider name>/<skill id>`, and the source has no root.
 //! Loading a body ([`crate::SkillRegistry::body`], and through it
@@ -88,6 +91,20 @@ pub trait SkillProvider: Send + Sync {
 
     /// Compact summaries of every skill the provider serves.
     fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError>;
+
+    /// Which source kind its skills rank as: [`SourceKind::Bundled`]
+    /// (label `bundled:<name>`) unless the provider relays an MCP server
+    /// ([`SourceKind::Mcp`], label `mcp:<name>`). Any other kind is read as
+    /// bundled: a provider cannot outrank folder skills.
+    fn source_kind(&self) -> SourceKind {
+        SourceKind::Bundled
+    }
+
+    /// What the last [`SkillProvider::list`] left out or noticed (a skill it
+    /// could not relay), reported with the registry's diagnostics.
+    fn list_diagnostics(&self) -> Vec<Diagnostic> {
+        Vec::new()
+    }
 
     /// Validated metadata and diagnostics for one skill.
     fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError>;
@@ -329,9 +346,25 @@ pub(crate) fn collect(
                 continue;
             }
         };
+        out.diagnostics.extend(
+            guarded(name.clone(), "list_diagnostics", || {
+                Ok(provider.list_diagnostics())
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| match d.path {
+                Some(_) => d,
+                None => d.with_path(&home),
+            }),
+        );
+        let (kind, prefix) =
+            match guarded(name.clone(), "source_kind", || Ok(provider.source_kind())) {
+                Ok(SourceKind::Mcp) => (SourceKind::Mcp, "mcp"),
+                _ => (SourceKind::Bundled, "bundled"),
+            };
         let source = SkillSource {
-            kind: SourceKind::Bundled,
-            label: format!("bundled:{name}"),
+            kind,
+            label: format!("{prefix}:{name}"),
             ordinal: first_ordinal.saturating_add(index),
             root: None,
             provider: Some(name.clone()),

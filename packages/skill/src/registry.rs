@@ -169,7 +169,7 @@ impl SkillRegistry {
     /// The available skill with this id; `None` for an unknown, disabled or
     /// malformed id (see [`SkillRegistry::lookup`] for which).
     pub fn get(&self, id: &str) -> Option<&SkillSummary> {
-        let id = SkillId::parse(id).ok()?;
+        let id = SkillId::parse_reference(id).ok()?;
         let at = self
             .skills
             .binary_search_by(|s| s.manifest.id.cmp(&id))

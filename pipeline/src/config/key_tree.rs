@@ -73,6 +73,13 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("include_user_skills", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
         ("max_context_bytes", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: true }),
         ("max_skill_file_bytes", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
+        ("mcp_servers", Shape::Leaf { kind: LeafKind::TableArray(&Shape::Table(&[
+            ("args", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
+            ("command", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
+            ("env", Shape::Leaf { kind: LeafKind::StrMap, nullable: false }),
+            ("name", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
+            ("timeout_ms", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
+        ])), nullable: false }),
         ("preview_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
         ("prompt", Shape::Table(&[
             ("catalog", Shape::Leaf { kind: LeafKind::Enum(&["off", "names_only", "summary"]), nullable: false }),
@@ -167,6 +174,7 @@ pub(crate) static LEAF_KEYS: &[&str] = &[
     "skills.include_user_skills",
     "skills.max_context_bytes",
     "skills.max_skill_file_bytes",
+    "skills.mcp_servers",
     "skills.preview_max_chars",
     "skills.prompt.catalog",
     "skills.prompt.context_window_tokens",

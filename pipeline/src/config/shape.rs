@@ -21,6 +21,12 @@ pub(crate) enum LeafKind {
     Str,
     Enum(&'static [&'static str]),
     StrArray,
+    /// A table of strings with any keys (`env = { NAME = "value" }`).
+    StrMap,
+    /// An array of tables (`[[skills.mcp_servers]]`), each entry of the
+    /// given table shape. The array is one value: a layer replaces it
+    /// whole, and `config explain` names its origin as one key.
+    TableArray(&'static Shape),
 }
 
 impl Shape {
@@ -65,6 +71,8 @@ impl Shape {
                     LeafKind::Str => "a string".to_owned(),
                     LeafKind::Enum(allowed) => format!("one of: {}", allowed.join(", ")),
                     LeafKind::StrArray => "an array of strings, e.g. [\"a\", \"b\"]".to_owned(),
+                    LeafKind::StrMap => "a table of strings, e.g. { NAME = \"value\" }".to_owned(),
+                    LeafKind::TableArray(_) => "an array of tables (`[[key]]` entries)".to_owned(),
                 };
                 if *nullable {
                     format!("{base} (omit the key to leave it unset)")

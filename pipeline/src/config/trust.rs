@@ -130,6 +130,11 @@ pub(crate) const GATES: &[Gate] = &[
         why: "it runs programs (the toolchain version commands)",
     },
     Gate {
+        key: "skills.mcp_servers",
+        rule: Rule::Any,
+        why: "it starts programs (the MCP servers whose skills it would add)",
+    },
+    Gate {
         key: "skills.auto_activate",
         rule: Rule::Equals("\"on\""),
         why: "it lets keyword matches activate skills without the user asking",

@@ -167,6 +167,25 @@ impl Check<'_> {
                     }
                     other => Some(invalid(layer, &key, other, child, None)),
                 },
+                Some(
+                    leaf @ Shape::Leaf {
+                        kind: LeafKind::TableArray(entry),
+                        ..
+                    },
+                ) => match value {
+                    Value::Array(items) if items.iter().all(Value::is_table) => {
+                        // Each entry is checked like a table of its own:
+                        // unknown keys warned about and dropped, bad values
+                        // reported (the key names the entry by its index).
+                        for (index, item) in items.iter_mut().enumerate() {
+                            if let Value::Table(inner) = item {
+                                self.table(entry, inner, &format!("{key}[{index}]"), found);
+                            }
+                        }
+                        None
+                    }
+                    other => Some(invalid(layer, &key, other, leaf, None)),
+                },
                 Some(leaf @ Shape::Leaf { kind, .. }) => check_leaf(kind, value)
                     .map(|suggestion| invalid(layer, &key, value, leaf, suggestion)),
             };
@@ -204,6 +223,7 @@ fn check_leaf(kind: &LeafKind, value: &Value) -> Option<Option<String>> {
             }
         }
         (LeafKind::StrArray, Value::Array(items)) => items.iter().all(Value::is_str),
+        (LeafKind::StrMap, Value::Table(table)) => table.values().all(Value::is_str),
         _ => false,
     };
     if fits { None } else { Some(None) }
@@ -275,6 +295,54 @@ mod tests {
                 .contains("bcode.toml:2: invalid value for `skills.enabled`")
         );
         assert!(layer.table["skills"].as_table().unwrap().is_empty());
+    }
+
+    /// Each `[[skills.mcp_servers]]` entry is checked like a table: an
+    /// unknown key is warned about (with a close key) and dropped, a bad
+    /// value is an error, and a non-table entry refuses the whole array.
+    #[test]
+    fn entries_of_an_array_of_tables_are_checked() {
+        let origin = Origin::UserFile {
+            path: "/u/bcode.toml".into(),
+        };
+        let text = "[[skills.mcp_servers]]\nname = \"a\"\ncommand = \"b\"\nargz = []\n\
+                    [[skills.mcp_servers]]\nname = \"c\"\ncommand = \"d\"\nenv = { A = 1 }\n";
+        let mut layer = parse_file(origin.clone(), text.to_owned()).unwrap();
+        let mut found = Found::default();
+        check(&mut layer, &[], &mut found);
+        let warnings: Vec<(&str, Option<&str>)> = found
+            .warnings
+            .iter()
+            .map(|w| (w.key.as_str(), w.suggestion.as_deref()))
+            .collect();
+        assert_eq!(
+            warnings,
+            [(
+                "skills.mcp_servers[0].argz",
+                Some("skills.mcp_servers[0].args")
+            )]
+        );
+        let errors: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].contains("invalid value for `skills.mcp_servers[1].env`"),
+            "{errors:?}"
+        );
+        let kept = toml::Value::Table(layer.table);
+        assert_eq!(
+            kept["skills"]["mcp_servers"].to_string(),
+            "[{ command = \"b\", name = \"a\" }, { command = \"d\", name = \"c\" }]"
+        );
+
+        let mut layer = parse_file(origin, "[skills]\nmcp_servers = [1]\n".to_owned()).unwrap();
+        let mut found = Found::default();
+        check(&mut layer, &[], &mut found);
+        assert_eq!(found.errors.len(), 1);
+        assert!(
+            found.errors[0]
+                .to_string()
+                .contains("invalid value for `skills.mcp_servers`")
+        );
     }
 
     #[test]

@@ -68,6 +68,33 @@ pub struct SkillsConfig {
     pub disabled: SkillsDisabledConfig,
     /// `[skills.prompt]`
     pub prompt: SkillsPromptConfig,
+    /// `[[skills.mcp_servers]]`: MCP servers whose skills (SEP-2640) join the registry as source `mcp:<name>`, with ids `<name>:<skill name>`. Each starts a program, so an untrusted repository's entries are ignored.
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// One `[[skills.mcp_servers]]` entry: a program speaking MCP on its standard input and output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct McpServerConfig {
+    /// The server's name: lowercase letters, digits and hyphens. Its skills are labelled `mcp:<name>` and named `<name>:<skill name>`.
+    pub name: String,
+    /// The program to run (looked up on `PATH` when it has no `/`).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it, on top of the host's.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// How long, in milliseconds, starting the server, one listing or one file read may take; a server that takes longer is given up on with a diagnostic.
+    #[serde(default = "default_mcp_timeout_ms")]
+    pub timeout_ms: u64,
+}
+
+/// The default of [`McpServerConfig::timeout_ms`].
+pub const DEFAULT_MCP_TIMEOUT_MS: u64 = 5000;
+
+fn default_mcp_timeout_ms() -> u64 {
+    DEFAULT_MCP_TIMEOUT_MS
 }
 
 impl Default for SkillsConfig {
@@ -89,6 +116,7 @@ impl Default for SkillsConfig {
             sources: SkillsSourcesConfig::default(),
             disabled: SkillsDisabledConfig::default(),
             prompt: SkillsPromptConfig::default(),
+            mcp_servers: Vec::new(),
         }
     }
 }

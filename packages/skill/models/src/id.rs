@@ -22,6 +22,10 @@ pub const MAX_SKILL_ID_LEN: usize = 64;
 #[serde(try_from = "String", into = "String")]
 pub struct SkillId(String);
 
+/// What separates the namespace from the name in a namespaced id
+/// (`<server>:<skill name>` for the skills an MCP server publishes).
+pub const NAMESPACE_SEPARATOR: char = ':';
+
 /// Why a string is not a valid skill id.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -81,6 +85,38 @@ impl SkillId {
         SkillId::parse(trimmed.trim_end_matches('-')).ok()
     }
 
+    /// The id of a skill another program publishes, namespaced by where it
+    /// comes from: `<namespace>:<name>`, both halves valid ids. SEP-2640
+    /// forbids a skill from an MCP server silently shadowing one of another
+    /// origin, so the server's name is part of the id. Front matter can
+    /// never write such an id ([`SkillId::parse`] refuses the `:`); only a
+    /// provider makes one.
+    pub fn namespaced(namespace: &str, name: &str) -> Result<Self, InvalidSkillId> {
+        let namespace = SkillId::parse(namespace)?;
+        let name = SkillId::parse(name)?;
+        Ok(SkillId(format!(
+            "{}{NAMESPACE_SEPARATOR}{}",
+            namespace.0, name.0
+        )))
+    }
+
+    /// An id as a user or a stored record names one: a plain id (as
+    /// [`SkillId::parse`]) or a namespaced one (as [`SkillId::namespaced`]),
+    /// so `/skill server:name` finds a skill an MCP server published.
+    pub fn parse_reference(raw: &str) -> Result<Self, InvalidSkillId> {
+        match raw.split_once(NAMESPACE_SEPARATOR) {
+            Some((namespace, name)) => SkillId::namespaced(namespace, name),
+            None => SkillId::parse(raw),
+        }
+    }
+
+    /// The namespace of a namespaced id (`None` for a plain one).
+    pub fn namespace(&self) -> Option<&str> {
+        self.0
+            .split_once(NAMESPACE_SEPARATOR)
+            .map(|(namespace, _)| namespace)
+    }
+
     /// The id as a string slice, as written in front matter and commands.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -93,10 +129,16 @@ impl fmt::Display for SkillId {
     }
 }
 
-/// Validates an owned id, without copying it when it is in NFKC form.
+/// Validates an owned id, without copying it when it is in NFKC form. A
+/// namespaced id is accepted too (as [`SkillId::parse_reference`]), so
+/// records holding one (events, sessions) read back; callers reading front
+/// matter check with [`SkillId::check`] first, which refuses it.
 impl TryFrom<String> for SkillId {
     type Error = InvalidSkillId;
     fn try_from(value: String) -> Result<Self, Self::Error> {
+        if value.contains(NAMESPACE_SEPARATOR) {
+            return SkillId::parse_reference(&value);
+        }
         let value = match nfkc(&value) {
             Cow::Borrowed(_) => value,
             Cow::Owned(normal) => normal,
@@ -222,6 +264,34 @@ mod tests {
             assert_eq!(SkillId::try_from(written.to_owned()).unwrap().as_str(), id);
             assert_eq!(SkillId::check(written), Ok(()));
         }
+    }
+
+    /// A namespaced id is made only from two valid halves, is found again
+    /// from its text, and front matter's grammar still refuses the `:`.
+    #[test]
+    fn namespaced_ids() {
+        let id = SkillId::namespaced("other", "pdf-tools").unwrap();
+        assert_eq!(id.as_str(), "other:pdf-tools");
+        assert_eq!(id.namespace(), Some("other"));
+        assert_eq!(SkillId::parse("pdf").unwrap().namespace(), None);
+        assert_eq!(SkillId::parse_reference("other:pdf-tools"), Ok(id.clone()));
+        assert_eq!(SkillId::try_from("other:pdf-tools".to_owned()), Ok(id));
+        assert_eq!(SkillId::parse_reference("plain"), SkillId::parse("plain"));
+        assert_eq!(
+            SkillId::parse("other:pdf-tools"),
+            Err(InvalidSkillId::BadCharacter { found: ':' })
+        );
+        assert_eq!(
+            SkillId::check("other:pdf-tools"),
+            Err(InvalidSkillId::BadCharacter { found: ':' })
+        );
+        for bad in ["a:b:c", ":b", "a:", "A:b", "a:B c", "a/b:c"] {
+            assert!(SkillId::parse_reference(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            SkillId::namespaced("Server", "x"),
+            Err(InvalidSkillId::BadCharacter { found: 'S' })
+        );
     }
 
     #[test]

@@ -16,8 +16,8 @@ mod source;
 mod summary;
 
 pub use config::{
-    AutoActivate, CatalogMode, SkillsConfig, SkillsDisabledConfig, SkillsPromptConfig,
-    SkillsSourcesConfig,
+    AutoActivate, CatalogMode, DEFAULT_MCP_TIMEOUT_MS, McpServerConfig, SkillsConfig,
+    SkillsDisabledConfig, SkillsPromptConfig, SkillsSourcesConfig,
 };
 pub use context::{
     InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillContextRequest, SkillContextResponse,
@@ -27,7 +27,7 @@ pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use env::SourceEnv;
 pub use event::SkillEvent;
 pub use field_map::FieldMap;
-pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, SkillId};
+pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, NAMESPACE_SEPARATOR, SkillId};
 pub use manifest::{SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
 pub use source::{SkillSource, SourceKind};
 pub use summary::{SkillLayout, SkillSummary, directory_override};

@@ -1,4 +1,4 @@
-//! Where a skill came from: the nine source kinds in precedence order.
+//! Where a skill came from: the ten source kinds in precedence order.
 
 use std::path::PathBuf;
 
@@ -26,6 +26,10 @@ pub enum SourceKind {
     UserState,
     /// An entry of `skills.sources.paths`.
     Config,
+    /// Skills an MCP server publishes (a `[[skills.mcp_servers]]` entry),
+    /// served by a provider; ranked after every folder source so that an
+    /// MCP skill never shadows a local one.
+    Mcp,
     /// Shipped with Bcode or a plugin.
     Bundled,
 }
@@ -35,7 +39,7 @@ pub enum SourceKind {
 /// (configured paths keep the order they were written in) and its root.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SkillSource {
-    /// Which of the nine kinds this source is; decides precedence first.
+    /// Which of the ten kinds this source is; decides precedence first.
     pub kind: SourceKind,
     /// How the source is named in diagnostics, events and the context
     /// block's provenance (for example `user-config:skills`).

@@ -1,0 +1,353 @@
+//! Consuming skills from MCP servers (issue 26, items 2 and 3): a
+//! `bcode-prompt` whose user config lists `bcode-prompt --repo OTHER mcp`
+//! (this very binary) as a `[[skills.mcp_servers]]` entry shows the other
+//! repository's skills as `other:<name>` from `mcp:other`, loads their
+//! bodies on activation only, refuses a file that changed since it was
+//! listed, and survives servers that do not start, exit, hang or answer
+//! garbage, each within its timeout, with a diagnostic naming the server
+//! and the local skills loaded as before. An untrusted repository cannot
+//! add a server.
+
+// Helpers outside `#[test]` functions are test code too; clippy's
+// allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, ok, write};
+use serde_json::{Value, json};
+
+/// The timeout every entry of these tests gets.
+const TIMEOUT_MS: u64 = 1500;
+
+/// The timeout of the failing servers: long enough that a command paying
+/// it twice cannot pass for one paying it once.
+const FAULT_TIMEOUT_MS: u64 = 3000;
+
+/// A generous bound on a command that meets a failing server: its timeout
+/// once, plus a process start and a discovery on a busy machine.
+const DEADLINE: Duration = Duration::from_millis(FAULT_TIMEOUT_MS + 2000);
+
+/// A server that answers the handshake (declaring the skills extension)
+/// late, two seconds in, and then never answers again: starting and
+/// listing share one timeout, so this costs no more than a silent server.
+const STALLS: &str = r#"read line; sleep 2; printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"serverInfo":{"name":"stalls","version":"1"}}}'; sleep 60"#;
+
+const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
+
+/// A sandbox with one local skill (`local`) and a user config listing
+/// `servers` (TOML written after `[[skills.mcp_servers]]` headers).
+fn consumer(servers: &str) -> Sandbox {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/local/SKILL.md"),
+        "---\nname: local\ndescription: A local skill.\n---\nLocal body.\n",
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), servers);
+    sandbox
+}
+
+/// The other repository, served by this binary, with its skill `pdf`.
+fn other(sandbox: &Sandbox) -> (PathBuf, String) {
+    let other = sandbox.base.join("other");
+    write(&other.join(".bcode/skills/pdf/SKILL.md"), PDF);
+    let entry = server(
+        "other",
+        env!("CARGO_BIN_EXE_bcode-prompt"),
+        &["--repo", &other.display().to_string(), "mcp"],
+    );
+    (other, entry)
+}
+
+/// One `[[skills.mcp_servers]]` entry.
+fn server(name: &str, command: &str, args: &[&str]) -> String {
+    server_with_timeout(name, command, args, TIMEOUT_MS)
+}
+
+fn server_with_timeout(name: &str, command: &str, args: &[&str], timeout_ms: u64) -> String {
+    format!(
+        "[[skills.mcp_servers]]\nname = {}\ncommand = {}\nargs = {}\ntimeout_ms = {timeout_ms}\n",
+        Value::from(name),
+        Value::from(command),
+        Value::from(args.to_vec())
+    )
+}
+
+/// `skills list --json`, as `(skills, diagnostics)`: each skill's id,
+/// name, description, source and location.
+fn list(sandbox: &Sandbox) -> (Vec<Value>, Vec<Value>) {
+    let out = ok(sandbox.run(&["skills", "list", "--json"]));
+    let listing: Value = serde_json::from_str(&out).unwrap();
+    let skills = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| {
+            json!({
+                "id": skill["id"],
+                "name": skill["name"],
+                "description": skill["description"],
+                "source": skill["source"],
+                "location": skill["location"],
+            })
+        })
+        .collect();
+    (skills, listing["diagnostics"].as_array().unwrap().clone())
+}
+
+fn local(sandbox: &Sandbox) -> Value {
+    json!({
+        "id": "local",
+        "name": "local",
+        "description": "A local skill.",
+        "source": "repo:.bcode/skills",
+        "location": sandbox.repo.join(".bcode/skills/local/SKILL.md").display().to_string(),
+    })
+}
+
+#[test]
+fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
+    let sandbox = consumer("");
+    let (_, entry) = other(&sandbox);
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &entry);
+    let (skills, diagnostics) = list(&sandbox);
+    assert_eq!(diagnostics, Vec::<Value>::new());
+    assert_eq!(
+        skills,
+        [
+            local(&sandbox),
+            json!({
+                "id": "other:pdf",
+                "name": "pdf",
+                "description": "Reads PDFs.",
+                "source": "mcp:other",
+                "location": "bcode-provider://other/other:pdf",
+            }),
+        ]
+    );
+
+    let block = ok(sandbox.run(&["skills", "context", "other:pdf"]));
+    assert_eq!(
+        block,
+        "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
+         References are relative to bcode-provider://other/other:pdf.\n\
+         Source label: mcp:other\n\
+         Skill resource root: bcode-provider://other/other:pdf\n\
+         \n\
+         The PDF body.\n\
+         </skill>\n"
+    );
+    // The fetched file is kept in the state folder, keyed by server and URI.
+    let cached: Vec<PathBuf> = std::fs::read_dir(sandbox.state.join("cache/mcp"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert_eq!(std::fs::read_to_string(&cached[0]).unwrap(), PDF);
+
+    let catalog = ok(sandbox.run(&["skills", "catalog"]));
+    let skills = &catalog[catalog.find("<available_skills>").unwrap()..];
+    assert_eq!(
+        skills,
+        format!(
+            "<available_skills>\n  <skill>\n    <id>local</id>\n    <name>local</name>\n    \
+             <description>A local skill.</description>\n    <location>{}</location>\n    \
+             <source>repo:.bcode/skills</source>\n  </skill>\n  <skill>\n    <id>other:pdf</id>\n    \
+             <name>pdf</name>\n    <description>Reads PDFs.</description>\n    \
+             <location>bcode-provider://other/other:pdf</location>\n    <source>mcp:other</source>\n  \
+             </skill>\n</available_skills>",
+            sandbox.repo.join(".bcode/skills/local/SKILL.md").display()
+        )
+    );
+    let render = ok(sandbox.run(&["render", "--skill", "other:pdf"]));
+    assert!(render.contains("<id>other:pdf</id>"), "{render}");
+    assert!(render.contains("The PDF body.\n</skill>"), "{render}");
+}
+
+/// Each failing server costs at most its timeout (once: a server that
+/// answers the handshake and then hangs included), yields one
+/// `provider_failed` diagnostic naming it, and the local skill loads.
+#[test]
+fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
+    let missing = "bcode-no-such-program";
+    let cases: [(&str, &str, &[&str], &str); 5] = [
+        (
+            "missing",
+            missing,
+            &[],
+            "skill provider `missing` failed: MCP server `missing`: `bcode-no-such-program` could not be started: No such file or directory (os error 2)",
+        ),
+        (
+            "exits",
+            "true",
+            &[],
+            "skill provider `exits` failed: MCP server `exits`: the MCP handshake with `true` failed: ",
+        ),
+        (
+            "hangs",
+            "sleep",
+            &["60"],
+            "skill provider `hangs` failed: MCP server `hangs`: no answer within 3000 ms (timeout_ms)",
+        ),
+        (
+            "garbage",
+            "sh",
+            &["-c", "echo garbage; sleep 60"],
+            "skill provider `garbage` failed: MCP server `garbage`: no answer within 3000 ms (timeout_ms)",
+        ),
+        (
+            "stalls",
+            "sh",
+            &["-c", STALLS],
+            "skill provider `stalls` failed: MCP server `stalls`: no answer within 3000 ms (timeout_ms)",
+        ),
+    ];
+    for (name, command, args, message) in cases {
+        let sandbox = consumer(&server_with_timeout(name, command, args, FAULT_TIMEOUT_MS));
+        let started = Instant::now();
+        let (skills, diagnostics) = list(&sandbox);
+        let took = started.elapsed();
+        assert!(took < DEADLINE, "{name}: took {took:?}");
+        assert_eq!(skills, [local(&sandbox)], "{name}");
+        assert_eq!(diagnostics.len(), 1, "{name}: {diagnostics:?}");
+        let found = &diagnostics[0];
+        assert_eq!(
+            (
+                &found["code"],
+                &found["severity"],
+                &found["path"],
+                &found["hint"]
+            ),
+            (
+                &json!("provider_failed"),
+                &json!("error"),
+                &json!(format!("bcode-provider://{name}")),
+                &json!("its skills are unavailable; other skills are not affected"),
+            ),
+            "{name}"
+        );
+        let text = found["message"].as_str().unwrap();
+        if name == "exits" {
+            // The rest is the SDK's account of the broken pipe.
+            assert!(text.starts_with(message), "{name}: {text}");
+        } else {
+            assert_eq!(text, message, "{name}");
+        }
+    }
+}
+
+/// A skill file changed after the listing (same size, other bytes): its
+/// activation is refused with a message naming the URI and the digests,
+/// and recorded as `SkillInvocationFailed`; the local skill loads.
+#[test]
+fn a_file_changed_after_listing_is_refused_at_activation() {
+    let sandbox = consumer("");
+    let (other, entry) = other(&sandbox);
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &entry);
+
+    let mut session = sandbox.live_session("changed");
+    session.send("/skills");
+    session.send("/skill local");
+    let listed = session.read_until("└");
+    assert!(
+        listed.contains("  other:pdf [mcp:other]: Reads PDFs.\n"),
+        "{listed}"
+    );
+    let changed = PDF.replace("The PDF body.", "The PDF BODY.");
+    std::fs::write(other.join(".bcode/skills/pdf/SKILL.md"), &changed).unwrap();
+    session.send("/skill other:pdf");
+    let refused = session.read_until("error:");
+    let expected_error = format!(
+        "skill provider `other` failed: MCP server `other`: skill://pdf/SKILL.md has digest {}, \
+         the manifest says {}: the file changed since it was listed, so it is not used \
+         (list the skills again to pick up the change)",
+        digest(changed.as_bytes()),
+        digest(PDF.as_bytes())
+    );
+    assert_eq!(
+        refused,
+        format!("> /skill other:pdf\nerror: {expected_error}\n")
+    );
+    let (code, stderr) = session.finish_with_stderr();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    let events = events(&sandbox.state.join("sessions/changed/events.jsonl"));
+    assert_eq!(
+        events,
+        [
+            json!({"event": "SkillActivated", "id": "local"}),
+            json!({"event": "SkillContextLoaded", "id": "local"}),
+            json!({"event": "SkillInvocationFailed", "id": "other:pdf", "error": expected_error}),
+        ]
+    );
+}
+
+/// Each event of a session log: its kind, id and error, if any.
+fn events(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line).unwrap();
+            let mut kept = json!({"event": event["event"], "id": event["id"]});
+            if let Some(error) = event.get("error") {
+                kept["error"] = error.clone();
+            }
+            kept
+        })
+        .collect()
+}
+
+/// `sha256:<hex>` of `bytes`, by the system's `sha256sum` (an
+/// implementation other than the one under test).
+fn digest(bytes: &[u8]) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let hex = String::from_utf8(out.stdout).unwrap();
+    format!("sha256:{}", hex.split_whitespace().next().unwrap())
+}
+
+/// An untrusted repository's `[[skills.mcp_servers]]` starts nothing: the
+/// entry is dropped with the usual warning, and its program never runs.
+#[test]
+fn an_untrusted_repositorys_servers_are_ignored_with_a_warning() {
+    let sandbox = consumer("");
+    let marker = sandbox.base.join("started");
+    write(
+        &sandbox.repo.join(".bcode/bcode.toml"),
+        &server(
+            "evil",
+            "sh",
+            &["-c", &format!("touch {}", marker.display())],
+        ),
+    );
+    let out = sandbox.run(&["skills", "list", "--json"]);
+    let stderr = common::lossy(&out.stderr);
+    let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+    let ids: Vec<&Value> = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(ids, [&json!("local")]);
+    assert_eq!(listing["diagnostics"], json!([]));
+    assert!(!marker.exists(), "the repository's server was started");
+    let warning = format!(
+        "repo file {}:1: `skills.mcp_servers = [{{ args = [\"-c\", \"touch {}\"], command = \"sh\", name = \"evil\", timeout_ms = {TIMEOUT_MS} }}]` \
+         ignored: it starts programs (the MCP servers whose skills it would add); the repository is not trusted",
+        sandbox.repo.join(".bcode/bcode.toml").display(),
+        marker.display()
+    );
+    assert!(stderr.contains(&warning), "{stderr}");
+}
