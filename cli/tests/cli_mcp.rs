@@ -561,7 +561,7 @@ fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() 
     assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
     // The cache is consulted: a digest planted for the unchanged file is
     // what the next server lists, so it did not read the file.
-    let cache = sandbox.state.join("cache/mcp/digests.jsonl");
+    let cache = sandbox.state.join("cache/mcp-server/digests.jsonl");
     let text = std::fs::read_to_string(&cache).unwrap();
     let planted = format!("sha256:{}", "0".repeat(64));
     let edited: Vec<String> = text

@@ -1,6 +1,7 @@
 //! The digest cache: each served file's `sha256:` digest and size, and each
 //! instruction file's front matter, by path and stamp, kept in the state
-//! folder (`cache/mcp/digests.jsonl`), so a server started again reads only
+//! folder (`cache/mcp-server/digests.jsonl`; what this program fetches as a client is
+//! in `cache/mcp/`), so a server started again reads only
 //! the files that changed since. A stamp inside the racy window (the file
 //! may change again within its clock tick) is never trusted, and the cache
 //! only ever saves reading: `resources/read` always reads the file.
@@ -14,7 +15,7 @@ use std::time::SystemTime;
 use bcode_fs::{FileStamp, RACY_WINDOW, StateDir};
 use serde_json::{Value, json};
 
-/// The cache file, below `<state>/cache/mcp/`.
+/// The cache file, below `<state>/cache/mcp-server/`.
 const FILE: &str = "digests.jsonl";
 
 /// Bumped when what a line means changes (how front matter is read, for
@@ -66,7 +67,7 @@ impl DigestCache {
     pub fn open(state: &Path) -> DigestCache {
         let Ok(dir) = StateDir::open(state)
             .and_then(|state| state.subdir("cache"))
-            .and_then(|cache| cache.subdir("mcp"))
+            .and_then(|cache| cache.subdir("mcp-server"))
         else {
             return DigestCache::none();
         };
