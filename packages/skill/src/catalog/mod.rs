@@ -435,19 +435,10 @@ impl Format<'_> {
 
     /// Every visible skill, whole (no `max_bytes`, or everything fits it).
     fn whole(&self, visible: &[&SkillSummary], estimate: usize) -> Catalog {
-        let mut catalog = Catalog::empty();
         let mut text = String::with_capacity(self.head.len() + estimate + self.tail.len());
-        text.push_str(self.head);
-        for chunk in visible.chunks(PREFETCH_CHUNK) {
-            prefetch_value_cache_lines(chunk);
-            for skill in chunk {
-                let (description, cut) = self.description(skill);
-                catalog.descriptions_cut += usize::from(cut);
-                write_entry(&mut text, skill, &description, self.shape);
-            }
-        }
-        text.push_str(self.tail);
-        catalog.listed = visible.len();
+        // Never handed on: the text grows to the whole catalog.
+        let result = self.entries(visible, &mut text, usize::MAX, &mut |_| Ok(()));
+        let mut catalog = result.unwrap_or_else(|_| Catalog::empty());
         catalog.text = text;
         catalog
     }
@@ -459,28 +450,44 @@ impl Format<'_> {
         visible: &[&SkillSummary],
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<(Catalog, usize)> {
-        let mut catalog = Catalog::empty();
         let mut piece = String::with_capacity(WRITE_PIECE_BYTES + 4096);
         let mut written = 0;
-        piece.push_str(self.head);
+        let catalog = self.entries(visible, &mut piece, WRITE_PIECE_BYTES, &mut |piece| {
+            out.write_all(piece.as_bytes())?;
+            written += piece.len();
+            piece.clear();
+            Ok(())
+        })?;
+        Ok((catalog, written))
+    }
+
+    /// Writes the head, every visible skill's entry and the tail into
+    /// `text`, handing it to `hand_on` whenever it holds `piece_bytes` or
+    /// more, and at the end.
+    fn entries(
+        &self,
+        visible: &[&SkillSummary],
+        text: &mut String,
+        piece_bytes: usize,
+        hand_on: &mut dyn FnMut(&mut String) -> std::io::Result<()>,
+    ) -> std::io::Result<Catalog> {
+        let mut catalog = Catalog::empty();
+        text.push_str(self.head);
         for chunk in visible.chunks(PREFETCH_CHUNK) {
             prefetch_value_cache_lines(chunk);
             for skill in chunk {
                 let (description, cut) = self.description(skill);
                 catalog.descriptions_cut += usize::from(cut);
-                write_entry(&mut piece, skill, &description, self.shape);
-                if piece.len() >= WRITE_PIECE_BYTES {
-                    out.write_all(piece.as_bytes())?;
-                    written += piece.len();
-                    piece.clear();
+                write_entry(text, skill, &description, self.shape);
+                if text.len() >= piece_bytes {
+                    hand_on(text)?;
                 }
             }
         }
-        piece.push_str(self.tail);
-        out.write_all(piece.as_bytes())?;
-        written += piece.len();
+        text.push_str(self.tail);
+        hand_on(text)?;
         catalog.listed = visible.len();
-        Ok((catalog, written))
+        Ok(catalog)
     }
 
     /// The catalog within `max` bytes (see `budget`).
