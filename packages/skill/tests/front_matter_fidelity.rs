@@ -7,11 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod support;
 
-use bcode_skill::{InstructionKind, Origin, parse_skill};
-use bcode_skill_models::{SkillLayout, SkillSource, SourceKind};
+use bcode_skill::parse_skill;
 use serde_json::{Value, json};
 
 /// What one file loads as: `None` when it is skipped, else the metadata
@@ -25,21 +23,7 @@ type Found = Vec<(&'static str, Option<u32>, Option<u32>, Option<&'static str>)>
 type Owned = (String, Option<u32>, Option<u32>, Option<String>);
 
 fn parse(text: &str) -> (Loaded, Vec<Owned>) {
-    let directory = PathBuf::from("/registry/skill");
-    let origin = Origin {
-        source: Arc::new(SkillSource {
-            kind: SourceKind::RepoBcode,
-            label: "repo:.bcode/skills".into(),
-            ordinal: 0,
-            root: None,
-            provider: None,
-        }),
-        layout: SkillLayout::Folder,
-        kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md"),
-        directory,
-        inferred_id: "skill".into(),
-    };
+    let origin = support::registry_origin("skill");
     let outcome = parse_skill(&origin, text.as_bytes());
     let loaded = outcome.skill.as_ref().map(|skill| {
         let details = skill.manifest.details();
@@ -195,21 +179,7 @@ fn metadata_as_written_and_every_problem_reported() {
 /// write, the field names the path.
 #[test]
 fn a_nested_repair_says_how_to_fix_the_line() {
-    let directory = PathBuf::from("/registry/skill");
-    let origin = Origin {
-        source: Arc::new(SkillSource {
-            kind: SourceKind::RepoBcode,
-            label: "repo:.bcode/skills".into(),
-            ordinal: 0,
-            root: None,
-            provider: None,
-        }),
-        layout: SkillLayout::Folder,
-        kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md"),
-        directory,
-        inferred_id: "skill".into(),
-    };
+    let origin = support::registry_origin("skill");
     let text =
         "---\ndescription: d\nmetadata:\n  short-description: What's included: builds\n---\n";
     let outcome = parse_skill(&origin, text.as_bytes());

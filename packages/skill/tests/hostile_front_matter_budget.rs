@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod support;
+
 use std::time::{Duration, Instant};
 
-use bcode_skill::{InstructionKind, Origin, ParseOutcome, parse_skill};
-use bcode_skill_models::{SkillLayout, SkillSource, SourceKind};
+use bcode_skill::{ParseOutcome, parse_skill};
 
 /// The file bound discovery reads skills within.
 const FILE_BOUND: usize = 256 * 1024;
@@ -21,21 +20,7 @@ const FILE_BOUND: usize = 256 * 1024;
 const DEADLINE: Duration = Duration::from_secs(10);
 
 fn parse(text: &str) -> ParseOutcome {
-    let directory = PathBuf::from("/registry/flood");
-    let origin = Origin {
-        source: Arc::new(SkillSource {
-            kind: SourceKind::RepoBcode,
-            label: "repo:.bcode/skills".into(),
-            ordinal: 0,
-            root: None,
-            provider: None,
-        }),
-        layout: SkillLayout::Folder,
-        kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md"),
-        directory,
-        inferred_id: "flood".into(),
-    };
+    let origin = support::registry_origin("flood");
     let started = Instant::now();
     let outcome = parse_skill(&origin, text.as_bytes());
     assert!(started.elapsed() < DEADLINE, "took {:?}", started.elapsed());

@@ -4,31 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod support;
 
-use bcode_skill::{InstructionKind, Origin, parse_skill};
-use bcode_skill_models::{SkillLayout, SkillSource, SourceKind};
+use bcode_skill::parse_skill;
 
 /// Parses `text` as `/registry/<folder>/SKILL.md` and renders the outcome:
 /// the input, then the manifest's fields (or that there is no skill), then
 /// one line per diagnostic (`severity code line:col [field] message | hint`).
 fn check(folder: &str, text: &str) -> String {
-    let directory = PathBuf::from("/registry").join(folder);
-    let origin = Origin {
-        source: Arc::new(SkillSource {
-            kind: SourceKind::RepoBcode,
-            label: "repo:.bcode/skills".into(),
-            ordinal: 0,
-            root: None,
-            provider: None,
-        }),
-        layout: SkillLayout::Folder,
-        kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md"),
-        directory,
-        inferred_id: folder.to_owned(),
-    };
+    let origin = support::registry_origin(folder);
     let outcome = parse_skill(&origin, text.as_bytes());
     let mut out = format!("{folder}/SKILL.md:\n");
     for line in text.split_inclusive('\n') {

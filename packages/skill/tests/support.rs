@@ -8,8 +8,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
-use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+use bcode_skill::{
+    Discovery, DiscoveryOptions, InstructionKind, Origin, SkillRegistry, SourceRoot,
+};
+use bcode_skill_models::{SkillLayout, SkillSource, SkillsConfig, SourceKind};
 
 /// The spec's example skill ("Skill package format"), with a short body.
 pub const SPEC_SKILL: &str = "---
@@ -31,6 +33,26 @@ permissions:
 # Rust Debugging
 ...
 ";
+
+/// Where `parse_skill` is told a skill file is: `/registry/<folder>/SKILL.md`
+/// of a repository `.bcode/skills` root (no file is read).
+pub fn registry_origin(folder: &str) -> Origin {
+    let directory = PathBuf::from("/registry").join(folder);
+    Origin {
+        source: std::sync::Arc::new(SkillSource {
+            kind: SourceKind::RepoBcode,
+            label: "repo:.bcode/skills".into(),
+            ordinal: 0,
+            root: None,
+            provider: None,
+        }),
+        layout: SkillLayout::Folder,
+        kind: InstructionKind::SkillFile,
+        location: directory.join("SKILL.md"),
+        directory,
+        inferred_id: folder.to_owned(),
+    }
+}
 
 /// Writes `files` (path relative to `root`, contents) under `root`.
 pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
