@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bcode_skill::{DiscoveryOptions, LiveRegistry};
+use bcode_skill::LiveRegistry;
 use bcode_skill_mcp::{DigestCache, SkillServer};
 
 use crate::cli_context::{CliContext, CliError};
@@ -15,14 +15,17 @@ const REFRESH: Duration = Duration::from_millis(500);
 
 pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     let config = &context.loaded.config.skills;
-    let (mut live, registry) = LiveRegistry::new(
-        DiscoveryOptions::from_config(config),
+    // The discovery `render` uses: with `skills.disk_cache`, a start with
+    // unchanged skill trees checks stamps instead of reading every skill.
+    let (mut live, registry) = LiveRegistry::with_discovery(
+        bcode_prompt::skill_discovery(&context.loaded, &context.inputs.env),
         if config.enabled {
             context.skill_roots()
         } else {
             eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
             Vec::new()
         },
+        Vec::new(),
     );
     // Digests and front matter of files unchanged since the last serve
     // come from the state folder, as discovery's disk cache does.

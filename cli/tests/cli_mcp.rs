@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -532,20 +533,27 @@ fn the_official_python_sdk_client_lists_gets_and_reads_every_file() {
 }
 
 /// The digest of `uri` in a full `skills/list` of a fresh server.
-fn listed_digest(sandbox: &Sandbox, uri: &str) -> String {
+/// Every listed file's URI and digest, from a fresh server.
+fn listed_digests(sandbox: &Sandbox) -> BTreeMap<String, String> {
     let mut client = Client::start(sandbox, &[]);
     let list = client.result("skills/list", json!({}));
-    let digest = list["skills"]
+    let digests = list["skills"]
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
-        .find(|resource| resource["uri"] == uri)
-        .map(|resource| resource["digest"].as_str().unwrap().to_owned())
-        .unwrap();
+        .map(|resource| {
+            let uri = resource["uri"].as_str().unwrap().to_owned();
+            (uri, resource["digest"].as_str().unwrap().to_owned())
+        })
+        .collect();
     let (code, stderr) = client.finish();
     assert_eq!(code, Some(0), "{stderr}");
-    digest
+    digests
+}
+
+fn listed_digest(sandbox: &Sandbox, uri: &str) -> String {
+    listed_digests(sandbox).remove(uri).unwrap()
 }
 
 #[test]
@@ -564,19 +572,38 @@ fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() 
     let cache = sandbox.state.join("cache/mcp-server/digests.jsonl");
     let text = std::fs::read_to_string(&cache).unwrap();
     let planted = format!("sha256:{}", "0".repeat(64));
+    // One line per served skill; the planted digest goes on the guide's
+    // file of `pdf-tools`.
     let edited: Vec<String> = text
         .lines()
         .map(|line| {
             let mut record: Value = serde_json::from_str(line).unwrap();
-            if record["p"].as_str().unwrap().ends_with("refs/guide.md") {
-                record["d"] = json!(planted);
+            if record["id"] == "pdf-tools" {
+                for file in record["files"].as_array_mut().unwrap() {
+                    if file[0] == "refs/guide.md" {
+                        file[3] = json!(planted);
+                    }
+                }
             }
             record.to_string()
         })
         .collect();
-    assert_eq!(edited.len(), 6, "{text}");
+    assert_eq!(edited.len(), 3, "{text}");
+    assert!(edited.iter().any(|line| line.contains(&planted)), "{text}");
     std::fs::write(&cache, edited.join("\n") + "\n").unwrap();
     assert_eq!(listed_digest(&sandbox, uri), planted);
+    // A file added to a listed folder moves the folder's stamp: the skill
+    // is listed from its files again (the planted digest is gone), and a
+    // file removed drops out.
+    let added = skills.join("pdf-tools/refs/added.md");
+    std::fs::write(&added, "# Added\n").unwrap();
+    let listed = listed_digests(&sandbox);
+    assert_eq!(
+        (listed.get("skill://pdf-tools/refs/added.md"), listed.get(uri)),
+        (Some(&sha256(&added)), Some(&sha256(&guide)))
+    );
+    std::fs::remove_file(&added).unwrap();
+    assert!(!listed_digests(&sandbox).contains_key("skill://pdf-tools/refs/added.md"));
     // A changed file is read again, whatever the cache says.
     std::fs::write(&guide, "# Guide, edited\n").unwrap();
     assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));

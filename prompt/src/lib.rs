@@ -49,7 +49,7 @@ pub use error::PromptError;
 pub use facts::{Facts, FactsError};
 pub use options::SessionOptions;
 pub use session::PromptSession;
-pub use setup::{mcp_providers, skill_roots, templates};
+pub use setup::{discovery as skill_discovery, mcp_providers, skill_roots, templates};
 pub use shared::{SharedSkills, SkillReload};
 pub use turn::{Activation, CommandReply, SectionFailure, Turn, TurnChanges, TurnInput};
 

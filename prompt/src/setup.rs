@@ -132,8 +132,10 @@ pub fn skill_roots(
 
 /// A discovery for the config: with `skills.disk_cache`, it keeps its last
 /// registry in `<state dir>/cache/skills`, so a new process with unchanged
-/// skill trees checks stamps instead of reading every skill file.
-pub(crate) fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
+/// skill trees checks stamps instead of reading every skill file. Public
+/// (as `skill_discovery`) for a host that builds its own registry from the
+/// same config, as `bcode-prompt mcp` does.
+pub fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
     let discovery = Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills));
     match disk_cache_dir(loaded, env) {
         Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),

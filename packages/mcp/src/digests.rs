@@ -1,68 +1,70 @@
-//! The digest cache: each served file's `sha256:` digest and size, and each
-//! instruction file's front matter, by path and stamp, kept in the state
-//! folder (`cache/mcp-server/digests.jsonl`; what this program fetches as a client is
-//! in `cache/mcp/`), so a server started again reads only
-//! the files that changed since. A stamp inside the racy window (the file
-//! may change again within its clock tick) is never trusted, and the cache
-//! only ever saves reading: `resources/read` always reads the file.
+//! The digest cache: each served skill's entry (its front matter as
+//! written, every file with its `sha256:` digest, and the stamps of every
+//! folder listed and file read), by instruction file, kept in the state
+//! folder (`cache/mcp-server/digests.jsonl`; what this program fetches as a
+//! client is in `cache/mcp/`), so a server started again lists a skill
+//! whose stamps all answer as recorded without listing its folder or
+//! reading a file. An entry read while a stamp was inside the racy window
+//! (the file may change again within its clock tick) is never kept, and the
+//! cache only ever saves reading: `resources/read` always reads the file.
+//!
+//! The same holding place carries entries across a registry swap: the
+//! server hands the entries it built back before serving the new registry,
+//! so a skill that did not change is not read again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::sync::Mutex;
-use std::time::SystemTime;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use bcode_fs::{FileStamp, RACY_WINDOW, StateDir};
-use serde_json::{Value, json};
+use bcode_fs::{FileStamp, StateDir};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::entry::{ServedEntry, ServedFile};
 
 /// The cache file, below `<state>/cache/mcp-server/`.
 const FILE: &str = "digests.jsonl";
 
 /// Bumped when what a line means changes (how front matter is read, for
 /// one): lines of another format are not used.
-const FORMAT: u64 = 1;
+const FORMAT: u64 = 2;
 
 /// A cache file larger than this is not read (and is rewritten).
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
-/// What the cache knows of one file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Known {
-    /// The stamp the digest was taken at.
-    pub stamp: FileStamp,
-    /// `sha256:<hex>` of the bytes.
-    pub digest: String,
-    /// The front matter as written, for an instruction file.
-    pub front_matter: Option<Value>,
-}
-
-/// Digests by path, loaded once and written back, when anything changed,
-/// with what this run used.
+/// Entries by instruction file, loaded once and written back, when
+/// anything changed, with what the server serves.
 #[derive(Debug, Default)]
 pub struct DigestCache {
     dir: Option<StateDir>,
-    state: Mutex<State>,
+    /// The file's entries, read on first use (off a server's start: the
+    /// first entry built reads them).
+    held: OnceLock<Held>,
+    /// A skill was read this run (new, or a stamp moved).
+    read: AtomicBool,
 }
 
-/// Keyed by the path as text: hashing and comparing a `Path` goes
-/// component by component, which showed in profiles at 13,000 files. A
-/// path that is not UTF-8 is not cached.
+/// The entries held, by instruction file.
 #[derive(Debug, Default)]
-struct State {
-    known: HashMap<String, Known>,
-    used: HashSet<String>,
-    /// A file was read this run (new, or its stamp moved).
-    changed: bool,
+struct Held {
+    /// Keyed by the path as text: hashing and comparing a `Path` goes
+    /// component by component, which showed in profiles at 13,000 files.
+    entries: Mutex<HashMap<String, Arc<ServedEntry>>>,
+    /// How many entries the file held when read.
+    loaded: usize,
 }
 
 impl DigestCache {
-    /// A cache that keeps nothing (no state folder, or it was refused).
+    /// A cache that keeps nothing on disk (no state folder, or it was
+    /// refused); it still carries entries across a registry swap.
     pub fn none() -> DigestCache {
         DigestCache::default()
     }
 
-    /// The cache under `state` (the user's state folder), read now; none
-    /// when the folder is not safe to keep state in (see
+    /// The cache under `state` (the user's state folder), read when first
+    /// used; none when the folder is not safe to keep state in (see
     /// `bcode_fs::StateDir`). A damaged line costs only itself.
     pub fn open(state: &Path) -> DigestCache {
         let Ok(dir) = StateDir::open(state)
@@ -71,192 +73,304 @@ impl DigestCache {
         else {
             return DigestCache::none();
         };
-        let mut loaded = HashMap::new();
-        if let Ok((file, len)) = dir.open_file(FILE)
-            && len <= MAX_FILE_BYTES
-        {
-            for line in BufReader::new(file).lines() {
-                let Ok(line) = line else { break };
-                if let Some((path, known)) = parse_line(&line) {
-                    loaded.insert(path, known);
-                }
-            }
-        }
         DigestCache {
             dir: Some(dir),
-            state: Mutex::new(State {
-                known: loaded,
-                used: HashSet::new(),
-                changed: false,
-            }),
+            held: OnceLock::new(),
+            read: AtomicBool::new(false),
         }
     }
 
-    /// What is known of `path` at `stamp`, unless the stamp is racy.
-    pub fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Known> {
-        if self.dir.is_none() || stamp.is_racy(SystemTime::now(), RACY_WINDOW) {
-            return None;
+    fn held(&self) -> &Held {
+        self.held.get_or_init(|| {
+            let mut entries = HashMap::new();
+            if let Some(dir) = &self.dir
+                && let Ok((file, len)) = dir.open_file(FILE)
+                && len <= MAX_FILE_BYTES
+            {
+                for line in BufReader::new(file).lines() {
+                    let Ok(line) = line else { break };
+                    if let Some((path, entry)) = parse_line(&line) {
+                        entries.insert(path, Arc::new(entry));
+                    }
+                }
+            }
+            Held {
+                loaded: entries.len(),
+                entries: Mutex::new(entries),
+            }
+        })
+    }
+
+    /// The entry held for the skill whose instruction file is `location`,
+    /// taken out (the caller checks it still holds).
+    pub fn take(&self, location: &Path) -> Option<Arc<ServedEntry>> {
+        let location = location.to_str()?;
+        self.lock().remove(location)
+    }
+
+    /// Holds `entry` for the skill at `location` until a build takes it
+    /// (a registry swap hands back what the old registry's skills built).
+    pub fn hold(&self, location: &Path, entry: Arc<ServedEntry>) {
+        if let Some(location) = location.to_str() {
+            self.lock().insert(location.to_owned(), entry);
         }
-        let path = path.to_str()?;
-        let mut state = self.lock();
-        let known = state
-            .known
-            .get(path)
-            .filter(|known| known.stamp == *stamp)?
-            .clone();
-        state.used.insert(path.to_owned());
-        Some(known)
     }
 
-    /// Records what was read of `path` at `stamp`.
-    pub fn remember(&self, path: &Path, known: Known) {
-        let (Some(_), Some(path)) = (&self.dir, path.to_str()) else {
-            return;
-        };
-        let mut state = self.lock();
-        state.known.insert(path.to_owned(), known);
-        state.used.insert(path.to_owned());
-        state.changed = true;
+    /// Notes that a skill's files were read: the file is written at the
+    /// next save.
+    pub fn note_read(&self) {
+        self.read.store(true, Ordering::Relaxed);
     }
 
-    /// Writes the files this run used (a vanished file drops out) when a
-    /// file was read or one dropped out, through a temporary file renamed
-    /// into place. Failing to write only costs the next start its reads.
-    pub fn save(&self) {
+    /// Writes `entries` (what is served now, by instruction file; a
+    /// vanished skill drops out) when a skill was read or one dropped out,
+    /// through a temporary file renamed into place. Entries read inside
+    /// the racy window are left out. Failing to write only costs the next
+    /// start its reads.
+    pub fn save<'a>(&self, entries: impl IntoIterator<Item = (&'a Path, &'a ServedEntry)>) {
         let Some(dir) = &self.dir else { return };
-        let mut state = self.lock();
-        let State {
-            known,
-            used,
-            changed,
-        } = &mut *state;
-        if used.is_empty() || (!*changed && used.len() == known.len()) {
+        let settled: Vec<(&Path, &ServedEntry)> = entries
+            .into_iter()
+            .filter(|(_, entry)| entry.settled())
+            .collect();
+        if settled.is_empty()
+            || (!self.read.load(Ordering::Relaxed) && settled.len() == self.held().loaded)
+        {
             return;
         }
-        known.retain(|path, _| used.contains(path));
-        let mut paths: Vec<&String> = known.keys().collect();
-        paths.sort();
+        let mut lines: Vec<(&str, String)> = settled
+            .into_iter()
+            .filter_map(|(location, entry)| {
+                let location = location.to_str()?;
+                Some((location, line_of(location, entry)?))
+            })
+            .collect();
+        lines.sort_by(|a, b| a.0.cmp(b.0));
         let written = dir.replace(FILE, &mut |file| {
             let mut out = std::io::BufWriter::new(file);
-            for path in &paths {
-                if let Some(record) = known.get(*path) {
-                    writeln!(out, "{}", line_of(path, record))?;
-                }
+            for (_, line) in &lines {
+                writeln!(out, "{line}")?;
             }
             out.flush()
         });
         if written.is_ok() {
-            *changed = false;
+            self.read.store(false, Ordering::Relaxed);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        match self.state.lock() {
-            Ok(state) => state,
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<ServedEntry>>> {
+        match self.held().entries.lock() {
+            Ok(held) => held,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 }
 
-fn line_of(path: &str, known: &Known) -> Value {
-    let s = &known.stamp;
-    json!({
-        "v": FORMAT,
-        "p": path,
-        "s": [s.len, s.modified.0, s.modified.1, s.changed.0, s.changed.1, s.dev, s.ino],
-        "d": known.digest,
-        "f": known.front_matter,
-    })
+/// A stamp as a line writes it: length, modified and changed (seconds,
+/// nanoseconds), device, inode.
+type Stamp = (u64, i64, i64, i64, i64, u64, u64);
+
+/// One line: a served skill's entry.
+#[derive(Deserialize, Serialize)]
+struct Line<'a> {
+    v: u64,
+    /// The instruction file.
+    p: &'a str,
+    id: String,
+    /// The folder files are read from.
+    dir: String,
+    /// The front matter, as the JSON object the entry sends.
+    fm: Box<RawValue>,
+    /// Served path, path below `dir`, stamp, digest.
+    files: Vec<(String, String, Stamp, String)>,
+    /// Folders listed, below `dir`, with their stamps.
+    dirs: Vec<(String, Stamp)>,
 }
 
-fn parse_line(line: &str) -> Option<(String, Known)> {
-    let value: Value = serde_json::from_str(line).ok()?;
-    if value.get("v")?.as_u64()? != FORMAT {
+fn stamp_to(s: &FileStamp) -> Stamp {
+    (
+        s.len,
+        s.modified.0,
+        s.modified.1,
+        s.changed.0,
+        s.changed.1,
+        s.dev,
+        s.ino,
+    )
+}
+
+fn stamp_from(s: Stamp) -> FileStamp {
+    FileStamp {
+        len: s.0,
+        modified: (s.1, s.2),
+        changed: (s.3, s.4),
+        dev: s.5,
+        ino: s.6,
+    }
+}
+
+fn line_of(location: &str, entry: &ServedEntry) -> Option<String> {
+    let text = |path: &Path| path.to_str().map(str::to_owned);
+    let line = Line {
+        v: FORMAT,
+        p: location,
+        id: entry.id.clone(),
+        dir: text(&entry.folder)?,
+        fm: RawValue::from_string(entry.frontmatter.to_string()).ok()?,
+        files: entry
+            .files
+            .iter()
+            .map(|file| {
+                Some((
+                    file.served.clone(),
+                    text(&file.real)?,
+                    stamp_to(&file.stamp),
+                    file.digest.clone(),
+                ))
+            })
+            .collect::<Option<_>>()?,
+        dirs: entry
+            .folders
+            .iter()
+            .map(|(path, stamp)| Some((text(path)?, stamp_to(stamp))))
+            .collect::<Option<_>>()?,
+    };
+    serde_json::to_string(&line).ok()
+}
+
+fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
+    let line: Line<'_> = serde_json::from_str(text).ok()?;
+    if line.v != FORMAT {
         return None;
     }
-    let path = value.get("p")?.as_str()?.to_owned();
-    let s: Vec<i64> = value
-        .get("s")?
-        .as_array()?
-        .iter()
-        .map(Value::as_i64)
-        .collect::<Option<_>>()?;
-    let [len, msec, mnsec, csec, cnsec, dev, ino] = s.as_slice() else {
-        return None;
+    // The file is the user's own, but what it names is still kept below
+    // the skill's folder: a path that could climb is not used (reads are
+    // confined to the folder besides).
+    let below = |path: &str| {
+        let path = PathBuf::from(path);
+        path.components()
+            .all(|part| matches!(part, Component::Normal(_)))
+            .then_some(path)
     };
-    let unsigned = |n: &i64| u64::try_from(*n).ok();
-    let stamp = FileStamp {
-        len: unsigned(len)?,
-        modified: (*msec, *mnsec),
-        changed: (*csec, *cnsec),
-        dev: unsigned(dev)?,
-        ino: unsigned(ino)?,
-    };
-    let digest = value.get("d")?.as_str()?.to_owned();
-    let front_matter = value.get("f").filter(|f| !f.is_null()).cloned();
+    let files = line
+        .files
+        .into_iter()
+        .map(|(served, real, stamp, digest)| {
+            well_formed(&digest).then_some(())?;
+            Some(ServedFile {
+                served,
+                real: below(&real)?,
+                stamp: stamp_from(stamp),
+                digest,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let folders = line
+        .dirs
+        .into_iter()
+        .map(|(path, stamp)| Some((below(&path)?, stamp_from(stamp))))
+        .collect::<Option<Vec<_>>>()?;
+    let sorted = files.windows(2).all(|pair| pair[0].served < pair[1].served);
+    sorted.then_some(())?;
+    // What the entry will send must read as front matter: an object with a
+    // `name` and a `description` (the rest is any JSON).
+    #[derive(Deserialize)]
+    struct Named {
+        name: String,
+        description: String,
+    }
+    let named: Named = serde_json::from_str(line.fm.get()).ok()?;
+    (!named.name.is_empty()).then_some(named.description)?;
+    let frontmatter = String::from(line.fm.get()).into_boxed_str();
     Some((
-        path,
-        Known {
-            stamp,
-            digest,
-            front_matter,
-        },
+        line.p.to_owned(),
+        ServedEntry::from_parts(
+            line.id,
+            PathBuf::from(line.dir),
+            frontmatter,
+            files,
+            folders,
+        ),
     ))
+}
+
+/// Whether `digest` is `sha256:` and 64 lowercase hex digits.
+fn well_formed(digest: &str) -> bool {
+    digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_saved_cache_answers_for_unchanged_old_files_only() {
-        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
-        let file = state.path().join("a.md");
-        std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
-        let meta = std::fs::metadata(&file).unwrap_or_else(|_| unreachable!());
-        let mut stamp = FileStamp::of(&meta);
-        // Old enough to be past the racy window.
-        stamp.modified.0 -= 3600;
-        stamp.changed.0 -= 3600;
-        let known = Known {
-            stamp,
-            digest: "sha256:00".into(),
-            front_matter: Some(json!({"name": "a"})),
-        };
-        let cache = DigestCache::open(state.path());
-        assert_eq!(cache.lookup(&file, &stamp), None);
-        cache.remember(&file, known.clone());
-        cache.save();
-        let again = DigestCache::open(state.path());
-        assert_eq!(again.lookup(&file, &stamp), Some(known));
-        let mut moved = stamp;
-        moved.len += 1;
-        assert_eq!(again.lookup(&file, &moved), None);
-        // A fresh stamp is racy: never answered.
-        let fresh = FileStamp::of(&meta);
-        again.remember(
-            &file,
-            Known {
-                stamp: fresh,
-                ..again
-                    .lookup(&file, &stamp)
-                    .unwrap_or_else(|| unreachable!())
-            },
-        );
-        again.save();
-        assert_eq!(DigestCache::open(state.path()).lookup(&file, &fresh), None);
-        assert_eq!(DigestCache::none().lookup(&file, &stamp), None);
+    const DIGEST: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+    fn old_stamp_of(path: &Path) -> FileStamp {
+        let meta = std::fs::symlink_metadata(path).unwrap_or_else(|_| unreachable!());
+        FileStamp::of(&meta)
+    }
+
+    fn entry_for(folder: &Path, stamp: FileStamp) -> ServedEntry {
+        ServedEntry::from_parts(
+            "a".into(),
+            folder.to_path_buf(),
+            r#"{"name":"a","description":"A skill."}"#.into(),
+            vec![ServedFile {
+                served: "SKILL.md".into(),
+                real: "SKILL.md".into(),
+                stamp,
+                digest: DIGEST.into(),
+            }],
+            Vec::new(),
+        )
     }
 
     #[test]
-    fn damaged_lines_are_skipped() {
-        assert_eq!(parse_line("not json"), None);
-        assert_eq!(parse_line(r#"{"p":"a","s":[1,2],"d":"x"}"#), None);
-        assert!(parse_line(r#"{"v":1,"p":"a","s":[1,2,3,4,5,6,7],"d":"x","f":null}"#).is_some());
-        // Another format's line is not used.
+    fn a_saved_entry_comes_back_whole_and_only_once() {
+        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
+        let file = state.path().join("SKILL.md");
+        std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
+        let stamp = old_stamp_of(&file);
+        let cache = DigestCache::open(state.path());
+        assert!(cache.take(&file).is_none());
+        let entry = entry_for(state.path(), stamp);
+        cache.save([(file.as_path(), &entry)]);
+        let saved = state.path().join("cache/mcp-server").join(FILE);
+        let inode = |path: &Path| old_stamp_of(path).ino;
+        let written = inode(&saved);
+        let again = DigestCache::open(state.path());
+        let back = again.take(&file).unwrap_or_else(|| unreachable!());
         assert_eq!(
-            parse_line(r#"{"v":0,"p":"a","s":[1,2,3,4,5,6,7],"d":"x"}"#),
-            None
+            (&back.id, &back.folder, &back.frontmatter, &back.files),
+            (&entry.id, &entry.folder, &entry.frontmatter, &entry.files)
         );
+        // Nothing read and nothing dropped: the file is not written again.
+        again.save([(file.as_path(), &*back)]);
+        assert_eq!(inode(&saved), written);
+        again.note_read();
+        again.save([(file.as_path(), &*back)]);
+        assert_ne!(inode(&saved), written);
+        assert!(again.take(&file).is_none(), "taken out once");
+        assert!(DigestCache::none().take(&file).is_none());
+    }
+
+    #[test]
+    fn damaged_or_climbing_lines_are_skipped() {
+        assert!(parse_line("not json").is_none());
+        let line = |real: &str, digest: &str, v: u64| {
+            format!(
+                r#"{{"v":{v},"p":"/s/a/SKILL.md","id":"a","dir":"/s/a","fm":{{"name":"a","description":"d"}},"files":[["SKILL.md","{real}",[1,2,3,4,5,6,7],"{digest}"]],"dirs":[]}}"#
+            )
+        };
+        assert!(parse_line(&line("SKILL.md", DIGEST, FORMAT)).is_some());
+        assert!(parse_line(&line("SKILL.md", DIGEST, 1)).is_none());
+        assert!(parse_line(&line("../SKILL.md", DIGEST, FORMAT)).is_none());
+        assert!(parse_line(&line("/etc/passwd", DIGEST, FORMAT)).is_none());
+        assert!(parse_line(&line("SKILL.md", "sha256:00", FORMAT)).is_none());
     }
 }

@@ -1,17 +1,22 @@
 //! One served skill: its SEP-2640 entry (the `SKILL.md` URI, the front
-//! matter as written, every file with its `sha256:` digest) and where each
-//! file really is, so `resources/read` reads only listed files, below the
-//! skill's folder, through the same confinement as skill bodies.
+//! matter as written, every file with its `sha256:` digest), where each file
+//! really is, so `resources/read` reads only listed files below the skill's
+//! folder through the same confinement as skill bodies, and the stamps
+//! (every listed folder and file) that say whether the entry still holds.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
-use bcode_fs::{Confinement, FileKind, FileStamp, ListedEntry, for_each_entry};
+use bcode_fs::{
+    Confinement, DirHandle, FileKind, FileStamp, ListedEntry, RACY_WINDOW, for_each_entry,
+};
 use bcode_skill::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;
 
-use crate::digests::{DigestCache, Known};
+use crate::digests::DigestCache;
 use crate::uri::{SKILL_MD, file_uri, skill_uri};
 
 /// A skill with more files than this is not served (as the SDK's own
@@ -31,22 +36,83 @@ pub struct ServedFile {
     pub served: String,
     /// Its path on disk, relative to the skill's folder.
     pub real: PathBuf,
+    /// Its stamp when it was digested.
+    pub stamp: FileStamp,
+    /// `sha256:<hex>` of its bytes.
+    pub digest: String,
 }
 
-/// A skill as served: the SEP-2640 entry and its files.
-#[derive(Clone, Debug, PartialEq)]
+/// A skill as served: the SEP-2640 front matter, its files, and the
+/// stamps its listing was made at.
+#[derive(Debug)]
 pub struct ServedEntry {
-    /// The entry `skills/list` and `skills/get` return.
-    pub skill: Skill,
+    /// The skill's id, which its URIs carry.
+    pub id: String,
     /// The folder the files are read from.
     pub folder: PathBuf,
-    /// Where they may really be: inside `folder` (canonicalised once).
-    confinement: Confinement,
-    /// Every listed file, by served path.
+    /// The front matter of its instruction file, as written, as the JSON
+    /// object the entry sends (kept as text: parsed, it would cost several
+    /// times the bytes for every skill held).
+    pub frontmatter: Box<str>,
+    /// Every listed file, sorted by served path (`SKILL.md` among them).
     pub files: Vec<ServedFile>,
+    /// Every folder listed (relative to `folder`, `""` for itself) with
+    /// its stamp before it was listed: an entry added or removed since
+    /// moves it. Empty for a flat skill, which serves its one file.
+    pub folders: Vec<(PathBuf, FileStamp)>,
+    /// Whether no stamp was inside the racy window when the files were
+    /// read, so a later run may trust the stamps (see [`Self::settled`]).
+    settled: bool,
+    /// Where the files may really be: inside `folder`, canonicalised on
+    /// the first read (a listing from stamps reads nothing).
+    confinement: OnceLock<Confinement>,
 }
 
 impl ServedEntry {
+    /// An entry from its parts, as the digest cache keeps them (it keeps
+    /// only settled entries).
+    pub fn from_parts(
+        id: String,
+        folder: PathBuf,
+        frontmatter: Box<str>,
+        files: Vec<ServedFile>,
+        folders: Vec<(PathBuf, FileStamp)>,
+    ) -> ServedEntry {
+        ServedEntry {
+            id,
+            folder,
+            frontmatter,
+            files,
+            folders,
+            settled: true,
+            confinement: OnceLock::new(),
+        }
+    }
+
+    /// The entry `skills/list` and `skills/get` return; `None` only when the
+    /// front matter text does not read as an object with a `name` and a
+    /// `description` (which an entry made here, or read back from the
+    /// digest cache, always has).
+    pub fn skill(&self) -> Option<Skill> {
+        let frontmatter: SkillFrontmatter = serde_json::from_str(&self.frontmatter).ok()?;
+        let resources = self
+            .files
+            .iter()
+            .map(|file| {
+                SkillResource::new(
+                    file_uri(&self.id, &file.served),
+                    file.digest.clone(),
+                    file.stamp.len,
+                )
+            })
+            .collect();
+        Some(Skill::new(
+            skill_uri(&self.id),
+            frontmatter,
+            SkillResources::Files(resources),
+        ))
+    }
+
     /// The file served as `path`, when the entry lists one.
     pub fn file(&self, path: &str) -> Option<&ServedFile> {
         self.files
@@ -58,10 +124,65 @@ impl ServedEntry {
     /// The bytes of `file`, read below the skill's folder (a link swapped
     /// in since the listing is refused).
     pub fn read(&self, file: &ServedFile) -> Result<Vec<u8>, String> {
-        let max = usize::try_from(MAX_BYTES).unwrap_or(usize::MAX);
-        self.confinement
-            .read_bounded(&self.folder.join(&file.real), max)
-            .map_err(|err| err.to_string())
+        read_below(&self.confinement, &self.folder, &file.real)
+    }
+
+    /// Whether every folder and file still answers with the stamp the
+    /// entry was made at, none of them inside the racy window (a file
+    /// changed again within its clock tick could keep its stamp): then
+    /// the listing and every digest still hold, and nothing is read.
+    /// Stamps are looked up through `looker`, relative to the folder that
+    /// holds the skill's.
+    pub fn still_holds(&self, looker: &mut StampLooker) -> bool {
+        let now = SystemTime::now();
+        let Some(base) = looker.base_of(&self.folder) else {
+            return false;
+        };
+        let holds = |relative: &Path, kind: FileKind, stamp: &FileStamp| {
+            !stamp.is_racy(now, RACY_WINDOW)
+                && looker.stamp(&base.join(relative), kind).as_ref() == Some(stamp)
+        };
+        self.folders
+            .iter()
+            .all(|(relative, stamp)| holds(relative, FileKind::Dir, stamp))
+            && self
+                .files
+                .iter()
+                .all(|file| holds(&file.real, FileKind::File, &file.stamp))
+    }
+
+    /// Whether a later run may trust the entry's stamps: none was inside
+    /// the racy window when the files were read (a file changed again
+    /// within its clock tick after the read would keep its stamp).
+    pub fn settled(&self) -> bool {
+        self.settled
+    }
+}
+
+/// Looks stamps up relative to one held folder (the one holding the last
+/// skill's folder): ten thousand skills below one root cost ten thousand
+/// short lookups, not ten thousand walks of the root's path.
+#[derive(Debug, Default)]
+pub struct StampLooker {
+    handle: Option<DirHandle>,
+}
+
+impl StampLooker {
+    /// The path of `folder` relative to the held folder, opening its
+    /// parent first when another folder is held.
+    fn base_of(&mut self, folder: &Path) -> Option<PathBuf> {
+        let parent = folder.parent()?;
+        if self.handle.as_ref().map(DirHandle::path) != Some(parent) {
+            self.handle = DirHandle::open(parent).ok();
+        }
+        folder.file_name().map(PathBuf::from)
+    }
+
+    /// The stamp of `relative` (below the held folder) when it is (not a
+    /// link to) a `kind`.
+    fn stamp(&self, relative: &Path, kind: FileKind) -> Option<FileStamp> {
+        let info = self.handle.as_ref()?.info(relative, false).ok()?;
+        (info.kind == kind).then_some(info.stamp)
     }
 }
 
@@ -82,11 +203,16 @@ pub fn unservable(summary: &SkillSummary) -> Option<String> {
     })
 }
 
-/// Builds the entry of `summary`: lists its folder (a flat skill: its one
-/// file), reads and digests every file (or takes what `cache` knows of it
-/// at its stamp), and takes the front matter from the instruction file as
+/// The entry of `summary`: the one `cache` holds for its instruction file
+/// when every stamp still answers as recorded (nothing read); otherwise
+/// its folder listed (a flat skill: its one file), every file read and
+/// digested, and the front matter taken from the instruction file as
 /// written.
-pub fn build(summary: &SkillSummary, cache: &DigestCache) -> Result<ServedEntry, String> {
+pub fn build(
+    summary: &SkillSummary,
+    cache: &DigestCache,
+    looker: &mut StampLooker,
+) -> Result<Arc<ServedEntry>, String> {
     if let Some(why) = unservable(summary) {
         return Err(why);
     }
@@ -104,83 +230,122 @@ pub fn build(summary: &SkillSummary, cache: &DigestCache) -> Result<ServedEntry,
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let mut files = vec![ServedFile {
-        served: SKILL_MD.to_owned(),
-        real: instruction.clone(),
-    }];
-    if summary.layout == SkillLayout::Folder {
-        list_folder(&folder, Path::new(""), 0, &instruction, &mut files)?;
+    if let Some(known) = cache.take(&summary.location)
+        && known.id == id
+        && known.folder == folder
+        && known.still_holds(looker)
+    {
+        return Ok(known);
     }
-    files.sort_by(|a, b| a.served.cmp(&b.served));
-    files.dedup_by(|a, b| a.served == b.served);
-    let mut entry = ServedEntry {
-        skill: Skill::new(
-            skill_uri(id),
-            SkillFrontmatter::new(id, ""),
-            SkillResources::Files(Vec::new()),
-        ),
-        confinement: Confinement::within(&folder),
+    let entry = read_entry(
+        id,
         folder,
-        files,
-    };
+        &instruction,
+        summary.layout == SkillLayout::Folder,
+    )?;
+    // Only an entry a later run may keep changes what the file should
+    // hold (a skill that cannot be served is read again each start).
+    if entry.settled() {
+        cache.note_read();
+    }
+    Ok(Arc::new(entry))
+}
+
+/// Lists, reads and digests a skill's files.
+fn read_entry(
+    id: &str,
+    folder: PathBuf,
+    instruction: &Path,
+    whole_folder: bool,
+) -> Result<ServedEntry, String> {
+    let mut listed = vec![(SKILL_MD.to_owned(), instruction.to_path_buf())];
+    let mut folders = Vec::new();
+    if whole_folder {
+        list_folder(
+            &folder,
+            Path::new(""),
+            0,
+            instruction,
+            &mut listed,
+            &mut folders,
+        )?;
+    }
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    listed.dedup_by(|a, b| a.0 == b.0);
+    let confinement = OnceLock::new();
     let mut total = 0u64;
-    let mut resources = Vec::with_capacity(entry.files.len());
+    let mut files = Vec::with_capacity(listed.len());
     let mut frontmatter = None;
-    for file in &entry.files {
-        let path = entry.folder.join(&file.real);
-        let stamp = std::fs::symlink_metadata(&path)
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|meta| FileStamp::of(&meta));
-        let instruction = file.served == SKILL_MD;
-        let known = stamp
-            .as_ref()
-            .and_then(|stamp| cache.lookup(&path, stamp))
-            .filter(|known| !instruction || known.front_matter.is_some());
-        let uri = file_uri(id, &file.served);
-        if let (Some(known), Some(stamp)) = (known, stamp) {
-            total += stamp.len;
-            if instruction {
-                frontmatter = known
-                    .front_matter
-                    .and_then(|value| serde_json::from_value(value).ok());
-            }
-            resources.push(SkillResource::new(uri, known.digest, stamp.len));
-        } else {
-            let bytes = entry.read(file).map_err(|err| {
-                format!("its file `{}` cannot be read: {err}", file.real.display())
-            })?;
-            total += bytes.len() as u64;
-            let resource = SkillResource::from_bytes(uri, &bytes);
-            let mut front = None;
-            if instruction {
-                let parsed = front_matter(id, &bytes)?;
-                front = serde_json::to_value(&parsed).ok();
-                frontmatter = Some(parsed);
-            }
-            if let Some(stamp) = stamp {
-                cache.remember(
-                    &path,
-                    Known {
-                        stamp,
-                        digest: resource.digest.clone(),
-                        front_matter: front,
-                    },
-                );
-            }
-            resources.push(resource);
-        }
+    for (served, real) in listed {
+        // The stamp is taken before the read: a change after it moves the
+        // stamp, so the next run reads the file again.
+        let stamp = stamp_of(&folder.join(&real), FileKind::File)
+            .ok_or_else(|| format!("its file `{}` is not a regular file", real.display()))?;
+        let bytes = read_below(&confinement, &folder, &real)
+            .map_err(|err| format!("its file `{}` cannot be read: {err}", real.display()))?;
+        total += bytes.len() as u64;
         if total > MAX_BYTES {
             return Err(format!("its files hold more than {MAX_BYTES} bytes"));
         }
+        if served == SKILL_MD {
+            let parsed = front_matter(id, &bytes)?;
+            let text = serde_json::to_string(&parsed)
+                .map_err(|err| format!("its front matter cannot be sent: {err}"))?;
+            frontmatter = Some(text.into_boxed_str());
+        }
+        let stamp = FileStamp {
+            len: bytes.len() as u64,
+            ..stamp
+        };
+        files.push(ServedFile {
+            digest: sha256_digest(&bytes),
+            served,
+            real,
+            stamp,
+        });
     }
     let frontmatter = frontmatter.ok_or_else(|| "it has no SKILL.md".to_owned())?;
-    entry.skill = Skill::new(skill_uri(id), frontmatter, SkillResources::Files(resources));
+    let now = SystemTime::now();
+    let settled = folders
+        .iter()
+        .map(|(_, stamp)| stamp)
+        .chain(files.iter().map(|file| &file.stamp))
+        .all(|stamp| !stamp.is_racy(now, RACY_WINDOW));
+    let entry = ServedEntry {
+        id: id.to_owned(),
+        folder,
+        frontmatter,
+        files,
+        folders,
+        settled,
+        confinement,
+    };
     entry
-        .skill
+        .skill()
+        .ok_or_else(|| "its front matter does not read back".to_owned())?
         .validate()
         .map_err(|err| format!("its entry breaks SEP-2640: {err}"))?;
     Ok(entry)
+}
+
+/// The stamp of `path` when it is (not a link to) a `kind`.
+fn stamp_of(path: &Path, kind: FileKind) -> Option<FileStamp> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    (FileKind::of(meta.file_type()) == kind).then(|| FileStamp::of(&meta))
+}
+
+/// `folder/relative` read through the folder's confinement, made on first
+/// use.
+fn read_below(
+    confinement: &OnceLock<Confinement>,
+    folder: &Path,
+    relative: &Path,
+) -> Result<Vec<u8>, String> {
+    let max = usize::try_from(MAX_BYTES).unwrap_or(usize::MAX);
+    confinement
+        .get_or_init(|| Confinement::within(folder))
+        .read_bounded(&folder.join(relative), max)
+        .map_err(|err| err.to_string())
 }
 
 /// The digest of `bytes` as SEP-2640 writes it (`sha256:<hex>`).
@@ -211,21 +376,29 @@ fn front_matter(id: &str, bytes: &[u8]) -> Result<SkillFrontmatter, String> {
     Ok(frontmatter)
 }
 
-/// Adds the files below `folder/relative` to `files`. Links are not
-/// followed (a link could lead out of the folder) and hidden entries are
-/// skipped, as the SDK's own folder catalog does.
+/// Adds the files below `folder/relative` to `files` (served path, real
+/// path) and each folder listed, with its stamp, to `folders`. Links are
+/// not followed (a link could lead out of the folder) and hidden entries
+/// are skipped, as the SDK's own folder catalog does.
 fn list_folder(
     folder: &Path,
     relative: &Path,
     depth: usize,
     instruction: &Path,
-    files: &mut Vec<ServedFile>,
+    files: &mut Vec<(String, PathBuf)>,
+    folders: &mut Vec<(PathBuf, FileStamp)>,
 ) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Ok(());
     }
+    let here = folder.join(relative);
+    // Stamped before it is listed: an entry added or removed after the
+    // stamp moves it.
+    let stamp = stamp_of(&here, FileKind::Dir)
+        .ok_or_else(|| format!("its folder `{}` is not a folder", relative.display()))?;
+    folders.push((relative.to_path_buf(), stamp));
     let mut entries: Vec<ListedEntry> = Vec::new();
-    for_each_entry(&folder.join(relative), &mut |entry| {
+    for_each_entry(&here, &mut |entry| {
         if let Ok(entry) = entry {
             entries.push(entry);
         }
@@ -240,7 +413,7 @@ fn list_folder(
         }
         let path = relative.join(&name);
         match entry.kind {
-            FileKind::Dir => list_folder(folder, &path, depth + 1, instruction, files)?,
+            FileKind::Dir => list_folder(folder, &path, depth + 1, instruction, files, folders)?,
             FileKind::File if path == instruction => {}
             FileKind::File => {
                 if files.len() >= MAX_FILES {
@@ -254,7 +427,7 @@ fn list_folder(
                 // A second file named `SKILL.md` beside a `skill.md`
                 // instruction file: the instruction file is the one served.
                 if served != SKILL_MD {
-                    files.push(ServedFile { served, real: path });
+                    files.push((served, path));
                 }
             }
             _ => {}

@@ -1,8 +1,11 @@
 //! The MCP server: a registry snapshot served through the SDK's handler
-//! (`skills/list`, `skills/get`, `resources/list`, `resources/read`), entries
-//! built on first use (a `skills/list` page reads only its own skills'
-//! files; a `resources/read` lists no tree), and a snapshot swapped in when
-//! the skill tree changes, with `notifications/resources/list_changed`.
+//! (`skills/list`, `skills/get`, `resources/list`, `resources/read`), each
+//! skill's entry built once (from the digest cache when its stamps still
+//! answer), in listing order beside the first requests ([`SkillServer::warm`])
+//! or by the first request that needs it (a `resources/read` lists no tree),
+//! and a snapshot swapped in when the skill tree changes, with
+//! `notifications/resources/list_changed`; what the old snapshot built is
+//! handed back, so an unchanged skill is not read again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -20,7 +23,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::digests::DigestCache;
-use crate::entry::{self, ServedEntry};
+use crate::entry::{self, ServedEntry, StampLooker};
 use crate::uri::{self, SKILL_MD};
 
 /// Skills per `skills/list` page; an entry is never split across pages.
@@ -38,9 +41,13 @@ struct Served {
 }
 
 impl Served {
-    fn entry(&self, cache: &DigestCache) -> Result<Arc<ServedEntry>, String> {
+    fn entry(
+        &self,
+        cache: &DigestCache,
+        looker: &mut StampLooker,
+    ) -> Result<Arc<ServedEntry>, String> {
         self.entry
-            .get_or_init(|| entry::build(&self.summary, cache).map(Arc::new))
+            .get_or_init(|| entry::build(&self.summary, cache, looker))
             .clone()
     }
 }
@@ -77,6 +84,22 @@ impl Snapshot {
         snapshot.ids.sort();
         snapshot
     }
+
+    /// Every entry built so far, by instruction file.
+    fn built(&self) -> impl Iterator<Item = (&std::path::Path, &ServedEntry)> {
+        self.skills.values().filter_map(|served| {
+            let entry = served.entry.get()?.as_ref().ok()?;
+            Some((served.summary.location.as_path(), &**entry))
+        })
+    }
+
+    /// [`Snapshot::built`], shared.
+    fn built_arcs(&self) -> impl Iterator<Item = (&std::path::Path, Arc<ServedEntry>)> {
+        self.skills.values().filter_map(|served| {
+            let entry = served.entry.get()?.as_ref().ok()?;
+            Some((served.summary.location.as_path(), Arc::clone(entry)))
+        })
+    }
 }
 
 /// Serves a skill registry over MCP with the skills extension. Cheap to
@@ -105,7 +128,8 @@ impl SkillServer {
 
     /// Writes the digest cache (after a listing, and when serving ends).
     pub fn save_digests(&self) {
-        self.digests.save();
+        let snapshot = self.current();
+        self.digests.save(snapshot.built());
     }
 
     /// Serves `registry` from now on; whether what is served changed (then
@@ -116,6 +140,11 @@ impl SkillServer {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
         };
+        // What the old registry's skills built is handed back: a skill
+        // whose stamps still answer is not read again.
+        for (location, entry) in slot.built_arcs() {
+            self.digests.hold(location, entry);
+        }
         let same = slot.ids == next.ids
             && slot.ids.iter().all(|id| {
                 slot.skills.get(id).map(|s| &*s.summary) == next.skills.get(id).map(|s| &*s.summary)
@@ -147,6 +176,40 @@ impl SkillServer {
         }
     }
 
+    /// Builds every served skill's entry, in listing order, a page at a
+    /// time across the worker threads, blocking: what a client listing
+    /// every page will ask for. [`serve_stdio`](crate::serve_stdio) runs it
+    /// beside the first requests, so pages find their entries built (a page
+    /// asked for first builds its own, each entry once).
+    pub fn warm(&self) {
+        let snapshot = self.current();
+        let pages: Vec<Vec<&Served>> = snapshot
+            .ids
+            .chunks(SKILLS_PAGE)
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|id| snapshot.skills.get(id))
+                    .collect()
+            })
+            .collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = bcode_fs::worker_threads().clamp(1, pages.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let mut looker = StampLooker::default();
+                    while let Some(page) =
+                        pages.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        for served in page {
+                            let _ = served.entry(&self.digests, &mut looker);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
     /// One `skills/list` page from `cursor`, blocking (files are read).
     pub fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult, McpError> {
         let snapshot = self.current();
@@ -162,15 +225,16 @@ impl SkillServer {
         build_entries(&page, &self.digests);
         // A skill whose files cannot be served is left out of the listing;
         // `skills/get` names the reason.
+        let mut looker = StampLooker::default();
         let skills = page
             .iter()
-            .filter_map(|served| served.entry(&self.digests).ok())
-            .map(|entry| entry.skill.clone())
+            .filter_map(|served| served.entry(&self.digests, &mut looker).ok())
+            .filter_map(|entry| entry.skill())
             .collect();
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
         if result.next_cursor.is_none() {
-            self.digests.save();
+            self.digests.save(snapshot.built());
         }
         Ok(result)
     }
@@ -183,7 +247,10 @@ impl SkillServer {
             return Err(invalid(uri, "a skill is named by its SKILL.md"));
         }
         let entry = self.entry(uri, &id)?;
-        Ok(GetSkillResult::new(entry.skill.clone()))
+        let skill = entry
+            .skill()
+            .ok_or_else(|| invalid(uri, "its front matter does not read back"))?;
+        Ok(GetSkillResult::new(skill))
     }
 
     /// The `resources/read` answer for `uri`, blocking: the file's bytes,
@@ -244,7 +311,7 @@ impl SkillServer {
             .get(id)
             .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
         served
-            .entry(&self.digests)
+            .entry(&self.digests, &mut StampLooker::default())
             .map_err(|why| invalid(uri, &why))
     }
 }
@@ -261,8 +328,9 @@ fn build_entries(page: &[&Served], digests: &DigestCache) {
     std::thread::scope(|scope| {
         for part in page.chunks(chunk) {
             scope.spawn(move || {
+                let mut looker = StampLooker::default();
                 for served in part {
-                    let _ = served.entry(digests);
+                    let _ = served.entry(digests, &mut looker);
                 }
             });
         }

@@ -30,6 +30,10 @@ where
     F: FnMut() -> Option<SkillRegistry> + Send + 'static,
 {
     let (transport, pumps) = guarded_stdio();
+    // Entries are built beside the handshake and the first requests, on a
+    // thread of their own that ends when they are (the process may exit
+    // first: it holds nothing that needs closing).
+    warm_in_background(&server);
     let running = server
         .clone()
         .serve(transport)
@@ -52,9 +56,11 @@ where
             refresh = back;
             if let Some(registry) = registry
                 && server.replace(&registry)
-                && peer.notify_resource_list_changed().await.is_err()
             {
-                return;
+                warm_in_background(&server);
+                if peer.notify_resource_list_changed().await.is_err() {
+                    return;
+                }
             }
         }
     });
@@ -65,6 +71,15 @@ where
     ended
         .map(drop)
         .map_err(|err| ServeError(format!("the server stopped: {err}")))
+}
+
+/// [`SkillServer::warm`] on a thread of its own; nothing when no thread
+/// can be started (requests then build what they need).
+fn warm_in_background(server: &SkillServer) {
+    let server = server.clone();
+    let _ = std::thread::Builder::new()
+        .name("bcode-mcp-warm".into())
+        .spawn(move || server.warm());
 }
 
 /// [`serve_stdio`] on a runtime of its own (one thread, plus the blocking
