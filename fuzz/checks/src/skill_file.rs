@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{
-    InstructionKind, Origin, ParseOutcome, Placeholders, Templates, format_context, parse_skill,
-    substitute,
+    Templates,
+    context::{Placeholders, substitute},
+    format_context,
+    parse::{InstructionKind, Origin, ParseOutcome, parse_skill},
 };
 use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
 use bcode_text::{clean_body, clean_line, model_path, neutralize_closing_tag};

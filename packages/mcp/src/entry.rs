@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use bcode_fs::{Confinement, FileKind, FileStamp, ListedEntry, for_each_entry};
-use bcode_skill::parse_document;
+use bcode_skill::parse::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;

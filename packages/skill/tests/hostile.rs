@@ -9,8 +9,9 @@ mod support;
 use std::fs;
 
 use bcode_skill::{
-    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, SlashCommand,
-    Templates, preview_arguments,
+    SessionOptions, SkillSession, Templates,
+    context::{ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, preview_arguments},
+    session::SlashCommand,
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig};
 use support::user_registry;

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use bcode_skill::{
-    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, SlashCommand,
-    Templates,
+    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, Templates,
+    session::SlashCommand,
 };
 use bcode_skill_models::{AutoActivate, SkillError, SkillEvent, SkillsConfig, SourceKind};
 use support::{build, root, write_tree};
@@ -319,7 +319,7 @@ fn auto_activation_is_bounded_and_audited() {
     let mut off = Fixture::new(AutoActivate::Off).session();
     assert_eq!(
         off.on_prompt("review the pull request"),
-        bcode_skill::PromptOutcome::default()
+        bcode_skill::session::PromptOutcome::default()
     );
 }
 

@@ -9,7 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bcode_skill::{
-    Discovery, DiscoveryOptions, InstructionKind, Origin, SkillRegistry, SourceRoot,
+    Discovery, DiscoveryOptions, SkillRegistry, SourceRoot,
+    parse::{InstructionKind, Origin},
 };
 use bcode_skill_models::{SkillLayout, SkillSource, SkillsConfig, SourceKind};
 

@@ -127,7 +127,7 @@ fn parse_skill(text: &str) -> Result<SlashCommand, CommandError> {
         )),
         (id, ..) => Ok(SlashCommand::Activate {
             id: id.to_owned(),
-            arguments: crate::arguments::split_arguments(rest).words,
+            arguments: crate::context::arguments::split_arguments(rest).words,
             raw_arguments: (!rest.is_empty()).then(|| rest.to_owned()),
         }),
     }

@@ -3,8 +3,23 @@
 //! suggestion and conservative auto-activation, and registry changes between
 //! turns. The session owns no storage: every change is returned as
 //! [`SkillEvent`]s for the host to emit through its sink.
+//!
+//! This room owns everything that lives for a conversation: the session
+//! itself, parsing the skill slash commands (`commands`), keyword suggestion
+//! (`keywords`) and path triggers (`path_triggers`) over indexed summaries,
+//! the execution options of an invoked-skill turn (`turn_options`), and the
+//! sinks the host emits the session's events into (`events`, whose JSON-lines
+//! log is this room's only file access).
+//!
+//! It does not build or reload registries ([`crate::discover`]) and does not
+//! format the catalog or the context block ([`crate::catalog`],
+//! [`crate::context`]); it asks the registry it is given.
 
 mod commands;
+pub(crate) mod events;
+pub(crate) mod keywords;
+pub(crate) mod path_triggers;
+pub(crate) mod turn_options;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -15,10 +30,19 @@ use bcode_skill_models::{
 };
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
+pub use events::{
+    Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
+    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
+    read_events, read_events_from,
+};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
+pub use turn_options::{
+    InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
+    skill_turn_options,
+};
 
 use crate::context::preview_arguments;
-use crate::keywords::{LazyKeywordIndex, Suggestion};
-use crate::registry::SkillRegistry;
+use crate::discover::registry::SkillRegistry;
 use bcode_templates::Templates;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
@@ -642,7 +666,7 @@ impl SkillSession {
     fn fresh_paths(&mut self, touched: &[String]) -> Vec<String> {
         let mut fresh = Vec::new();
         for path in touched {
-            let Some(path) = crate::path_triggers::normalize(path) else {
+            let Some(path) = crate::session::path_triggers::normalize(path) else {
                 continue;
             };
             if self.seen_paths.contains(&path) || fresh.contains(&path) {

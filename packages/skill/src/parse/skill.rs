@@ -9,9 +9,9 @@ use bcode_skill_models::{
     Diagnostic, DiagnosticCode, SkillLayout, SkillManifest, SkillSource, SkillSummary,
 };
 
-use crate::front_matter::{self, Split, Syntax};
-use crate::yaml::{Repair, RepairKind};
-use crate::{manifest, toml_front_matter, yaml};
+use crate::parse::front_matter::{self, Split, Syntax};
+use crate::parse::yaml::{Repair, RepairKind};
+use crate::parse::{manifest, toml_front_matter, yaml};
 
 /// Which file made a folder (or root entry) a skill candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

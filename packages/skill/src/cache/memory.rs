@@ -11,10 +11,10 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
 use bcode_fs::FileStamp;
 
-use crate::candidate::{CacheKey, Candidate};
-use crate::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
-use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
-use crate::read::{ReadError, read_front};
+use crate::discover::candidate::{CacheKey, Candidate};
+use crate::discover::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
+use crate::discover::read::{ReadError, read_front};
+use crate::parse::skill::{Origin, ParseOutcome, parse_skill, parse_split};
 
 struct Entry {
     stamp: FileStamp,

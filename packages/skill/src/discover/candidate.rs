@@ -10,7 +10,7 @@ use std::sync::Arc;
 use bcode_fs::FileStamp;
 use bcode_skill_models::{SkillLayout, SkillSource};
 
-use crate::parse::{InstructionKind, Origin};
+use crate::parse::skill::{InstructionKind, Origin};
 
 /// A file that may be a skill.
 #[derive(Clone, Debug)]
