@@ -24,9 +24,9 @@ use bcode_prompt_sections::invariants::{
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
-    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError,
-    SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
-    context::shown_summary, format_catalog, session::parse_command,
+    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError, SkillProvider,
+    SkillRegistry, SkillSession, SkillSessionOptions, context::shown_summary, format_catalog,
+    session::parse_command,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};

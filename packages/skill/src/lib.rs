@@ -45,6 +45,6 @@ pub use discover::{
 };
 pub use provider::SkillProvider;
 pub use session::{
-    ActivationReason, EventSink, JsonlSink, SessionError, SessionOptions, SessionReply,
-    SkillSession,
+    ActivationReason, EventSink, JsonlSink, SessionError, SessionReply, SkillSession,
+    SkillSessionOptions,
 };

@@ -12,7 +12,7 @@ use bcode_skill::{
     Templates,
     context::{MAX_INSERTED_BYTES, shown_summary, split_arguments},
     format_context,
-    parse::{InstructionKind, Origin, ParseOutcome, parse_skill},
+    parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
 };
 use bcode_skill_models::{
     DiagnosticCode, SkillContextRequest, SkillId, SkillLayout, SkillSource, SkillSummary,
@@ -24,7 +24,7 @@ const ROOT: &str = "/skills";
 
 fn parse(front_matter: &str, body: &str) -> ParseOutcome {
     let root = PathBuf::from(ROOT);
-    let origin = Origin {
+    let origin = SkillOrigin {
         source: Arc::new(SkillSource {
             kind: SourceKind::RepoBcode,
             label: "repo:.bcode/skills".into(),

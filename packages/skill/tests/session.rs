@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use bcode_skill::{
-    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, Templates,
+    ActivationReason, SessionError, SessionReply, SkillSession, SkillSessionOptions, Templates,
     session::SlashCommand,
 };
 use bcode_skill_models::{AutoActivate, SkillError, SkillEvent, SkillsConfig, SourceKind};
@@ -66,7 +66,7 @@ impl Fixture {
         let registry = self.registry();
         SkillSession::new(
             registry,
-            SessionOptions::from_config(&self.config),
+            SkillSessionOptions::from_config(&self.config),
             Templates::builtin(),
         )
     }
@@ -416,7 +416,7 @@ fn a_model_only_skill_is_refused_to_the_user_and_allowed_to_the_model() {
     );
     let mut session = SkillSession::new(
         registry,
-        SessionOptions::from_config(&SkillsConfig::default()),
+        SkillSessionOptions::from_config(&SkillsConfig::default()),
         Templates::builtin(),
     );
     let refused = ActivationReason::Accepted {

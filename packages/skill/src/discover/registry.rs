@@ -244,7 +244,7 @@ impl SkillRegistry {
             return Ok((Arc::new(skill.clone()), self.body(skill)?));
         }
         let bytes = self.read_instruction(skill)?;
-        let origin = crate::parse::skill::Origin {
+        let origin = crate::parse::skill::SkillOrigin {
             source: Arc::clone(&skill.source),
             layout: skill.layout,
             kind: crate::parse::skill::InstructionKind::SkillFile,

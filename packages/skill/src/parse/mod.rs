@@ -11,7 +11,7 @@
 //!
 //! It does no I/O and knows nothing of roots, precedence or caches: finding
 //! and reading files is [`crate::discover`]'s job, and a parse depends only
-//! on the bytes and the [`Origin`] it is given.
+//! on the bytes and the [`SkillOrigin`] it is given.
 
 pub(crate) mod document;
 pub(crate) mod front_matter;
@@ -22,4 +22,4 @@ pub(crate) mod yaml;
 pub(crate) mod yaml_fast;
 
 pub use document::{Document, DocumentError, parse_document};
-pub use skill::{InstructionKind, Origin, ParseOutcome, parse_skill};
+pub use skill::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill};

@@ -55,7 +55,7 @@ pub const AUTO_ACTIVATE_MAX_PER_PROMPT: usize = 2;
 
 /// The session's share of `[skills]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SessionOptions {
+pub struct SkillSessionOptions {
     /// `skills.enabled`: when false, prompts trigger nothing and every
     /// activation fails with `SkillsDisabled`.
     pub enabled: bool,
@@ -76,10 +76,10 @@ pub struct SessionOptions {
     pub substitute_arguments: bool,
 }
 
-impl SessionOptions {
+impl SkillSessionOptions {
     /// Copies the session's keys out of the `[skills]` table.
     pub fn from_config(config: &SkillsConfig) -> Self {
-        SessionOptions {
+        SkillSessionOptions {
             enabled: config.enabled,
             auto_activate: config.auto_activate,
             max_context_bytes: config.max_context_bytes,
@@ -336,7 +336,7 @@ pub struct SkillSession {
     /// when a prompt first needs it.
     index: Arc<LazyKeywordIndex>,
     templates: Templates,
-    options: SessionOptions,
+    options: SkillSessionOptions,
     active: Vec<ActiveSkill>,
     /// The touched paths already matched against `paths` globs: a path
     /// that every later turn repeats (hosts pass the paths touched so far)
@@ -351,7 +351,11 @@ pub const MAX_SEEN_PATHS: usize = 65_536;
 impl SkillSession {
     /// A session with no active skill, building the keyword index of
     /// `registry` for it.
-    pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
+    pub fn new(
+        registry: SkillRegistry,
+        options: SkillSessionOptions,
+        templates: Templates,
+    ) -> Self {
         Self::with_index(
             registry,
             Arc::new(LazyKeywordIndex::new()),
@@ -365,7 +369,7 @@ impl SkillSession {
     pub fn with_index(
         registry: SkillRegistry,
         index: Arc<LazyKeywordIndex>,
-        options: SessionOptions,
+        options: SkillSessionOptions,
         templates: Templates,
     ) -> Self {
         SkillSession {
@@ -391,7 +395,7 @@ impl SkillSession {
     }
 
     /// The options the session was opened with.
-    pub fn options(&self) -> &SessionOptions {
+    pub fn options(&self) -> &SkillSessionOptions {
         &self.options
     }
 
