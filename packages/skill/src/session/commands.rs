@@ -15,7 +15,7 @@ pub enum SlashCommand {
         /// The id as typed; not yet checked against the registry.
         id: String,
         /// The words after the id, split as a shell splits them
-        /// ([`crate::split_arguments`]; an unclosed quote splits on
+        /// ([`crate::context::split_arguments`]; an unclosed quote splits on
         /// whitespace alone).
         arguments: Vec<String>,
         /// The text after the id as typed, trimmed: what `$ARGUMENTS`

@@ -616,7 +616,7 @@ impl SkillSession {
     /// [`SkillSession::on_prompt`] for a turn that also touched `touched`
     /// (repository paths, `/`-separated, relative to the root): a skill
     /// whose `paths` globs match a path not seen on an earlier turn counts
-    /// as matched ([`crate::PATH_MATCH_SCORE`]). Absolute and climbing
+    /// as matched ([`PATH_MATCH_SCORE`]). Absolute and climbing
     /// paths are ignored. A skill kept for the model (`user-invocable:
     /// false`) may be auto-activated but is never suggested.
     pub fn on_turn(&mut self, prompt: &str, touched: &[String]) -> PromptOutcome {
