@@ -13,7 +13,10 @@ use bcode_prompt::{
     CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, SkillReload, Suggestion,
     Turn, TurnInput,
 };
-use bcode_skill::{ActivationReason, JsonlSink, SystemClock, describe_matches};
+use bcode_skill::{
+    ActivationReason, JsonlSink,
+    session::{SystemClock, describe_matches},
+};
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::input_lines::LineError;
@@ -207,7 +210,7 @@ pub fn run(
             // command: the error names the near miss and every command
             // of the session, not only the skill commands the library knows.
             _ if word.starts_with('/') => {
-                if let Err(err) = bcode_skill::parse_command(trimmed, &SESSION_COMMANDS) {
+                if let Err(err) = bcode_skill::session::parse_command(trimmed, &SESSION_COMMANDS) {
                     writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
                     continue;
                 }
@@ -279,15 +282,15 @@ fn note_unclosed_quote(
     reply: &SessionReply,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let typed = match bcode_skill::parse_command(line, &SESSION_COMMANDS) {
-        Ok(Some(bcode_skill::SlashCommand::Activate {
+    let typed = match bcode_skill::session::parse_command(line, &SESSION_COMMANDS) {
+        Ok(Some(bcode_skill::session::SlashCommand::Activate {
             raw_arguments: Some(raw),
             ..
         })) => raw,
         _ => return Ok(()),
     };
     if matches!(reply, SessionReply::Activated { .. })
-        && !bcode_skill::split_arguments(&typed).balanced
+        && !bcode_skill::context::split_arguments(&typed).balanced
     {
         writeln!(
             out,

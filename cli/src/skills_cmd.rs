@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use bcode_skill::portability::{self, LintInput, Profile};
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates, WriteCatalogError,
-    write_catalog,
+    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates,
+    catalog::{WriteCatalogError, write_catalog},
 };
 use bcode_skill_models::{
     Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,

@@ -599,7 +599,10 @@ fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() 
     std::fs::write(&added, "# Added\n").unwrap();
     let listed = listed_digests(&sandbox);
     assert_eq!(
-        (listed.get("skill://pdf-tools/refs/added.md"), listed.get(uri)),
+        (
+            listed.get("skill://pdf-tools/refs/added.md"),
+            listed.get(uri)
+        ),
         (Some(&sha256(&added)), Some(&sha256(&guide)))
     );
     std::fs::remove_file(&added).unwrap();

@@ -24,9 +24,9 @@ use bcode_prompt_sections::invariants::{
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
-    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError,
-    SessionOptions as SkillSessionOptions, SkillProvider, SkillRegistry, SkillSession,
-    format_catalog, parse_command, shown_summary,
+    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError, SkillProvider,
+    SkillRegistry, SkillSession, SkillSessionOptions, context::shown_summary, format_catalog,
+    session::parse_command,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
@@ -196,7 +196,7 @@ pub(crate) struct Prepared {
     pub(crate) gathered: Gathered,
     pub(crate) events: Vec<SkillEvent>,
     pub(crate) command: Option<CommandReply>,
-    pub(crate) suggestions: Vec<bcode_skill::Suggestion>,
+    pub(crate) suggestions: Vec<bcode_skill::session::Suggestion>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) config_warnings: Vec<bcode_prompt_pipeline::config::ConfigWarning>,
     pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
@@ -450,7 +450,7 @@ impl Core {
                     }
                 }
                 Ok(Some(_)) => CommandReply::Failed(SkillError::SkillsDisabled.into()),
-                Ok(None) => CommandReply::Invalid(bcode_skill::CommandError {
+                Ok(None) => CommandReply::Invalid(bcode_skill::session::CommandError {
                     message: "not a command".to_owned(),
                     hint: None,
                 }),

@@ -69,8 +69,9 @@ pub use bcode_prompt_sections::relevant::{
     DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
 };
 pub use bcode_skill::{
-    ActivationReason, CatalogSizeWarning, CatalogWarning, EventSink, JsonlSink, MemorySink,
-    RegistryDiff, SessionError, SessionReply, Suggestion,
+    ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
+    catalog::{CatalogSizeWarning, CatalogWarning},
+    session::{MemorySink, RegistryDiff, Suggestion},
 };
 pub use bcode_skill_models::{Diagnostic, SkillError, SkillEvent};
 pub use bcode_templates::{TemplateError, Templates};

@@ -10,8 +10,8 @@ use bcode_fs::Confinement;
 use bcode_prompt_pipeline::config::Origin;
 use bcode_prompt_pipeline::config::{self, ConfigInputs, LoadedConfig};
 use bcode_skill::{
-    ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
-    source_roots,
+    Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
+    discover::ConfiguredRoot, source_roots,
 };
 use bcode_templates::{
     OverrideFiles, TemplateWarning, Templates, USER_DECIDED_TEMPLATES, read_overrides,

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use bcode_skill::{
-    Catalog, DiscoveryOptions, LazyKeywordIndex, LiveRegistry, ReloadMode, SkillProvider,
-    SkillRegistry, SourceRoot,
+    Catalog, DiscoveryOptions, LiveRegistry, ReloadMode, SkillProvider, SkillRegistry, SourceRoot,
+    session::LazyKeywordIndex,
 };
 
 /// How many registry changes a pool remembers for sessions that have not

@@ -285,7 +285,7 @@ fn parse_uncompiled(
             line,
             message,
         };
-        let document = match bcode_skill::parse_document(&text) {
+        let document = match bcode_skill::parse::parse_document(&text) {
             Ok(document) => document,
             Err(err) => {
                 let message = format!("malformed front matter: {}; skipped", err.message);

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{
-    InstructionKind, Origin, ParseOutcome, Placeholders, Templates, format_context, parse_skill,
-    substitute,
+    Templates,
+    context::{Placeholders, substitute},
+    format_context,
+    parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
 };
 use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
 use bcode_text::{clean_body, clean_line, model_path, neutralize_closing_tag};
@@ -20,7 +22,7 @@ const KINDS: [InstructionKind; 3] = [
     InstructionKind::Flat,
 ];
 
-fn origin(kind: InstructionKind) -> Origin {
+fn origin(kind: InstructionKind) -> SkillOrigin {
     let root = PathBuf::from("/fuzz/skills");
     let (layout, directory, location) = match kind {
         InstructionKind::Flat => (SkillLayout::Flat, root.clone(), root.join("fuzzed.md")),
@@ -35,7 +37,7 @@ fn origin(kind: InstructionKind) -> Origin {
             root.join("fuzzed/SKILL.md"),
         ),
     };
-    Origin {
+    SkillOrigin {
         source: Arc::new(SkillSource {
             kind: SourceKind::RepoBcode,
             label: "repo:.bcode/skills".into(),
@@ -79,7 +81,7 @@ pub fn check(bytes: &[u8]) -> ParseOutcome {
     skill_file.unwrap_or_else(|| parse_skill(&origin(InstructionKind::SkillFile), bytes))
 }
 
-fn check_outcome(origin: &Origin, bytes: &[u8], outcome: &ParseOutcome) {
+fn check_outcome(origin: &SkillOrigin, bytes: &[u8], outcome: &ParseOutcome) {
     let errors = outcome
         .diagnostics
         .iter()

@@ -11,12 +11,11 @@ use std::time::SystemTime;
 use bcode_fs::{
     Confinement, DirHandle, FileKind, FileStamp, ListedEntry, RACY_WINDOW, for_each_entry,
 };
-use bcode_skill::parse_document;
+use bcode_skill::parse::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;
 
-use crate::digests::DigestCache;
 use crate::uri::{SKILL_MD, file_uri, skill_uri};
 
 /// A skill with more files than this is not served (as the SDK's own
@@ -203,16 +202,24 @@ pub fn unservable(summary: &SkillSummary) -> Option<String> {
     })
 }
 
-/// The entry of `summary`: the one `cache` holds for its instruction file
-/// when every stamp still answers as recorded (nothing read); otherwise
-/// its folder listed (a flat skill: its one file), every file read and
-/// digested, and the front matter taken from the instruction file as
-/// written.
+/// A skill's entry, and whether its files were read for it.
+pub struct Built {
+    /// The entry.
+    pub entry: Arc<ServedEntry>,
+    /// Read now (not `known`).
+    pub read: bool,
+}
+
+/// The entry of `summary`: `known` (what the digest cache holds for its
+/// instruction file) when every stamp still answers as recorded (nothing
+/// read); otherwise its folder listed (a flat skill: its one file), every
+/// file read and digested, and the front matter taken from the
+/// instruction file as written.
 pub fn build(
     summary: &SkillSummary,
-    cache: &DigestCache,
+    known: Option<Arc<ServedEntry>>,
     looker: &mut StampLooker,
-) -> Result<Arc<ServedEntry>, String> {
+) -> Result<Built, String> {
     if let Some(why) = unservable(summary) {
         return Err(why);
     }
@@ -230,12 +237,15 @@ pub fn build(
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    if let Some(known) = cache.take(&summary.location)
+    if let Some(known) = known
         && known.id == id
         && known.folder == folder
         && known.still_holds(looker)
     {
-        return Ok(known);
+        return Ok(Built {
+            entry: known,
+            read: false,
+        });
     }
     let entry = read_entry(
         id,
@@ -243,12 +253,10 @@ pub fn build(
         &instruction,
         summary.layout == SkillLayout::Folder,
     )?;
-    // Only an entry a later run may keep changes what the file should
-    // hold (a skill that cannot be served is read again each start).
-    if entry.settled() {
-        cache.note_read();
-    }
-    Ok(Arc::new(entry))
+    Ok(Built {
+        entry: Arc::new(entry),
+        read: true,
+    })
 }
 
 /// Lists, reads and digests a skill's files.

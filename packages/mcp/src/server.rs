@@ -47,7 +47,17 @@ impl Served {
         looker: &mut StampLooker,
     ) -> Result<Arc<ServedEntry>, String> {
         self.entry
-            .get_or_init(|| entry::build(&self.summary, cache, looker))
+            .get_or_init(|| {
+                let known = cache.take(&self.summary.location);
+                let built = entry::build(&self.summary, known, looker)?;
+                // Only an entry a later run may keep changes what the cache
+                // file should hold (a skill that cannot be served is read
+                // again each start).
+                if built.read && built.entry.settled() {
+                    cache.note_read();
+                }
+                Ok(built.entry)
+            })
             .clone()
     }
 }

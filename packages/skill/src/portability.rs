@@ -8,7 +8,7 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::front_matter::{self, Split, Syntax};
+use crate::parse::front_matter::{self, Split, Syntax};
 
 /// Whose rules a skill is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,7 +223,7 @@ impl<'a> Lint<'a> {
         let raw = std::str::from_utf8(text.get(raw)?).ok()?;
         self.raw = raw;
         self.first_line = first_line;
-        match crate::yaml::parse_typed(raw) {
+        match crate::parse::yaml::parse_typed(raw) {
             Ok(map) => Some(map),
             Err(err) => {
                 let line = err.line.map(|l| first_line + l.saturating_sub(1));
@@ -238,7 +238,7 @@ impl<'a> Lint<'a> {
                     "quote values that contain `: ` or start with a special character".into(),
                 );
                 // The other rules still apply to what the author meant.
-                crate::yaml::parse_typed_recovered(raw)
+                crate::parse::yaml::parse_typed_recovered(raw)
             }
         }
     }
@@ -286,7 +286,7 @@ impl<'a> Lint<'a> {
                     Some(value) => (
                         format!(
                             "`name` must be a non-empty string, found {}",
-                            crate::yaml::kind_name(value)
+                            crate::parse::yaml::kind_name(value)
                         ),
                         format!("write `name: {}`", suggest_name(folder)),
                     ),
@@ -417,7 +417,7 @@ impl<'a> Lint<'a> {
                         None => format!("there is no `{field}`"),
                         Some(value) => format!(
                             "`{field}` must be a non-empty string, found {}",
-                            crate::yaml::kind_name(value)
+                            crate::parse::yaml::kind_name(value)
                         ),
                     };
                     self.push(
@@ -450,7 +450,7 @@ impl<'a> Lint<'a> {
                 Some(field),
                 format!(
                     "`{field}` must be a string, found {}",
-                    crate::yaml::kind_name(other)
+                    crate::parse::yaml::kind_name(other)
                 ),
                 "quote the value".into(),
             ),
@@ -487,7 +487,7 @@ impl<'a> Lint<'a> {
                     None => "there is no `description`".to_owned(),
                     Some(value) => format!(
                         "`description` must be a non-empty string, found {}",
-                        crate::yaml::kind_name(value)
+                        crate::parse::yaml::kind_name(value)
                     ),
                 };
                 self.push(
@@ -547,7 +547,7 @@ impl<'a> Lint<'a> {
                 Some("compatibility"),
                 format!(
                     "`compatibility` must be a string, found {}",
-                    crate::yaml::kind_name(other)
+                    crate::parse::yaml::kind_name(other)
                 ),
                 "write `compatibility:` as one quoted string".into(),
             ),
@@ -621,7 +621,7 @@ impl<'a> Lint<'a> {
                         Some(&format!("metadata.{key}")),
                         format!(
                             "`metadata.{key}` is {} to a YAML reader; metadata values must be strings",
-                            crate::yaml::kind_name(value)
+                            crate::parse::yaml::kind_name(value)
                         ),
                         hint,
                     );
@@ -633,7 +633,7 @@ impl<'a> Lint<'a> {
                 Some("metadata"),
                 format!(
                     "`metadata` must be a mapping of strings to strings, found {}",
-                    crate::yaml::kind_name(other)
+                    crate::parse::yaml::kind_name(other)
                 ),
                 "write `metadata:` with `key: \"value\"` lines under it".into(),
             ),

@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use bcode_skill::{
-    InstructionKind, MAX_INSERTED_BYTES, Origin, ParseOutcome, Templates, format_context,
-    parse_skill, shown_summary, split_arguments,
+    Templates,
+    context::{MAX_INSERTED_BYTES, shown_summary, split_arguments},
+    format_context,
+    parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
 };
 use bcode_skill_models::{
     DiagnosticCode, SkillContextRequest, SkillId, SkillLayout, SkillSource, SkillSummary,
@@ -22,7 +24,7 @@ const ROOT: &str = "/skills";
 
 fn parse(front_matter: &str, body: &str) -> ParseOutcome {
     let root = PathBuf::from(ROOT);
-    let origin = Origin {
+    let origin = SkillOrigin {
         source: Arc::new(SkillSource {
             kind: SourceKind::RepoBcode,
             label: "repo:.bcode/skills".into(),

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{
-    Catalog, CatalogOptions, CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS, Templates,
+    Catalog, CatalogOptions, Templates,
+    catalog::{CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS},
     format_catalog,
 };
 use bcode_skill_models::{
@@ -578,7 +579,8 @@ fn a_written_catalog_is_the_formatted_one_in_pieces() {
         let whole = format_catalog(skills.iter(), options, &templates).unwrap();
         let mut pieces = Pieces::default();
         let written =
-            bcode_skill::write_catalog(skills.iter(), options, &templates, &mut pieces).unwrap();
+            bcode_skill::catalog::write_catalog(skills.iter(), options, &templates, &mut pieces)
+                .unwrap();
         assert_eq!(String::from_utf8(pieces.bytes).unwrap(), whole.text);
         if prompt.max_bytes.is_none() && prompt.catalog == CatalogMode::Summary {
             assert!(pieces.calls > 3, "{} pieces", pieces.calls);

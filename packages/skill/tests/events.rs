@@ -13,8 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bcode_skill::{
-    Clock, EventRecord, EventSink, JsonlSink, LogProblem, LogProblemKind, MAX_RECORD_BYTES,
-    MemorySink, ReadOutcome, Templates, context_loaded, read_events,
+    EventSink, JsonlSink, Templates,
+    session::{
+        Clock, EventRecord, LogProblem, LogProblemKind, MAX_RECORD_BYTES, MemorySink, ReadOutcome,
+        context_loaded, read_events,
+    },
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
 

@@ -9,8 +9,9 @@ mod support;
 use std::fs;
 
 use bcode_skill::{
-    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SessionOptions, SkillSession, SlashCommand,
-    Templates, preview_arguments,
+    SkillSession, SkillSessionOptions, Templates,
+    context::{ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, preview_arguments},
+    session::SlashCommand,
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig};
 use support::user_registry;
@@ -41,7 +42,7 @@ fn a_skill_edited_after_discovery_is_shown_as_one_version() {
     )
     .unwrap();
     let templates = Templates::builtin();
-    let options = SessionOptions::from_config(&SkillsConfig::default());
+    let options = SkillSessionOptions::from_config(&SkillsConfig::default());
     let mut session = SkillSession::new(registry, options, templates);
     let outcome = session.run(&SlashCommand::Activate {
         id: "alpha".into(),
@@ -211,7 +212,7 @@ fn arguments_are_previewed_within_a_bound() {
 fn a_huge_unknown_id_is_bounded_in_its_failure_event() {
     let (_tmp, registry, _base) =
         user_registry(&[("alpha/SKILL.md", "---\ndescription: d\n---\nBody.\n")]);
-    let options = SessionOptions::from_config(&SkillsConfig::default());
+    let options = SkillSessionOptions::from_config(&SkillsConfig::default());
     let mut session = SkillSession::new(registry, options, Templates::builtin());
     let id = "q".repeat(1024 * 1024);
     let outcome = session.run(&SlashCommand::Activate {

@@ -10,7 +10,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use bcode_skill::{ParseOutcome, parse_skill};
+use bcode_skill::parse::{ParseOutcome, parse_skill};
 
 /// The file bound discovery reads skills within.
 const FILE_BOUND: usize = 256 * 1024;

@@ -6,7 +6,7 @@
 
 mod support;
 
-use bcode_skill::parse_skill;
+use bcode_skill::parse::parse_skill;
 
 /// Parses `text` as `/registry/<folder>/SKILL.md` and renders the outcome:
 /// the input, then the manifest's fields (or that there is no skill), then

@@ -7,7 +7,7 @@ mod support;
 
 use std::fs;
 
-use bcode_skill::{LiveRegistry, ReloadMode, SessionOptions, SkillSession, Templates};
+use bcode_skill::{LiveRegistry, ReloadMode, SkillSession, SkillSessionOptions, Templates};
 use bcode_skill_models::{SkillsConfig, SourceKind};
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
@@ -33,7 +33,7 @@ fn metadata_check_reads_only_changed_files_and_sees_body_edits() {
     assert_eq!(live.mode(), ReloadMode::MetadataCheck);
     let mut session = SkillSession::new(
         registry,
-        SessionOptions::from_config(&SkillsConfig::default()),
+        SkillSessionOptions::from_config(&SkillsConfig::default()),
         Templates::builtin(),
     );
 

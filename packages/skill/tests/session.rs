@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use bcode_skill::{
-    ActivationReason, SessionError, SessionOptions, SessionReply, SkillSession, SlashCommand,
-    Templates,
+    ActivationReason, SessionError, SessionReply, SkillSession, SkillSessionOptions, Templates,
+    session::SlashCommand,
 };
 use bcode_skill_models::{AutoActivate, SkillError, SkillEvent, SkillsConfig, SourceKind};
 use support::{build, root, write_tree};
@@ -66,7 +66,7 @@ impl Fixture {
         let registry = self.registry();
         SkillSession::new(
             registry,
-            SessionOptions::from_config(&self.config),
+            SkillSessionOptions::from_config(&self.config),
             Templates::builtin(),
         )
     }
@@ -319,7 +319,7 @@ fn auto_activation_is_bounded_and_audited() {
     let mut off = Fixture::new(AutoActivate::Off).session();
     assert_eq!(
         off.on_prompt("review the pull request"),
-        bcode_skill::PromptOutcome::default()
+        bcode_skill::session::PromptOutcome::default()
     );
 }
 
@@ -416,7 +416,7 @@ fn a_model_only_skill_is_refused_to_the_user_and_allowed_to_the_model() {
     );
     let mut session = SkillSession::new(
         registry,
-        SessionOptions::from_config(&SkillsConfig::default()),
+        SkillSessionOptions::from_config(&SkillsConfig::default()),
         Templates::builtin(),
     );
     let refused = ActivationReason::Accepted {

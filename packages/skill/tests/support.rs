@@ -9,7 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bcode_skill::{
-    Discovery, DiscoveryOptions, InstructionKind, Origin, SkillRegistry, SourceRoot,
+    Discovery, DiscoveryOptions, SkillRegistry, SourceRoot,
+    parse::{InstructionKind, SkillOrigin},
 };
 use bcode_skill_models::{SkillLayout, SkillSource, SkillsConfig, SourceKind};
 
@@ -36,9 +37,9 @@ permissions:
 
 /// Where `parse_skill` is told a skill file is: `/registry/<folder>/SKILL.md`
 /// of a repository `.bcode/skills` root (no file is read).
-pub fn registry_origin(folder: &str) -> Origin {
+pub fn registry_origin(folder: &str) -> SkillOrigin {
     let directory = PathBuf::from("/registry").join(folder);
-    Origin {
+    SkillOrigin {
         source: std::sync::Arc::new(SkillSource {
             kind: SourceKind::RepoBcode,
             label: "repo:.bcode/skills".into(),

@@ -5,6 +5,11 @@
 //! `skills.prompt.max_bytes`, the final line from
 //! `templates/skills/catalog_truncated.j2`. What a bounded catalog keeps is
 //! chosen in `budget`.
+//!
+//! This room owns only the listing of every turn: it reads summaries, never
+//! a body, and does not decide which skills exist (that is
+//! [`crate::discover`]) or what an invoked skill's body becomes (that is
+//! [`crate::context`]).
 
 mod budget;
 mod entry;

@@ -15,7 +15,7 @@ pub enum SlashCommand {
         /// The id as typed; not yet checked against the registry.
         id: String,
         /// The words after the id, split as a shell splits them
-        /// ([`crate::split_arguments`]; an unclosed quote splits on
+        /// ([`crate::context::split_arguments`]; an unclosed quote splits on
         /// whitespace alone).
         arguments: Vec<String>,
         /// The text after the id as typed, trimmed: what `$ARGUMENTS`
@@ -127,7 +127,7 @@ fn parse_skill(text: &str) -> Result<SlashCommand, CommandError> {
         )),
         (id, ..) => Ok(SlashCommand::Activate {
             id: id.to_owned(),
-            arguments: crate::arguments::split_arguments(rest).words,
+            arguments: crate::context::arguments::split_arguments(rest).words,
             raw_arguments: (!rest.is_empty()).then(|| rest.to_owned()),
         }),
     }

@@ -3,8 +3,23 @@
 //! suggestion and conservative auto-activation, and registry changes between
 //! turns. The session owns no storage: every change is returned as
 //! [`SkillEvent`]s for the host to emit through its sink.
+//!
+//! This room owns everything that lives for a conversation: the session
+//! itself, parsing the skill slash commands (`commands`), keyword suggestion
+//! (`keywords`) and path triggers (`path_triggers`) over indexed summaries,
+//! the execution options of an invoked-skill turn (`turn_options`), and the
+//! sinks the host emits the session's events into (`events`, whose JSON-lines
+//! log is this room's only file access).
+//!
+//! It does not build or reload registries ([`crate::discover`]) and does not
+//! format the catalog or the context block ([`crate::catalog`],
+//! [`crate::context`]); it asks the registry it is given.
 
 mod commands;
+pub(crate) mod events;
+pub(crate) mod keywords;
+pub(crate) mod path_triggers;
+pub(crate) mod turn_options;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -15,10 +30,19 @@ use bcode_skill_models::{
 };
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
+pub use events::{
+    Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
+    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
+    read_events, read_events_from,
+};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
+pub use turn_options::{
+    InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
+    skill_turn_options,
+};
 
 use crate::context::preview_arguments;
-use crate::keywords::{LazyKeywordIndex, Suggestion};
-use crate::registry::SkillRegistry;
+use crate::discover::registry::SkillRegistry;
 use bcode_templates::Templates;
 
 /// Auto-activation needs matched keywords worth at least this many words: two
@@ -31,7 +55,7 @@ pub const AUTO_ACTIVATE_MAX_PER_PROMPT: usize = 2;
 
 /// The session's share of `[skills]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SessionOptions {
+pub struct SkillSessionOptions {
     /// `skills.enabled`: when false, prompts trigger nothing and every
     /// activation fails with `SkillsDisabled`.
     pub enabled: bool,
@@ -52,10 +76,10 @@ pub struct SessionOptions {
     pub substitute_arguments: bool,
 }
 
-impl SessionOptions {
+impl SkillSessionOptions {
     /// Copies the session's keys out of the `[skills]` table.
     pub fn from_config(config: &SkillsConfig) -> Self {
-        SessionOptions {
+        SkillSessionOptions {
             enabled: config.enabled,
             auto_activate: config.auto_activate,
             max_context_bytes: config.max_context_bytes,
@@ -312,7 +336,7 @@ pub struct SkillSession {
     /// when a prompt first needs it.
     index: Arc<LazyKeywordIndex>,
     templates: Templates,
-    options: SessionOptions,
+    options: SkillSessionOptions,
     active: Vec<ActiveSkill>,
     /// The touched paths already matched against `paths` globs: a path
     /// that every later turn repeats (hosts pass the paths touched so far)
@@ -327,7 +351,11 @@ pub const MAX_SEEN_PATHS: usize = 65_536;
 impl SkillSession {
     /// A session with no active skill, building the keyword index of
     /// `registry` for it.
-    pub fn new(registry: SkillRegistry, options: SessionOptions, templates: Templates) -> Self {
+    pub fn new(
+        registry: SkillRegistry,
+        options: SkillSessionOptions,
+        templates: Templates,
+    ) -> Self {
         Self::with_index(
             registry,
             Arc::new(LazyKeywordIndex::new()),
@@ -341,7 +369,7 @@ impl SkillSession {
     pub fn with_index(
         registry: SkillRegistry,
         index: Arc<LazyKeywordIndex>,
-        options: SessionOptions,
+        options: SkillSessionOptions,
         templates: Templates,
     ) -> Self {
         SkillSession {
@@ -367,7 +395,7 @@ impl SkillSession {
     }
 
     /// The options the session was opened with.
-    pub fn options(&self) -> &SessionOptions {
+    pub fn options(&self) -> &SkillSessionOptions {
         &self.options
     }
 
@@ -588,7 +616,7 @@ impl SkillSession {
     /// [`SkillSession::on_prompt`] for a turn that also touched `touched`
     /// (repository paths, `/`-separated, relative to the root): a skill
     /// whose `paths` globs match a path not seen on an earlier turn counts
-    /// as matched ([`crate::PATH_MATCH_SCORE`]). Absolute and climbing
+    /// as matched ([`PATH_MATCH_SCORE`]). Absolute and climbing
     /// paths are ignored. A skill kept for the model (`user-invocable:
     /// false`) may be auto-activated but is never suggested.
     pub fn on_turn(&mut self, prompt: &str, touched: &[String]) -> PromptOutcome {
@@ -642,7 +670,7 @@ impl SkillSession {
     fn fresh_paths(&mut self, touched: &[String]) -> Vec<String> {
         let mut fresh = Vec::new();
         for path in touched {
-            let Some(path) = crate::path_triggers::normalize(path) else {
+            let Some(path) = crate::session::path_triggers::normalize(path) else {
                 continue;
             };
             if self.seen_paths.contains(&path) || fresh.contains(&path) {

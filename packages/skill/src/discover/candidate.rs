@@ -10,12 +10,12 @@ use std::sync::Arc;
 use bcode_fs::FileStamp;
 use bcode_skill_models::{SkillLayout, SkillSource};
 
-use crate::parse::{InstructionKind, Origin};
+use crate::parse::skill::{InstructionKind, SkillOrigin};
 
 /// A file that may be a skill.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    pub origin: Origin,
+    pub origin: SkillOrigin,
     pub stamp: FileStamp,
     /// [`origin_key`] of `origin`, computed once.
     pub origin_key: u64,
@@ -38,7 +38,7 @@ impl Candidate {
         }
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-        let origin = Origin {
+        let origin = SkillOrigin {
             source,
             layout,
             kind,
@@ -77,7 +77,7 @@ impl CacheKey {
 /// profiles). Two origins sharing a key cannot share a cache entry: an
 /// entry also matches on the file's stamp, whose identity differs between
 /// distinct files.
-pub(crate) fn origin_key(origin: &Origin) -> u64 {
+pub(crate) fn origin_key(origin: &SkillOrigin) -> u64 {
     let mut hasher = rustc_hash::FxHasher::default();
     origin.location.as_os_str().hash(&mut hasher);
     origin.directory.as_os_str().hash(&mut hasher);

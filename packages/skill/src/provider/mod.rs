@@ -2,6 +2,12 @@
 //! plugins implement, the [`SkillHost`] capability a host lends them, the
 //! permission vocabulary for script execution, and the merge of provider
 //! skills into the one [`crate::SkillRegistry`].
+//! [`FolderProvider`] (`folder`) serves a registry through the same interface.
+//!
+//! This room owns the interface and the merge only: which provider skill
+//! wins an id against folder skills is decided by discovery's precedence
+//! ([`crate::discover`]), and a provider's body is formatted like a folder
+//! body by [`crate::context`].
 //!
 //! # What a provider can do
 //!
@@ -41,6 +47,8 @@
 //! A malformed id cannot reach this far: [`SkillId`] only holds valid ids, so
 //! an adapter that decodes a plugin's JSON rejects bad ids while decoding.
 
+mod folder;
+
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -52,7 +60,9 @@ use bcode_skill_models::{
     SkillSummary, SourceKind,
 };
 
-use crate::manifest::THINKING_EFFORTS;
+use crate::parse::manifest::THINKING_EFFORTS;
+
+pub use folder::FolderProvider;
 
 /// The interface id of this version of the skill service.
 pub const SKILL_INTERFACE_V1: &str = "bcode.skill/v1";

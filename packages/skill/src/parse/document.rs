@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::front_matter::{self, Split, Syntax};
-use crate::{toml_front_matter, yaml};
+use crate::parse::front_matter::{self, Split, Syntax};
+use crate::parse::{toml_front_matter, yaml};
 
 /// A parsed document.
 #[derive(Clone, Debug, PartialEq)]

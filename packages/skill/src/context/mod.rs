@@ -1,9 +1,24 @@
-//! The invoked-skill context block, exactly as the spec shows it: provenance
-//! (file, directory, source, resource root, version) and the complete body,
-//! optionally bounded by `skills.max_context_bytes` with an explicit marker.
+//! What an invoked skill becomes for the model: the context block, exactly
+//! as the spec shows it, provenance (file, directory, source, resource root,
+//! version) and the complete body, optionally bounded by
+//! `skills.max_context_bytes` with an explicit marker.
 //! Every value and the body are cleaned for the model first
 //! (`bcode_text::clean_line` / `clean_body`), after the body's argument
-//! placeholders are replaced (`arguments.rs`).
+//! placeholders are replaced (`arguments.rs`, which also splits what the
+//! user typed after `/skill <id>` shell-style).
+//!
+//! This room is apart from [`crate::catalog`] because the two share nothing
+//! but templates: the catalog lists every skill's metadata on every turn,
+//! the context block is one skill's body, loaded when it is invoked. It
+//! does not decide which skills are active (that is [`crate::session`]) and
+//! reads a body only through the registry ([`crate::discover`]).
+
+pub(crate) mod arguments;
+
+pub use arguments::{
+    MAX_ARGUMENT_NAME_CHARS, MAX_INSERTED_BYTES, Placeholders, SplitArguments, is_argument_name,
+    split_arguments, substitute,
+};
 
 use bcode_skill_models::{
     LoadCause, SkillContextRequest, SkillContextResponse, SkillError, SkillSummary,
@@ -15,8 +30,7 @@ use bcode_text::{
 };
 use minijinja::context;
 
-use crate::arguments::{Placeholders, substitute};
-use crate::registry::SkillRegistry;
+use crate::discover::registry::SkillRegistry;
 use bcode_templates::{TemplateError, Templates};
 use bcode_text::{PathDisplay, model_path};
 

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use toml::de::{DeTable, DeValue};
 
-use crate::front_matter::{MAX_DEPTH, MAX_NODES};
-use crate::yaml::FrontMatterError;
+use crate::parse::front_matter::{MAX_DEPTH, MAX_NODES};
+use crate::parse::yaml::FrontMatterError;
 
 /// Parses TOML front matter. The document is parsed once into spanned
 /// values and measured against the budget before anything is built from

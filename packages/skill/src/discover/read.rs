@@ -10,8 +10,8 @@ use std::sync::Arc;
 use bcode_fs::Confinement;
 use bcode_skill_models::{SkillSource, SkillSummary, SourceKind};
 
-use crate::front_matter::{self, Split};
-use crate::sources::SourceRoot;
+use crate::discover::sources::SourceRoot;
+use crate::parse::front_matter::{self, Split};
 
 /// How much of a file discovery reads first: enough for almost any front
 /// matter (a few hundred bytes), so bodies are not read until a skill is

@@ -32,8 +32,8 @@ use bcode_skill_models::{Diagnostic, SkillLayout, SkillManifest, SkillSource, Sk
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::registry::RootReport;
-use crate::snapshot::{StoredBulk, StoredSnapshot};
+use crate::discover::registry::RootReport;
+use crate::discover::snapshot::{StoredBulk, StoredSnapshot};
 
 /// Bumped whenever what is written changes meaning, and whenever parsing
 /// does (a stored outcome is the old parser's): 7 accepts ids in any

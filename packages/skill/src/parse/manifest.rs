@@ -8,7 +8,7 @@ use bcode_skill_models::{
 };
 use serde_json::{Map, Value};
 
-use crate::yaml::kind_name;
+use crate::parse::yaml::kind_name;
 use bcode_text::closest;
 
 /// Every field the validator understands, for unknown-field suggestions.
@@ -118,7 +118,7 @@ pub fn validate(
         .and_then(|value| v.flag(value, "user-invocable"));
     let argument_hint = v.argument_hint(known.argument_hint);
     let when_to_use = v.text_field(known.when_to_use, "when_to_use");
-    let (arguments, problems) = crate::arguments::declared_names(known.arguments);
+    let (arguments, problems) = crate::context::arguments::declared_names(known.arguments);
     problems.into_iter().for_each(|d| v.push(d, "arguments"));
 
     let mut extra = FieldMap::new();
@@ -682,18 +682,20 @@ impl Validator<'_> {
     /// left out; the others still apply.
     fn paths(&mut self, value: Option<Value>) -> Vec<String> {
         let mut globs = self.string_list(value, "paths");
-        globs.retain(|glob| match crate::path_triggers::check_glob(glob) {
-            Ok(()) => true,
-            Err(why) => {
-                self.invalid(
-                    "paths",
-                    false,
-                    format!("`paths` glob {glob:?} is not a valid glob ({why}); it is ignored"),
-                    "write globs such as `src/**/*.rs` or `*.md`",
-                );
-                false
-            }
-        });
+        globs.retain(
+            |glob| match crate::session::path_triggers::check_glob(glob) {
+                Ok(()) => true,
+                Err(why) => {
+                    self.invalid(
+                        "paths",
+                        false,
+                        format!("`paths` glob {glob:?} is not a valid glob ({why}); it is ignored"),
+                        "write globs such as `src/**/*.rs` or `*.md`",
+                    );
+                    false
+                }
+            },
+        );
         globs
     }
 

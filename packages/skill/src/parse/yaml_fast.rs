@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::front_matter::MAX_NODES;
+use crate::parse::front_matter::MAX_NODES;
 
 /// The parsed mapping, or `None` when the text is outside the subset.
 pub fn parse_simple(raw: &str) -> Option<Map<String, Value>> {
@@ -342,7 +342,7 @@ mod tests {
         assert_eq!(parse_simple(&keys(5_000)), None);
         let long_lists = format!("a: [{}]\n", vec!["x"; 10_000].join(", "));
         assert_eq!(parse_simple(&long_lists), None);
-        let parsed = crate::yaml::parse_full(&keys(5_000)).unwrap_err();
+        let parsed = crate::parse::yaml::parse_full(&keys(5_000)).unwrap_err();
         assert!(parsed.too_complex, "{parsed:?}");
     }
 
@@ -430,7 +430,7 @@ mod differential {
     fn agrees(raw: &str) -> Result<(), String> {
         match parse_simple(raw) {
             None => Ok(()),
-            Some(fast) => match crate::yaml::parse_full(raw) {
+            Some(fast) => match crate::parse::yaml::parse_full(raw) {
                 Ok(full) if full == fast => Ok(()),
                 other => Err(format!(
                     "fast path {fast:?} but full parser {other:?} for {raw:?}"
@@ -591,15 +591,15 @@ mod differential {
                     let Ok(text) = std::fs::read_to_string(&path) else {
                         continue;
                     };
-                    if let crate::front_matter::Split::Block {
+                    if let crate::parse::front_matter::Split::Block {
                         raw,
-                        syntax: crate::front_matter::Syntax::Yaml,
+                        syntax: crate::parse::front_matter::Syntax::Yaml,
                         ..
-                    } = crate::front_matter::split(text.as_bytes())
+                    } = crate::parse::front_matter::split(text.as_bytes())
                     {
                         assert_eq!(agrees(&text[raw.clone()]), Ok(()), "{}", path.display());
                         assert_eq!(
-                            crate::yaml::recovery_agrees(&text[raw]),
+                            crate::parse::yaml::recovery_agrees(&text[raw]),
                             Ok(()),
                             "{}",
                             path.display()

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use bcode_fs::{FileStamp, FolderWatch};
 use bcode_skill_models::SkillLayout;
 
-use crate::discovery::{Discovery, DiscoveryStats};
-use crate::freshness;
+use crate::discover::discovery::{Discovery, DiscoveryStats};
+use crate::discover::freshness;
+use crate::discover::registry::{DiscoveryOptions, SkillRegistry};
+use crate::discover::sources::SourceRoot;
 use crate::provider::SkillProvider;
-use crate::registry::{DiscoveryOptions, SkillRegistry};
-use crate::sources::SourceRoot;
 
 /// How changes are noticed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,8 +18,8 @@ use std::time::{Duration, SystemTime};
 
 use bcode_fs::DirHandle;
 
-use crate::cache::{Loaded, Prior, failed_load, load_fresh};
-use crate::candidate::Candidate;
+use crate::cache::memory::{Loaded, Prior, failed_load, load_fresh};
+use crate::discover::candidate::Candidate;
 
 /// One file to load: its slot among the build's candidates, the candidate
 /// (the loader owns it, so the summary takes its paths), the root it is
@@ -294,8 +294,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
 
     use super::*;
-    use crate::sources::SourceRoot;
-    use crate::walk::{WalkOptions, walk_root};
+    use crate::discover::sources::SourceRoot;
+    use crate::discover::walk::{WalkOptions, walk_root};
     use bcode_skill_models::{SkillSource, SourceKind};
     use std::sync::mpsc;
 

@@ -17,18 +17,18 @@ use std::time::SystemTime;
 use bcode_fs::DirHandle;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
-use crate::cache::{Loaded, Lookup, SummaryCache, lost_load};
-use crate::candidate::{CacheKey, Candidate};
-use crate::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
-use crate::parse::ParseOutcome;
-use crate::persist::DiskCache;
-use crate::precedence;
+use crate::cache::disk::DiskCache;
+use crate::cache::memory::{Loaded, Lookup, SummaryCache, lost_load};
+use crate::discover::candidate::{CacheKey, Candidate};
+use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
+use crate::discover::precedence;
+use crate::discover::read::RootConfinements;
+use crate::discover::registry::{DiscoveryOptions, RootReport, SkillRegistry};
+use crate::discover::snapshot::{RootSnapshot, WalkSnapshot};
+use crate::discover::sources::SourceRoot;
+use crate::discover::walk::walk_root;
+use crate::parse::skill::ParseOutcome;
 use crate::provider::{self, SkillProvider};
-use crate::read::RootConfinements;
-use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
-use crate::snapshot::{RootSnapshot, WalkSnapshot};
-use crate::sources::SourceRoot;
-use crate::walk::walk_root;
 
 /// Counters of the last build, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,7 +133,7 @@ impl Discovery {
     }
 
     /// The folders the last build's answer depended on (see
-    /// [`crate::snapshot::WalkSnapshot::folders`]); `None` without a
+    /// [`crate::discover::snapshot::WalkSnapshot::folders`]); `None` without a
     /// trusted snapshot.
     pub(crate) fn folders(&self) -> Option<std::collections::BTreeSet<std::path::PathBuf>> {
         self.confirmed.as_ref()?.snapshot.folders()

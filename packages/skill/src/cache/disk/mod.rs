@@ -34,11 +34,11 @@ mod format;
 
 use format::{Contents, FORMAT};
 
+use crate::discover::read::RootConfinements;
+use crate::discover::registry::{DiscoveryOptions, RootReport, SkillRegistry};
+use crate::discover::snapshot::WalkSnapshot;
+use crate::discover::sources::SourceRoot;
 use crate::provider::ProviderSet;
-use crate::read::RootConfinements;
-use crate::registry::{DiscoveryOptions, RootReport, SkillRegistry};
-use crate::snapshot::WalkSnapshot;
-use crate::sources::SourceRoot;
 
 /// Files larger than this are not read (nor written).
 const MAX_BYTES: usize = 64 * 1024 * 1024;

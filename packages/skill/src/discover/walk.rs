@@ -15,10 +15,10 @@ use std::time::SystemTime;
 
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillLayout, SkillSource, SourceKind};
 
-use crate::candidate::Candidate;
-use crate::parse::InstructionKind;
-use crate::snapshot::RootSnapshot;
-use crate::sources::SourceRoot;
+use crate::discover::candidate::Candidate;
+use crate::discover::snapshot::RootSnapshot;
+use crate::discover::sources::SourceRoot;
+use crate::parse::skill::InstructionKind;
 
 /// Limits and switches of a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +43,7 @@ impl Default for WalkOptions {
             follow_symlinks: true,
             max_depth: 12,
             max_entries: 200_000,
-            racy_window: crate::freshness::RACY_WINDOW,
+            racy_window: crate::discover::freshness::RACY_WINDOW,
         }
     }
 }
@@ -795,7 +795,7 @@ fn is_loop_error(err: &io::Error) -> bool {
 /// Whether a README starts with a front-matter delimiter (after any BOM).
 /// Reads at most 8 bytes, through the same non-blocking open as skill files.
 fn starts_with_front_matter(path: &Path) -> bool {
-    let Ok(head) = crate::read::read_head(path, 8) else {
+    let Ok(head) = crate::discover::read::read_head(path, 8) else {
         return false;
     };
     let head = head

@@ -23,8 +23,8 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::{DirHandle, FileStamp, below};
 use serde::{Deserialize, Serialize};
 
-use crate::freshness::{self, Observed, RACY_WINDOW};
-use crate::sources::SourceRoot;
+use crate::discover::freshness::{self, Observed, RACY_WINDOW};
+use crate::discover::sources::SourceRoot;
 
 /// Fewer probes (about one per skill) than this are checked on the calling
 /// thread. Criterion `discovery/unchanged_rebuild/1000` (1,000 skills in two
@@ -284,7 +284,7 @@ fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool 
     })
 }
 
-/// A snapshot as written to disk by [`crate::persist`]: the probes of each
+/// A snapshot as written to disk by [`crate::cache::disk`]: the probes of each
 /// root, without the roots themselves (the file is keyed by them).
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct StoredSnapshot {

@@ -18,10 +18,10 @@ use bcode_skill_models::{
     SkillId, SkillLayout, SkillManifest, SkillSummary, SkillsConfig,
 };
 
-use crate::front_matter::{self, Split};
+use crate::discover::read::{ReadError, RootConfinements};
+use crate::discover::walk::WalkOptions;
+use crate::parse::front_matter::{self, Split};
 use crate::provider::{self, ProviderSet, SkillHost, guarded};
-use crate::read::{ReadError, RootConfinements};
-use crate::walk::WalkOptions;
 
 /// Everything discovery needs besides the roots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,10 +244,10 @@ impl SkillRegistry {
             return Ok((Arc::new(skill.clone()), self.body(skill)?));
         }
         let bytes = self.read_instruction(skill)?;
-        let origin = crate::parse::Origin {
+        let origin = crate::parse::skill::SkillOrigin {
             source: Arc::clone(&skill.source),
             layout: skill.layout,
-            kind: crate::parse::InstructionKind::SkillFile,
+            kind: crate::parse::skill::InstructionKind::SkillFile,
             location: skill.location.clone(),
             directory: skill.directory().to_path_buf(),
             // The id the skill already has: a file that does not name one
@@ -258,7 +258,7 @@ impl SkillRegistry {
             id: skill.manifest.id.to_string(),
             cause,
         };
-        let current = crate::parse::parse_skill(&origin, &bytes)
+        let current = crate::parse::skill::parse_skill(&origin, &bytes)
             .skill
             .ok_or_else(|| changed(LoadCause::NoLongerValid))?;
         if current.manifest.id != skill.manifest.id {

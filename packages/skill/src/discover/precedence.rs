@@ -68,7 +68,7 @@ pub fn resolve(
 /// The diagnostic for `skill`, which lost its id to `winner`.
 /// Where provider skills start ranking: as bundled, after every bundled
 /// root (the one place, with [`resolve`], that decides who outranks whom).
-pub(crate) fn first_provider_ordinal(roots: &[crate::sources::SourceRoot]) -> usize {
+pub(crate) fn first_provider_ordinal(roots: &[crate::discover::sources::SourceRoot]) -> usize {
     roots
         .iter()
         .filter(|r| r.source.kind == bcode_skill_models::SourceKind::Bundled)

@@ -8,8 +8,8 @@ use bcode_skill_models::{
     SkillManifest,
 };
 
+use crate::discover::registry::SkillRegistry;
 use crate::provider::{ProvidedSkill, SkillHost, SkillProvider};
-use crate::registry::SkillRegistry;
 
 /// The registry seen through `bcode.skill/v1`, so a host can serve folder
 /// skills on the same path as plugin ones. It lists whatever the wrapped

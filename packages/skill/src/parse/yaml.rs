@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::front_matter::{MAX_DEPTH, MAX_NODES};
+use crate::parse::front_matter::{MAX_DEPTH, MAX_NODES};
 
 /// Why front matter could not be parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ fn parse_strict(raw: &str) -> Result<Map<String, Value>, FrontMatterError> {
     if raw.trim().is_empty() {
         return Ok(Map::new());
     }
-    if let Some(map) = crate::yaml_fast::parse_simple(raw) {
+    if let Some(map) = crate::parse::yaml_fast::parse_simple(raw) {
         return Ok(map);
     }
     parse_full(raw)
@@ -534,7 +534,7 @@ impl<'a> Shape<'a> {
         };
         let value = value.trim();
         if value.is_empty() || value.starts_with('#') {
-            if crate::yaml_fast::is_plain_key(key) {
+            if crate::parse::yaml_fast::is_plain_key(key) {
                 self.pending = Some((indent, key));
             } else {
                 self.skip_above = Some(indent);
@@ -596,7 +596,7 @@ fn recover_line<'a>(
     let body = line.get(indent..)?;
     let colon = body.find(": ")?;
     let key = &body[..colon];
-    if !crate::yaml_fast::is_plain_key(key) {
+    if !crate::parse::yaml_fast::is_plain_key(key) {
         return None;
     }
     let after = &body[colon + 2..];

@@ -9,9 +9,9 @@ use bcode_skill_models::{
     Diagnostic, DiagnosticCode, SkillLayout, SkillManifest, SkillSource, SkillSummary,
 };
 
-use crate::front_matter::{self, Split, Syntax};
-use crate::yaml::{Repair, RepairKind};
-use crate::{manifest, toml_front_matter, yaml};
+use crate::parse::front_matter::{self, Split, Syntax};
+use crate::parse::yaml::{Repair, RepairKind};
+use crate::parse::{manifest, toml_front_matter, yaml};
 
 /// Which file made a folder (or root entry) a skill candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,7 +27,7 @@ pub enum InstructionKind {
 
 /// Where a candidate file sits, as discovery found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
+pub struct SkillOrigin {
     /// Shared by every candidate of a root (one allocation per root).
     pub source: Arc<SkillSource>,
     /// Folder, flat file or provided, as the summary will record it.
@@ -58,14 +58,14 @@ pub struct ParseOutcome {
 
 /// Parses one instruction file. `bytes` holds at least the whole front matter
 /// (discovery reads a prefix and extends it when the block is not closed).
-pub fn parse_skill(origin: &Origin, bytes: &[u8]) -> ParseOutcome {
+pub fn parse_skill(origin: &SkillOrigin, bytes: &[u8]) -> ParseOutcome {
     parse_split(origin.clone(), bytes, front_matter::split(bytes))
 }
 
 /// [`parse_skill`] of bytes already split (discovery splits a prefix to
 /// decide whether to read more, and hands the answer on). Takes the origin
 /// whole so the summary owns its paths instead of copying them.
-pub(crate) fn parse_split(origin: Origin, bytes: &[u8], split: Split) -> ParseOutcome {
+pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         skill: None,
         not_a_skill: false,
@@ -285,7 +285,7 @@ fn indicator_meaning(indicator: char) -> &'static str {
 }
 
 /// Attaches the path to every diagnostic of an outcome without a skill.
-fn finish(origin: &Origin, mut outcome: ParseOutcome) -> ParseOutcome {
+fn finish(origin: &SkillOrigin, mut outcome: ParseOutcome) -> ParseOutcome {
     label(&mut outcome.diagnostics, &origin.location, None);
     outcome
 }

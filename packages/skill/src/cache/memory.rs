@@ -11,10 +11,10 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 
 use bcode_fs::FileStamp;
 
-use crate::candidate::{CacheKey, Candidate};
-use crate::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
-use crate::parse::{Origin, ParseOutcome, parse_skill, parse_split};
-use crate::read::{ReadError, read_front};
+use crate::discover::candidate::{CacheKey, Candidate};
+use crate::discover::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
+use crate::discover::read::{ReadError, read_front};
+use crate::parse::skill::{ParseOutcome, SkillOrigin, parse_skill, parse_split};
 
 struct Entry {
     stamp: FileStamp,
@@ -258,7 +258,7 @@ fn unloaded(diagnostic: Diagnostic, read: bool) -> Loaded {
     }
 }
 
-fn too_large(origin: &Origin, len: u64, max: usize) -> ParseOutcome {
+fn too_large(origin: &SkillOrigin, len: u64, max: usize) -> ParseOutcome {
     ParseOutcome {
         skill: None,
         not_a_skill: false,
@@ -273,7 +273,7 @@ fn too_large(origin: &Origin, len: u64, max: usize) -> ParseOutcome {
     }
 }
 
-fn read_failure(origin: &Origin, err: ReadError) -> ParseOutcome {
+fn read_failure(origin: &SkillOrigin, err: ReadError) -> ParseOutcome {
     let diagnostic = match err {
         ReadError::TooLarge { len, max } => return too_large(origin, len, max),
         ReadError::NotRegular => Diagnostic::warning(

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use bcode_skill_models::{Diagnostic, DiagnosticCode};
 use serde_json::Value;
 
-use crate::yaml::kind_name;
+use crate::parse::yaml::kind_name;
 
 /// The most characters an `arguments:` name may have: names are short
 /// words, and the bound keeps each `$` of a body a bounded lookup.

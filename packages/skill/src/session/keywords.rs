@@ -5,7 +5,7 @@
 //! those words in that order. English word forms meet at one stem on both
 //! sides (`panics`, `panicked` and `panicking` match `panic`; `pull
 //! requests` matches `pull request`); see [`stem`]. The same index holds
-//! the skills' `paths` globs ([`crate::path_triggers`]), which the paths a
+//! the skills' `paths` globs ([`crate::session::path_triggers`]), which the paths a
 //! turn touched are matched against.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use bcode_skill_models::{SkillId, SkillSummary};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::path_triggers::PathTriggers;
+use crate::session::path_triggers::PathTriggers;
 
 /// The score of a skill whose `paths` glob matched a touched path: the
 /// author declared those files, which is evidence as strong as a two-word
@@ -205,7 +205,7 @@ impl KeywordIndex {
 
     /// Skills whose keywords occur in `prompt` or whose `paths` globs match
     /// one of `touched` (repository paths, already normalised by
-    /// [`crate::path_triggers::normalize`]), best first (score, then id).
+    /// [`crate::session::path_triggers::normalize`]), best first (score, then id).
     pub fn suggest_turn(&self, prompt: &str, touched: &[String]) -> Vec<Suggestion> {
         let mut out: BTreeMap<usize, Suggestion> =
             self.suggest_keywords(prompt).into_iter().collect();

@@ -1,0 +1,33 @@
+//! Discovery: from source roots (and providers) to a [`SkillRegistry`], and
+//! keeping it current between turns.
+//!
+//! This room owns the source roots and their order (`sources`), which skill
+//! wins an id (`precedence`), walking one root (`walk`) into candidates
+//! (`candidate`), reading front matter through each root's confinement
+//! (`read`), parsing beside the walk (`load_pool`), the record of what a walk
+//! saw (`snapshot`) and every "has this changed?" decision (`freshness`), the
+//! build in steps (`discovery`), the registry it produces (`registry`, which
+//! also loads bodies on demand through the same confinement) and live reload
+//! at turn starts (`reload`).
+//!
+//! It is the filesystem edge of the crate. It does not parse (it hands bytes
+//! to [`crate::parse`]), keeps no cache of its own (summaries and the disk
+//! copy are [`crate::cache`]), and formats nothing for the model.
+
+pub(crate) mod candidate;
+pub(crate) mod discovery;
+pub(crate) mod freshness;
+pub(crate) mod load_pool;
+pub(crate) mod precedence;
+pub(crate) mod read;
+pub(crate) mod registry;
+pub(crate) mod reload;
+pub(crate) mod snapshot;
+pub(crate) mod sources;
+pub(crate) mod walk;
+
+pub use discovery::{Discovery, DiscoveryStats};
+pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
+pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
+pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
+pub use walk::WalkOptions;
