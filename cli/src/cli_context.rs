@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use bcode_prompt::SessionOptions;
 use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
 use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
-use bcode_skill::{SourceEnv, SourceRoot};
+use bcode_skill::{DiscoveryOptions, SourceEnv, SourceRoot};
+
+/// The environment variable that sets the racy window in milliseconds (see
+/// [`ProcessInputs::racy_window`]).
+const RACY_WINDOW_VAR: &str = "BCODE_RACY_WINDOW_MS";
 
 /// Why a command could not run, with its exit code.
 #[derive(Debug)]
@@ -155,6 +159,27 @@ impl ProcessInputs {
         }
     }
 
+    /// The racy window: `BCODE_RACY_WINDOW_MS` milliseconds when the
+    /// environment sets it to a whole number, else `bcode_fs::RACY_WINDOW`.
+    /// A stamp changed within the window is never trusted; the variable
+    /// lets tests on a file system with fine timestamps shorten the wait.
+    /// It is read from the process environment only: a repository's config
+    /// cannot reach it, so a repository cannot make its own edits trusted
+    /// sooner (and `--hermetic` reads no environment at all).
+    pub fn racy_window(&self) -> std::time::Duration {
+        self.env
+            .get(RACY_WINDOW_VAR)
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .map_or(bcode_fs::RACY_WINDOW, std::time::Duration::from_millis)
+    }
+
+    /// The discovery options of `config` with [`ProcessInputs::racy_window`].
+    pub fn discovery_options(&self, config: &bcode_skill_models::SkillsConfig) -> DiscoveryOptions {
+        let mut options = DiscoveryOptions::from_config(config);
+        options.walk.racy_window = self.racy_window();
+        options
+    }
+
     /// The user's folders (state, config, skills) as this environment names them.
     pub fn source_env(&self) -> SourceEnv {
         SourceEnv::from_vars(&|name| self.env.get(name).cloned())
@@ -197,7 +222,8 @@ impl ProcessInputs {
         let mut options = SessionOptions::new(&self.work)
             .cwd(&self.cwd)
             .env(self.env.clone())
-            .trust_repository(self.flags.trust_repo);
+            .trust_repository(self.flags.trust_repo)
+            .racy_window(self.racy_window());
         for file in &self.flags.config_files {
             options = options.config_file(file);
         }

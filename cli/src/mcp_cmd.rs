@@ -18,7 +18,11 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
     let (mut live, registry) = LiveRegistry::with_discovery(
-        bcode_prompt::skill_discovery(&context.loaded, &context.inputs.env),
+        bcode_prompt::skill_discovery(
+            &context.loaded,
+            &context.inputs.env,
+            context.inputs.racy_window(),
+        ),
         if config.enabled {
             context.skill_roots()
         } else {
@@ -36,7 +40,8 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
                 .state_dir()
         })
         .flatten()
-        .map_or_else(DigestCache::none, |state| DigestCache::open(&state));
+        .map_or_else(DigestCache::none, |state| DigestCache::open(&state))
+        .with_racy_window(context.inputs.racy_window());
     let server = SkillServer::with_digests(&registry, digests);
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use bcode_skill::portability::{self, LintInput, Profile};
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillRegistry, Templates,
+    CatalogOptions, Discovery, SkillRegistry, Templates,
     catalog::{WriteCatalogError, write_catalog},
 };
 use bcode_skill_models::{
@@ -51,7 +51,7 @@ pub fn run(
         // The skills of each configured MCP server join the local ones
         // (`mcp:<name>`); a server that fails is a diagnostic.
         let providers = bcode_prompt::mcp_providers(&context.loaded, &context.inputs.env);
-        Discovery::new(DiscoveryOptions::from_config(config))
+        Discovery::new(context.inputs.discovery_options(config))
             .single_build()
             .build_with_providers(&context.skill_roots(), &providers)
     } else {
@@ -442,7 +442,10 @@ mod tests {
             path: dir.to_path_buf(),
             repository: None,
         };
-        Discovery::new(DiscoveryOptions::from_config(&Default::default())).build(&[root])
+        Discovery::new(bcode_skill::DiscoveryOptions::from_config(
+            &Default::default(),
+        ))
+        .build(&[root])
     }
 
     /// `document` as `skills ... --json` prints it.

@@ -24,9 +24,8 @@ use bcode_prompt_sections::invariants::{
 use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
-    Catalog, CatalogOptions, DiscoveryOptions, EventSink, SessionError, SkillProvider,
-    SkillRegistry, SkillSession, SkillSessionOptions, context::shown_summary, format_catalog,
-    session::parse_command,
+    Catalog, CatalogOptions, EventSink, SessionError, SkillProvider, SkillRegistry, SkillSession,
+    SkillSessionOptions, context::shown_summary, format_catalog, session::parse_command,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
@@ -64,6 +63,8 @@ pub(crate) struct Settings {
     pub(crate) facts: Facts,
     pub(crate) hermetic: bool,
     pub(crate) trust_repo: bool,
+    /// See [`crate::SessionOptions::racy_window`].
+    pub(crate) racy_window: std::time::Duration,
 }
 
 impl Settings {
@@ -113,7 +114,7 @@ struct Configured {
 
 impl Configured {
     fn build(settings: &Settings) -> Result<Configured, PromptError> {
-        let (loaded, stamps) = setup::load_config(&settings.config_inputs())?;
+        let (loaded, stamps) = setup::load_config(&settings.config_inputs(), settings.racy_window)?;
         let pinned = loaded.config.facts.overlaid(&settings.facts);
         let facts = Resolved::new(
             &pinned,
@@ -525,6 +526,7 @@ impl Core {
         if config.system_prompt.sections.repository_context {
             let (value, changed) = cached(
                 &mut self.instructions,
+                self.settings.racy_window,
                 || instruction_paths(&repo, &work),
                 || bcode_prompt_sections::instructions::gather(&repo, &work),
             );
@@ -543,6 +545,7 @@ impl Core {
             let budget = InvariantBudget::from(invariants);
             let (catalog, changed) = cached(
                 &mut self.invariants,
+                self.settings.racy_window,
                 || invariant_paths(&repo),
                 || gather_invariants(&repo, &budget, previous.as_deref()),
             );
@@ -666,7 +669,7 @@ impl Skills {
         providers.extend(setup::mcp_providers(&configured.loaded, &settings.env));
         let key = PoolKey {
             roots,
-            options: DiscoveryOptions::from_config(config),
+            options: setup::discovery_options(config, settings.racy_window),
             disk_cache: setup::disk_cache_dir(&configured.loaded, &settings.env),
             providers: providers
                 .iter()
@@ -676,7 +679,7 @@ impl Skills {
         };
         let pool = settings.shared.pool(key);
         let snapshot = pool.open(
-            || setup::discovery(&configured.loaded, &settings.env),
+            || setup::discovery(&configured.loaded, &settings.env, settings.racy_window),
             &providers,
             settings.watch,
         );
@@ -725,6 +728,7 @@ fn catalog_key(configured: &Configured) -> String {
 /// built from it stays valid.
 fn cached<T: PartialEq>(
     slot: &mut Option<Cached<T>>,
+    window: std::time::Duration,
     paths: impl FnOnce() -> Vec<PathBuf>,
     read: impl FnOnce() -> T,
 ) -> (Arc<T>, bool) {
@@ -736,7 +740,7 @@ fn cached<T: PartialEq>(
     // Stamped before reading: a write in between shows up next turn.
     // (Listing the invariants folder for its paths is itself I/O: only
     // when re-reading.)
-    let stamps = Stamps::of(paths());
+    let stamps = Stamps::of(paths(), window);
     let fresh = read();
     let (value, changed) = match slot.take() {
         Some(old) if *old.value == fresh => (old.value, false),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bcode_prompt_pipeline::stage::Stage;
 use bcode_prompt_sections::gathered::Gathered;
@@ -41,6 +42,7 @@ pub struct SessionOptions {
     pub(crate) facts: Facts,
     pub(crate) hermetic: bool,
     pub(crate) trust_repo: bool,
+    pub(crate) racy_window: Duration,
 }
 
 impl fmt::Debug for SessionOptions {
@@ -57,6 +59,7 @@ impl fmt::Debug for SessionOptions {
             .field("facts", &self.facts)
             .field("hermetic", &self.hermetic)
             .field("trust_repo", &self.trust_repo)
+            .field("racy_window", &self.racy_window)
             .finish_non_exhaustive()
     }
 }
@@ -95,6 +98,7 @@ impl SessionOptions {
             facts: Facts::default(),
             hermetic: false,
             trust_repo: false,
+            racy_window: bcode_fs::RACY_WINDOW,
         }
     }
 
@@ -288,6 +292,18 @@ impl SessionOptions {
     /// Time and size bounds of the git and toolchain probes.
     pub fn probe_limits(mut self, limits: ProbeLimits) -> SessionOptions {
         self.probe_limits = limits;
+        self
+    }
+
+    /// How recently changed a file may be and still be trusted by its stamp
+    /// (skill files, config, instructions, invariants): a change within
+    /// this window of a check is always read again. Default
+    /// [`bcode_fs::RACY_WINDOW`] (two seconds, for the coarsest file
+    /// system clocks); tests on a file system with fine timestamps shorten
+    /// it instead of waiting. Pass the user's or a test's decision, never
+    /// one taken from the repository.
+    pub fn racy_window(mut self, window: Duration) -> SessionOptions {
+        self.racy_window = window;
         self
     }
 }

@@ -110,6 +110,7 @@ impl PromptSession {
             facts,
             hermetic,
             trust_repo,
+            racy_window,
         } = options;
         // A hermetic session reads nothing from the environment: no user
         // config or skills, no `BCODE_*` layer, no locale, shell or CI.
@@ -134,6 +135,7 @@ impl PromptSession {
             facts,
             hermetic,
             trust_repo,
+            racy_window,
         };
         let (core, focus) = blocking(inline, move || {
             let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));

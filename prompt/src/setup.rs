@@ -42,9 +42,12 @@ pub(crate) fn config_inputs(
 }
 
 /// Loads the config and stamps every file it read or would read.
-pub(crate) fn load_config(inputs: &ConfigInputs) -> Result<(LoadedConfig, Stamps), PromptError> {
+pub(crate) fn load_config(
+    inputs: &ConfigInputs,
+    racy_window: std::time::Duration,
+) -> Result<(LoadedConfig, Stamps), PromptError> {
     // Stamped before reading: a write between the two shows up as a change.
-    let stamps = Stamps::of(config::config_files(inputs));
+    let stamps = Stamps::of(config::config_files(inputs), racy_window);
     let loaded = config::load(inputs)?;
     Ok((loaded, stamps))
 }
@@ -134,13 +137,28 @@ pub fn skill_roots(
 /// registry in `<state dir>/cache/skills`, so a new process with unchanged
 /// skill trees checks stamps instead of reading every skill file. Public
 /// (as `skill_discovery`) for a host that builds its own registry from the
-/// same config, as `bcode-prompt mcp` does.
-pub fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
-    let discovery = Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills));
+/// same config, as `bcode-prompt mcp` does; `racy_window` is the host's
+/// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
+pub fn discovery(
+    loaded: &LoadedConfig,
+    env: &BTreeMap<String, String>,
+    racy_window: std::time::Duration,
+) -> Discovery {
+    let discovery = Discovery::new(discovery_options(&loaded.config.skills, racy_window));
     match disk_cache_dir(loaded, env) {
         Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
         None => discovery,
     }
+}
+
+/// The discovery options of the config, with the session's racy window.
+pub(crate) fn discovery_options(
+    config: &bcode_skill_models::SkillsConfig,
+    racy_window: std::time::Duration,
+) -> DiscoveryOptions {
+    let mut options = DiscoveryOptions::from_config(config);
+    options.walk.racy_window = racy_window;
+    options
 }
 
 /// `<state dir>/cache/skills` when `skills.disk_cache` is on and the state

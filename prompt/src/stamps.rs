@@ -7,23 +7,21 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::{FileStamp, RACY_WINDOW};
+use bcode_fs::FileStamp;
 
 /// The stamps of a set of files, taken when they were read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stamps {
     entries: Vec<(PathBuf, Option<FileStamp>)>,
     racy: bool,
+    window: Duration,
 }
 
 impl Stamps {
-    /// Stamps `paths` now (following symlinks, as the reads do).
-    pub(crate) fn of(paths: impl IntoIterator<Item = PathBuf>) -> Stamps {
-        Stamps::with_window(paths, RACY_WINDOW)
-    }
-
-    /// [`Stamps::of`] with another racy window (tests use none).
-    fn with_window(paths: impl IntoIterator<Item = PathBuf>, window: Duration) -> Stamps {
+    /// Stamps `paths` now (following symlinks, as the reads do); one
+    /// changed within `window` of now counts as changed (the session's
+    /// racy window, `bcode_fs::RACY_WINDOW` unless a test shortens it).
+    pub(crate) fn of(paths: impl IntoIterator<Item = PathBuf>, window: Duration) -> Stamps {
         let now = SystemTime::now();
         let entries: Vec<(PathBuf, Option<FileStamp>)> = paths
             .into_iter()
@@ -35,12 +33,16 @@ impl Stamps {
         let racy = entries
             .iter()
             .any(|(_, stamp)| stamp.is_some_and(|s| s.is_racy(now, window)));
-        Stamps { entries, racy }
+        Stamps {
+            entries,
+            racy,
+            window,
+        }
     }
 
     /// These stamps and those of `paths`, taken now.
     pub(crate) fn and(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Stamps {
-        let more = Stamps::of(paths);
+        let more = Stamps::of(paths, self.window);
         self.entries.extend(more.entries);
         self.racy |= more.racy;
         self
@@ -66,15 +68,15 @@ mod tests {
     fn a_new_changed_or_removed_file_is_a_change() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.md");
-        let absent = Stamps::with_window([file.clone()], Duration::ZERO);
+        let absent = Stamps::of([file.clone()], Duration::ZERO);
         assert!(!absent.changed());
         std::fs::write(&file, "one").unwrap();
         assert!(absent.changed());
-        let present = Stamps::with_window([file.clone()], Duration::ZERO);
+        let present = Stamps::of([file.clone()], Duration::ZERO);
         assert!(!present.changed());
         std::fs::write(&file, "two!").unwrap();
         assert!(present.changed());
-        let again = Stamps::of([file.clone()]);
+        let again = Stamps::of([file.clone()], bcode_fs::RACY_WINDOW);
         assert!(again.changed(), "a fresh modification is racy");
         std::fs::remove_file(&file).unwrap();
         assert!(again.changed());

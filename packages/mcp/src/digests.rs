@@ -17,8 +17,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
-use bcode_fs::{FileStamp, StateDir};
+use bcode_fs::{FileStamp, RACY_WINDOW, StateDir};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -36,7 +37,7 @@ const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Entries by instruction file, loaded once and written back, when
 /// anything changed, with what the server serves.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DigestCache {
     dir: Option<StateDir>,
     /// The file's entries, read on first use (off a server's start: the
@@ -44,6 +45,19 @@ pub struct DigestCache {
     held: OnceLock<Held>,
     /// A skill was read this run (new, or a stamp moved).
     read: AtomicBool,
+    /// Stamps changed this recently are not trusted.
+    racy_window: Duration,
+}
+
+impl Default for DigestCache {
+    fn default() -> DigestCache {
+        DigestCache {
+            dir: None,
+            held: OnceLock::new(),
+            read: AtomicBool::new(false),
+            racy_window: RACY_WINDOW,
+        }
+    }
 }
 
 /// The entries held, by instruction file.
@@ -75,9 +89,21 @@ impl DigestCache {
         };
         DigestCache {
             dir: Some(dir),
-            held: OnceLock::new(),
-            read: AtomicBool::new(false),
+            ..DigestCache::default()
         }
+    }
+
+    /// This cache with another racy window than [`RACY_WINDOW`]: the
+    /// operator's or a test's choice (tests shorten it instead of waiting),
+    /// never a repository's.
+    pub fn with_racy_window(mut self, window: Duration) -> DigestCache {
+        self.racy_window = window;
+        self
+    }
+
+    /// The racy window entries are built and checked with.
+    pub fn racy_window(&self) -> Duration {
+        self.racy_window
     }
 
     fn held(&self) -> &Held {

@@ -6,11 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use bcode_fs::{
-    Confinement, DirHandle, FileKind, FileStamp, ListedEntry, RACY_WINDOW, for_each_entry,
-};
+use bcode_fs::{Confinement, DirHandle, FileKind, FileStamp, ListedEntry, for_each_entry};
 use bcode_skill::parse::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
@@ -132,13 +130,13 @@ impl ServedEntry {
     /// the listing and every digest still hold, and nothing is read.
     /// Stamps are looked up through `looker`, relative to the folder that
     /// holds the skill's.
-    pub fn still_holds(&self, looker: &mut StampLooker) -> bool {
+    pub fn still_holds(&self, looker: &mut StampLooker, racy_window: Duration) -> bool {
         let now = SystemTime::now();
         let Some(base) = looker.base_of(&self.folder) else {
             return false;
         };
         let holds = |relative: &Path, kind: FileKind, stamp: &FileStamp| {
-            !stamp.is_racy(now, RACY_WINDOW)
+            !stamp.is_racy(now, racy_window)
                 && looker.stamp(&base.join(relative), kind).as_ref() == Some(stamp)
         };
         self.folders
@@ -219,6 +217,7 @@ pub fn build(
     summary: &SkillSummary,
     known: Option<Arc<ServedEntry>>,
     looker: &mut StampLooker,
+    racy_window: Duration,
 ) -> Result<Built, String> {
     if let Some(why) = unservable(summary) {
         return Err(why);
@@ -240,7 +239,7 @@ pub fn build(
     if let Some(known) = known
         && known.id == id
         && known.folder == folder
-        && known.still_holds(looker)
+        && known.still_holds(looker, racy_window)
     {
         return Ok(Built {
             entry: known,
@@ -252,6 +251,7 @@ pub fn build(
         folder,
         &instruction,
         summary.layout == SkillLayout::Folder,
+        racy_window,
     )?;
     Ok(Built {
         entry: Arc::new(entry),
@@ -265,6 +265,7 @@ fn read_entry(
     folder: PathBuf,
     instruction: &Path,
     whole_folder: bool,
+    racy_window: Duration,
 ) -> Result<ServedEntry, String> {
     let mut listed = vec![(SKILL_MD.to_owned(), instruction.to_path_buf())];
     let mut folders = Vec::new();
@@ -318,7 +319,7 @@ fn read_entry(
         .iter()
         .map(|(_, stamp)| stamp)
         .chain(files.iter().map(|file| &file.stamp))
-        .all(|stamp| !stamp.is_racy(now, RACY_WINDOW));
+        .all(|stamp| !stamp.is_racy(now, racy_window));
     let entry = ServedEntry {
         id: id.to_owned(),
         folder,

@@ -49,7 +49,7 @@ impl Served {
         self.entry
             .get_or_init(|| {
                 let known = cache.take(&self.summary.location);
-                let built = entry::build(&self.summary, known, looker)?;
+                let built = entry::build(&self.summary, known, looker, cache.racy_window())?;
                 // Only an entry a later run may keep changes what the cache
                 // file should hold (a skill that cannot be served is read
                 // again each start).
