@@ -558,13 +558,13 @@ fn listed_digest(sandbox: &Sandbox, uri: &str) -> String {
 
 #[test]
 fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() {
-    let sandbox = sandbox();
+    let sandbox = sandbox().short_racy_window();
     let skills = sandbox.repo.join(".bcode/skills");
     let guide = skills.join("pdf-tools/refs/guide.md");
     common::age(&skills);
     // `age` sets the modification times back; the status-change times stay
-    // new, and a stamp within the two-second racy window is never trusted.
-    std::thread::sleep(Duration::from_millis(2100));
+    // new, and a stamp within the racy window is never trusted.
+    common::past_racy_window();
     let uri = "skill://pdf-tools/refs/guide.md";
     assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
     // The cache is consulted: a digest planted for the unchanged file is

@@ -153,7 +153,7 @@ fn diff_names_the_section_that_breaks_the_cache() {
 
 #[test]
 fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
-    let sandbox = Sandbox::new();
+    let sandbox = Sandbox::new().short_racy_window();
     for id in ["alpha", "beta"] {
         write(
             &sandbox.repo.join(format!(".bcode/skills/{id}/SKILL.md")),
@@ -162,8 +162,8 @@ fn a_second_render_is_answered_by_the_disk_cache_with_the_same_bytes() {
     }
     age(&sandbox.repo);
     // Setting mtimes back does not age the files (their ctime is now): wait
-    // out the racy window, or the render rightly trusts no stamp.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // out the (shortened) racy window, or the render rightly trusts no stamp.
+    common::past_racy_window();
     let render = |extra: &[&str]| succeed(sandbox.command().args(RENDER_PINNED).args(extra)).stdout;
     let first = render(&[]);
     let cache = sandbox.state.join("cache/skills");

@@ -649,7 +649,7 @@ fn tamper_disk_cache(sandbox: &Sandbox, tamper: &dyn Fn(&mut Value)) {
 /// stored summary is now used only when it lies under the root it claims.
 #[test]
 fn a_tampered_disk_cache_location_is_not_trusted() {
-    let sandbox = Sandbox::new();
+    let sandbox = Sandbox::new().short_racy_window();
     write(
         &sandbox.repo.join(".bcode/skills/alpha/SKILL.md"),
         "---\ndescription: First skill\n---\nThe real body.\n",
@@ -660,7 +660,7 @@ fn a_tampered_disk_cache_location_is_not_trusted() {
         "---\ndescription: First skill\n---\nA SECRET from outside the repository.\n",
     );
     age(&sandbox.base);
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    common::past_racy_window();
     // `render` writes the disk cache (`skills.disk_cache`, on by default).
     let first = sandbox.run(&["render"]);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));

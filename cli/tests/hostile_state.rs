@@ -36,9 +36,9 @@ fn sandbox() -> Sandbox {
 /// trusts its stamps and writes the disk cache (where the state folder
 /// allows it). The wait is for the change time, which cannot be set back.
 fn aged_sandbox() -> Sandbox {
-    let sandbox = sandbox();
+    let sandbox = sandbox().short_racy_window();
     common::age(&sandbox.repo);
-    std::thread::sleep(Duration::from_millis(2100));
+    common::past_racy_window();
     sandbox
 }
 

@@ -59,7 +59,7 @@ pub fn lossy(bytes: &[u8]) -> String {
 
 /// Moves the modification time of everything under `path` an hour back
 /// (a tree not written lately), so its stamps vouch for it on their own
-/// once the two-second racy window of the status-change time has passed.
+/// once the racy window of the status-change time has passed.
 pub fn age(path: &Path) {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     if path.is_dir() {
@@ -99,6 +99,20 @@ pub struct Sandbox {
     pub repo: PathBuf,
     pub home: PathBuf,
     pub state: PathBuf,
+    /// The racy window its commands run with (`BCODE_RACY_WINDOW_MS`);
+    /// `None` keeps the real one.
+    racy_window: Option<std::time::Duration>,
+}
+
+/// The racy window of [`Sandbox::short_racy_window`]: long enough for the
+/// tests' own writes to count as racy while a command runs right after
+/// them, short enough to wait out ([`past_racy_window`]).
+pub const TEST_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Waits until everything written so far is older than [`TEST_RACY_WINDOW`]
+/// (the change time cannot be set back, so [`age`] alone is not enough).
+pub fn past_racy_window() {
+    std::thread::sleep(TEST_RACY_WINDOW + std::time::Duration::from_millis(50));
 }
 
 impl Sandbox {
@@ -113,7 +127,15 @@ impl Sandbox {
             repo,
             home,
             state,
+            racy_window: None,
         }
+    }
+
+    /// This sandbox with its commands' racy window shortened to
+    /// [`TEST_RACY_WINDOW`], for tests that need a stamp trusted.
+    pub fn short_racy_window(mut self) -> Self {
+        self.racy_window = Some(TEST_RACY_WINDOW);
+        self
     }
 
     /// `bcode-prompt --repo <repo>` with only `HOME` and `BCODE_STATE_DIR` set.
@@ -135,6 +157,9 @@ impl Sandbox {
             .env("BCODE_STATE_DIR", &self.state)
             .arg("--repo")
             .arg(repo);
+        if let Some(window) = self.racy_window {
+            command.env("BCODE_RACY_WINDOW_MS", window.as_millis().to_string());
+        }
         command
     }
 }
