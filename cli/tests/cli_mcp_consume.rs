@@ -205,7 +205,9 @@ fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
             "skill provider `stalls` failed: MCP server `stalls`: no answer within 3000 ms (timeout_ms)",
         ),
     ];
-    for (name, command, args, message) in cases {
+    // The cases run side by side: each waits on its own server's timeout,
+    // so one after another they only cost the suite their sum.
+    let check = |(name, command, args, message): (&str, &str, &[&str], &str)| {
         let sandbox = consumer(&server_with_timeout(name, command, args, FAULT_TIMEOUT_MS));
         let started = Instant::now();
         let (skills, diagnostics) = list(&sandbox);
@@ -236,7 +238,18 @@ fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
         } else {
             assert_eq!(text, message, "{name}");
         }
-    }
+    };
+    std::thread::scope(|scope| {
+        let running: Vec<_> = cases
+            .into_iter()
+            .map(|case| scope.spawn(move || check(case)))
+            .collect();
+        for case in running {
+            if let Err(panic) = case.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 /// A skill file changed after the listing (same size, other bytes): its
