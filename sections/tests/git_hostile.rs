@@ -245,9 +245,11 @@ fn a_hung_open_is_remembered_until_its_worker_ends() {
         timed_read(&repo_dir),
         GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms: 400 })
     );
+    // Answered without waiting out a second deadline (how fast is not a
+    // test's to measure).
     let started = Instant::now();
     let again = read(&repo_dir, &options());
-    assert!(started.elapsed() < Duration::from_millis(100));
+    assert!(started.elapsed() < DEADLINE);
     assert_eq!(again, GitFacts::Unavailable(GitUnavailable::StillRunning));
     let (text, notes) = render(again, &repo_dir);
     assert_eq!(
@@ -297,7 +299,7 @@ fn a_started_read_counts_its_deadline_from_its_start() {
         GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms: 400 })
     );
     assert!(
-        collected.elapsed() < Duration::from_millis(100),
+        collected.elapsed() < DEADLINE,
         "waited another {:?} past the deadline",
         collected.elapsed()
     );
@@ -318,7 +320,7 @@ fn a_started_read_dropped_unwaited_is_remembered() {
         read(&hung, &options()),
         GitFacts::Unavailable(GitUnavailable::StillRunning)
     );
-    assert!(started.elapsed() < Duration::from_millis(100));
+    assert!(started.elapsed() < DEADLINE, "waited out a deadline again");
     release_and_remove(&object);
     wait_until_fresh(&hung);
 }

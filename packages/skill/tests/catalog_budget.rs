@@ -469,9 +469,9 @@ fn sixty_thousand_skills_fit_a_32_kib_budget_usefully() {
         })
         .collect();
     let max = 32 * 1024;
-    let started = std::time::Instant::now();
+    // How long this takes is the catalog bench's to measure
+    // (`catalog/format_budget_32k`, per skill from 100 to 10,000).
     let out = format(&skills, &bounded(max));
-    let took = started.elapsed();
     assert!(out.text.len() <= max);
     // Every repo skill, user skills after them, and the line saying where
     // the other tens of thousands are.
@@ -492,9 +492,6 @@ fn sixty_thousand_skills_fit_a_32_kib_budget_usefully() {
             .iter()
             .all(|d| d.chars().count() >= MIN_DESCRIPTION_CHARS)
     );
-    // Linear-ish: far below a second even unoptimised (a re-render per try
-    // would take minutes here).
-    assert!(took.as_secs() < 20, "{took:?}");
 }
 
 #[test]
