@@ -441,10 +441,29 @@ fn a_first_bless_pins_this_machines_facts_for_later_checks() {
         sidecar.contains("locale = \"en_US.UTF-8\"") && sidecar.contains("[git]"),
         "{sidecar}"
     );
+    // The pinned clock moved years back (a later bless keeps the sidecar),
+    // so the real clock of the next check differs without waiting for it.
+    let moved: String = sidecar
+        .lines()
+        .map(|line| {
+            if line.starts_with("now = ") {
+                "now = \"2020-06-15T12:00:00Z\"\n".to_owned()
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    assert_ne!(moved, sidecar, "the sidecar pins the clock: {sidecar}");
+    write(&repo.join("prompt.txt.facts.toml"), &moved);
+    ok(check(
+        &[("LANG", "en_US.UTF-8"), ("SHELL", "/bin/bash")],
+        &["--bless"],
+    ));
+    let golden = fs::read_to_string(repo.join("prompt.txt")).unwrap();
+    assert!(golden.contains(" 2020-06-1"), "{golden}");
     // Later, a changed working tree, another locale and shell, a new clock
     // reading: the check still renders what was blessed.
     write(&repo.join("notes.txt"), "later\n");
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     let later = check(&[("LANG", "de_DE.UTF-8"), ("SHELL", "/bin/zsh")], &[]);
     assert_eq!(later.status.code(), Some(0), "{later:?}");
 }
