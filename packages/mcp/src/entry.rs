@@ -91,7 +91,17 @@ impl ServedEntry {
     /// `description` (which an entry made here, or read back from the
     /// digest cache, always has).
     pub fn skill(&self) -> Option<Skill> {
-        let frontmatter: SkillFrontmatter = serde_json::from_str(&self.frontmatter).ok()?;
+        // Read as a map, then split: the SDK's type flattens the other
+        // fields, which serde reads through a buffered copy of each.
+        let mut extra: serde_json::Map<String, Value> =
+            serde_json::from_str(&self.frontmatter).ok()?;
+        let mut text = |key: &str| match extra.remove(key) {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        };
+        let (name, description) = (text("name")?, text("description")?);
+        let mut frontmatter = SkillFrontmatter::new(name, description);
+        frontmatter.extra = extra;
         let resources = self
             .files
             .iter()

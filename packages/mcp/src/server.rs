@@ -331,7 +331,8 @@ impl SkillServer {
 /// and a page of them is most of what a `skills/list` costs.
 fn build_entries(page: &[&Served], digests: &DigestCache) {
     let threads = bcode_fs::worker_threads().min(page.len());
-    if threads <= 1 {
+    // Built already (by the warm-up, or an earlier listing): no threads.
+    if threads <= 1 || page.iter().all(|served| served.entry.get().is_some()) {
         return;
     }
     let chunk = page.len().div_ceil(threads);
