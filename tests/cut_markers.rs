@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use bcode_prompt::testing::FakeMachine;
 use bcode_prompt::{
-    AssembledPrompt, PromptSession, RuntimeMode, SectionReport, SessionOptions, TurnInput,
+    AssembledPrompt, PromptSession, RuntimeMode, SectionReport, SessionOptions, SkillLifetime,
+    TurnInput,
 };
 use bcode_tests::copy_tree;
 
@@ -113,7 +114,7 @@ fn render(fixture: &Fixture, set: Option<String>, skills: &[&str]) -> AssembledP
         .env(env)
         .machine(Arc::new(FakeMachine))
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true)
+        .skill_lifetime(SkillLifetime::SingleTurn)
         // No disk cache: every render here is a fresh process's first.
         .set("skills.disk_cache=false")
         .set("skills.prompt.include_keywords=true");

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use bcode_prompt::facts::parse_facts;
 use bcode_prompt::testing::write_prompt_text;
 use bcode_prompt::{
-    AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, Turn, TurnInput,
+    AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, SkillLifetime, Turn, TurnInput,
 };
 
 use crate::cli_context::{CliError, ProcessInputs};
@@ -114,7 +114,7 @@ pub fn render_turn(
     let mut session_options = inputs
         .session_options()
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true)
+        .skill_lifetime(SkillLifetime::SingleTurn)
         .facts(facts)
         .hermetic(options.hermetic);
     if let Some(dir) = &options.session {

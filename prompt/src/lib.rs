@@ -47,7 +47,7 @@ mod turn;
 
 pub use error::PromptError;
 pub use facts::{Facts, FactsError};
-pub use options::SessionOptions;
+pub use options::{SessionOptions, SkillLifetime};
 pub use session::PromptSession;
 pub use setup::{mcp_providers, skill_roots, templates};
 pub use shared::{SharedSkills, SkillReload};

@@ -4,7 +4,7 @@
 //! cache. Everything is read from the options' environment snapshot.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bcode_fs::Confinement;
 use bcode_prompt_pipeline::config::Origin;
@@ -19,27 +19,6 @@ use bcode_templates::{
 
 use crate::error::PromptError;
 use crate::stamps::Stamps;
-
-/// The config inputs of a session.
-pub(crate) fn config_inputs(
-    repo: &Path,
-    cwd: &Path,
-    env: &BTreeMap<String, String>,
-    config_files: &[std::path::PathBuf],
-    set: &[String],
-    host_sections: Vec<String>,
-    trust_repo: bool,
-) -> ConfigInputs {
-    ConfigInputs {
-        repo: repo.to_path_buf(),
-        cwd: cwd.to_path_buf(),
-        env: env.clone(),
-        config_files: config_files.to_vec(),
-        set: set.to_vec(),
-        host_sections,
-        trust_repo,
-    }
-}
 
 /// Loads the config and stamps every file it read or would read.
 pub(crate) fn load_config(inputs: &ConfigInputs) -> Result<(LoadedConfig, Stamps), PromptError> {
@@ -130,12 +109,13 @@ pub fn skill_roots(
     })
 }
 
-/// A discovery for the config: with `skills.disk_cache`, it keeps its last
-/// registry in `<state dir>/cache/skills`, so a new process with unchanged
-/// skill trees checks stamps instead of reading every skill file.
-pub(crate) fn discovery(loaded: &LoadedConfig, env: &BTreeMap<String, String>) -> Discovery {
-    let discovery = Discovery::new(DiscoveryOptions::from_config(&loaded.config.skills));
-    match disk_cache_dir(loaded, env) {
+/// A discovery with the config's options; with a disk cache folder (see
+/// [`disk_cache_dir`]) it keeps its last registry there, so a new process
+/// with unchanged skill trees checks stamps instead of reading every skill
+/// file.
+pub(crate) fn discovery(options: DiscoveryOptions, disk_cache: Option<PathBuf>) -> Discovery {
+    let discovery = Discovery::new(options);
+    match disk_cache {
         Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
         None => discovery,
     }
