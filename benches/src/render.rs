@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use bcode_prompt::{
-    PromptError, PromptSession, RuntimeMode, SessionOptions, SkillLifetime, Turn, TurnInput,
-};
+use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::{PromptError, PromptSession, SessionOptions, SkillLifetime, Turn, TurnInput};
 
 use crate::RenderRepo;
 

@@ -454,7 +454,8 @@ impl Core {
             // activated on this very turn (`auto_activate = "on"`).
             let suggest_only = self.configured.loaded.config.skills.auto_activate
                 != bcode_skill_models::AutoActivate::On;
-            if skills_on && !(!self.settings.options.skill_lifetime.follows() && suggest_only) {
+            let later_turns = self.settings.options.skill_lifetime.follows();
+            if skills_on && (later_turns || !suggest_only) {
                 let outcome = self.skills.session.on_turn(text, &input.touched_paths);
                 prepared.events.extend(outcome.events);
                 prepared.suggestions = outcome.suggestions;

@@ -172,7 +172,7 @@ impl SessionOptions {
     }
 
     /// A host-defined section: a stage whose spec is
-    /// [`crate::StageSpec::host`] (id, class, placement before or after a
+    /// [`crate::sections::StageSpec::host`] (id, class, placement before or after a
     /// canonical section). It is toggled by `system_prompt.sections.<id>`,
     /// reported like the canonical ones, and never moves a byte before the
     /// cache boundary when its class is `Turn`. A failing or panicking host

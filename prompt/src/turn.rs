@@ -10,6 +10,8 @@ use bcode_skill::{
 };
 use bcode_skill_models::{Diagnostic, SkillEvent};
 use bcode_templates::TemplateWarning;
+
+use crate::notice::Notice;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
@@ -253,5 +255,13 @@ impl Turn {
     /// Sections left out, and why.
     pub fn omitted(&self) -> &[OmittedSection] {
         &self.prompt.omitted
+    }
+
+    /// Every problem of the turn, in one type: the skill diagnostics, the
+    /// config, template and catalog warnings, the failed sections and the
+    /// events the sink refused, in that order (the fields above hold each
+    /// kind with its own structure).
+    pub fn notices(&self) -> Vec<Notice> {
+        crate::notice::of_turn(self)
     }
 }

@@ -9,10 +9,8 @@
 
 mod common;
 
-use bcode_prompt::{
-    CommandReply, PromptError, PromptSession, SessionReply, SkillError, SkillEvent, SkillLifetime,
-    SkillReload, TurnInput,
-};
+use bcode_prompt::skills::{SessionReply, SkillError, SkillEvent, SkillReload};
+use bcode_prompt::{CommandReply, PromptError, PromptSession, SkillLifetime, TurnInput};
 use common::{Repo, at, write};
 
 /// Three turns: a prompt, a `/skill` command, another prompt.
@@ -367,7 +365,7 @@ fn bad_setup_is_a_typed_error_never_a_panic() {
 #[test]
 fn sessions_on_one_shared_pool_share_the_registry_and_each_sees_changes() {
     let repo = Repo::new();
-    let shared = bcode_prompt::SharedSkills::new();
+    let shared = bcode_prompt::skills::SharedSkills::new();
     let open = || {
         PromptSession::open_blocking(
             repo.options()

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use bcode_benches::corpus;
 use bcode_benches::sessions::{rss_kib, session_options};
-use bcode_prompt::{PromptSession, SharedSkills, SkillLifetime, TurnInput};
+use bcode_prompt::skills::SharedSkills;
+use bcode_prompt::{PromptSession, SkillLifetime, TurnInput};
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
