@@ -99,31 +99,31 @@ struct Configured {
 }
 
 impl Configured {
-    fn build(settings: &Opened) -> Result<Configured, PromptError> {
-        let (loaded, stamps) = setup::load_config(&settings.options.config_inputs(&settings.repo))?;
-        let pinned = loaded.config.facts.overlaid(&settings.options.facts);
+    fn build(opened: &Opened) -> Result<Configured, PromptError> {
+        let (loaded, stamps) = setup::load_config(&opened.options.config_inputs(&opened.repo))?;
+        let pinned = loaded.config.facts.overlaid(&opened.options.facts);
         let facts = Resolved::new(
             &pinned,
-            settings.options.hermetic,
-            &settings.repo_path(),
-            &settings.options.env,
+            opened.options.hermetic,
+            &opened.repo_path(),
+            &opened.options.env,
         )?;
-        let machine: Arc<dyn Machine> = if pinned.is_empty() && !settings.options.hermetic {
-            Arc::clone(&settings.options.machine)
+        let machine: Arc<dyn Machine> = if pinned.is_empty() && !opened.options.hermetic {
+            Arc::clone(&opened.options.machine)
         } else {
             Arc::new(FactsMachine::new(
-                Arc::clone(&settings.options.machine),
+                Arc::clone(&opened.options.machine),
                 facts.pins.clone(),
             ))
         };
         let (templates, overrides) =
-            setup::templates_and_overrides(&loaded, &settings.options.host_templates)?;
+            setup::templates_and_overrides(&loaded, &opened.options.host_templates)?;
         // Stamped after reading; a write in between is within the racy
         // window, which counts as a change.
         let stamps = stamps.and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
         let mut stage_list = stages::canonical(invariants.enabled, relevant_mode(invariants));
-        for stage in &settings.options.host_stages {
+        for stage in &opened.options.host_stages {
             stage_list.push(Box::new(Arc::clone(stage)));
         }
         let pipeline = Pipeline::new(stage_list)?;
@@ -170,7 +170,7 @@ struct Skills {
 
 /// The blocking state of one session.
 pub(crate) struct Core {
-    pub(crate) settings: Opened,
+    pub(crate) opened: Opened,
     configured: Configured,
     skills: Skills,
     /// Session-class facts (OS, shell, hosting, locale, runtime mode,
@@ -207,10 +207,10 @@ impl Core {
     /// Opens: checks the repository, loads the config, builds the template
     /// environment and the pipeline, and discovers skills once.
     pub(crate) fn open(
-        mut settings: Opened,
+        mut opened: Opened,
         sink: Option<Box<dyn EventSink>>,
     ) -> Result<Core, PromptError> {
-        let repo = settings.work_path();
+        let repo = opened.work_path();
         match std::fs::metadata(&repo) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -228,12 +228,12 @@ impl Core {
         }
         // The folder given may be any folder inside a repository: its root
         // (trust, config, git, invariants) is found as git finds it.
-        settings.work = bcode_text::lexical(&repo);
-        settings.repo = bcode_fs::repository_root(&settings.work);
-        let configured = Configured::build(&settings)?;
-        let skills = Skills::open(&settings, &configured)?;
+        opened.work = bcode_text::lexical(&repo);
+        opened.repo = bcode_fs::repository_root(&opened.work);
+        let configured = Configured::build(&opened)?;
+        let skills = Skills::open(&opened, &configured)?;
         Ok(Core {
-            settings,
+            opened,
             configured,
             skills,
             session_facts: None,
@@ -316,7 +316,7 @@ impl Core {
             return Ok(());
         }
         if self.configured.stamps.changed() {
-            let fresh = Configured::build(&self.settings)?;
+            let fresh = Configured::build(&self.opened)?;
             if fresh.loaded.config != self.configured.loaded.config {
                 prepared.changes.config = true;
                 prepared.changes.templates = fresh.overrides != self.configured.overrides;
@@ -341,7 +341,7 @@ impl Core {
                     // New roots and options: discover again, and diff the
                     // new registry against the old one in the same skill
                     // session, so active skills stay active.
-                    let fresh = Skills::open(&self.settings, &self.configured)?;
+                    let fresh = Skills::open(&self.opened, &self.configured)?;
                     let registry = fresh.session.registry().clone();
                     let reload = self
                         .skills
@@ -454,7 +454,7 @@ impl Core {
             // activated on this very turn (`auto_activate = "on"`).
             let suggest_only = self.configured.loaded.config.skills.auto_activate
                 != bcode_skill_models::AutoActivate::On;
-            let later_turns = self.settings.options.skill_lifetime.follows();
+            let later_turns = self.opened.options.skill_lifetime.follows();
             if skills_on && (later_turns || !suggest_only) {
                 let outcome = self.skills.session.on_turn(text, &input.touched_paths);
                 prepared.events.extend(outcome.events);
@@ -483,7 +483,7 @@ impl Core {
         }
         turn_facts.finish(&mut gathered);
         self.configured.facts.show_git(&mut gathered);
-        if self.settings.options.hermetic && pinned_now.is_none() {
+        if self.opened.options.hermetic && pinned_now.is_none() {
             // No clock reading is pinned: a hermetic turn does not read one.
             gathered.datetime = None;
         }
@@ -500,21 +500,21 @@ impl Core {
         input: &TurnInput,
         pinned_now: Option<chrono::DateTime<chrono::Utc>>,
     ) -> (Gathered, probe::TurnFacts) {
-        let repo = self.settings.repo_path();
+        let repo = self.opened.repo_path();
         let facts = &self.configured.facts;
         let request = ProbeRequest {
             repo: &repo,
-            env: &self.settings.options.env,
+            env: &self.opened.options.env,
             now: pinned_now.unwrap_or_else(chrono::Utc::now),
             timezone: input.timezone.or(facts.timezone),
             config: &self.configured.loaded.config,
             profile: None,
             runtime_mode: facts
                 .runtime_mode
-                .unwrap_or(self.settings.options.runtime_mode),
+                .unwrap_or(self.opened.options.runtime_mode),
         };
         let machine = self.configured.machine.as_ref();
-        let limits = &self.settings.options.probe_limits;
+        let limits = &self.opened.options.probe_limits;
         let first = self.session_facts.is_none();
         let toolchain = if first {
             probe::start_toolchain(&request, machine, limits)
@@ -555,8 +555,8 @@ impl Core {
         {
             return None;
         }
-        let repo = self.settings.repo_path();
-        let work = self.settings.work_path();
+        let repo = self.opened.repo_path();
+        let work = self.opened.work_path();
         let (value, changed) = cached(
             &mut self.instructions,
             || instruction_paths(&repo, &work),
@@ -585,7 +585,7 @@ impl Core {
         {
             return None;
         }
-        let repo = self.settings.repo_path();
+        let repo = self.opened.repo_path();
         let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
         let budget = InvariantBudget::from(invariants);
         let (catalog, changed) = cached(
@@ -602,7 +602,7 @@ impl Core {
 
     /// The formatted skill catalog (`None` when skills are off): the one
     /// this session keeps, else the one its pool keeps for this snapshot
-    /// and these settings, else formatted now. A single-turn session keeps
+    /// and these opened, else formatted now. A single-turn session keeps
     /// none (a further turn formats it again), so its text lives only as
     /// long as the turn's inputs.
     fn gather_catalog(&mut self) -> Result<Option<ShownCatalog>, PromptError> {
@@ -633,11 +633,11 @@ impl Core {
             };
             Ok(ShownCatalog::new(catalog))
         };
-        if !self.settings.options.skill_lifetime.follows() {
+        if !self.opened.options.skill_lifetime.follows() {
             return format().map(Some);
         }
         let shown = match &self.skills.pool {
-            // Sessions on one snapshot with the same catalog settings and
+            // Sessions on one snapshot with the same catalog opened and
             // templates share one formatted catalog.
             Some(pool) => pool.catalog(
                 self.skills.generation,
@@ -675,12 +675,12 @@ impl Core {
         Ok(self
             .configured
             .pipeline
-            .assemble(&cx, self.settings.options.strict)?)
+            .assemble(&cx, self.opened.options.strict)?)
     }
 }
 
 impl Skills {
-    fn open(settings: &Opened, configured: &Configured) -> Result<Skills, PromptError> {
+    fn open(opened: &Opened, configured: &Configured) -> Result<Skills, PromptError> {
         let config = &configured.loaded.config.skills;
         let mut options = SkillSessionOptions::from_config(config);
         options.paths = configured.facts.display.clone();
@@ -694,22 +694,22 @@ impl Skills {
             });
         }
         let roots = setup::skill_roots(
-            &settings.repo_path(),
-            &settings.work_path(),
-            &settings.options.env,
+            &opened.repo_path(),
+            &opened.work_path(),
+            &opened.options.env,
             &configured.loaded,
         );
         // The host's providers first, then one per configured MCP server
         // (they rank as `mcp:<name>` whatever the order).
-        let mut providers = settings.options.providers.clone();
+        let mut providers = opened.options.providers.clone();
         providers.extend(setup::mcp_providers(
             &configured.loaded,
-            &settings.options.env,
+            &opened.options.env,
         ));
         // Read once: the pool is told apart by them and its discovery uses
         // them.
         let discovery_options = DiscoveryOptions::from_config(config);
-        let disk_cache = setup::disk_cache_dir(&configured.loaded, &settings.options.env);
+        let disk_cache = setup::disk_cache_dir(&configured.loaded, &opened.options.env);
         let key = PoolKey {
             roots,
             options: discovery_options.clone(),
@@ -718,13 +718,13 @@ impl Skills {
                 .iter()
                 .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
                 .collect(),
-            live: settings.options.skill_lifetime.follows(),
+            live: opened.options.skill_lifetime.follows(),
         };
-        let pool = settings.pools.pool(key);
+        let pool = opened.pools.pool(key);
         let snapshot = pool.open(
             || setup::discovery(discovery_options, disk_cache),
             &providers,
-            settings.options.skill_lifetime.watches(),
+            opened.options.skill_lifetime.watches(),
         );
         Ok(Skills {
             pool: Some(pool),
@@ -741,7 +741,7 @@ impl Skills {
 }
 
 /// What a formatted catalog depends on besides the registry: the catalog
-/// settings and the overrides of the catalog's templates (file and text:
+/// opened and the overrides of the catalog's templates (file and text:
 /// an override edited in place is another catalog).
 fn catalog_key(configured: &Configured) -> String {
     let config = &configured.loaded.config.skills;
@@ -814,4 +814,38 @@ fn invariant_paths(repo: &Path) -> Vec<PathBuf> {
         paths.extend(files);
     }
     paths
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::{Core, Opened};
+    use crate::options::{SessionOptions, SkillLifetime};
+    use crate::turn::TurnInput;
+
+    /// Assembly is a pure function of the gathered inputs: a single turn's
+    /// catalog text is shared, not handed over once, so assembling the same
+    /// inputs again gives the same prompt, catalog included.
+    #[test]
+    fn assembling_the_same_inputs_twice_gives_the_same_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("skills/fix/SKILL.md");
+        std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+        std::fs::write(&skill, "---\ndescription: Fix things\n---\nFix it.\n").unwrap();
+        let options = SessionOptions::new(dir.path())
+            .hermetic(true)
+            .skill_lifetime(SkillLifetime::SingleTurn);
+        let mut core = Core::open(Opened::new(options), None).unwrap();
+        let prepared = core.prepare(&TurnInput::new("hello")).unwrap();
+        let first = core.assemble(&prepared.gathered).unwrap();
+        let second = core.assemble(&prepared.gathered).unwrap();
+        assert!(
+            first.sections.iter().any(|s| s.id == "skill_catalog"),
+            "{:?}",
+            first.sections
+        );
+        assert_eq!(first.system, second.system);
+        assert_eq!(first.sections, second.sections);
+    }
 }

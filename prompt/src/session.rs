@@ -92,11 +92,14 @@ impl PromptSession {
         // the rest of the options whole.
         let selector = Arc::clone(&options.selector);
         let events = options.events.take();
-        let settings = Opened::new(options);
+        let opened = Opened::new(options);
         let (core, focus) = blocking(inline, move || {
-            let focus_dir =
-                (settings.options.focus_dir.as_ref()).map(|dir| settings.options.cwd.join(dir));
-            let core = Core::open(settings, events)?;
+            let focus_dir = opened
+                .options
+                .focus_dir
+                .as_ref()
+                .map(|dir| opened.options.cwd.join(dir));
+            let core = Core::open(opened, events)?;
             let mut focus = Focus {
                 dir: focus_dir,
                 restored: None,
