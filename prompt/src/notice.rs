@@ -12,8 +12,6 @@ use bcode_skill::CatalogWarning;
 use bcode_skill_models::{Diagnostic, Severity};
 use bcode_templates::TemplateWarning;
 
-use crate::turn::{SectionFailure, Turn};
-
 /// One problem of a turn. Its `Display` is the sentence to show an
 /// operator: the message, then the hint after `; ` when there is one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,12 +148,12 @@ impl Notice {
         )
     }
 
-    fn from_section(failure: &SectionFailure) -> Notice {
+    fn from_section((id, message): (&str, &str)) -> Notice {
         Notice::new(
             NoticeSource::Section,
             Severity::Error,
             "section_failed",
-            format!("section {} was left out: {}", failure.id, failure.message),
+            format!("section {id} was left out: {message}"),
         )
     }
 
@@ -169,19 +167,37 @@ impl Notice {
     }
 }
 
-/// Every problem of `turn`, by source in the order of [`NoticeSource`].
-pub(crate) fn of_turn(turn: &Turn) -> Vec<Notice> {
-    let mut notices: Vec<Notice> = turn
+/// The problems of one turn, each kind with its own structure (a turn's
+/// fields, borrowed).
+pub(crate) struct Problems<'a> {
+    pub(crate) diagnostics: &'a [Diagnostic],
+    pub(crate) config: &'a [ConfigWarning],
+    pub(crate) templates: &'a [TemplateWarning],
+    pub(crate) catalog: &'a [CatalogWarning],
+    /// Each failed section's id and what its stage said.
+    pub(crate) failed_sections: Vec<(&'a str, &'a str)>,
+    pub(crate) event_log: &'a [String],
+}
+
+/// Every problem, as notices, by source in the order of [`NoticeSource`].
+pub(crate) fn collect(problems: Problems<'_>) -> Vec<Notice> {
+    let mut notices: Vec<Notice> = problems
         .diagnostics
         .iter()
         .map(Notice::from_diagnostic)
         .collect();
-    notices.extend(turn.config_warnings.iter().map(Notice::from_config));
-    notices.extend(turn.template_warnings.iter().map(Notice::from_template));
-    notices.extend(turn.catalog_warnings.iter().map(Notice::from_catalog));
-    notices.extend(turn.section_failures.iter().map(Notice::from_section));
+    notices.extend(problems.config.iter().map(Notice::from_config));
+    notices.extend(problems.templates.iter().map(Notice::from_template));
+    notices.extend(problems.catalog.iter().map(Notice::from_catalog));
     notices.extend(
-        turn.event_log_problems
+        problems
+            .failed_sections
+            .into_iter()
+            .map(Notice::from_section),
+    );
+    notices.extend(
+        problems
+            .event_log
             .iter()
             .map(|problem| Notice::from_event_log(problem)),
     );
