@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::report::{AssembledPrompt, SectionReport};
 use bcode_prompt::testing::FakeMachine;
-use bcode_prompt::{
-    AssembledPrompt, PromptSession, RuntimeMode, SectionReport, SessionOptions, TurnInput,
-};
+use bcode_prompt::{PromptSession, SessionOptions, SkillLifetime, TurnInput};
 use bcode_tests::copy_tree;
 
 /// One limit under test: the config key, the ids of the sections it bounds
@@ -113,7 +113,7 @@ fn render(fixture: &Fixture, set: Option<String>, skills: &[&str]) -> AssembledP
         .env(env)
         .machine(Arc::new(FakeMachine))
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true)
+        .skill_lifetime(SkillLifetime::SingleTurn)
         // No disk cache: every render here is a fresh process's first.
         .set("skills.disk_cache=false")
         .set("skills.prompt.include_keywords=true");
@@ -154,7 +154,7 @@ fn bounded_sections<'a>(
 
 fn section_text<'a>(prompt: &'a AssembledPrompt, section: &SectionReport) -> &'a str {
     let part = match section.placement {
-        bcode_prompt::Placement::System => &prompt.system,
+        bcode_prompt::report::Placement::System => &prompt.system,
         _ => &prompt.request_context,
     };
     &part[section.range.clone()]

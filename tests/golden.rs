@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use bcode_prompt::report::{AssembledPrompt, OmitReason, Placement};
 use bcode_prompt::testing::{Golden, fake_facts};
-use bcode_prompt::{AssembledPrompt, OmitReason, Placement};
 use bcode_tests::copy_tree;
 use serde::Deserialize;
 

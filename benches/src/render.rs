@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use bcode_prompt::{PromptError, PromptSession, RuntimeMode, SessionOptions, Turn, TurnInput};
+use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::{PromptError, PromptSession, SessionOptions, SkillLifetime, Turn, TurnInput};
 
 use crate::RenderRepo;
 
@@ -87,7 +88,7 @@ pub fn render(request: &RenderRequest) -> Result<Turn, PromptError> {
         .cwd(&request.repo)
         .env(request.env.clone())
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true);
+        .skill_lifetime(SkillLifetime::SingleTurn);
     for assignment in &request.set {
         options = options.set(assignment);
     }

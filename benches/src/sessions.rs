@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use bcode_prompt::SessionOptions;
+use bcode_prompt::{SessionOptions, SkillLifetime};
 
 use crate::Corpus;
 
@@ -27,7 +27,11 @@ pub fn session_options(corpus: &Corpus, home: &Path, watch: bool) -> SessionOpti
     ] {
         options = options.set(format!("system_prompt.sections.{section}=false"));
     }
-    options.watch_skills(watch)
+    options.skill_lifetime(if watch {
+        SkillLifetime::Watched
+    } else {
+        SkillLifetime::StampChecked
+    })
 }
 
 /// This process's resident set size now, in KiB (`VmRSS`), where the

@@ -250,7 +250,7 @@ impl CliContext {
     /// The skill roots of this repository, highest precedence first (the
     /// session's computation, so commands and renders agree).
     pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt::skill_roots(
+        bcode_prompt::skills::skill_roots(
             &self.inputs.repo,
             &self.inputs.work,
             &self.inputs.env,

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use bcode_prompt::{AssembledPrompt, OmitReason, Placement, SectionClass, SectionReport};
+use bcode_prompt::report::{AssembledPrompt, OmitReason, Placement, SectionClass, SectionReport};
 
 use crate::terminal::printable_line;
 use crate::tokens;

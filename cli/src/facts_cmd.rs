@@ -8,11 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcode_prompt::RealMachine;
 use bcode_prompt::facts::{
     Facts, PORTABLE_HOME, PORTABLE_REPO_ROOT, facts_to_toml, machine_facts, portable,
     without_own_files,
 };
+use bcode_prompt::machine::RealMachine;
 
 use bcode_prompt_pipeline::config::SectionToggles;
 

@@ -18,7 +18,7 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
     let (mut live, registry) = LiveRegistry::with_discovery(
-        bcode_prompt::skill_discovery(
+        bcode_prompt::skills::skill_discovery(
             &context.loaded,
             &context.inputs.env,
             context.inputs.racy_window(),

@@ -6,11 +6,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use bcode_prompt::facts::parse_facts;
+use bcode_prompt::facts::{Facts, parse_facts};
+use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::report::AssembledPrompt;
+use bcode_prompt::skills::Severity;
 use bcode_prompt::testing::write_prompt_text;
-use bcode_prompt::{
-    AssembledPrompt, Facts, PromptError, PromptSession, RuntimeMode, Turn, TurnInput,
-};
+use bcode_prompt::{NoticeSource, PromptError, PromptSession, SkillLifetime, Turn, TurnInput};
 
 use crate::cli_context::{CliError, ProcessInputs};
 
@@ -114,7 +115,7 @@ pub fn render_turn(
     let mut session_options = inputs
         .session_options()
         .runtime_mode(RuntimeMode::Render)
-        .single_turn(true)
+        .skill_lifetime(SkillLifetime::SingleTurn)
         .facts(facts)
         .hermetic(options.hermetic);
     if let Some(dir) = &options.session {
@@ -158,22 +159,23 @@ pub fn prompt_error(err: &PromptError) -> CliError {
 }
 
 fn report_warnings(rendered: &Turn) {
-    for warning in &rendered.config_warnings {
-        eprintln!("bcode-prompt: warning: {warning}");
-    }
-    for warning in &rendered.template_warnings {
-        eprintln!("bcode-prompt: warning: {warning}");
+    let notices = rendered.notices();
+    let from = |sources: &'static [NoticeSource]| {
+        notices
+            .iter()
+            .filter(move |notice| sources.contains(&notice.source))
+    };
+    for notice in from(&[NoticeSource::Config, NoticeSource::Templates]) {
+        eprintln!("bcode-prompt: warning: {notice}");
     }
     for warning in limit_warnings(&rendered.prompt) {
         eprintln!("bcode-prompt: warning: {warning}");
     }
-    for warning in &rendered.catalog_warnings {
-        eprintln!("bcode-prompt: warning: {warning}");
+    for notice in from(&[NoticeSource::Catalog]) {
+        eprintln!("bcode-prompt: warning: {notice}");
     }
-    let errors = rendered
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == bcode_skill_models::Severity::Error)
+    let errors = from(&[NoticeSource::Skills])
+        .filter(|notice| notice.severity == Severity::Error)
         .count();
     if errors > 0 {
         eprintln!(

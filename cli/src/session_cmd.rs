@@ -9,10 +9,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bcode_prompt::{
-    CommandReply, PromptSession, RuntimeMode, SessionReply, SkillEvent, SkillReload, Suggestion,
-    Turn, TurnInput,
-};
+use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::skills::{SessionReply, SkillEvent, SkillReload, Suggestion};
+use bcode_prompt::{CommandReply, NoticeSource, PromptSession, Turn, TurnInput};
 use bcode_skill::{
     ActivationReason, JsonlSink,
     session::{SystemClock, describe_matches},
@@ -311,37 +310,33 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
         )
         .map_err(CliError::Io)?;
     }
-    // The first turn's diagnostics are the registry's own (`skills doctor`
-    // shows them); later ones are new since the last turn.
-    if !first_turn {
-        for d in &turn.diagnostics {
-            eprintln!(
-                "bcode-prompt: {}: {}",
-                d.severity,
-                printable_line(&d.message)
-            );
-        }
-    }
-    // The config's warnings at the start were printed when it opened.
-    if !first_turn {
-        for warning in &turn.config_warnings {
-            eprintln!("bcode-prompt: warning: {warning}");
-        }
-    }
-    // The turn carries them when they are new: the first, and after an edit.
-    for warning in &turn.template_warnings {
-        eprintln!("bcode-prompt: warning: {warning}");
-    }
     // Catalog warnings hold on every turn they apply to: shown on the
     // first, and again when the skills, the config or the templates changed.
     let changed = !turn.changes.skills.is_empty() || turn.changes.config || turn.changes.templates;
-    if first_turn || changed {
-        for warning in &turn.catalog_warnings {
-            eprintln!("bcode-prompt: warning: {warning}");
+    for notice in turn.notices() {
+        match notice.source {
+            // The first turn's diagnostics are the registry's own (`skills
+            // doctor` shows them); later ones are new since the last turn.
+            NoticeSource::Skills if !first_turn => eprintln!(
+                "bcode-prompt: {}: {}",
+                notice.severity,
+                printable_line(&notice.message)
+            ),
+            // The config's warnings at the start were printed when it opened.
+            NoticeSource::Config if !first_turn => {
+                eprintln!("bcode-prompt: warning: {notice}");
+            }
+            // The turn carries them when they are new: the first, and after
+            // an edit.
+            NoticeSource::Templates => eprintln!("bcode-prompt: warning: {notice}"),
+            NoticeSource::Catalog if first_turn || changed => {
+                eprintln!("bcode-prompt: warning: {notice}");
+            }
+            NoticeSource::EventLog => {
+                eprintln!("bcode-prompt: could not record an event: {notice}");
+            }
+            _ => {}
         }
-    }
-    for problem in &turn.event_log_problems {
-        eprintln!("bcode-prompt: could not record an event: {problem}");
     }
     Ok(())
 }
@@ -425,7 +420,7 @@ fn session_folder(
 
 fn show_listing(
     out: &mut dyn Write,
-    reply: Result<SessionReply, bcode_prompt::SessionError>,
+    reply: Result<SessionReply, bcode_prompt::skills::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
     match reply {
@@ -474,7 +469,7 @@ fn show_listing(
 
 fn show_reply(
     out: &mut dyn Write,
-    reply: Result<SessionReply, bcode_prompt::SessionError>,
+    reply: Result<SessionReply, bcode_prompt::skills::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
     match reply {

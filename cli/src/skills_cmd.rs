@@ -50,7 +50,7 @@ pub fn run(
     let registry = if config.enabled {
         // The skills of each configured MCP server join the local ones
         // (`mcp:<name>`); a server that fails is a diagnostic.
-        let providers = bcode_prompt::mcp_providers(&context.loaded, &context.inputs.env);
+        let providers = bcode_prompt::skills::mcp_providers(&context.loaded, &context.inputs.env);
         Discovery::new(context.inputs.discovery_options(config))
             .single_build()
             .build_with_providers(&context.skill_roots(), &providers)
@@ -218,7 +218,7 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
 /// The templates a render would use (embedded, with the overrides of
 /// `system_prompt.templates_dir`); warnings go to stderr.
 pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliError> {
-    let templates = bcode_prompt::templates(&context.loaded, &[])
+    let templates = bcode_prompt::sections::templates(&context.loaded, &[])
         .map_err(|err| CliError::Config(err.to_string()))?;
     for warning in templates.warnings() {
         eprintln!("bcode-prompt: warning: {warning}");

@@ -8,9 +8,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A value that holds text and is shared between turns, such as a session's
-/// formatted skill catalog.
-pub type SharedText = Arc<dyn AsRef<str> + Send + Sync>;
+/// Text shared between turns, such as a session's formatted skill catalog.
+pub type SharedText = Arc<str>;
 
 /// The text of a [`crate::stage::Section`]; reads as a `str`.
 #[derive(Clone, Default)]
@@ -35,7 +34,7 @@ impl Default for Repr {
 impl SectionText {
     /// The whole text of `owner`, without a copy.
     pub fn shared(owner: SharedText) -> SectionText {
-        let len = (*owner).as_ref().len();
+        let len = owner.len();
         SectionText(Repr::Shared { owner, len })
     }
 
@@ -43,7 +42,7 @@ impl SectionText {
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Owned(text) => text,
-            Repr::Shared { owner, len } => (**owner).as_ref().get(..*len).unwrap_or_default(),
+            Repr::Shared { owner, len } => owner.get(..*len).unwrap_or_default(),
         }
     }
 
@@ -132,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_shared_text_is_read_and_cut_without_a_copy() {
-        let owner: SharedText = Arc::new(String::from("héllo  "));
+        let owner: SharedText = Arc::from("héllo  ");
         let mut text = SectionText::shared(Arc::clone(&owner));
         assert_eq!(text, "héllo  ");
         assert_eq!(text.owned_capacity(), None);
@@ -141,7 +140,7 @@ mod tests {
         assert_eq!(text, "héllo  ");
         text.truncate(text.trim_end().len());
         assert_eq!(text, "héllo");
-        assert_eq!((*owner).as_ref(), "héllo  ", "the owner is not changed");
+        assert_eq!(&*owner, "héllo  ", "the owner is not changed");
         assert_eq!(text.take_string(), "héllo");
         assert_eq!(text, "");
     }

@@ -13,86 +13,71 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::config::{ConfigInputs, InvariantsMode, LoadedConfig};
+use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::stage::{Stage, StageContext};
-use bcode_prompt_sections::gathered::{Gathered, HandOver};
+use bcode_prompt_pipeline::stage::StageContext;
+use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
 };
-use bcode_prompt_sections::probe::{self, Machine, ProbeLimits, ProbeRequest, RuntimeMode};
+use bcode_prompt_sections::probe::{self, Machine, ProbeRequest};
 use bcode_prompt_sections::stages;
 use bcode_skill::{
-    Catalog, CatalogOptions, EventSink, SessionError, SkillProvider, SkillRegistry, SkillSession,
-    SkillSessionOptions, context::shown_summary, format_catalog, session::parse_command,
+    CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
+    context::shown_summary, format_catalog, session::parse_command,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
 
 use crate::error::PromptError;
-use crate::facts::{Facts, FactsMachine, Resolved};
+use crate::facts::{FactsMachine, Resolved};
+use crate::options::SessionOptions;
 use crate::setup;
-use crate::shared::{Pool, PoolKey, SharedSkills};
+use crate::shared::{Pool, PoolKey, SharedSkills, ShownCatalog};
 use crate::stamps::Stamps;
 use crate::turn::{CommandReply, TurnChanges, TurnInput};
 
-/// What a session keeps that does not change with the config.
-pub(crate) struct Settings {
+/// The host's options, whole, and what opening found out from them.
+pub(crate) struct Opened {
+    /// As the host built them (the event sink and the selector are taken
+    /// out at open: the session holds those).
+    pub(crate) options: SessionOptions,
     /// The repository root: the working folder as given until
     /// [`Core::open`] finds the root above it, as git does.
     pub(crate) repo: PathBuf,
     /// The working folder: the folder the host named, the root or a
     /// folder inside it (its instructions and skills are added).
     pub(crate) work: PathBuf,
-    pub(crate) cwd: PathBuf,
-    pub(crate) env: std::collections::BTreeMap<String, String>,
-    pub(crate) config_files: Vec<PathBuf>,
-    pub(crate) set: Vec<String>,
-    pub(crate) machine: Arc<dyn Machine>,
-    pub(crate) limits: ProbeLimits,
-    pub(crate) runtime_mode: RuntimeMode,
-    pub(crate) strict: bool,
-    pub(crate) host_stages: Vec<Arc<dyn Stage<Gathered>>>,
-    pub(crate) host_templates: Vec<(String, String)>,
-    pub(crate) providers: Vec<Arc<dyn SkillProvider>>,
-    pub(crate) watch: bool,
-    pub(crate) shared: SharedSkills,
-    pub(crate) single_turn: bool,
-    /// The host's pinned facts, laid over the config's `[facts]`.
-    pub(crate) facts: Facts,
-    pub(crate) hermetic: bool,
-    pub(crate) trust_repo: bool,
-    /// See [`crate::SessionOptions::racy_window`].
-    pub(crate) racy_window: std::time::Duration,
+    /// The skill pools: the host's shared ones, or the session's own.
+    pools: SharedSkills,
 }
 
-impl Settings {
+impl Opened {
+    /// The options before the repository root is looked for.
+    pub(crate) fn new(mut options: SessionOptions) -> Opened {
+        if options.hermetic {
+            // A hermetic session reads nothing from the environment: no
+            // user config or skills, no `BCODE_*` layer, no locale, shell
+            // or CI.
+            options.env.clear();
+        }
+        Opened {
+            repo: options.repo.clone(),
+            work: options.repo.clone(),
+            pools: options.skill_lifetime.pools(),
+            options,
+        }
+    }
+
     /// The repository root, joined to the working directory.
     pub(crate) fn repo_path(&self) -> PathBuf {
-        self.cwd.join(&self.repo)
+        self.options.cwd.join(&self.repo)
     }
 
     /// The working folder, joined to the working directory.
     pub(crate) fn work_path(&self) -> PathBuf {
-        self.cwd.join(&self.work)
-    }
-
-    fn config_inputs(&self) -> ConfigInputs {
-        let host_sections = self
-            .host_stages
-            .iter()
-            .map(|stage| stage.spec().id.into_owned())
-            .collect();
-        setup::config_inputs(
-            &self.repo,
-            &self.cwd,
-            &self.env,
-            &self.config_files,
-            &self.set,
-            host_sections,
-            self.trust_repo,
-        )
+        self.options.cwd.join(&self.work)
     }
 }
 
@@ -113,32 +98,34 @@ struct Configured {
 }
 
 impl Configured {
-    fn build(settings: &Settings) -> Result<Configured, PromptError> {
-        let (loaded, stamps) = setup::load_config(&settings.config_inputs(), settings.racy_window)?;
-        let pinned = loaded.config.facts.overlaid(&settings.facts);
+    fn build(opened: &Opened) -> Result<Configured, PromptError> {
+        let (loaded, stamps) = setup::load_config(
+            &opened.options.config_inputs(&opened.repo),
+            opened.options.racy_window,
+        )?;
+        let pinned = loaded.config.facts.overlaid(&opened.options.facts);
         let facts = Resolved::new(
             &pinned,
-            settings.hermetic,
-            &settings.repo_path(),
-            &settings.env,
+            opened.options.hermetic,
+            &opened.repo_path(),
+            &opened.options.env,
         )?;
-        let machine: Arc<dyn Machine> = if pinned.is_empty() && !settings.hermetic {
-            Arc::clone(&settings.machine)
+        let machine: Arc<dyn Machine> = if pinned.is_empty() && !opened.options.hermetic {
+            Arc::clone(&opened.options.machine)
         } else {
             Arc::new(FactsMachine::new(
-                Arc::clone(&settings.machine),
+                Arc::clone(&opened.options.machine),
                 facts.pins.clone(),
             ))
         };
         let (templates, overrides) =
-            setup::templates_and_overrides(&loaded, &settings.host_templates)?;
+            setup::templates_and_overrides(&loaded, &opened.options.host_templates)?;
         // Stamped after reading; a write in between is within the racy
         // window, which counts as a change.
         let stamps = stamps.and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
-        let relevant = invariants.enabled && invariants.mode == InvariantsMode::Relevant;
-        let mut stage_list = stages::canonical(invariants.enabled, relevant);
-        for stage in &settings.host_stages {
+        let mut stage_list = stages::canonical(invariants.enabled, relevant_mode(invariants));
+        for stage in &opened.options.host_stages {
             stage_list.push(Box::new(Arc::clone(stage)));
         }
         let pipeline = Pipeline::new(stage_list)?;
@@ -154,9 +141,15 @@ impl Configured {
     }
 
     fn relevant(&self) -> bool {
-        let invariants = &self.loaded.config.invariants;
-        invariants.enabled && invariants.mode == InvariantsMode::Relevant
+        relevant_mode(&self.loaded.config.invariants)
     }
+}
+
+/// Whether relevant-mode invariants are on: the one reading of
+/// `invariants.enabled` with `invariants.mode` that the pipeline and the
+/// turn both follow.
+fn relevant_mode(invariants: &bcode_prompt_pipeline::config::InvariantsConfig) -> bool {
+    invariants.enabled && invariants.mode == InvariantsMode::Relevant
 }
 
 /// A cached read of repository files and the stamps it depends on.
@@ -174,12 +167,12 @@ struct Skills {
     generation: u64,
     session: SkillSession,
     /// The catalog of the current registry and config.
-    catalog: Option<Arc<Catalog>>,
+    catalog: Option<ShownCatalog>,
 }
 
 /// The blocking state of one session.
 pub(crate) struct Core {
-    pub(crate) settings: Settings,
+    pub(crate) opened: Opened,
     configured: Configured,
     skills: Skills,
     /// Session-class facts (OS, shell, hosting, locale, runtime mode,
@@ -216,10 +209,10 @@ impl Core {
     /// Opens: checks the repository, loads the config, builds the template
     /// environment and the pipeline, and discovers skills once.
     pub(crate) fn open(
-        mut settings: Settings,
+        mut opened: Opened,
         sink: Option<Box<dyn EventSink>>,
     ) -> Result<Core, PromptError> {
-        let repo = settings.work_path();
+        let repo = opened.work_path();
         match std::fs::metadata(&repo) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -237,12 +230,12 @@ impl Core {
         }
         // The folder given may be any folder inside a repository: its root
         // (trust, config, git, invariants) is found as git finds it.
-        settings.work = bcode_text::lexical(&repo);
-        settings.repo = bcode_fs::repository_root(&settings.work);
-        let configured = Configured::build(&settings)?;
-        let skills = Skills::open(&settings, &configured)?;
+        opened.work = bcode_text::lexical(&repo);
+        opened.repo = bcode_fs::repository_root(&opened.work);
+        let configured = Configured::build(&opened)?;
+        let skills = Skills::open(&opened, &configured)?;
         Ok(Core {
-            settings,
+            opened,
             configured,
             skills,
             session_facts: None,
@@ -325,7 +318,7 @@ impl Core {
             return Ok(());
         }
         if self.configured.stamps.changed() {
-            let fresh = Configured::build(&self.settings)?;
+            let fresh = Configured::build(&self.opened)?;
             if fresh.loaded.config != self.configured.loaded.config {
                 prepared.changes.config = true;
                 prepared.changes.templates = fresh.overrides != self.configured.overrides;
@@ -350,7 +343,7 @@ impl Core {
                     // New roots and options: discover again, and diff the
                     // new registry against the old one in the same skill
                     // session, so active skills stay active.
-                    let fresh = Skills::open(&self.settings, &self.configured)?;
+                    let fresh = Skills::open(&self.opened, &self.configured)?;
                     let registry = fresh.session.registry().clone();
                     let reload = self
                         .skills
@@ -463,7 +456,8 @@ impl Core {
             // activated on this very turn (`auto_activate = "on"`).
             let suggest_only = self.configured.loaded.config.skills.auto_activate
                 != bcode_skill_models::AutoActivate::On;
-            if skills_on && !(self.settings.single_turn && suggest_only) {
+            let later_turns = self.opened.options.skill_lifetime.follows();
+            if skills_on && (later_turns || !suggest_only) {
                 let outcome = self.skills.session.on_turn(text, &input.touched_paths);
                 prepared.events.extend(outcome.events);
                 prepared.suggestions = outcome.suggestions;
@@ -475,26 +469,54 @@ impl Core {
         Ok(())
     }
 
-    /// Fills the typed inputs of the turn.
+    /// Fills the typed inputs of the turn: one call per gathered value.
+    /// The git read started with the facts works on its thread while the
+    /// instructions, invariants and catalog are read; it is collected after
+    /// them.
     fn gather(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
-        let repo = self.settings.repo_path();
-        let work = self.settings.work_path();
-        let config = &self.configured.loaded.config;
+        let pinned_now = input.now.or(self.configured.facts.now);
+        let (mut gathered, turn_facts) = self.gather_facts(input, pinned_now);
+        gathered.prompt = prepared.task.clone();
+        gathered.instructions = self.gather_instructions(&mut prepared.changes);
+        gathered.invariants = self.gather_invariants(prepared);
+        if let Some(shown) = self.gather_catalog()? {
+            gathered.skill_catalog = Some(shown.catalog);
+            gathered.skill_catalog_text = shown.text;
+        }
+        turn_facts.finish(&mut gathered);
+        self.configured.facts.show_git(&mut gathered);
+        if self.opened.options.hermetic && pinned_now.is_none() {
+            // No clock reading is pinned: a hermetic turn does not read one.
+            gathered.datetime = None;
+        }
+        gathered.active_skills = self.gather_active_skills();
+        prepared.gathered = gathered;
+        Ok(())
+    }
+
+    /// The session facts (probed at the first turn, kept after), and this
+    /// turn's clock and git read, started. The toolchain commands of the
+    /// first turn run while its git read starts.
+    fn gather_facts(
+        &mut self,
+        input: &TurnInput,
+        pinned_now: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> (Gathered, probe::TurnFacts) {
+        let repo = self.opened.repo_path();
         let facts = &self.configured.facts;
-        let pinned_now = input.now.or(facts.now);
         let request = ProbeRequest {
             repo: &repo,
-            env: &self.settings.env,
+            env: &self.opened.options.env,
             now: pinned_now.unwrap_or_else(chrono::Utc::now),
             timezone: input.timezone.or(facts.timezone),
-            config,
+            config: &self.configured.loaded.config,
             profile: None,
-            runtime_mode: facts.runtime_mode.unwrap_or(self.settings.runtime_mode),
+            runtime_mode: facts
+                .runtime_mode
+                .unwrap_or(self.opened.options.runtime_mode),
         };
         let machine = self.configured.machine.as_ref();
-        let limits = &self.settings.limits;
-        // Session facts once per session (the toolchain commands run while
-        // the first turn's git probe works); turn facts every turn.
+        let limits = &self.opened.options.probe_limits;
         let first = self.session_facts.is_none();
         let toolchain = if first {
             probe::start_toolchain(&request, machine, limits)
@@ -509,8 +531,6 @@ impl Core {
                 facts
             }
         };
-        // The git read works on its thread while this turn gathers its
-        // instructions, invariants and catalog; it is collected after them.
         let turn_facts = probe::start_turn_facts(&request, machine, limits);
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
@@ -521,112 +541,132 @@ impl Core {
             kept.git = None;
             self.session_facts = Some(kept);
         }
-        gathered.prompt = prepared.task.clone();
+        (gathered, turn_facts)
+    }
 
-        if config.system_prompt.sections.repository_context {
-            let (value, changed) = cached(
-                &mut self.instructions,
-                self.settings.racy_window,
-                || instruction_paths(&repo, &work),
-                || bcode_prompt_sections::instructions::gather(&repo, &work),
-            );
-            prepared.changes.instructions = changed;
-            let mut instructions = (*value).clone();
-            for file in &mut instructions.files {
-                file.path = facts.display.show(Path::new(&file.path)).into_owned();
-            }
-            gathered.instructions = Some(instructions);
+    /// `BCODE.md` and `AGENTS.md` from the root down to the working folder
+    /// (re-read only when one may have changed), their paths as shown.
+    fn gather_instructions(&mut self, changes: &mut TurnChanges) -> Option<RepositoryInstructions> {
+        if !self
+            .configured
+            .loaded
+            .config
+            .system_prompt
+            .sections
+            .repository_context
+        {
+            return None;
         }
+        let repo = self.opened.repo_path();
+        let work = self.opened.work_path();
+        let (value, changed) = cached(
+            &mut self.instructions,
+            self.opened.options.racy_window,
+            || instruction_paths(&repo, &work),
+            || bcode_prompt_sections::instructions::gather(&repo, &work),
+        );
+        changes.instructions = changed;
+        let mut instructions = (*value).clone();
+        for file in &mut instructions.files {
+            file.path = self
+                .configured
+                .facts
+                .display
+                .show(Path::new(&file.path))
+                .into_owned();
+        }
+        Some(instructions)
+    }
+
+    /// The invariant catalog, when full or relevant mode needs it (unchanged
+    /// files keep their compiled globs); relevant mode's driver gets it too.
+    fn gather_invariants(&mut self, prepared: &mut Prepared) -> Option<Arc<InvariantCatalog>> {
+        let config = &self.configured.loaded.config;
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
-        if invariants.enabled && (relevant || config.system_prompt.sections.repository_invariants) {
-            // Unchanged files keep their compiled globs (by file stamp).
-            let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
-            let budget = InvariantBudget::from(invariants);
-            let (catalog, changed) = cached(
-                &mut self.invariants,
-                self.settings.racy_window,
-                || invariant_paths(&repo),
-                || gather_invariants(&repo, &budget, previous.as_deref()),
-            );
-            prepared.changes.invariants = changed;
-            if relevant {
-                prepared.relevant = Some((Arc::clone(&catalog), invariants.clone()));
-            }
-            gathered.invariants = Some(catalog);
+        if !invariants.enabled || !(relevant || config.system_prompt.sections.repository_invariants)
+        {
+            return None;
         }
+        let repo = self.opened.repo_path();
+        let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
+        let budget = InvariantBudget::from(invariants);
+        let (catalog, changed) = cached(
+            &mut self.invariants,
+            self.opened.options.racy_window,
+            || invariant_paths(&repo),
+            || gather_invariants(&repo, &budget, previous.as_deref()),
+        );
+        prepared.changes.invariants = changed;
+        if relevant {
+            prepared.relevant = Some((Arc::clone(&catalog), invariants.clone()));
+        }
+        Some(catalog)
+    }
 
-        if config.skills.enabled {
-            let catalog = match (&self.skills.catalog, &self.skills.pool) {
-                (Some(catalog), _) => Arc::clone(catalog),
-                (None, pool) => {
-                    let options = CatalogOptions {
-                        prompt: &config.skills.prompt,
-                        user_skills_enabled: config.skills.include_user_skills,
-                    };
-                    let templates = &self.configured.templates;
-                    let registry = self.skills.session.registry();
-                    let display = &self.configured.facts.display;
-                    let format = || {
-                        if display.is_identity() {
-                            format_catalog(registry.skills(), options, templates)
-                        } else {
-                            // Locations under pinned roots, as the model sees them.
-                            let shown: Vec<SkillSummary> = registry
-                                .skills()
-                                .map(|skill| shown_summary(skill, display))
-                                .collect();
-                            format_catalog(shown.iter(), options, templates)
-                        }
-                    };
-                    if self.settings.single_turn {
-                        // Shown once and not kept (a further turn formats
-                        // it again): the catalog stage takes the text
-                        // instead of copying it.
-                        let mut catalog = format()?;
-                        gathered.skill_catalog_text =
-                            HandOver::new(std::mem::take(&mut catalog.text));
-                        Arc::new(catalog)
-                    } else {
-                        let catalog = match pool {
-                            // Sessions on one snapshot with the same catalog
-                            // settings and templates share one formatted catalog.
-                            Some(pool) => pool.catalog(
-                                self.skills.generation,
-                                &catalog_key(&self.configured),
-                                format,
-                            )?,
-                            None => Arc::new(format()?),
-                        };
-                        self.skills.catalog = Some(Arc::clone(&catalog));
-                        catalog
-                    }
-                }
+    /// The formatted skill catalog (`None` when skills are off): the one
+    /// this session keeps, else the one its pool keeps for this snapshot
+    /// and these opened, else formatted now. A single-turn session keeps
+    /// none (a further turn formats it again), so its text lives only as
+    /// long as the turn's inputs.
+    fn gather_catalog(&mut self) -> Result<Option<ShownCatalog>, PromptError> {
+        let config = &self.configured.loaded.config;
+        if !config.skills.enabled {
+            return Ok(None);
+        }
+        if let Some(kept) = &self.skills.catalog {
+            return Ok(Some(kept.clone()));
+        }
+        let options = CatalogOptions {
+            prompt: &config.skills.prompt,
+            user_skills_enabled: config.skills.include_user_skills,
+        };
+        let templates = &self.configured.templates;
+        let registry = self.skills.session.registry();
+        let display = &self.configured.facts.display;
+        let format = || -> Result<ShownCatalog, PromptError> {
+            let catalog = if display.is_identity() {
+                format_catalog(registry.skills(), options, templates)?
+            } else {
+                // Locations under pinned roots, as the model sees them.
+                let shown: Vec<SkillSummary> = registry
+                    .skills()
+                    .map(|skill| shown_summary(skill, display))
+                    .collect();
+                format_catalog(shown.iter(), options, templates)?
             };
-            gathered.skill_catalog = Some(catalog);
+            Ok(ShownCatalog::new(catalog))
+        };
+        if !self.opened.options.skill_lifetime.follows() {
+            return format().map(Some);
         }
-        turn_facts.finish(&mut gathered);
-        facts.show_git(&mut gathered);
-        if self.settings.hermetic && pinned_now.is_none() {
-            // No clock reading is pinned: a hermetic turn does not read one.
-            gathered.datetime = None;
-        }
-        gathered.active_skills = self
-            .skills
+        let shown = match &self.skills.pool {
+            // Sessions on one snapshot with the same catalog opened and
+            // templates share one formatted catalog.
+            Some(pool) => pool.catalog(
+                self.skills.generation,
+                &catalog_key(&self.configured),
+                format,
+            )?,
+            None => format()?,
+        };
+        self.skills.catalog = Some(shown.clone());
+        Ok(Some(shown))
+    }
+
+    /// The blocks of the active skills, each naming its file as shown.
+    fn gather_active_skills(&self) -> Vec<bcode_skill_models::SkillContextResponse> {
+        let display = &self.configured.facts.display;
+        self.skills
             .session
             .active()
             .iter()
             .map(|active| {
                 let mut context = active.context.clone();
-                // The file the section names as its source, as shown.
-                context.location = context
-                    .location
-                    .map(|location| self.configured.facts.display.path(&location));
+                context.location = context.location.map(|location| display.path(&location));
                 context
             })
-            .collect();
-        prepared.gathered = gathered;
-        Ok(())
+            .collect()
     }
 
     /// Assembles the prompt from gathered inputs (pure: no I/O).
@@ -639,12 +679,12 @@ impl Core {
         Ok(self
             .configured
             .pipeline
-            .assemble(&cx, self.settings.strict)?)
+            .assemble(&cx, self.opened.options.strict)?)
     }
 }
 
 impl Skills {
-    fn open(settings: &Settings, configured: &Configured) -> Result<Skills, PromptError> {
+    fn open(opened: &Opened, configured: &Configured) -> Result<Skills, PromptError> {
         let config = &configured.loaded.config.skills;
         let mut options = SkillSessionOptions::from_config(config);
         options.paths = configured.facts.display.clone();
@@ -658,30 +698,37 @@ impl Skills {
             });
         }
         let roots = setup::skill_roots(
-            &settings.repo_path(),
-            &settings.work_path(),
-            &settings.env,
+            &opened.repo_path(),
+            &opened.work_path(),
+            &opened.options.env,
             &configured.loaded,
         );
         // The host's providers first, then one per configured MCP server
         // (they rank as `mcp:<name>` whatever the order).
-        let mut providers = settings.providers.clone();
-        providers.extend(setup::mcp_providers(&configured.loaded, &settings.env));
+        let mut providers = opened.options.providers.clone();
+        providers.extend(setup::mcp_providers(
+            &configured.loaded,
+            &opened.options.env,
+        ));
+        // Read once: the pool is told apart by them and its discovery uses
+        // them.
+        let discovery_options = setup::discovery_options(config, opened.options.racy_window);
+        let disk_cache = setup::disk_cache_dir(&configured.loaded, &opened.options.env);
         let key = PoolKey {
             roots,
-            options: setup::discovery_options(config, settings.racy_window),
-            disk_cache: setup::disk_cache_dir(&configured.loaded, &settings.env),
+            options: discovery_options.clone(),
+            disk_cache: disk_cache.clone(),
             providers: providers
                 .iter()
                 .map(|provider| Arc::as_ptr(provider).cast::<()>() as usize)
                 .collect(),
-            live: !settings.single_turn,
+            live: opened.options.skill_lifetime.follows(),
         };
-        let pool = settings.shared.pool(key);
+        let pool = opened.pools.pool(key);
         let snapshot = pool.open(
-            || setup::discovery(&configured.loaded, &settings.env, settings.racy_window),
+            || setup::discovery(discovery_options, disk_cache),
             &providers,
-            settings.watch,
+            opened.options.skill_lifetime.watches(),
         );
         Ok(Skills {
             pool: Some(pool),
@@ -698,7 +745,7 @@ impl Skills {
 }
 
 /// What a formatted catalog depends on besides the registry: the catalog
-/// settings and the overrides of the catalog's templates (file and text:
+/// opened and the overrides of the catalog's templates (file and text:
 /// an override edited in place is another catalog).
 fn catalog_key(configured: &Configured) -> String {
     let config = &configured.loaded.config.skills;
@@ -772,4 +819,38 @@ fn invariant_paths(repo: &Path) -> Vec<PathBuf> {
         paths.extend(files);
     }
     paths
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::{Core, Opened};
+    use crate::options::{SessionOptions, SkillLifetime};
+    use crate::turn::TurnInput;
+
+    /// Assembly is a pure function of the gathered inputs: a single turn's
+    /// catalog text is shared, not handed over once, so assembling the same
+    /// inputs again gives the same prompt, catalog included.
+    #[test]
+    fn assembling_the_same_inputs_twice_gives_the_same_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("skills/fix/SKILL.md");
+        std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+        std::fs::write(&skill, "---\ndescription: Fix things\n---\nFix it.\n").unwrap();
+        let options = SessionOptions::new(dir.path())
+            .hermetic(true)
+            .skill_lifetime(SkillLifetime::SingleTurn);
+        let mut core = Core::open(Opened::new(options), None).unwrap();
+        let prepared = core.prepare(&TurnInput::new("hello")).unwrap();
+        let first = core.assemble(&prepared.gathered).unwrap();
+        let second = core.assemble(&prepared.gathered).unwrap();
+        assert!(
+            first.sections.iter().any(|s| s.id == "skill_catalog"),
+            "{:?}",
+            first.sections
+        );
+        assert_eq!(first.system, second.system);
+        assert_eq!(first.sections, second.sections);
+    }
 }

@@ -19,6 +19,9 @@
 //!   files, `BCODE.md` / `AGENTS.md` and invariants, and says what changed
 //!   ([`Turn::changes`]); a turn in which nothing changed re-reads,
 //!   recompiles and re-sorts nothing;
+//! - every problem of a turn (skill diagnostics, config, template and
+//!   catalog warnings, failed sections, events the sink refused) is a
+//!   [`Notice`] in [`Turn::notices`];
 //! - a text starting with `/` is a skill command (`/skill id args`,
 //!   `/skill off id`, `/skill active`, `/skills`); its events are in
 //!   [`Turn::events`] and go to the sink the host chose
@@ -29,6 +32,13 @@
 //! - host-defined sections ([`SessionOptions::section`]) are placed, toggled
 //!   and reported like the canonical ones.
 //!
+//! The crate root holds what a turn builder names; the seams a host may
+//! fill are in modules: [`sections`] (host sections and templates),
+//! [`skills`] (shared registries, events, skill diagnostics),
+//! [`invariants`] (the selector), [`machine`] (probes), [`facts`] (pinned
+//! facts), [`config`], [`report`] (the per-section report) and [`time`]
+//! (a turn's clock and zone).
+//!
 //! The library never reads the process environment: the host hands over a
 //! snapshot with [`SessionOptions::env`] or [`SessionOptions::env_os`].
 
@@ -37,6 +47,7 @@
 mod core;
 mod error;
 pub mod facts;
+mod notice;
 mod options;
 mod session;
 mod setup;
@@ -45,43 +56,79 @@ mod stamps;
 pub mod testing;
 mod turn;
 
+// What a turn builder names: the session, its options, a turn's input and
+// output, the error, and the one notice type.
 pub use error::PromptError;
-pub use facts::{Facts, FactsError};
-pub use options::SessionOptions;
+pub use notice::{Notice, NoticeSource};
+pub use options::{SessionOptions, SkillLifetime};
 pub use session::PromptSession;
-pub use setup::{discovery as skill_discovery, mcp_providers, skill_roots, templates};
-pub use shared::{SharedSkills, SkillReload};
-pub use turn::{Activation, CommandReply, SectionFailure, Turn, TurnChanges, TurnInput};
+pub use turn::{CommandReply, Turn, TurnInput};
 
-pub use bcode_prompt_pipeline::assembled::{
-    AssembledPrompt, OmitReason, OmittedSection, SectionReport,
-};
-pub use bcode_prompt_pipeline::config::{BcodeConfig, ConfigError, ConfigWarning, LoadedConfig};
-pub use bcode_prompt_pipeline::pipeline::StageInfo;
-pub use bcode_prompt_pipeline::section::{
-    Placement, Position, SectionClass, SectionKind, StageSpec,
-};
-pub use bcode_prompt_pipeline::stage::{Section, Stage, StageContext, StageError};
-pub use bcode_prompt_sections::gathered::Gathered;
-pub use bcode_prompt_sections::probe::{Machine, Pins, RealMachine, RuntimeMode};
-pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
-pub use bcode_prompt_sections::relevant::{
-    DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
-};
-pub use bcode_skill::{
-    ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
-    catalog::{CatalogSizeWarning, CatalogWarning},
-    session::{MemorySink, RegistryDiff, Suggestion},
-};
-pub use bcode_skill_models::{Diagnostic, SkillError, SkillEvent};
-pub use bcode_templates::{TemplateError, Templates};
+/// A turn's clock and zone ([`TurnInput::now`], [`TurnInput::timezone`]),
+/// so a host needs no direct dependency on `chrono` or `chrono-tz`.
+pub mod time {
+    pub use chrono::{DateTime, Utc};
+    pub use chrono_tz::Tz;
+}
 
-/// The template engine, for host sections that render their own templates
-/// (`context!` builds their values).
-pub use minijinja;
-pub use minijinja::context;
+/// The config a session loaded ([`PromptSession::config`]), its warnings
+/// and errors.
+pub mod config {
+    pub use bcode_prompt_pipeline::config::{
+        BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
+    };
+}
 
-/// Re-exported so a host needs no direct dependency to pin a turn's clock.
-pub use chrono;
-/// Re-exported so a host needs no direct dependency to pin a turn's zone.
-pub use chrono_tz;
+/// The assembled prompt and its per-section report ([`crate::Turn::prompt`]).
+pub mod report {
+    pub use crate::turn::SectionFailure;
+    pub use bcode_prompt_pipeline::assembled::{
+        AssembledPrompt, OmitReason, OmittedSection, SectionReport,
+    };
+    pub use bcode_prompt_pipeline::pipeline::StageInfo;
+    pub use bcode_prompt_pipeline::section::{Placement, Position, SectionClass, SectionKind};
+}
+
+/// Host-defined sections ([`crate::SessionOptions::section`]): the stage
+/// trait, what a stage reads, and the template environment with the
+/// `context!` macro that builds a template's values.
+pub mod sections {
+    pub use crate::setup::templates;
+    pub use bcode_prompt_pipeline::section::{
+        Placement, Position, SectionClass, SectionKind, StageSpec,
+    };
+    pub use bcode_prompt_pipeline::stage::{Section, Stage, StageContext, StageError};
+    pub use bcode_prompt_sections::gathered::Gathered;
+    pub use bcode_templates::{TemplateError, TemplateWarning, Templates};
+    pub use minijinja::{Value, context};
+}
+
+/// Skills as a session sees them: sharing registries between sessions,
+/// how edits are followed, commands and their replies, events and where
+/// they go, and the skill diagnostics behind [`crate::Notice`].
+pub mod skills {
+    pub use crate::setup::{mcp_providers, skill_discovery, skill_roots};
+    pub use crate::shared::{SharedSkills, SkillReload};
+    pub use crate::turn::{Activation, TurnChanges};
+    pub use bcode_skill::{
+        ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
+        catalog::{CatalogSizeWarning, CatalogWarning},
+        session::{MemorySink, RegistryDiff, Suggestion},
+    };
+    pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};
+}
+
+/// Relevant-mode invariants: the selector a host may plug in
+/// ([`crate::SessionOptions::selector`]) and what it is asked and answers.
+pub mod invariants {
+    pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
+    pub use bcode_prompt_sections::relevant::{
+        DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
+    };
+}
+
+/// The machine a session probes ([`crate::SessionOptions::machine`]) and how
+/// Bcode runs ([`crate::SessionOptions::runtime_mode`]).
+pub mod machine {
+    pub use bcode_prompt_sections::probe::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
+}

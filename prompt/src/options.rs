@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bcode_prompt_pipeline::config::ConfigInputs;
 use bcode_prompt_pipeline::stage::Stage;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMode};
@@ -35,10 +36,8 @@ pub struct SessionOptions {
     pub(crate) strict: bool,
     pub(crate) runtime_mode: RuntimeMode,
     pub(crate) focus_dir: Option<PathBuf>,
-    pub(crate) watch: bool,
     pub(crate) probe_limits: ProbeLimits,
-    pub(crate) shared: SharedSkills,
-    pub(crate) single_turn: bool,
+    pub(crate) skill_lifetime: SkillLifetime,
     pub(crate) facts: Facts,
     pub(crate) hermetic: bool,
     pub(crate) trust_repo: bool,
@@ -56,6 +55,7 @@ impl fmt::Debug for SessionOptions {
             .field("host_stages", &self.host_stages.len())
             .field("strict", &self.strict)
             .field("runtime_mode", &self.runtime_mode)
+            .field("skill_lifetime", &self.skill_lifetime)
             .field("facts", &self.facts)
             .field("hermetic", &self.hermetic)
             .field("trust_repo", &self.trust_repo)
@@ -91,10 +91,8 @@ impl SessionOptions {
             strict: false,
             runtime_mode: RuntimeMode::Interactive,
             focus_dir: None,
-            watch: true,
             probe_limits: ProbeLimits::default(),
-            shared: SharedSkills::new(),
-            single_turn: false,
+            skill_lifetime: SkillLifetime::Watched,
             facts: Facts::default(),
             hermetic: false,
             trust_repo: false,
@@ -178,7 +176,7 @@ impl SessionOptions {
     }
 
     /// A host-defined section: a stage whose spec is
-    /// [`crate::StageSpec::host`] (id, class, placement before or after a
+    /// [`crate::sections::StageSpec::host`] (id, class, placement before or after a
     /// canonical section). It is toggled by `system_prompt.sections.<id>`,
     /// reported like the canonical ones, and never moves a byte before the
     /// cache boundary when its class is `Turn`. A failing or panicking host
@@ -226,36 +224,12 @@ impl SessionOptions {
         self
     }
 
-    /// How a multi-turn session notices skill edits between turns. On by
-    /// default: the folders the last discovery depended on are watched
-    /// (Linux inotify, read at each turn start, so an edit finished before
-    /// a turn is always in it) and a turn on a quiet tree costs one system
-    /// call. Off, or where a watch is not possible (off Linux, a network or
-    /// FUSE file system, more than 50,000 folders, the user's inotify
-    /// limit), every turn start checks the stamp of each of those files and
-    /// folders instead (about 1.5 µs each). A single-turn session does
-    /// neither.
-    pub fn watch_skills(mut self, watch: bool) -> SessionOptions {
-        self.watch = watch;
-        self
-    }
-
-    /// Skill registries shared with the other sessions opened with a clone
-    /// of `shared` (see [`SharedSkills`]): sessions on the same skill roots
-    /// then share one registry, keyword index and catalog.
-    pub fn shared_skills(mut self, shared: SharedSkills) -> SessionOptions {
-        self.shared = shared;
-        self
-    }
-
-    /// A session that answers one turn (a one-shot render): skills are
-    /// discovered once and not followed between turns, so it pays for no
-    /// per-skill stamps or watcher, and a prompt is matched against skill
-    /// keywords only when `auto_activate = "on"` (suggestions would wait for
-    /// a turn that never comes). Config and repository files are still
-    /// re-checked if it is asked for more turns.
-    pub fn single_turn(mut self, single_turn: bool) -> SessionOptions {
-        self.single_turn = single_turn;
+    /// How the session's skills live between turns: followed with a
+    /// folder watch (the default), followed by checking stamps, shared
+    /// with other sessions, or discovered once for a single turn (see
+    /// [`SkillLifetime`]).
+    pub fn skill_lifetime(mut self, lifetime: SkillLifetime) -> SessionOptions {
+        self.skill_lifetime = lifetime;
         self
     }
 
@@ -305,5 +279,77 @@ impl SessionOptions {
     pub fn racy_window(mut self, window: Duration) -> SessionOptions {
         self.racy_window = window;
         self
+    }
+
+    /// The config loader's inputs: every layer the host handed over and the
+    /// names of its sections, for the repository root found at open. The
+    /// one place the options become config inputs.
+    pub(crate) fn config_inputs(&self, repo: &std::path::Path) -> ConfigInputs {
+        ConfigInputs {
+            repo: repo.to_path_buf(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+            config_files: self.config_files.clone(),
+            set: self.set.clone(),
+            host_sections: self
+                .host_stages
+                .iter()
+                .map(|stage| stage.spec().id.into_owned())
+                .collect(),
+            trust_repo: self.trust_repo,
+        }
+    }
+}
+
+/// How a session's skills live between turns: one choice instead of three
+/// switches that only made sense in some combinations.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub enum SkillLifetime {
+    /// Followed between turns by a folder watch: the folders the last
+    /// discovery depended on are watched (Linux inotify, read at each turn
+    /// start, so an edit finished before a turn is always in it) and a turn
+    /// on a quiet tree costs one system call. Where a watch is not possible
+    /// (off Linux, a network or FUSE file system, more than 50,000 folders,
+    /// the user's inotify limit), every turn start checks stamps instead,
+    /// as [`SkillLifetime::StampChecked`] does. The default.
+    #[default]
+    Watched,
+    /// Followed between turns by checking, at every turn start, the stamp
+    /// of each file and folder the last discovery depended on (about
+    /// 1.5 µs each); no watch is set up.
+    StampChecked,
+    /// Followed as [`SkillLifetime::Watched`], in registries shared with the
+    /// other sessions opened with a clone of the same [`SharedSkills`]:
+    /// sessions on the same skill roots then share one registry, keyword
+    /// index and catalog.
+    Shared(SharedSkills),
+    /// A session that answers one turn (a one-shot render): skills are
+    /// discovered once and not followed between turns, so it pays for no
+    /// per-skill stamps or watcher, and a prompt is matched against skill
+    /// keywords only when `auto_activate = "on"` (suggestions would wait for
+    /// a turn that never comes). Config and repository files are still
+    /// re-checked if it is asked for more turns.
+    SingleTurn,
+}
+
+impl SkillLifetime {
+    /// Whether skills are followed between turns at all.
+    pub(crate) fn follows(&self) -> bool {
+        !matches!(self, SkillLifetime::SingleTurn)
+    }
+
+    /// Whether a folder watch is asked for (where one is possible).
+    pub(crate) fn watches(&self) -> bool {
+        matches!(self, SkillLifetime::Watched | SkillLifetime::Shared(_))
+    }
+
+    /// The pools this session's registry comes from: the shared ones, or a
+    /// private set kept for the session's whole life.
+    pub(crate) fn pools(&self) -> SharedSkills {
+        match self {
+            SkillLifetime::Shared(shared) => shared.clone(),
+            _ => SharedSkills::new(),
+        }
     }
 }

@@ -12,7 +12,6 @@
 //! [`PromptSession::next_turn_blocking`], which run the same futures on a
 //! small runtime the session owns.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -27,7 +26,7 @@ use bcode_prompt_sections::relevant::{
 use bcode_skill::SkillRegistry;
 use bcode_templates::Templates;
 
-use crate::core::{Core, Prepared, Settings};
+use crate::core::{Core, Opened, Prepared};
 use crate::error::PromptError;
 use crate::options::SessionOptions;
 use crate::shared::SkillReload;
@@ -88,58 +87,19 @@ impl PromptSession {
         options: SessionOptions,
         inline: bool,
     ) -> Result<PromptSession, PromptError> {
-        let SessionOptions {
-            repo,
-            cwd,
-            env,
-            set,
-            config_files,
-            selector,
-            events,
-            machine,
-            host_stages,
-            host_templates,
-            providers,
-            strict,
-            runtime_mode,
-            focus_dir,
-            watch,
-            probe_limits,
-            shared,
-            single_turn,
-            facts,
-            hermetic,
-            trust_repo,
-            racy_window,
-        } = options;
-        // A hermetic session reads nothing from the environment: no user
-        // config or skills, no `BCODE_*` layer, no locale, shell or CI.
-        let env = if hermetic { BTreeMap::new() } else { env };
-        let settings = Settings {
-            work: repo.clone(),
-            repo,
-            cwd,
-            env,
-            config_files,
-            set,
-            machine,
-            limits: probe_limits,
-            runtime_mode,
-            strict,
-            host_stages,
-            host_templates,
-            providers,
-            watch,
-            shared,
-            single_turn,
-            facts,
-            hermetic,
-            trust_repo,
-            racy_window,
-        };
+        let mut options = options;
+        // The session holds the selector and the event sink; the core keeps
+        // the rest of the options whole.
+        let selector = Arc::clone(&options.selector);
+        let events = options.events.take();
+        let opened = Opened::new(options);
         let (core, focus) = blocking(inline, move || {
-            let focus_dir = focus_dir.map(|dir| settings.cwd.join(dir));
-            let core = Core::open(settings, events)?;
+            let focus_dir = opened
+                .options
+                .focus_dir
+                .as_ref()
+                .map(|dir| opened.options.cwd.join(dir));
+            let core = Core::open(opened, events)?;
             let mut focus = Focus {
                 dir: focus_dir,
                 restored: None,

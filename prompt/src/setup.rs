@@ -4,7 +4,7 @@
 //! cache. Everything is read from the options' environment snapshot.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bcode_fs::Confinement;
 use bcode_prompt_pipeline::config::Origin;
@@ -19,27 +19,6 @@ use bcode_templates::{
 
 use crate::error::PromptError;
 use crate::stamps::Stamps;
-
-/// The config inputs of a session.
-pub(crate) fn config_inputs(
-    repo: &Path,
-    cwd: &Path,
-    env: &BTreeMap<String, String>,
-    config_files: &[std::path::PathBuf],
-    set: &[String],
-    host_sections: Vec<String>,
-    trust_repo: bool,
-) -> ConfigInputs {
-    ConfigInputs {
-        repo: repo.to_path_buf(),
-        cwd: cwd.to_path_buf(),
-        env: env.clone(),
-        config_files: config_files.to_vec(),
-        set: set.to_vec(),
-        host_sections,
-        trust_repo,
-    }
-}
 
 /// Loads the config and stamps every file it read or would read.
 pub(crate) fn load_config(
@@ -133,22 +112,31 @@ pub fn skill_roots(
     })
 }
 
-/// A discovery for the config: with `skills.disk_cache`, it keeps its last
-/// registry in `<state dir>/cache/skills`, so a new process with unchanged
-/// skill trees checks stamps instead of reading every skill file. Public
-/// (as `skill_discovery`) for a host that builds its own registry from the
-/// same config, as `bcode-prompt mcp` does; `racy_window` is the host's
+/// A discovery with the config's options; with a disk cache folder (see
+/// [`disk_cache_dir`]) it keeps its last registry there, so a new process
+/// with unchanged skill trees checks stamps instead of reading every skill
+/// file.
+pub(crate) fn discovery(options: DiscoveryOptions, disk_cache: Option<PathBuf>) -> Discovery {
+    let discovery = Discovery::new(options);
+    match disk_cache {
+        Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
+        None => discovery,
+    }
+}
+
+/// The discovery a session of `loaded` uses, disk cache included, for a
+/// host that builds its own registry from the same config (as
+/// `bcode-prompt mcp` does); `racy_window` is the host's
 /// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
-pub fn discovery(
+pub fn skill_discovery(
     loaded: &LoadedConfig,
     env: &BTreeMap<String, String>,
     racy_window: std::time::Duration,
 ) -> Discovery {
-    let discovery = Discovery::new(discovery_options(&loaded.config.skills, racy_window));
-    match disk_cache_dir(loaded, env) {
-        Some(dir) => discovery.with_disk_cache(DiskCache::new(dir)),
-        None => discovery,
-    }
+    discovery(
+        discovery_options(&loaded.config.skills, racy_window),
+        disk_cache_dir(loaded, env),
+    )
 }
 
 /// The discovery options of the config, with the session's racy window.

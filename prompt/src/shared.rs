@@ -73,7 +73,7 @@ pub enum SkillReload {
     /// Every turn start checks the stamps of those files and folders.
     CheckingStamps {
         /// Why no watch covers them (`None`: none was asked for, see
-        /// `SessionOptions::watch_skills`).
+        /// `SkillLifetime::StampChecked`).
         reason: Option<String>,
     },
 }
@@ -109,7 +109,7 @@ struct State {
     /// Ids whose files changed, by the generation that saw them.
     changes: VecDeque<(u64, BTreeSet<String>)>,
     /// Catalogs of this snapshot, by what formatting them depends on.
-    catalogs: Vec<(String, Arc<Catalog>)>,
+    catalogs: Vec<(String, ShownCatalog)>,
 }
 
 /// What a session gets from its pool at a turn start.
@@ -237,22 +237,46 @@ impl Pool {
         &self,
         generation: u64,
         key: &str,
-        format: impl FnOnce() -> Result<Catalog, E>,
-    ) -> Result<Arc<Catalog>, E> {
+        format: impl FnOnce() -> Result<ShownCatalog, E>,
+    ) -> Result<ShownCatalog, E> {
         {
             let state = read(&self.state);
             if state.generation == generation
                 && let Some((_, catalog)) = state.catalogs.iter().find(|(k, _)| k == key)
             {
-                return Ok(Arc::clone(catalog));
+                return Ok(catalog.clone());
             }
         }
-        let catalog = Arc::new(format()?);
+        let catalog = format()?;
         let mut state = write(&self.state);
         if state.generation == generation && !state.catalogs.iter().any(|(k, _)| k == key) {
-            state.catalogs.push((key.to_owned(), Arc::clone(&catalog)));
+            state.catalogs.push((key.to_owned(), catalog.clone()));
         }
         Ok(catalog)
+    }
+}
+
+/// A formatted catalog as sessions, pools and turns hold it: the text once,
+/// as an `Arc<str>` every holder shares (the prompt makes the only other
+/// copy), and the accounting beside it, whose own `text` is left empty.
+#[derive(Clone, Debug)]
+pub(crate) struct ShownCatalog {
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) text: Arc<str>,
+}
+
+impl ShownCatalog {
+    /// Moves the text of a freshly formatted catalog out into the shared
+    /// one.
+    pub(crate) fn new(mut catalog: Catalog) -> ShownCatalog {
+        // Counted while the catalog still holds its text: the count stays
+        // with it, and every turn that shows the text reuses it.
+        catalog.chars();
+        let text = Arc::from(std::mem::take(&mut catalog.text));
+        ShownCatalog {
+            catalog: Arc::new(catalog),
+            text,
+        }
     }
 }
 

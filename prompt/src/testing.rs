@@ -39,7 +39,7 @@ use bcode_prompt_sections::toolchain::ToolCommand;
 
 use crate::error::PromptError;
 use crate::facts::Facts;
-use crate::options::SessionOptions;
+use crate::options::{SessionOptions, SkillLifetime};
 use crate::session::PromptSession;
 use crate::turn::{Turn, TurnInput};
 
@@ -237,7 +237,7 @@ impl Golden {
             .env(self.env.clone())
             .machine(Arc::new(FakeMachine))
             .runtime_mode(RuntimeMode::Render)
-            .single_turn(true)
+            .skill_lifetime(SkillLifetime::SingleTurn)
             .facts(self.facts.clone())
             .hermetic(self.hermetic);
         if let Some(cwd) = &self.cwd {

@@ -11,6 +11,8 @@ use bcode_skill::{
 };
 use bcode_skill_models::{Diagnostic, SkillEvent};
 use bcode_templates::TemplateWarning;
+
+use crate::notice::{Notice, Problems};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
@@ -254,5 +256,24 @@ impl Turn {
     /// Sections left out, and why.
     pub fn omitted(&self) -> &[OmittedSection] {
         &self.prompt.omitted
+    }
+
+    /// Every problem of the turn, in one type: the skill diagnostics, the
+    /// config, template and catalog warnings, the failed sections and the
+    /// events the sink refused, in that order (the fields above hold each
+    /// kind with its own structure).
+    pub fn notices(&self) -> Vec<Notice> {
+        crate::notice::collect(Problems {
+            diagnostics: &self.diagnostics,
+            config: &self.config_warnings,
+            templates: &self.template_warnings,
+            catalog: &self.catalog_warnings,
+            failed_sections: self
+                .section_failures
+                .iter()
+                .map(|failure| (failure.id.as_str(), failure.message.as_str()))
+                .collect(),
+            event_log: &self.event_log_problems,
+        })
     }
 }

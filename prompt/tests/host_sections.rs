@@ -10,10 +10,9 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use bcode_prompt::{
-    Gathered, OmitReason, Placement, Position, PromptError, PromptSession, Section, SectionClass,
-    SectionKind, Stage, StageContext, StageError, StageSpec, TurnInput,
-};
+use bcode_prompt::report::{OmitReason, Placement, Position, SectionClass, SectionKind};
+use bcode_prompt::sections::{Gathered, Section, Stage, StageContext, StageError, StageSpec};
+use bcode_prompt::{PromptError, PromptSession, TurnInput};
 use common::{Repo, at};
 
 /// A turn-class note in the system text, after the skill catalog: its text
@@ -39,7 +38,7 @@ impl Stage<Gathered> for TurnCounter {
         let prompt = cx.inputs.prompt.clone().unwrap_or_default();
         let (text, usage) = cx.render(
             "team/turn.j2",
-            bcode_prompt::context! { n => n, prompt => prompt },
+            bcode_prompt::sections::context! { n => n, prompt => prompt },
         )?;
         Ok(vec![Section::new("team_turn", text).with_template(usage)])
     }

@@ -10,10 +10,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bcode_prompt::{
-    InvariantSelector, PromptSession, SelectorAnswer, SelectorError, SelectorFuture,
-    SelectorRequest, TurnInput,
+use bcode_prompt::invariants::{
+    InvariantSelector, SelectorAnswer, SelectorError, SelectorFuture, SelectorRequest,
 };
+use bcode_prompt::{PromptSession, TurnInput};
 use common::Repo;
 
 /// How a test selector behaves.

@@ -9,10 +9,8 @@
 
 mod common;
 
-use bcode_prompt::{
-    CommandReply, PromptError, PromptSession, SessionReply, SkillError, SkillEvent, SkillReload,
-    TurnInput,
-};
+use bcode_prompt::skills::{SessionReply, SkillError, SkillEvent, SkillReload};
+use bcode_prompt::{CommandReply, PromptError, PromptSession, SkillLifetime, TurnInput};
 use common::{Repo, at, write};
 
 /// Three turns: a prompt, a `/skill` command, another prompt.
@@ -157,12 +155,16 @@ fn a_multi_turn_session_watches_its_skills_by_default() {
         assert!(turn.system().contains(&description), "round {round}");
     }
 
-    let stamps = PromptSession::open_blocking(repo.options().watch_skills(false)).unwrap();
+    let stamps =
+        PromptSession::open_blocking(repo.options().skill_lifetime(SkillLifetime::StampChecked))
+            .unwrap();
     assert_eq!(
         stamps.skill_reload(),
         SkillReload::CheckingStamps { reason: None }
     );
-    let once = PromptSession::open_blocking(repo.options().single_turn(true)).unwrap();
+    let once =
+        PromptSession::open_blocking(repo.options().skill_lifetime(SkillLifetime::SingleTurn))
+            .unwrap();
     assert_eq!(once.skill_reload(), SkillReload::NotFollowed);
 }
 
@@ -363,9 +365,14 @@ fn bad_setup_is_a_typed_error_never_a_panic() {
 #[test]
 fn sessions_on_one_shared_pool_share_the_registry_and_each_sees_changes() {
     let repo = Repo::new();
-    let shared = bcode_prompt::SharedSkills::new();
-    let open =
-        || PromptSession::open_blocking(repo.options().shared_skills(shared.clone())).unwrap();
+    let shared = bcode_prompt::skills::SharedSkills::new();
+    let open = || {
+        PromptSession::open_blocking(
+            repo.options()
+                .skill_lifetime(SkillLifetime::Shared(shared.clone())),
+        )
+        .unwrap()
+    };
     let (mut a, mut b) = (open(), open());
     assert!(a.registry().same_as(&b.registry()));
     let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
@@ -403,7 +410,9 @@ fn a_kept_catalog_and_a_handed_over_one_give_the_same_prompt() {
         "---\nname: cafe-naive\ndescription: Prépare le café — naïvement, ☕ pour l'équipe\n---\nBody\n",
     );
     let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
-    let mut single = PromptSession::open_blocking(repo.options().single_turn(true)).unwrap();
+    let mut single =
+        PromptSession::open_blocking(repo.options().skill_lifetime(SkillLifetime::SingleTurn))
+            .unwrap();
     let alone = single.next_turn_blocking(input()).unwrap();
     let mut session = PromptSession::open_blocking(repo.options()).unwrap();
     for _ in 0..2 {

@@ -5,7 +5,7 @@
 //! probe was not asked for; a stage that still finds it `None` omits its
 //! section with a note instead of failing the prompt.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bcode_prompt_pipeline::stage::StageError;
 use bcode_skill::Catalog;
@@ -50,13 +50,13 @@ pub struct Gathered {
     pub invariant_selection: Option<InvariantSelection>,
     /// Relevant mode: the selector's decision for this turn.
     pub relevant: Option<Decision>,
-    /// The formatted skill catalog (`None` when skills are disabled).
+    /// The formatted skill catalog's accounting (`None` when skills are
+    /// disabled); its text is `skill_catalog_text`.
     pub skill_catalog: Option<Arc<Catalog>>,
-    /// The catalog's text, when no one keeps the catalog after this turn
-    /// (a single-turn session; `skill_catalog`'s own text is then empty):
-    /// the catalog stage moves it into its section instead of copying it,
-    /// 31 MB less at a 60,000-skill render's peak.
-    pub skill_catalog_text: HandOver<String>,
+    /// The catalog's text, shared with whoever keeps the catalog (the
+    /// session, its pool): `skill_catalog`'s own `text` is empty, and the
+    /// section shows this one without a copy of its own.
+    pub skill_catalog_text: Arc<str>,
     /// The blocks of the active skills, loaded before assembly, in
     /// activation order.
     pub active_skills: Vec<SkillContextResponse>,
@@ -66,37 +66,6 @@ impl Gathered {
     /// An empty set of inputs: every optional section has nothing to say.
     pub fn new() -> Gathered {
         Gathered::default()
-    }
-}
-
-/// A value one stage may take instead of copying, once; a clone holds a
-/// copy of what is still there.
-#[derive(Debug, Default)]
-pub struct HandOver<T>(Mutex<Option<T>>);
-
-impl<T> HandOver<T> {
-    /// A value not yet taken.
-    pub fn new(value: T) -> Self {
-        HandOver(Mutex::new(Some(value)))
-    }
-
-    /// The value, the first time only.
-    pub fn take(&self) -> Option<T> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-    }
-}
-
-impl<T: Clone> Clone for HandOver<T> {
-    fn clone(&self) -> Self {
-        let held = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        HandOver(Mutex::new(held))
     }
 }
 

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use bcode_benches::corpus;
 use bcode_benches::sessions::{rss_kib, session_options};
-use bcode_prompt::{PromptSession, SharedSkills, TurnInput};
+use bcode_prompt::skills::SharedSkills;
+use bcode_prompt::{PromptSession, SkillLifetime, TurnInput};
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
@@ -49,7 +50,10 @@ fn main() {
     // Memory: one session and its turn, then the others on the same pool,
     // each holding its last turn (its own prompt text) as a host would.
     let (open, kept, rss_one, rss_all, held_text) = runtime.block_on(async {
-        let options = || session_options(&corpus, home.path(), true).shared_skills(shared.clone());
+        let options = || {
+            session_options(&corpus, home.path(), true)
+                .skill_lifetime(SkillLifetime::Shared(shared.clone()))
+        };
         let mut open = Vec::with_capacity(sessions);
         let mut kept = Vec::with_capacity(sessions);
         let mut first = PromptSession::open(options()).await.expect("opens");

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use bcode_prompt::SessionOptions;
-use bcode_prompt::chrono::{DateTime, Utc};
+use bcode_prompt::time::{DateTime, Utc};
 
 /// A temporary repository and home.
 pub struct Repo {

@@ -23,7 +23,7 @@ use minijinja::context;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, SectionTruncation, SharedText, Stage, StageContext, StageError, StageSpec,
+    Section, SectionKind, SectionTruncation, Stage, StageContext, StageError, StageSpec,
 };
 
 use crate::gathered::Gathered;
@@ -57,14 +57,10 @@ impl Stage<Gathered> for SkillCatalogStage {
             return Ok(Vec::new());
         };
         let kind = SectionKind::SkillCatalog;
-        // A single turn's catalog text is handed over (assembly counts its
-        // characters once); a session's kept catalog is shown without a
-        // copy of its own, with the count it keeps for every turn.
-        let section = match cx.inputs.skill_catalog_text.take() {
-            Some(text) => Section::new(kind.name(), text),
-            None => Section::shared(kind.name(), Arc::clone(catalog) as SharedText)
-                .with_char_count(catalog.chars()),
-        };
+        // The text is shown without a copy of its own, with the count the
+        // catalog made once.
+        let section = Section::shared(kind.name(), Arc::clone(&cx.inputs.skill_catalog_text))
+            .with_char_count(catalog.chars());
         if section.text().is_empty() {
             return Ok(Vec::new());
         }
