@@ -24,6 +24,7 @@ use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionRepor
 use crate::config::{BcodeConfig, SectionToggles};
 use crate::section::{self, Position, StageSpec};
 use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use crate::templates::Templates;
 
 /// What goes between two sections of the same part: one blank line.
 pub const SECTION_SEPARATOR: &str = "\n\n";
@@ -215,6 +216,28 @@ impl<I> Pipeline<I> {
         cx: &StageContext<'_, I>,
         strict: bool,
     ) -> Result<AssembledPrompt, AssembleError> {
+        Ok(self.render(cx, strict)?.join())
+    }
+
+    /// [`Pipeline::assemble`] taking the inputs, which are dropped once
+    /// every stage has run and before the sections are joined: a section
+    /// sharing a text only the inputs also held (a one-shot render's skill
+    /// catalog) then becomes the joined prompt itself, not a copy beside it.
+    pub fn assemble_owned(
+        &self,
+        config: &BcodeConfig,
+        templates: &Templates,
+        inputs: I,
+        strict: bool,
+    ) -> Result<AssembledPrompt, AssembleError> {
+        let rendered = self.render(&StageContext::new(config, templates, &inputs), strict)?;
+        drop(inputs);
+        Ok(rendered.join())
+    }
+
+    /// Runs every enabled stage: the sections placed, in canonical order,
+    /// and those left out with the reason.
+    fn render(&self, cx: &StageContext<'_, I>, strict: bool) -> Result<Rendered, AssembleError> {
         let mut placed = Vec::new();
         let mut omitted = Vec::new();
         let mut ids = BTreeSet::new();
@@ -287,6 +310,19 @@ impl<I> Pipeline<I> {
             }
         }
 
+        Ok(Rendered { placed, omitted })
+    }
+}
+
+/// What the stages of one assembly gave, before it is joined.
+struct Rendered {
+    placed: Vec<Placed>,
+    omitted: Vec<OmittedSection>,
+}
+
+impl Rendered {
+    fn join(self) -> AssembledPrompt {
+        let Rendered { placed, omitted } = self;
         // Stages ran in canonical order, so `placed` already is; a stable
         // sort that only moves turn sections behind stable ones keeps
         // canonical order within each group.
@@ -303,13 +339,13 @@ impl<I> Pipeline<I> {
             .last()
             .map_or(0, |r| r.range.end);
         let request_context = join(request, &mut reports);
-        Ok(AssembledPrompt {
+        AssembledPrompt {
             system: system_text,
             request_context,
             cache_boundary,
             sections: reports,
             omitted,
-        })
+        }
     }
 }
 

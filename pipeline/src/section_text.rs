@@ -9,7 +9,10 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// Text shared between turns, such as a session's formatted skill catalog.
-pub type SharedText = Arc<str>;
+/// An `Arc<String>`, not an `Arc<str>`: a formatted text moves in without
+/// a copy, and a text nobody else holds any more (a one-shot render's
+/// catalog, once its inputs are dropped) becomes the joined prompt itself.
+pub type SharedText = Arc<String>;
 
 /// The text of a [`crate::stage::Section`]; reads as a `str`.
 #[derive(Clone, Default)]
@@ -58,21 +61,30 @@ impl SectionText {
         }
     }
 
-    /// The buffer of an owned text, which assembly may grow into the joined
-    /// prompt; `None` when the text is shared (growing it would copy it).
+    /// The buffer of an owned text, or of a shared one nobody else holds,
+    /// which assembly may grow into the joined prompt; `None` when another
+    /// holder shares it (growing it would copy it).
     pub(crate) fn owned_capacity(&self) -> Option<usize> {
         match &self.0 {
             Repr::Owned(text) => Some(text.capacity()),
-            Repr::Shared { .. } => None,
+            Repr::Shared { owner, .. } => (Arc::strong_count(owner) == 1
+                && Arc::weak_count(owner) == 0)
+                .then(|| owner.capacity()),
         }
     }
 
     /// Takes the text out as a `String`, leaving it empty: the buffer itself
-    /// when owned, a copy when shared.
+    /// when owned or no longer shared, else a copy.
     pub(crate) fn take_string(&mut self) -> String {
         match std::mem::take(&mut self.0) {
             Repr::Owned(text) => text,
-            shared => SectionText(shared).as_str().to_owned(),
+            Repr::Shared { owner, len } => match Arc::try_unwrap(owner) {
+                Ok(mut text) => {
+                    text.truncate(len);
+                    text
+                }
+                Err(owner) => owner.get(..len).unwrap_or_default().to_owned(),
+            },
         }
     }
 }
@@ -131,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_shared_text_is_read_and_cut_without_a_copy() {
-        let owner: SharedText = Arc::from("héllo  ");
+        let owner: SharedText = Arc::new("héllo  ".to_owned());
         let mut text = SectionText::shared(Arc::clone(&owner));
         assert_eq!(text, "héllo  ");
         assert_eq!(text.owned_capacity(), None);
@@ -143,6 +155,20 @@ mod tests {
         assert_eq!(&*owner, "héllo  ", "the owner is not changed");
         assert_eq!(text.take_string(), "héllo");
         assert_eq!(text, "");
+    }
+
+    #[test]
+    fn a_shared_text_nobody_else_holds_gives_its_own_buffer() {
+        let mut buffer = String::with_capacity(64);
+        buffer.push_str("abc  ");
+        let owner: SharedText = Arc::new(buffer);
+        let mut text = SectionText::shared(Arc::clone(&owner));
+        text.truncate(3);
+        assert_eq!(text.owned_capacity(), None, "still shared");
+        drop(owner);
+        assert_eq!(text.owned_capacity(), Some(64));
+        let taken = text.take_string();
+        assert_eq!((taken.as_str(), taken.capacity()), ("abc", 64));
     }
 
     #[test]

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use bcode_prompt_pipeline::assembled::AssembledPrompt;
 use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::stage::StageContext;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
 use bcode_prompt_sections::invariants::{
@@ -669,17 +668,19 @@ impl Core {
             .collect()
     }
 
-    /// Assembles the prompt from gathered inputs (pure: no I/O).
-    pub(crate) fn assemble(&self, gathered: &Gathered) -> Result<AssembledPrompt, PromptError> {
-        let cx = StageContext::new(
+    /// Assembles the prompt from the gathered inputs (pure: no I/O), which
+    /// are dropped before the sections are joined (a one-shot render's
+    /// catalog then becomes the prompt itself instead of a copy beside it).
+    pub(crate) fn assemble_owned(
+        &self,
+        gathered: Gathered,
+    ) -> Result<AssembledPrompt, PromptError> {
+        Ok(self.configured.pipeline.assemble_owned(
             &self.configured.loaded.config,
             &self.configured.templates,
             gathered,
-        );
-        Ok(self
-            .configured
-            .pipeline
-            .assemble(&cx, self.opened.options.strict)?)
+            self.opened.options.strict,
+        )?)
     }
 }
 
@@ -843,8 +844,8 @@ mod tests {
             .skill_lifetime(SkillLifetime::SingleTurn);
         let mut core = Core::open(Opened::new(options), None).unwrap();
         let prepared = core.prepare(&TurnInput::new("hello")).unwrap();
-        let first = core.assemble(&prepared.gathered).unwrap();
-        let second = core.assemble(&prepared.gathered).unwrap();
+        let first = core.assemble_owned(prepared.gathered.clone()).unwrap();
+        let second = core.assemble_owned(prepared.gathered.clone()).unwrap();
         assert!(
             first.sections.iter().any(|s| s.id == "skill_catalog"),
             "{:?}",

@@ -170,7 +170,12 @@ impl PromptSession {
                 }
                 _ => None,
             };
-            let prompt = lock(&core).assemble(&prepared.gathered)?;
+            // The catalog's accounting is read after; the inputs themselves
+            // go to the assembly, which drops them before joining.
+            let formatted = prepared.gathered.skill_catalog.clone();
+            let gathered = std::mem::take(&mut prepared.gathered);
+            let prompt = lock(&core).assemble_owned(gathered)?;
+            prepared.gathered.skill_catalog = formatted;
             Ok((prompt, prepared, saved))
         })
         .await?;

@@ -257,12 +257,13 @@ impl Pool {
 }
 
 /// A formatted catalog as sessions, pools and turns hold it: the text once,
-/// as an `Arc<str>` every holder shares (the prompt makes the only other
-/// copy), and the accounting beside it, whose own `text` is left empty.
+/// shared by every holder (the prompt makes the only other copy, none when
+/// no holder is left), and the accounting beside it, whose own `text` is
+/// left empty.
 #[derive(Clone, Debug)]
 pub(crate) struct ShownCatalog {
     pub(crate) catalog: Arc<Catalog>,
-    pub(crate) text: Arc<str>,
+    pub(crate) text: bcode_prompt_pipeline::stage::SharedText,
 }
 
 impl ShownCatalog {
@@ -272,7 +273,7 @@ impl ShownCatalog {
         // Counted while the catalog still holds its text: the count stays
         // with it, and every turn that shows the text reuses it.
         catalog.chars();
-        let text = Arc::from(std::mem::take(&mut catalog.text));
+        let text = Arc::new(std::mem::take(&mut catalog.text));
         ShownCatalog {
             catalog: Arc::new(catalog),
             text,
