@@ -9,9 +9,7 @@ use bcode_skill::{
     CatalogOptions, Discovery, SkillRegistry, Templates,
     catalog::{WriteCatalogError, write_catalog},
 };
-use bcode_skill_models::{
-    Diagnostic, Severity, SkillContextRequest, SkillError, SkillId, SkillSummary,
-};
+use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillId, SkillSummary};
 use serde::Serialize;
 
 use crate::cli_context::{CliContext, CliError};
@@ -174,8 +172,11 @@ pub fn run(
             let templates = skill_templates(context)?;
             // The shell already split the words; `$ARGUMENTS` is them
             // joined by spaces.
-            let request =
-                SkillContextRequest::from_config(skill.manifest.id.clone(), args.clone(), config);
+            let request = bcode_skill::SkillSessionOptions::from_config(config).context_request(
+                skill.manifest.id.clone(),
+                args.clone(),
+                None,
+            );
             let response = registry
                 .context(&request, &templates)
                 .map_err(|err| CliError::Usage(err.to_string()))?;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use bcode_skill::{
-    Templates,
+    SkillSessionOptions, Templates,
     context::{MAX_INSERTED_BYTES, shown_summary, split_arguments},
     format_context,
     parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
@@ -51,13 +51,11 @@ fn skill(front_matter: &str, body: &str) -> Arc<SkillSummary> {
 
 /// A request as `/skill fix <typed>` makes it.
 fn typed(typed: &str) -> SkillContextRequest {
-    let mut request = SkillContextRequest::from_config(
+    SkillSessionOptions::from_config(&SkillsConfig::default()).context_request(
         SkillId::parse("fix").unwrap(),
         split_arguments(typed).words,
-        &SkillsConfig::default(),
-    );
-    request.raw_arguments = (!typed.is_empty()).then(|| typed.to_owned());
-    request
+        (!typed.is_empty()).then(|| typed.to_owned()),
+    )
 }
 
 fn block(skill: &SkillSummary, body: &str, request: &SkillContextRequest) -> String {
@@ -160,10 +158,10 @@ fn the_invocation_line_stays_whatever_the_body_uses() {
 fn words_without_typed_text_join_with_spaces() {
     // A host or the CLI that only has words: `$ARGUMENTS` is them joined.
     let skill = skill("", "[$ARGUMENTS] [$1]");
-    let request = SkillContextRequest::from_config(
+    let request = SkillSessionOptions::from_config(&SkillsConfig::default()).context_request(
         SkillId::parse("fix").unwrap(),
         vec!["a".into(), "b c".into()],
-        &SkillsConfig::default(),
+        None,
     );
     let (body, _) = body_of(&block(&skill, "[$ARGUMENTS] [$1]", &request));
     assert_eq!(body, "[a b c] [b c]");

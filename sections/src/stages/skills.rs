@@ -112,7 +112,10 @@ impl Stage<Gathered> for ActiveSkillStage {
     }
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
-        config.skills.max_context_bytes.map(Limit::Bytes)
+        // The cap each block was cut to, as the session read it.
+        bcode_skill::SkillSessionOptions::from_config(&config.skills)
+            .max_context_bytes
+            .map(Limit::Bytes)
     }
 
     fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {

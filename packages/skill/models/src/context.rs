@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::SkillsConfig;
 use crate::id::SkillId;
 use crate::source::SkillSource;
 
@@ -38,21 +37,6 @@ pub struct SkillContextRequest {
 /// the config's default does.
 fn substitute_by_default() -> bool {
     true
-}
-
-impl SkillContextRequest {
-    /// A request for `id` with `arguments` (no typed text) and the `[skills]`
-    /// table's bounds and substitution switch.
-    pub fn from_config(id: SkillId, arguments: Vec<String>, config: &SkillsConfig) -> Self {
-        SkillContextRequest {
-            id,
-            arguments,
-            raw_arguments: None,
-            substitute_arguments: config.substitute_arguments,
-            max_bytes: config.max_context_bytes,
-            preview_max_chars: config.preview_max_chars,
-        }
-    }
 }
 
 /// The context block of one skill, with the accounting events and traces need.

@@ -88,6 +88,27 @@ impl SkillSessionOptions {
             substitute_arguments: config.substitute_arguments,
         }
     }
+
+    /// A context request for `id` under these options' bounds: the one
+    /// place a request takes `max_context_bytes`, `preview_max_chars` and
+    /// `substitute_arguments` (a session's activations and `skills context`
+    /// alike). `raw_arguments` is the text typed after the id, when there
+    /// is one; `$ARGUMENTS` is otherwise the words joined by spaces.
+    pub fn context_request(
+        &self,
+        id: SkillId,
+        arguments: Vec<String>,
+        raw_arguments: Option<String>,
+    ) -> SkillContextRequest {
+        SkillContextRequest {
+            id,
+            arguments,
+            raw_arguments,
+            substitute_arguments: self.substitute_arguments,
+            max_bytes: self.max_context_bytes,
+            preview_max_chars: self.preview_max_chars,
+        }
+    }
 }
 
 /// Why a skill is active.
@@ -568,14 +589,11 @@ impl SkillSession {
         arguments: &[String],
         raw_arguments: Option<&str>,
     ) -> Result<SkillContextResponse, SessionError> {
-        let request = SkillContextRequest {
-            id: id.clone(),
-            arguments: arguments.to_vec(),
-            raw_arguments: raw_arguments.map(str::to_owned),
-            substitute_arguments: self.options.substitute_arguments,
-            max_bytes: self.options.max_context_bytes,
-            preview_max_chars: self.options.preview_max_chars,
-        };
+        let request = self.options.context_request(
+            id.clone(),
+            arguments.to_vec(),
+            raw_arguments.map(str::to_owned),
+        );
         Ok(self
             .registry
             .context_shown(&request, &self.templates, &self.options.paths)?)
