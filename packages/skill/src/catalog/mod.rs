@@ -65,14 +65,6 @@ pub struct Catalog {
     pub sources: Vec<String>,
 }
 
-/// The text, so a session's assembly can show the catalog it keeps without
-/// a copy of its own (`SectionText::shared`).
-impl AsRef<str> for Catalog {
-    fn as_ref(&self) -> &str {
-        &self.text
-    }
-}
-
 impl Catalog {
     /// The characters of `text`, counted once: a session shows the same
     /// megabytes on every turn without counting them again, and a single
