@@ -151,8 +151,10 @@ impl SkillServer {
             Err(poisoned) => poisoned.into_inner(),
         };
         // What the old registry's skills built is handed back: a skill
-        // whose stamps still answer is not read again.
-        for (location, entry) in slot.built_arcs() {
+        // whose stamps still answer is not read again. Not an entry read
+        // inside the racy window: a file changed again within its clock
+        // tick after the read would still answer with the same stamp.
+        for (location, entry) in slot.built_arcs().filter(|(_, entry)| entry.settled()) {
             self.digests.hold(location, entry);
         }
         let same = slot.ids == next.ids
