@@ -406,7 +406,8 @@ impl Core {
 
     /// Runs the turn's activations and its command or prompt.
     fn apply(&mut self, input: &TurnInput, prepared: &mut Prepared) -> Result<(), PromptError> {
-        let skills_on = self.configured.loaded.config.skills.enabled;
+        // The session's options are where `[skills]` keys are read.
+        let skills_on = self.skills.session.options().enabled;
         for activation in &input.activate {
             if !skills_on {
                 return Err(PromptError::Skill(SkillError::SkillsDisabled));
@@ -453,8 +454,8 @@ impl Core {
             // Suggestions wait for a later turn to be accepted; a single-turn
             // session has none, so it skips matching unless skills would be
             // activated on this very turn (`auto_activate = "on"`).
-            let suggest_only = self.configured.loaded.config.skills.auto_activate
-                != bcode_skill_models::AutoActivate::On;
+            let suggest_only =
+                self.skills.session.options().auto_activate != bcode_skill_models::AutoActivate::On;
             let later_turns = self.opened.options.skill_lifetime.follows();
             if skills_on && (later_turns || !suggest_only) {
                 let outcome = self.skills.session.on_turn(text, &input.touched_paths);
@@ -610,7 +611,7 @@ impl Core {
     /// long as the turn's inputs.
     fn gather_catalog(&mut self) -> Result<Option<ShownCatalog>, PromptError> {
         let config = &self.configured.loaded.config;
-        if !config.skills.enabled {
+        if !self.skills.session.options().enabled {
             return Ok(None);
         }
         if let Some(kept) = &self.skills.catalog {
