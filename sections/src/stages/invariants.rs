@@ -34,9 +34,6 @@ impl Stage<Gathered> for RepositoryInvariantsStage {
     }
 
     fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
-        if !cx.config.invariants.enabled {
-            return Ok(Vec::new());
-        }
         let catalog = need(&cx.inputs.invariants, "the invariant catalog")?;
         let selected: Vec<&Invariant> = match &cx.inputs.invariant_selection {
             Some(InvariantSelection::Selected(ids)) => catalog
@@ -184,9 +181,6 @@ impl Stage<Gathered> for FocusedInvariantsStage {
     }
 
     fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
-        if !cx.config.invariants.enabled {
-            return Ok(Vec::new());
-        }
         let catalog = need(&cx.inputs.invariants, "the invariant catalog")?;
         let decision = need(&cx.inputs.relevant, "the relevant-mode decision")?;
         if catalog.invariants.is_empty() {
