@@ -188,6 +188,15 @@ impl<I> Pipeline<I> {
         })
     }
 
+    /// Whether the stage `id` is registered and its toggle in `config` is
+    /// on: what assembly decides, for an edge that gathers only what a
+    /// section will show.
+    pub fn enables(&self, id: &str, config: &BcodeConfig) -> bool {
+        self.stages
+            .iter()
+            .any(|(spec, _)| &*spec.id == id && is_enabled(spec, config))
+    }
+
     /// Each stage as configured by `config`, in order.
     pub fn describe(&self, config: &BcodeConfig) -> Vec<StageInfo> {
         self.stages

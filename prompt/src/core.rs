@@ -547,13 +547,12 @@ impl Core {
     /// `BCODE.md` and `AGENTS.md` from the root down to the working folder
     /// (re-read only when one may have changed), their paths as shown.
     fn gather_instructions(&mut self, changes: &mut TurnChanges) -> Option<RepositoryInstructions> {
+        // Gathered only for a section the pipeline will show.
+        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryContext;
         if !self
             .configured
-            .loaded
-            .config
-            .system_prompt
-            .sections
-            .repository_context
+            .pipeline
+            .enables(kind.name(), &self.configured.loaded.config)
         {
             return None;
         }
@@ -584,7 +583,11 @@ impl Core {
         let config = &self.configured.loaded.config;
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
-        if !invariants.enabled || !(relevant || config.system_prompt.sections.repository_invariants)
+        // Relevant mode's driver needs the catalog whatever the section
+        // toggles; otherwise only a section the pipeline will show does.
+        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryInvariants;
+        if !invariants.enabled
+            || !(relevant || self.configured.pipeline.enables(kind.name(), config))
         {
             return None;
         }
