@@ -96,18 +96,10 @@ impl Snapshot {
     }
 
     /// Every entry built so far, by instruction file.
-    fn built(&self) -> impl Iterator<Item = (&std::path::Path, &ServedEntry)> {
+    fn built(&self) -> impl Iterator<Item = (&std::path::Path, &Arc<ServedEntry>)> {
         self.skills.values().filter_map(|served| {
             let entry = served.entry.get()?.as_ref().ok()?;
-            Some((served.summary.location.as_path(), &**entry))
-        })
-    }
-
-    /// [`Snapshot::built`], shared.
-    fn built_arcs(&self) -> impl Iterator<Item = (&std::path::Path, Arc<ServedEntry>)> {
-        self.skills.values().filter_map(|served| {
-            let entry = served.entry.get()?.as_ref().ok()?;
-            Some((served.summary.location.as_path(), Arc::clone(entry)))
+            Some((served.summary.location.as_path(), entry))
         })
     }
 }
@@ -139,7 +131,11 @@ impl SkillServer {
     /// Writes the digest cache (after a listing, and when serving ends).
     pub fn save_digests(&self) {
         let snapshot = self.current();
-        self.digests.save(snapshot.built());
+        self.digests.save(
+            snapshot
+                .built()
+                .map(|(location, entry)| (location, &**entry)),
+        );
     }
 
     /// Serves `registry` from now on; whether what is served changed (then
@@ -154,8 +150,8 @@ impl SkillServer {
         // whose stamps still answer is not read again. Not an entry read
         // inside the racy window: a file changed again within its clock
         // tick after the read would still answer with the same stamp.
-        for (location, entry) in slot.built_arcs().filter(|(_, entry)| entry.settled()) {
-            self.digests.hold(location, entry);
+        for (location, entry) in slot.built().filter(|(_, entry)| entry.settled()) {
+            self.digests.hold(location, Arc::clone(entry));
         }
         let same = slot.ids == next.ids
             && slot.ids.iter().all(|id| {
@@ -246,7 +242,11 @@ impl SkillServer {
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
         if result.next_cursor.is_none() {
-            self.digests.save(snapshot.built());
+            self.digests.save(
+                snapshot
+                    .built()
+                    .map(|(location, entry)| (location, &**entry)),
+            );
         }
         Ok(result)
     }
