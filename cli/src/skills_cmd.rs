@@ -124,7 +124,10 @@ pub fn run(
         SkillsCmd::Catalog => {
             // The section toggle removes the catalog from the prompt even when
             // [skills.prompt] would produce one: print what is injected.
-            if !context.loaded.config.system_prompt.sections.skill_catalog {
+            if !bcode_prompt_pipeline::section::SectionKind::SkillCatalog
+                .spec()
+                .enabled_by(&context.loaded.config)
+            {
                 eprintln!(
                     "bcode-prompt: the skill catalog section is off (system_prompt.sections.skill_catalog = false)"
                 );
@@ -137,10 +140,7 @@ pub fn run(
             let mut sink = EscapedOnTerminal(&mut *out);
             let catalog = write_catalog(
                 registry.skills(),
-                CatalogOptions {
-                    prompt: &config.prompt,
-                    user_skills_enabled: config.include_user_skills,
-                },
+                CatalogOptions::from_config(config),
                 &templates,
                 &mut sink,
             )

@@ -194,7 +194,7 @@ impl<I> Pipeline<I> {
     pub fn enables(&self, id: &str, config: &BcodeConfig) -> bool {
         self.stages
             .iter()
-            .any(|(spec, _)| &*spec.id == id && is_enabled(spec, config))
+            .any(|(spec, _)| &*spec.id == id && spec.enabled_by(config))
     }
 
     /// Each stage as configured by `config`, in order.
@@ -205,7 +205,7 @@ impl<I> Pipeline<I> {
                 id: spec.id.to_string(),
                 host: !spec.is_canonical(),
                 toggle: spec.toggle.as_deref().map(str::to_owned),
-                enabled: is_enabled(spec, config),
+                enabled: spec.enabled_by(config),
                 class: spec.class,
                 placement: spec.placement,
                 template: spec.template.as_deref().map(str::to_owned),
@@ -258,7 +258,7 @@ impl<I> Pipeline<I> {
                 placement,
                 reason,
             };
-            if !is_enabled(spec, cx.config) {
+            if !spec.enabled_by(cx.config) {
                 let toggle = spec.toggle.as_deref().unwrap_or(id).to_owned();
                 omitted.push(omit(id, OmitReason::Disabled { toggle }));
                 continue;
@@ -356,14 +356,6 @@ impl Rendered {
             omitted,
         }
     }
-}
-
-fn is_enabled(spec: &StageSpec, config: &BcodeConfig) -> bool {
-    // A canonical toggle always has a value; a host section's is on unless
-    // the config sets it to `false`.
-    spec.toggle
-        .as_deref()
-        .is_none_or(|toggle| config.system_prompt.sections.get(toggle) != Some(false))
 }
 
 /// Joins `sections` with the separator, appending one report per section.

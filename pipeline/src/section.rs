@@ -340,6 +340,16 @@ impl StageSpec {
         self
     }
 
+    /// Whether `config` leaves this stage on: the one reading of
+    /// `[system_prompt.sections]`. A canonical toggle always has a value; a
+    /// host section's is on unless the config sets it to `false`; a stage
+    /// without a toggle always runs.
+    pub fn enabled_by(&self, config: &crate::config::BcodeConfig) -> bool {
+        self.toggle
+            .as_deref()
+            .is_none_or(|toggle| config.system_prompt.sections.get(toggle) != Some(false))
+    }
+
     /// Whether this is one of the canonical sections.
     pub fn is_canonical(&self) -> bool {
         matches!(self.position, Position::At(_))

@@ -620,10 +620,7 @@ impl Core {
         if let Some(kept) = &self.skills.catalog {
             return Ok(Some(kept.clone()));
         }
-        let options = CatalogOptions {
-            prompt: &config.skills.prompt,
-            user_skills_enabled: config.skills.include_user_skills,
-        };
+        let options = CatalogOptions::from_config(&config.skills);
         let templates = &self.configured.templates;
         let registry = self.skills.session.registry();
         let display = &self.configured.facts.display;

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_pipeline::section::SectionKind;
 
 use crate::datetime::{DateTimeInput, resolve_timezone};
 use crate::environment::{
@@ -189,9 +190,9 @@ pub fn gather_with(
     }
 }
 
-/// Whether the section `id` is on.
-fn on(request: &ProbeRequest<'_>, id: &str) -> bool {
-    request.config.system_prompt.sections.get(id) == Some(true)
+/// Whether the section `kind` is on, as the pipeline decides it.
+fn on(request: &ProbeRequest<'_>, kind: SectionKind) -> bool {
+    kind.spec().enabled_by(request.config)
 }
 
 /// Starts the toolchain commands, when that section is on: they run on their
@@ -204,7 +205,7 @@ pub fn start_toolchain(
     if !matches!(pinned(machine, |p| &p.toolchain), Pinned::Probe) {
         return None;
     }
-    on(request, "toolchain_context").then(|| {
+    on(request, SectionKind::ToolchainContext).then(|| {
         // Never inside the repository: rustup honours a repository's
         // rust-toolchain.toml (which can name a toolchain by path) and go
         // honours go.mod's toolchain line, so running there would let the
@@ -226,7 +227,7 @@ pub fn gather_session_facts(
     inputs: &mut Gathered,
 ) {
     let env = request.env;
-    if on(request, "execution_environment") {
+    if on(request, SectionKind::ExecutionEnvironment) {
         inputs.execution = pinned(machine, |p| &p.os)
             .or_probe(|| machine.os())
             .map(|os| ExecutionFacts {
@@ -236,23 +237,23 @@ pub fn gather_session_facts(
                     .flatten(),
             });
     }
-    if on(request, "hosting_environment") {
+    if on(request, SectionKind::HostingEnvironment) {
         inputs.hosting = pinned(machine, |p| &p.hosting)
             .or_probe(|| hosting_signals(env, machine.container_marker()));
     }
-    if on(request, "locale") {
+    if on(request, SectionKind::Locale) {
         inputs.locale =
             pinned(machine, |p| &p.locale).or_probe(|| locale(env, || machine.system_locale()));
     }
-    if on(request, "toolchain_context")
+    if on(request, SectionKind::ToolchainContext)
         && let Pinned::Value(facts) = pinned(machine, |p| &p.toolchain)
     {
         inputs.toolchain = Some(facts);
     }
-    if on(request, "runtime_mode") {
+    if on(request, SectionKind::RuntimeMode) {
         inputs.runtime_mode = Some(request.runtime_mode);
     }
-    if on(request, "config_profile") {
+    if on(request, SectionKind::ConfigProfile) {
         inputs.config_profile = Some(ConfigProfile(request.profile.clone()));
     }
 }
@@ -276,7 +277,7 @@ pub fn start_turn_facts(
     machine: &dyn Machine,
     limits: &ProbeLimits,
 ) -> TurnFacts {
-    let datetime = on(request, "current_datetime").then(|| {
+    let datetime = on(request, SectionKind::CurrentDatetime).then(|| {
         let (zone, zone_source) = resolve_timezone(
             request.timezone,
             request.env.get("TZ").map(String::as_str),
@@ -292,10 +293,11 @@ pub fn start_turn_facts(
             zone_source,
         }
     });
-    let wants_status = on(request, "git_revision") || on(request, "dynamic_repository_context");
+    let wants_status =
+        on(request, SectionKind::GitRevision) || on(request, SectionKind::DynamicRepositoryContext);
     // Pinned git facts plug in here, at the gathered level; a hermetic
     // request without them reads no repository.
-    let wants_git = wants_status || on(request, "worktree_context");
+    let wants_git = wants_status || on(request, SectionKind::WorktreeContext);
     let git = match pinned(machine, |p| &p.git) {
         Pinned::Probe if wants_git => {
             let options = GitProbeOptions {

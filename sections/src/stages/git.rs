@@ -25,11 +25,9 @@ const GIT_STAGES: [SectionKind; 3] = [
 ];
 
 fn first_enabled_git_stage(config: &BcodeConfig) -> Option<SectionKind> {
-    GIT_STAGES.into_iter().find(|kind| {
-        kind.toggle()
-            .and_then(|t| config.system_prompt.sections.get(t))
-            == Some(true)
-    })
+    GIT_STAGES
+        .into_iter()
+        .find(|kind| kind.spec().enabled_by(config))
 }
 
 /// Renders the sections for a missing or unusable repository, or hands the

@@ -48,7 +48,10 @@ impl Stage<Gathered> for SkillCatalogStage {
     }
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
-        config.skills.prompt.max_bytes.map(Limit::Bytes)
+        // The budget the catalog was formatted to, as the catalog reads it.
+        bcode_skill::catalog::CatalogOptions::from_config(&config.skills)
+            .max_bytes()
+            .map(Limit::Bytes)
     }
 
     fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {

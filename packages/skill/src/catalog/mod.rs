@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use bcode_skill_models::{CatalogMode, SkillSource, SkillSummary, SkillsPromptConfig};
+use bcode_skill_models::{
+    CatalogMode, SkillSource, SkillSummary, SkillsConfig, SkillsPromptConfig,
+};
 use bcode_text::{Limit, Truncation, clean_body, clean_line, model_path};
 use minijinja::context;
 use serde::Serialize;
@@ -227,6 +229,24 @@ pub struct CatalogOptions<'a> {
     pub user_skills_enabled: bool,
 }
 
+impl<'a> CatalogOptions<'a> {
+    /// The options the `[skills]` table sets: the one place its catalog
+    /// keys are read for formatting and for the section's reported limit.
+    pub fn from_config(config: &'a SkillsConfig) -> CatalogOptions<'a> {
+        CatalogOptions {
+            prompt: &config.prompt,
+            user_skills_enabled: config.include_user_skills,
+        }
+    }
+
+    /// The byte budget of the whole catalog (`skills.prompt.max_bytes`),
+    /// `None` when unbounded: what the catalog is cut to and what the
+    /// `skill_catalog` stage reports as its limit.
+    pub fn max_bytes(&self) -> Option<usize> {
+        self.prompt.max_bytes
+    }
+}
+
 /// Formats the catalog of `skills` (in the order given; the registry yields
 /// them by id). With `max_bytes`, see `budget` for what is kept: the text
 /// stays within the limit, except that the final line, which says what was
@@ -241,7 +261,7 @@ pub fn format_catalog<'s>(
     };
     let format = prepared.format();
     let prompt = options.prompt;
-    let mut catalog = match prompt.max_bytes {
+    let mut catalog = match options.max_bytes() {
         None => format.whole(&prepared.visible, prepared.estimate),
         Some(max) => format.bounded(&prepared.visible, prepared.estimate, max, templates)?,
     };
@@ -278,7 +298,7 @@ pub fn write_catalog<'s>(
     out: &mut dyn std::io::Write,
 ) -> Result<Catalog, WriteCatalogError> {
     let prompt = options.prompt;
-    if prompt.max_bytes.is_some() {
+    if options.max_bytes().is_some() {
         let catalog = format_catalog(skills, options, templates)?;
         out.write_all(catalog.text.as_bytes())?;
         return Ok(catalog);
