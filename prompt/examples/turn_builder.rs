@@ -33,6 +33,11 @@ async fn main() -> Result<(), PromptError> {
         if let Some(CommandReply::Failed(error)) = &turn.command {
             println!("  command failed: {error}"); // e.g. an unknown skill, with a near miss
         }
+        // Every problem of the turn, as one type: a broken skill file, an
+        // unknown config key, a failed section, an event the sink refused ...
+        for notice in turn.notices() {
+            println!("  {} {}: {notice}", notice.severity, notice.code);
+        }
         // Here the host streams the answer, runs tools, and commits the
         // final assistant message (relevant-mode invariants re-evaluate
         // in the background from here).
