@@ -64,6 +64,48 @@ fn metadata_check_reads_only_changed_files_and_sees_body_edits() {
 }
 
 #[test]
+fn a_summaries_only_registry_rebuilds_on_edits_without_telling_body_edits_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(
+        tmp.path(),
+        &[("a/SKILL.md", "---\ndescription: a\n---\nold body\n")],
+    );
+    age(&tmp.path().join("a/SKILL.md"));
+    past_racy_window();
+    let roots = vec![root(
+        SourceKind::RepoBcode,
+        "repo:.bcode/skills",
+        tmp.path(),
+    )];
+    let discovery = bcode_skill::Discovery::new(quick_options(&SkillsConfig::default()));
+    let (mut live, registry) = LiveRegistry::summaries_only(discovery, roots, Vec::new());
+    assert_eq!(registry.len(), 1);
+    // The body edit is read (the walk's own stamps see it), but, with no
+    // stamps of instruction files kept, not named as a changed file.
+    fs::write(
+        tmp.path().join("a/SKILL.md"),
+        "---\ndescription: a\n---\nnew, longer body\n",
+    )
+    .unwrap();
+    let refresh = live.begin_turn().unwrap();
+    assert_eq!(live.last_stats().files_read, 1);
+    assert!(
+        refresh.changed_files.is_empty(),
+        "{:?}",
+        refresh.changed_files
+    );
+    // A summary edit still comes through as a new registry.
+    fs::write(
+        tmp.path().join("a/SKILL.md"),
+        "---\ndescription: changed\n---\nnew, longer body\n",
+    )
+    .unwrap();
+    let refresh = live.begin_turn().unwrap();
+    let summary = refresh.registry.skills().next().unwrap();
+    assert_eq!(summary.manifest.description, "changed");
+}
+
+#[test]
 fn a_watcher_skips_quiet_turns_and_notices_new_skills() {
     let tmp = tempfile::tempdir().unwrap();
     write_tree(

@@ -39,6 +39,8 @@ pub struct LiveRegistry {
     /// The stamp of each skill's instruction file at the last build, to
     /// notice body-only edits (which leave the summary as it was).
     stamps: BTreeMap<String, FileStamp>,
+    /// Whether `stamps` is kept (see [`LiveRegistry::summaries_only`]).
+    track_bodies: bool,
     watcher: Option<FolderWatch>,
     /// The folders the watcher covers, one watch each: what the last
     /// discovery's answer depended on (see `watch`).
@@ -104,11 +106,34 @@ impl LiveRegistry {
         roots: Vec<SourceRoot>,
         providers: Vec<Arc<dyn SkillProvider>>,
     ) -> (Self, SkillRegistry) {
+        Self::build(discovery, roots, providers, true)
+    }
+
+    /// [`LiveRegistry::with_discovery`] for a host that needs only the
+    /// registry (an MCP server, which checks each skill's files itself):
+    /// body-only edits are not told apart ([`TurnRefresh::changed_files`]
+    /// stays empty), which spares a stamp of every instruction file at each
+    /// build (a path lookup each).
+    pub fn summaries_only(
+        discovery: Discovery,
+        roots: Vec<SourceRoot>,
+        providers: Vec<Arc<dyn SkillProvider>>,
+    ) -> (Self, SkillRegistry) {
+        Self::build(discovery, roots, providers, false)
+    }
+
+    fn build(
+        discovery: Discovery,
+        roots: Vec<SourceRoot>,
+        providers: Vec<Arc<dyn SkillProvider>>,
+        track_bodies: bool,
+    ) -> (Self, SkillRegistry) {
         let mut live = LiveRegistry {
             discovery,
             roots,
             providers,
             stamps: BTreeMap::new(),
+            track_bodies,
             watcher: None,
             watched: BTreeSet::new(),
             ancestors: BTreeSet::new(),
@@ -121,7 +146,9 @@ impl LiveRegistry {
         let registry = live
             .discovery
             .build_with_providers(&live.roots, &live.providers);
-        live.stamps = stamps(&registry);
+        if track_bodies {
+            live.stamps = stamps(&registry);
+        }
         live.last = registry.clone();
         (live, registry)
     }
@@ -269,7 +296,11 @@ impl LiveRegistry {
                 changed_files: BTreeSet::new(),
             });
         }
-        let now = stamps(&registry);
+        let now = if self.track_bodies {
+            stamps(&registry)
+        } else {
+            BTreeMap::new()
+        };
         let changed_files: BTreeSet<String> = now
             .iter()
             .filter(|(id, stamp)| self.stamps.get(*id).is_some_and(|old| old != *stamp))
