@@ -17,7 +17,9 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     let config = &context.loaded.config.skills;
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
-    let (mut live, registry) = LiveRegistry::with_discovery(
+    // Body-only edits need not be told apart: each entry checks the stamps
+    // of its own files.
+    let (mut live, registry) = LiveRegistry::summaries_only(
         bcode_prompt::skills::skill_discovery(
             &context.loaded,
             &context.inputs.env,

@@ -252,6 +252,13 @@ impl StateDir {
         Ok(())
     }
 
+    /// A scratch file in this folder with no name (removed as it is
+    /// created, or on Linux never named: `O_TMPFILE`), mode 0600: room for
+    /// what a process would otherwise hold in memory, gone when it closes.
+    pub fn scratch(&self) -> io::Result<File> {
+        tempfile::tempfile_in(&self.path)
+    }
+
     /// Makes renames in this folder durable (`fsync` of the folder). Not
     /// every platform can open a folder for syncing; the rename has happened
     /// either way, so that is not an error.

@@ -11,12 +11,18 @@
 //! The same holding place carries entries across a registry swap: the
 //! server hands the entries it built back before serving the new registry,
 //! so a skill that did not change is not read again.
+//!
+//! Entries are held as lines, not values ([`StoredEntry`]): the file read
+//! at start stays open and is indexed by where each line is, entries read
+//! this run go to a nameless scratch file in the same folder, and a request
+//! parses the lines it needs. A save copies lines as they are.
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use bcode_fs::{FileStamp, RACY_WINDOW, StateDir};
@@ -35,12 +41,46 @@ const FORMAT: u64 = 2;
 /// A cache file larger than this is not read (and is rewritten).
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
+/// Where a served skill's entry is kept between the requests that need it:
+/// as its line, in the cache file read at start or in this run's scratch
+/// file (10,000 entries held as values would cost the server as much memory
+/// again as the registry it serves), or in memory when there is no state
+/// folder to write to, or the entry was read inside the racy window (which
+/// no file keeps). [`DigestCache::load`] makes the entry again.
+#[derive(Clone, Debug)]
+pub enum StoredEntry {
+    /// A line of one of the cache's files.
+    Line(LineAt),
+    /// The entry itself.
+    Memory(Arc<ServedEntry>),
+}
+
+impl StoredEntry {
+    /// Whether a later run may trust the entry's stamps (a line is only
+    /// ever written for a settled entry).
+    pub fn settled(&self) -> bool {
+        match self {
+            StoredEntry::Line(_) => true,
+            StoredEntry::Memory(entry) => entry.settled(),
+        }
+    }
+}
+
+/// Where a line is: which file, from which byte, how long (without its
+/// newline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineAt {
+    scratch: bool,
+    offset: u64,
+    len: u32,
+}
+
 /// Entries by instruction file, loaded once and written back, when
 /// anything changed, with what the server serves.
 #[derive(Debug)]
 pub struct DigestCache {
     dir: Option<StateDir>,
-    /// The file's entries, read on first use (off a server's start: the
+    /// The file's entries, indexed on first use (off a server's start: the
     /// first entry built reads them).
     held: OnceLock<Held>,
     /// A skill was read this run (new, or a stamp moved).
@@ -60,19 +100,28 @@ impl Default for DigestCache {
     }
 }
 
-/// The entries held, by instruction file.
+/// The entries held, by instruction file, and the files their lines are in.
 #[derive(Debug, Default)]
 struct Held {
+    /// The cache file as it was at first use, kept open: its lines are read
+    /// where they are (a save renames another file over its name, which
+    /// leaves this one readable).
+    file: Option<File>,
+    /// This run's lines, one after the other; made on first need.
+    scratch: OnceLock<Option<File>>,
+    /// How many bytes the scratch file holds (new lines go after them).
+    scratch_len: Mutex<u64>,
     /// Keyed by the path as text: hashing and comparing a `Path` goes
     /// component by component, which showed in profiles at 13,000 files.
-    entries: Mutex<HashMap<String, Arc<ServedEntry>>>,
+    entries: Mutex<HashMap<String, StoredEntry>>,
     /// How many entries the file held when read.
     loaded: usize,
 }
 
 impl DigestCache {
     /// A cache that keeps nothing on disk (no state folder, or it was
-    /// refused); it still carries entries across a registry swap.
+    /// refused); it still carries entries across a registry swap, in
+    /// memory.
     pub fn none() -> DigestCache {
         DigestCache::default()
     }
@@ -106,40 +155,88 @@ impl DigestCache {
         self.racy_window
     }
 
+    /// The held entries: on first use, where each line of the cache file
+    /// is, by its instruction file (one pass over the file, one line in
+    /// memory at a time; a line is parsed only when its skill asks).
     fn held(&self) -> &Held {
         self.held.get_or_init(|| {
             let mut entries = HashMap::new();
+            let mut kept = None;
             if let Some(dir) = &self.dir
                 && let Ok((file, len)) = dir.open_file(FILE)
                 && len <= MAX_FILE_BYTES
             {
-                for line in BufReader::new(file).lines() {
-                    let Ok(line) = line else { break };
-                    if let Some((path, entry)) = parse_line(&line) {
-                        entries.insert(path, Arc::new(entry));
+                let prefix = format!(r#"{{"v":{FORMAT},"p":"#);
+                let mut lines = BufReader::new(&file);
+                let (mut line, mut offset) = (Vec::new(), 0u64);
+                while let Ok(read) = lines.read_until(b'\n', &mut line) {
+                    if read == 0 {
+                        break;
                     }
+                    let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                    if let Some(path) = path_of(text, prefix.as_bytes())
+                        && let Ok(len) = u32::try_from(text.len())
+                    {
+                        let at = LineAt {
+                            scratch: false,
+                            offset,
+                            len,
+                        };
+                        entries.insert(path, StoredEntry::Line(at));
+                    }
+                    offset += read as u64;
+                    line.clear();
                 }
+                kept = Some(file);
             }
             Held {
+                file: kept,
                 loaded: entries.len(),
                 entries: Mutex::new(entries),
+                ..Held::default()
             }
         })
     }
 
     /// The entry held for the skill whose instruction file is `location`,
-    /// taken out (the caller checks it still holds).
-    pub fn take(&self, location: &Path) -> Option<Arc<ServedEntry>> {
+    /// taken out (the caller loads it and checks it still holds).
+    pub fn take(&self, location: &Path) -> Option<StoredEntry> {
         let location = location.to_str()?;
         self.lock().remove(location)
     }
 
     /// Holds `entry` for the skill at `location` until a build takes it
     /// (a registry swap hands back what the old registry's skills built).
-    pub fn hold(&self, location: &Path, entry: Arc<ServedEntry>) {
+    pub fn hold(&self, location: &Path, entry: StoredEntry) {
         if let Some(location) = location.to_str() {
             self.lock().insert(location.to_owned(), entry);
         }
+    }
+
+    /// The entry `stored` keeps; `None` when its line cannot be read back
+    /// or no longer reads as an entry (then the skill is read again).
+    pub fn load(&self, stored: &StoredEntry) -> Option<Arc<ServedEntry>> {
+        match stored {
+            StoredEntry::Memory(entry) => Some(Arc::clone(entry)),
+            StoredEntry::Line(at) => {
+                let line = self.line(*at)?;
+                let text = std::str::from_utf8(&line).ok()?;
+                parse_line(text).map(|(_, entry)| Arc::new(entry))
+            }
+        }
+    }
+
+    /// Keeps `entry`, the skill at `location` just read: as a line of the
+    /// scratch file when it is settled and there is one, else in memory.
+    pub fn keep(&self, location: &Path, entry: Arc<ServedEntry>) -> StoredEntry {
+        if entry.settled()
+            && let Some(location) = location.to_str()
+            && let Some(line) = line_of(location, &entry)
+            && let Some(at) = self.append(line.as_bytes())
+        {
+            return StoredEntry::Line(at);
+        }
+        StoredEntry::Memory(entry)
     }
 
     /// Notes that a skill's files were read: the file is written at the
@@ -150,32 +247,33 @@ impl DigestCache {
 
     /// Writes `entries` (what is served now, by instruction file; a
     /// vanished skill drops out) when a skill was read or one dropped out,
-    /// through a temporary file renamed into place. Entries read inside
-    /// the racy window are left out. Failing to write only costs the next
-    /// start its reads.
-    pub fn save<'a>(&self, entries: impl IntoIterator<Item = (&'a Path, &'a ServedEntry)>) {
+    /// through a temporary file renamed into place: a line already in a
+    /// file is copied as it is. Entries read inside the racy window are
+    /// left out. Failing to write only costs the next start its reads.
+    pub fn save<'a>(&self, entries: impl IntoIterator<Item = (&'a Path, &'a StoredEntry)>) {
         let Some(dir) = &self.dir else { return };
-        let settled: Vec<(&Path, &ServedEntry)> = entries
+        let mut settled: Vec<(&str, &StoredEntry)> = entries
             .into_iter()
             .filter(|(_, entry)| entry.settled())
+            .filter_map(|(location, entry)| Some((location.to_str()?, entry)))
             .collect();
         if settled.is_empty()
             || (!self.read.load(Ordering::Relaxed) && settled.len() == self.held().loaded)
         {
             return;
         }
-        let mut lines: Vec<(&str, String)> = settled
-            .into_iter()
-            .filter_map(|(location, entry)| {
-                let location = location.to_str()?;
-                Some((location, line_of(location, entry)?))
-            })
-            .collect();
-        lines.sort_by(|a, b| a.0.cmp(b.0));
+        settled.sort_by(|a, b| a.0.cmp(b.0));
         let written = dir.replace(FILE, &mut |file| {
             let mut out = std::io::BufWriter::new(file);
-            for (_, line) in &lines {
-                writeln!(out, "{line}")?;
+            for (location, entry) in &settled {
+                let line = match entry {
+                    StoredEntry::Line(at) => self.line(*at),
+                    StoredEntry::Memory(entry) => line_of(location, entry).map(String::into_bytes),
+                };
+                if let Some(line) = line {
+                    out.write_all(&line)?;
+                    out.write_all(b"\n")?;
+                }
             }
             out.flush()
         });
@@ -184,12 +282,120 @@ impl DigestCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<ServedEntry>>> {
+    /// The bytes of the line at `at`.
+    fn line(&self, at: LineAt) -> Option<Vec<u8>> {
+        let held = self.held();
+        let file = if at.scratch {
+            held.scratch.get()?.as_ref()?
+        } else {
+            held.file.as_ref()?
+        };
+        let mut line = vec![0; at.len as usize];
+        read_at(file, &mut line, at.offset).ok()?;
+        Some(line)
+    }
+
+    /// Appends `line` to the scratch file (made in the state folder on
+    /// first use, nameless, gone when the server ends); `None` without one.
+    fn append(&self, line: &[u8]) -> Option<LineAt> {
+        let held = self.held();
+        let file = held
+            .scratch
+            .get_or_init(|| self.dir.as_ref()?.scratch().ok())
+            .as_ref()?;
+        let len = u32::try_from(line.len()).ok()?;
+        let offset = {
+            let mut end = match held.scratch_len.lock() {
+                Ok(end) => end,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            let offset = *end;
+            *end += u64::from(len) + 1;
+            offset
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+        write_at(file, &bytes, offset).ok()?;
+        Some(LineAt {
+            scratch: true,
+            offset,
+            len,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, StoredEntry>> {
         match self.held().entries.lock() {
             Ok(held) => held,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
+}
+
+/// The instruction file a line is for, and `None` for a line of another
+/// format. A line as this program writes it starts `{"v":2,"p":` and a
+/// JSON string, which is read without parsing the rest; any other order of
+/// the fields (a line rewritten by another program) is parsed whole.
+fn path_of(line: &[u8], prefix: &[u8]) -> Option<String> {
+    if let Some(rest) = line.strip_prefix(prefix) {
+        let mut strings = serde_json::Deserializer::from_slice(rest).into_iter::<String>();
+        return strings.next()?.ok();
+    }
+    #[derive(Deserialize)]
+    struct Key {
+        v: u64,
+        p: String,
+    }
+    let key: Key = serde_json::from_slice(line).ok()?;
+    (key.v == FORMAT).then_some(key.p)
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(unix)]
+fn write_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn write_at(file: &File, mut buf: &[u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_write(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::WriteZero.into()),
+            n => {
+                buf = &buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn write_at(_: &File, _: &[u8], _: u64) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// A stamp as a line writes it: length, modified and changed (seconds,
@@ -364,25 +570,74 @@ mod tests {
         let stamp = old_stamp_of(&file);
         let cache = DigestCache::open(state.path());
         assert!(cache.take(&file).is_none());
-        let entry = entry_for(state.path(), stamp);
-        cache.save([(file.as_path(), &entry)]);
+        let entry = Arc::new(entry_for(state.path(), stamp));
+        // Read this run: kept as a line of the scratch file, not in memory.
+        let kept = cache.keep(&file, Arc::clone(&entry));
+        assert!(matches!(kept, StoredEntry::Line(_)), "{kept:?}");
+        let again = cache.load(&kept).unwrap_or_else(|| unreachable!());
+        assert_eq!(
+            (&again.id, &again.folder, &again.frontmatter, &again.files),
+            (&entry.id, &entry.folder, &entry.frontmatter, &entry.files)
+        );
+        cache.note_read();
+        cache.save([(file.as_path(), &kept)]);
         let saved = state.path().join("cache/mcp-server").join(FILE);
         let inode = |path: &Path| old_stamp_of(path).ino;
         let written = inode(&saved);
         let again = DigestCache::open(state.path());
-        let back = again.take(&file).unwrap_or_else(|| unreachable!());
+        let stored = again.take(&file).unwrap_or_else(|| unreachable!());
+        let back = again.load(&stored).unwrap_or_else(|| unreachable!());
         assert_eq!(
             (&back.id, &back.folder, &back.frontmatter, &back.files),
             (&entry.id, &entry.folder, &entry.frontmatter, &entry.files)
         );
         // Nothing read and nothing dropped: the file is not written again.
-        again.save([(file.as_path(), &*back)]);
+        again.save([(file.as_path(), &stored)]);
         assert_eq!(inode(&saved), written);
         again.note_read();
-        again.save([(file.as_path(), &*back)]);
+        again.save([(file.as_path(), &stored)]);
         assert_ne!(inode(&saved), written);
+        // The line was copied from the file replaced, which stays readable.
+        assert!(again.load(&stored).is_some());
+        let third = DigestCache::open(state.path());
+        let copied = third.take(&file).and_then(|stored| third.load(&stored));
+        assert_eq!(copied.map(|e| e.files.clone()), Some(entry.files.clone()));
         assert!(again.take(&file).is_none(), "taken out once");
         assert!(DigestCache::none().take(&file).is_none());
+    }
+
+    #[test]
+    fn without_a_state_folder_an_entry_stays_in_memory() {
+        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
+        let file = state.path().join("SKILL.md");
+        std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
+        let entry = Arc::new(entry_for(state.path(), old_stamp_of(&file)));
+        let kept = DigestCache::none().keep(&file, Arc::clone(&entry));
+        assert!(matches!(&kept, StoredEntry::Memory(e) if Arc::ptr_eq(e, &entry)));
+        // Nothing is written without a state folder.
+        DigestCache::none().save([(file.as_path(), &kept)]);
+        assert!(!state.path().join("cache").exists());
+    }
+
+    #[test]
+    fn a_line_is_found_by_its_path_without_parsing_the_rest() {
+        let prefix = format!(r#"{{"v":{FORMAT},"p":"#);
+        let line = format!(r#"{prefix}"/s/a\"b/SKILL.md","id":broken"#);
+        assert_eq!(
+            path_of(line.as_bytes(), prefix.as_bytes()).as_deref(),
+            Some(r#"/s/a"b/SKILL.md"#)
+        );
+        assert_eq!(
+            path_of(br#"{"v":1,"p":"/s/SKILL.md"}"#, prefix.as_bytes()),
+            None
+        );
+        // Fields in another order (a line rewritten by another program).
+        let reordered = format!(r#"{{"id":"a","p":"/s/SKILL.md","v":{FORMAT}}}"#);
+        assert_eq!(
+            path_of(reordered.as_bytes(), prefix.as_bytes()).as_deref(),
+            Some("/s/SKILL.md")
+        );
+        assert_eq!(path_of(b"not json", prefix.as_bytes()), None);
     }
 
     #[test]

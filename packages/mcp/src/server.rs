@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::digests::DigestCache;
+use crate::digests::{DigestCache, StoredEntry};
 use crate::entry::{self, ServedEntry, StampLooker};
 use crate::uri::{self, SKILL_MD};
 
@@ -32,33 +32,55 @@ pub const SKILLS_PAGE: usize = 100;
 /// Resources per `resources/list` page.
 pub const RESOURCES_PAGE: usize = 1000;
 
-/// A served skill (shared with the registry, not copied) and its entry,
-/// built the first time a request needs it.
+/// A served skill (shared with the registry, not copied) and where its
+/// entry is kept, built the first time a request needs it.
 #[derive(Debug)]
 struct Served {
     summary: Arc<SkillSummary>,
-    entry: OnceLock<Result<Arc<ServedEntry>, String>>,
+    entry: OnceLock<Result<StoredEntry, String>>,
 }
 
 impl Served {
+    /// Where the entry is, building it first when no request has.
+    fn stored(
+        &self,
+        cache: &DigestCache,
+        looker: &mut StampLooker,
+    ) -> Result<&StoredEntry, String> {
+        self.entry
+            .get_or_init(|| {
+                let location = &self.summary.location;
+                let held = cache.take(location);
+                let known = held.as_ref().and_then(|held| cache.load(held));
+                let built = entry::build(&self.summary, known, looker, cache.racy_window())?;
+                if !built.read
+                    && let Some(held) = held
+                {
+                    return Ok(held);
+                }
+                // Only an entry a later run may keep changes what the cache
+                // file should hold (a skill that cannot be served is read
+                // again each start).
+                if built.entry.settled() {
+                    cache.note_read();
+                }
+                Ok(cache.keep(location, built.entry))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The entry, built when no request has yet, read back from where it is
+    /// kept.
     fn entry(
         &self,
         cache: &DigestCache,
         looker: &mut StampLooker,
     ) -> Result<Arc<ServedEntry>, String> {
-        self.entry
-            .get_or_init(|| {
-                let known = cache.take(&self.summary.location);
-                let built = entry::build(&self.summary, known, looker, cache.racy_window())?;
-                // Only an entry a later run may keep changes what the cache
-                // file should hold (a skill that cannot be served is read
-                // again each start).
-                if built.read && built.entry.settled() {
-                    cache.note_read();
-                }
-                Ok(built.entry)
-            })
-            .clone()
+        let stored = self.stored(cache, looker)?;
+        cache
+            .load(stored)
+            .ok_or_else(|| "its entry cannot be read back from the digest cache".to_owned())
     }
 }
 
@@ -96,7 +118,7 @@ impl Snapshot {
     }
 
     /// Every entry built so far, by instruction file.
-    fn built(&self) -> impl Iterator<Item = (&std::path::Path, &Arc<ServedEntry>)> {
+    fn built(&self) -> impl Iterator<Item = (&std::path::Path, &StoredEntry)> {
         self.skills.values().filter_map(|served| {
             let entry = served.entry.get()?.as_ref().ok()?;
             Some((served.summary.location.as_path(), entry))
@@ -131,11 +153,7 @@ impl SkillServer {
     /// Writes the digest cache (after a listing, and when serving ends).
     pub fn save_digests(&self) {
         let snapshot = self.current();
-        self.digests.save(
-            snapshot
-                .built()
-                .map(|(location, entry)| (location, &**entry)),
-        );
+        self.digests.save(snapshot.built());
     }
 
     /// Serves `registry` from now on; whether what is served changed (then
@@ -151,7 +169,7 @@ impl SkillServer {
         // inside the racy window: a file changed again within its clock
         // tick after the read would still answer with the same stamp.
         for (location, entry) in slot.built().filter(|(_, entry)| entry.settled()) {
-            self.digests.hold(location, Arc::clone(entry));
+            self.digests.hold(location, entry.clone());
         }
         let same = slot.ids == next.ids
             && slot.ids.iter().all(|id| {
@@ -210,7 +228,7 @@ impl SkillServer {
                         pages.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
                         for served in page {
-                            let _ = served.entry(&self.digests, &mut looker);
+                            let _ = served.stored(&self.digests, &mut looker);
                         }
                     }
                 });
@@ -242,11 +260,7 @@ impl SkillServer {
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
         if result.next_cursor.is_none() {
-            self.digests.save(
-                snapshot
-                    .built()
-                    .map(|(location, entry)| (location, &**entry)),
-            );
+            self.digests.save(snapshot.built());
         }
         Ok(result)
     }
@@ -343,7 +357,7 @@ fn build_entries(page: &[&Served], digests: &DigestCache) {
             scope.spawn(move || {
                 let mut looker = StampLooker::default();
                 for served in part {
-                    let _ = served.entry(digests, &mut looker);
+                    let _ = served.stored(digests, &mut looker);
                 }
             });
         }
