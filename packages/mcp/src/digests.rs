@@ -17,6 +17,7 @@
 //! this run go to a nameless scratch file in the same folder, and a request
 //! parses the lines it needs. A save copies lines as they are.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -26,6 +27,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use bcode_fs::{FileStamp, RACY_WINDOW, StateDir};
+use rmcp::model::Skill;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -223,6 +226,16 @@ impl DigestCache {
                 let text = std::str::from_utf8(&line).ok()?;
                 parse_line(text).map(|(_, entry)| Arc::new(entry))
             }
+        }
+    }
+
+    /// The SEP-2640 entry `stored` keeps, as `skills/list` sends it: from a
+    /// line, one parse of only what the entry sends. `None` when the line
+    /// cannot be read back or does not read as an entry.
+    pub fn skill(&self, stored: &StoredEntry) -> Option<Skill> {
+        match stored {
+            StoredEntry::Memory(entry) => entry.skill(),
+            StoredEntry::Line(at) => skill_of_line(&self.line(*at)?),
         }
     }
 
@@ -526,6 +539,29 @@ fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
     ))
 }
 
+/// The SEP-2640 entry a line keeps, parsing only the fields it sends (the
+/// front matter straight to the map the entry holds).
+fn skill_of_line(line: &[u8]) -> Option<Skill> {
+    #[derive(Deserialize)]
+    struct Listed<'a> {
+        v: u64,
+        #[serde(borrow)]
+        id: Cow<'a, str>,
+        fm: serde_json::Map<String, serde_json::Value>,
+        #[serde(borrow)]
+        files: Vec<(Cow<'a, str>, IgnoredAny, Stamp, String)>,
+    }
+    let line: Listed<'_> = serde_json::from_slice(line).ok()?;
+    let sorted = line.files.windows(2).all(|pair| pair[0].0 < pair[1].0);
+    let digests = line.files.iter().all(|file| well_formed(&file.3));
+    (line.v == FORMAT && sorted && digests).then_some(())?;
+    let files = line
+        .files
+        .into_iter()
+        .map(|(served, _, stamp, digest)| (served, digest, stamp.0));
+    crate::entry::sep_skill(&line.id, line.fm, files)
+}
+
 /// Whether `digest` is `sha256:` and 64 lowercase hex digits.
 fn well_formed(digest: &str) -> bool {
     digest.strip_prefix("sha256:").is_some_and(|hex| {
@@ -579,6 +615,10 @@ mod tests {
             (&again.id, &again.folder, &again.frontmatter, &again.files),
             (&entry.id, &entry.folder, &entry.frontmatter, &entry.files)
         );
+        // What a listing sends from the line is what the entry sends.
+        let json = |skill: Option<Skill>| serde_json::to_value(skill).ok();
+        assert_eq!(json(cache.skill(&kept)), json(entry.skill()));
+        assert!(json(entry.skill()).is_some_and(|v| v["frontmatter"]["name"] == "a"));
         cache.note_read();
         cache.save([(file.as_path(), &kept)]);
         let saved = state.path().join("cache/mcp-server").join(FILE);

@@ -91,33 +91,12 @@ impl ServedEntry {
     /// `description` (which an entry made here, or read back from the
     /// digest cache, always has).
     pub fn skill(&self) -> Option<Skill> {
-        // Read as a map, then split: the SDK's type flattens the other
-        // fields, which serde reads through a buffered copy of each.
-        let mut extra: serde_json::Map<String, Value> =
-            serde_json::from_str(&self.frontmatter).ok()?;
-        let mut text = |key: &str| match extra.remove(key) {
-            Some(Value::String(text)) => Some(text),
-            _ => None,
-        };
-        let (name, description) = (text("name")?, text("description")?);
-        let mut frontmatter = SkillFrontmatter::new(name, description);
-        frontmatter.extra = extra;
-        let resources = self
+        let frontmatter = serde_json::from_str(&self.frontmatter).ok()?;
+        let files = self
             .files
             .iter()
-            .map(|file| {
-                SkillResource::new(
-                    file_uri(&self.id, &file.served),
-                    file.digest.clone(),
-                    file.stamp.len,
-                )
-            })
-            .collect();
-        Some(Skill::new(
-            skill_uri(&self.id),
-            frontmatter,
-            SkillResources::Files(resources),
-        ))
+            .map(|file| (file.served.as_str(), file.digest.clone(), file.stamp.len));
+        sep_skill(&self.id, frontmatter, files)
     }
 
     /// The file served as `path`, when the entry lists one.
@@ -164,6 +143,34 @@ impl ServedEntry {
     pub fn settled(&self) -> bool {
         self.settled
     }
+}
+
+/// The SEP-2640 entry of the skill `id`: its front matter (which must hold
+/// a `name` and a `description` string) and its files (served path,
+/// digest, length).
+pub fn sep_skill<S: AsRef<str>>(
+    id: &str,
+    frontmatter: serde_json::Map<String, Value>,
+    files: impl Iterator<Item = (S, String, u64)>,
+) -> Option<Skill> {
+    // Read as a map, then split: the SDK's type flattens the other
+    // fields, which serde reads through a buffered copy of each.
+    let mut extra = frontmatter;
+    let mut text = |key: &str| match extra.remove(key) {
+        Some(Value::String(text)) => Some(text),
+        _ => None,
+    };
+    let (name, description) = (text("name")?, text("description")?);
+    let mut frontmatter = SkillFrontmatter::new(name, description);
+    frontmatter.extra = extra;
+    let resources = files
+        .map(|(served, digest, len)| SkillResource::new(file_uri(id, served.as_ref()), digest, len))
+        .collect();
+    Some(Skill::new(
+        skill_uri(id),
+        frontmatter,
+        SkillResources::Files(resources),
+    ))
 }
 
 /// Looks stamps up relative to one held folder (the one holding the last

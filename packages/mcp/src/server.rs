@@ -2,13 +2,14 @@
 //! (`skills/list`, `skills/get`, `resources/list`, `resources/read`), each
 //! skill's entry built once (from the digest cache when its stamps still
 //! answer), in listing order beside the first requests ([`SkillServer::warm`])
-//! or by the first request that needs it (a `resources/read` lists no tree),
-//! and a snapshot swapped in when the skill tree changes, with
+//! or by the first request that needs it (a `resources/read` lists no tree);
+//! the `skills/list` page after each one answered is made while the client
+//! reads that one; and a snapshot swapped in when the skill tree changes, with
 //! `notifications/resources/list_changed`; what the old snapshot built is
 //! handed back, so an unchanged skill is not read again.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -17,7 +18,7 @@ use bcode_skill_models::SkillSummary;
 use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig, Skill,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -132,6 +133,18 @@ impl Snapshot {
 pub struct SkillServer {
     snapshot: Arc<RwLock<Arc<Snapshot>>>,
     digests: Arc<DigestCache>,
+    /// The `skills/list` page after the last one answered, made while the
+    /// client reads that one (see [`SkillServer::list_skills_page`]).
+    ahead: Arc<Mutex<Option<Ahead>>>,
+}
+
+/// A page made ahead: which snapshot, from which skill, and the skills
+/// (a request that comes while it is being made waits for it).
+#[derive(Debug)]
+struct Ahead {
+    snapshot: Weak<Snapshot>,
+    start: usize,
+    skills: Arc<OnceLock<Vec<Skill>>>,
 }
 
 impl SkillServer {
@@ -147,6 +160,7 @@ impl SkillServer {
         SkillServer {
             snapshot: Arc::new(RwLock::new(Arc::new(Snapshot::of(registry)))),
             digests: Arc::new(digests),
+            ahead: Arc::default(),
         }
     }
 
@@ -237,9 +251,40 @@ impl SkillServer {
     }
 
     /// One `skills/list` page from `cursor`, blocking (files are read).
+    /// A client that lists one page usually asks for the next: that page is
+    /// made on a thread of its own while the client reads this one, and the
+    /// request for it takes it (or waits for it) instead of making it again.
     pub fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult, McpError> {
         let snapshot = self.current();
         let start = page_start(cursor, snapshot.ids.len())?;
+        let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
+        let made = self.take_ahead(&snapshot, start);
+        if end < snapshot.ids.len() {
+            self.make_ahead(&snapshot, end);
+        }
+        let skills = match made {
+            Some(page) => {
+                page.get_or_init(|| self.page_skills(&snapshot, start));
+                // Taken, not copied, once the thread that made it let go.
+                match Arc::try_unwrap(page) {
+                    Ok(page) => page.into_inner().unwrap_or_default(),
+                    Err(page) => page.get().cloned().unwrap_or_default(),
+                }
+            }
+            None => self.page_skills(&snapshot, start),
+        };
+        let mut result = ListSkillsResult::with_all_items(skills);
+        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        if result.next_cursor.is_none() {
+            self.digests.save(snapshot.built());
+        }
+        Ok(result)
+    }
+
+    /// The skills of the page from `start`, building their entries first.
+    /// A skill whose files cannot be served is left out of the listing;
+    /// `skills/get` names the reason.
+    fn page_skills(&self, snapshot: &Snapshot, start: usize) -> Vec<Skill> {
         let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
         let page: Vec<&Served> = snapshot
             .ids
@@ -249,20 +294,51 @@ impl SkillServer {
             .filter_map(|id| snapshot.skills.get(id))
             .collect();
         build_entries(&page, &self.digests);
-        // A skill whose files cannot be served is left out of the listing;
-        // `skills/get` names the reason.
         let mut looker = StampLooker::default();
-        let skills = page
-            .iter()
-            .filter_map(|served| served.entry(&self.digests, &mut looker).ok())
-            .filter_map(|entry| entry.skill())
-            .collect();
-        let mut result = ListSkillsResult::with_all_items(skills);
-        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
-        if result.next_cursor.is_none() {
-            self.digests.save(snapshot.built());
+        page.iter()
+            .filter_map(|served| served.stored(&self.digests, &mut looker).ok())
+            .filter_map(|stored| self.digests.skill(stored))
+            .collect()
+    }
+
+    /// The page made ahead from `start` of `snapshot`, if that is the one.
+    fn take_ahead(
+        &self,
+        snapshot: &Arc<Snapshot>,
+        start: usize,
+    ) -> Option<Arc<OnceLock<Vec<Skill>>>> {
+        let mut ahead = match self.ahead.lock() {
+            Ok(ahead) => ahead,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let made = ahead.take()?;
+        let same =
+            made.start == start && std::ptr::eq(made.snapshot.as_ptr(), Arc::as_ptr(snapshot));
+        same.then_some(made.skills)
+    }
+
+    /// Starts making the page from `start` of `snapshot` on a thread of its
+    /// own; nothing when no thread can be had.
+    fn make_ahead(&self, snapshot: &Arc<Snapshot>, start: usize) {
+        let skills = Arc::new(OnceLock::new());
+        let (server, page, snapshot_now) =
+            (self.clone(), Arc::clone(&skills), Arc::clone(snapshot));
+        let spawned = std::thread::Builder::new()
+            .name("bcode-mcp-page".into())
+            .spawn(move || {
+                page.get_or_init(|| server.page_skills(&snapshot_now, start));
+            });
+        if spawned.is_ok() {
+            let mut ahead = match self.ahead.lock() {
+                Ok(ahead) => ahead,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            *ahead = Some(Ahead {
+                snapshot: Arc::downgrade(snapshot),
+                start,
+                skills,
+            });
         }
-        Ok(result)
     }
 
     /// The `skills/get` answer for `uri`, blocking; `-32602` for a skill not
