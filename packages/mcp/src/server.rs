@@ -257,28 +257,53 @@ impl SkillServer {
     pub fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult, McpError> {
         let snapshot = self.current();
         let start = page_start(cursor, snapshot.ids.len())?;
+        let made = self.take_ahead(&snapshot, start, false);
+        Ok(self.answer_page(&snapshot, start, made))
+    }
+
+    /// The page from `cursor` when it was made ahead and is finished, and
+    /// is not the last (whose answer writes the digest cache): answered
+    /// without blocking, so the handler need not hand the request to a
+    /// blocking thread. `None` otherwise.
+    pub fn ready_skills_page(&self, cursor: Option<&str>) -> Option<ListSkillsResult> {
+        let snapshot = self.current();
+        let start = page_start(cursor, snapshot.ids.len()).ok()?;
+        if start + SKILLS_PAGE >= snapshot.ids.len() {
+            return None;
+        }
+        let made = self.take_ahead(&snapshot, start, true)?;
+        Some(self.answer_page(&snapshot, start, Some(made)))
+    }
+
+    /// The answer for the page from `start`, from `made` when it was made
+    /// ahead; the next page is started ahead.
+    fn answer_page(
+        &self,
+        snapshot: &Arc<Snapshot>,
+        start: usize,
+        made: Option<Arc<OnceLock<Vec<Skill>>>>,
+    ) -> ListSkillsResult {
         let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
-        let made = self.take_ahead(&snapshot, start);
         if end < snapshot.ids.len() {
-            self.make_ahead(&snapshot, end);
+            self.make_ahead(snapshot, end);
         }
         let skills = match made {
             Some(page) => {
-                page.get_or_init(|| self.page_skills(&snapshot, start));
+                page.get_or_init(|| self.page_skills(snapshot, start));
                 // Taken, not copied, once the thread that made it let go.
                 match Arc::try_unwrap(page) {
                     Ok(page) => page.into_inner().unwrap_or_default(),
                     Err(page) => page.get().cloned().unwrap_or_default(),
                 }
             }
-            None => self.page_skills(&snapshot, start),
+            None => self.page_skills(snapshot, start),
         };
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
         if result.next_cursor.is_none() {
             self.digests.save(snapshot.built());
         }
-        Ok(result)
+        result
     }
 
     /// The skills of the page from `start`, building their entries first.
@@ -301,34 +326,53 @@ impl SkillServer {
             .collect()
     }
 
-    /// The page made ahead from `start` of `snapshot`, if that is the one.
+    /// The page made ahead from `start` of `snapshot`, if that is the one
+    /// (and, when `finished` is asked for, only if it is made; otherwise it
+    /// stays where it is).
     fn take_ahead(
         &self,
         snapshot: &Arc<Snapshot>,
         start: usize,
+        finished: bool,
     ) -> Option<Arc<OnceLock<Vec<Skill>>>> {
         let mut ahead = match self.ahead.lock() {
             Ok(ahead) => ahead,
             Err(poisoned) => poisoned.into_inner(),
         };
+        if finished
+            && ahead
+                .as_ref()
+                .is_none_or(|made| made.skills.get().is_none())
+        {
+            return None;
+        }
         let made = ahead.take()?;
         let same =
             made.start == start && std::ptr::eq(made.snapshot.as_ptr(), Arc::as_ptr(snapshot));
         same.then_some(made.skills)
     }
 
-    /// Starts making the page from `start` of `snapshot` on a thread of its
-    /// own; nothing when no thread can be had.
+    /// Starts making the page from `start` of `snapshot` on another thread
+    /// (the runtime's blocking pool when there is one); nothing when no
+    /// thread can be had.
     fn make_ahead(&self, snapshot: &Arc<Snapshot>, start: usize) {
         let skills = Arc::new(OnceLock::new());
         let (server, page, snapshot_now) =
             (self.clone(), Arc::clone(&skills), Arc::clone(snapshot));
-        let spawned = std::thread::Builder::new()
-            .name("bcode-mcp-page".into())
-            .spawn(move || {
-                page.get_or_init(|| server.page_skills(&snapshot_now, start));
-            });
-        if spawned.is_ok() {
+        let make = move || {
+            page.get_or_init(|| server.page_skills(&snapshot_now, start));
+        };
+        let spawned = match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                drop(runtime.spawn_blocking(make));
+                true
+            }
+            Err(_) => std::thread::Builder::new()
+                .name("bcode-mcp-page".into())
+                .spawn(make)
+                .is_ok(),
+        };
+        if spawned {
             let mut ahead = match self.ahead.lock() {
                 Ok(ahead) => ahead,
                 Err(poisoned) => poisoned.into_inner(),
@@ -511,8 +555,11 @@ impl ServerHandler for SkillServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        let server = self.clone();
         let cursor = request.and_then(|r| r.cursor);
+        if let Some(page) = self.ready_skills_page(cursor.as_deref()) {
+            return Ok(page);
+        }
+        let server = self.clone();
         blocking(move || server.list_skills_page(cursor.as_deref())).await
     }
 

@@ -95,3 +95,43 @@ fn a_page_made_ahead_of_a_swapped_out_registry_is_not_served() {
     let description = second["skills"][7]["frontmatter"]["description"].clone();
     assert_eq!(description, format!("Skill {marked} after"));
 }
+
+#[test]
+fn a_finished_page_made_ahead_is_answered_without_blocking_but_never_the_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_skills(tmp.path(), 2 * SKILLS_PAGE + 50, 0, "");
+    let registry = registry(tmp.path());
+    let server = SkillServer::new(&registry);
+    // Nothing is made ahead before a page is asked for.
+    assert!(server.ready_skills_page(Some("100")).is_none());
+    let cursor = server.list_skills_page(None).unwrap().next_cursor.unwrap();
+    assert_eq!(cursor, "100");
+    // The second page is being made; once made it is answered at once.
+    let ready = (0..500)
+        .find_map(|_| {
+            let page = server.ready_skills_page(Some(&cursor));
+            if page.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            page
+        })
+        .expect("the page made ahead is finished within five seconds");
+    let fresh = SkillServer::new(&registry)
+        .list_skills_page(Some(&cursor))
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&ready).unwrap(),
+        serde_json::to_value(&fresh).unwrap()
+    );
+    // The third and last page writes the digest cache: never answered so.
+    let last = ready.next_cursor.unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert!(server.ready_skills_page(Some(&last)).is_none());
+    assert!(
+        server
+            .list_skills_page(Some(&last))
+            .unwrap()
+            .next_cursor
+            .is_none()
+    );
+}
