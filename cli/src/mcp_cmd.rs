@@ -34,16 +34,18 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
         Vec::new(),
     );
     // Digests and front matter of files unchanged since the last serve
-    // come from the state folder, as discovery's disk cache does.
-    let digests = config
-        .disk_cache
-        .then(|| {
-            bcode_skill_models::SourceEnv::from_vars(&|name| context.inputs.env.get(name).cloned())
-                .state_dir()
-        })
-        .flatten()
-        .map_or_else(DigestCache::none, |state| DigestCache::open(&state))
-        .with_racy_window(context.inputs.racy_window());
+    // come from the state folder, as discovery's disk cache does; with the
+    // disk cache off, the state folder still holds this run's entries (a
+    // nameless scratch file), so they need not be held in memory.
+    let state =
+        bcode_skill_models::SourceEnv::from_vars(&|name| context.inputs.env.get(name).cloned())
+            .state_dir();
+    let digests = match state {
+        Some(state) if config.disk_cache => DigestCache::open(&state),
+        Some(state) => DigestCache::scratch_in(&state),
+        None => DigestCache::none(),
+    }
+    .with_racy_window(context.inputs.racy_window());
     let server = SkillServer::with_digests(&registry, digests);
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");

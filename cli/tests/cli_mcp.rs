@@ -614,3 +614,40 @@ fn digests_of_unchanged_files_come_from_the_state_folder_and_a_change_is_read() 
     std::fs::write(&guide, "# Guide, EDITED\n").unwrap();
     assert_eq!(listed_digest(&sandbox, uri), sha256(&guide));
 }
+
+#[test]
+fn with_the_disk_cache_off_nothing_is_kept_but_everything_is_served() {
+    let sandbox = sandbox().short_racy_window();
+    let skills = sandbox.repo.join(".bcode/skills");
+    let guide = skills.join("pdf-tools/refs/guide.md");
+    common::age(&skills);
+    common::past_racy_window();
+    let mut client = Client::start(&sandbox, &["--set", "skills.disk_cache=false"]);
+    let list = client.result("skills/list", json!({}));
+    let listed: Vec<&str> = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
+        .filter(|resource| resource["uri"] == "skill://pdf-tools/refs/guide.md")
+        .map(|resource| resource["digest"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [sha256(&guide).as_str()]);
+    // Entries this run read are held in a nameless scratch file: the file
+    // reads back whole, and no cache file is left behind.
+    let read = client.result(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    );
+    assert_eq!(
+        read["contents"][0]["text"].as_str().unwrap().as_bytes(),
+        std::fs::read(&guide).unwrap()
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let folder = sandbox.state.join("cache/mcp-server");
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .map(|entries| entries.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}

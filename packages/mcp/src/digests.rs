@@ -83,6 +83,9 @@ pub struct LineAt {
 #[derive(Debug)]
 pub struct DigestCache {
     dir: Option<StateDir>,
+    /// Whether the cache file is read and written; without, `dir` only
+    /// holds the scratch file (see [`DigestCache::scratch_in`]).
+    persist: bool,
     /// The file's entries, indexed on first use (off a server's start: the
     /// first entry built reads them).
     held: OnceLock<Held>,
@@ -96,6 +99,7 @@ impl Default for DigestCache {
     fn default() -> DigestCache {
         DigestCache {
             dir: None,
+            persist: false,
             held: OnceLock::new(),
             read: AtomicBool::new(false),
             racy_window: RACY_WINDOW,
@@ -133,6 +137,18 @@ impl DigestCache {
     /// used; none when the folder is not safe to keep state in (see
     /// `bcode_fs::StateDir`). A damaged line costs only itself.
     pub fn open(state: &Path) -> DigestCache {
+        DigestCache {
+            persist: true,
+            ..DigestCache::scratch_in(state)
+        }
+    }
+
+    /// A cache that reads and writes no cache file, but holds this run's
+    /// entries as lines of a scratch file in `state` (nameless, gone when
+    /// the server ends) rather than in memory: what a server runs with when
+    /// the disk cache is off. [`DigestCache::none`] when the folder is not
+    /// safe to keep state in.
+    pub fn scratch_in(state: &Path) -> DigestCache {
         let Ok(dir) = StateDir::open(state)
             .and_then(|state| state.subdir("cache"))
             .and_then(|cache| cache.subdir("mcp-server"))
@@ -165,7 +181,7 @@ impl DigestCache {
         self.held.get_or_init(|| {
             let mut entries = HashMap::new();
             let mut kept = None;
-            if let Some(dir) = &self.dir
+            if let Some(dir) = self.dir.as_ref().filter(|_| self.persist)
                 && let Ok((file, len)) = dir.open_file(FILE)
                 && len <= MAX_FILE_BYTES
             {
@@ -264,7 +280,9 @@ impl DigestCache {
     /// file is copied as it is. Entries read inside the racy window are
     /// left out. Failing to write only costs the next start its reads.
     pub fn save<'a>(&self, entries: impl IntoIterator<Item = (&'a Path, &'a StoredEntry)>) {
-        let Some(dir) = &self.dir else { return };
+        let Some(dir) = self.dir.as_ref().filter(|_| self.persist) else {
+            return;
+        };
         let mut settled: Vec<(&str, &StoredEntry)> = entries
             .into_iter()
             .filter(|(_, entry)| entry.settled())
@@ -657,6 +675,32 @@ mod tests {
         // Nothing is written without a state folder.
         DigestCache::none().save([(file.as_path(), &kept)]);
         assert!(!state.path().join("cache").exists());
+    }
+
+    #[test]
+    fn a_scratch_only_cache_keeps_lines_but_reads_and_writes_no_cache_file() {
+        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
+        let file = state.path().join("SKILL.md");
+        std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
+        let entry = Arc::new(entry_for(state.path(), old_stamp_of(&file)));
+        // A cache file another run saved is not read.
+        let saving = DigestCache::open(state.path());
+        let saved = saving.keep(&file, Arc::clone(&entry));
+        saving.note_read();
+        saving.save([(file.as_path(), &saved)]);
+        let cache_file = state.path().join("cache/mcp-server").join(FILE);
+        let written = old_stamp_of(&cache_file).ino;
+        let scratch = DigestCache::scratch_in(state.path());
+        assert!(scratch.take(&file).is_none());
+        let kept = scratch.keep(&file, Arc::clone(&entry));
+        assert!(matches!(kept, StoredEntry::Line(_)), "{kept:?}");
+        assert_eq!(
+            scratch.load(&kept).map(|e| e.files.clone()),
+            Some(entry.files.clone())
+        );
+        scratch.note_read();
+        scratch.save([(file.as_path(), &kept)]);
+        assert_eq!(old_stamp_of(&cache_file).ino, written, "not written");
     }
 
     #[test]
