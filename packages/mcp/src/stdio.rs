@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use bcode_skill::SkillRegistry;
 use rmcp::ServiceExt;
+use std::io::Write;
+
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -117,7 +119,9 @@ impl Pumps {
 /// answer streams reach stdout through one writer, whole lines at a time.
 fn guarded_stdio() -> ((DuplexStream, DuplexStream), Pumps) {
     let (sdk_in, mut to_sdk) = tokio::io::duplex(64 * 1024);
-    let (from_sdk, sdk_out) = tokio::io::duplex(64 * 1024);
+    // Room for a whole `skills/list` page (60 KB at 100 skills), so the SDK
+    // writes an answer without waiting for it to be read.
+    let (from_sdk, sdk_out) = tokio::io::duplex(1024 * 1024);
     let (lines, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
     let errors = lines.clone();
     let reader = tokio::spawn(async move {
@@ -139,15 +143,20 @@ fn guarded_stdio() -> ((DuplexStream, DuplexStream), Pumps) {
             }
         }
     });
-    let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        while let Some(line) = outgoing.recv().await {
-            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
-                return;
+    // Stdout is written from a thread of its own, blocking: tokio's stdout
+    // hands every write to its blocking pool, a hop per answer. The thread
+    // ends when both answer streams have ended (or stdout is closed).
+    let _ = std::thread::Builder::new()
+        .name("bcode-mcp-stdout".into())
+        .spawn(move || {
+            let mut stdout = std::io::stdout().lock();
+            while let Some(line) = outgoing.blocking_recv() {
+                if stdout.write_all(&line).is_err() || stdout.flush().is_err() {
+                    return;
+                }
             }
-        }
-    });
-    ((sdk_in, sdk_out), Pumps(vec![reader, answers, writer]))
+        });
+    ((sdk_in, sdk_out), Pumps(vec![reader, answers]))
 }
 
 /// Copies the JSON lines of `input` to `sdk`, answering the others on
