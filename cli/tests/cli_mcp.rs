@@ -651,3 +651,44 @@ fn with_the_disk_cache_off_nothing_is_kept_but_everything_is_served() {
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn an_edit_below_a_skill_folder_is_announced_and_listed() {
+    let sandbox = sandbox().short_racy_window();
+    let guide = sandbox.repo.join(".bcode/skills/pdf-tools/refs/guide.md");
+    let digest = |list: &Value| -> String {
+        list["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
+            .find(|resource| resource["uri"] == "skill://pdf-tools/refs/guide.md")
+            .map(|resource| resource["digest"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    let mut client = Client::start(&sandbox, &[]);
+    let before = client.result("skills/list", json!({}));
+    assert_eq!(digest(&before), sha256(&guide));
+    // `refs/` is below the skill's folder: the registry's watch does not
+    // see it, the server's own watch of its entries' folders does (or, for
+    // an edit made before that watch, its first check of every stamp).
+    std::fs::write(&guide, "# Guide, edited below the skill's folder\n").unwrap();
+    loop {
+        let message = client.next();
+        if message["method"] == "notifications/resources/list_changed" {
+            break;
+        }
+    }
+    let after = client.result("skills/list", json!({}));
+    assert_eq!(digest(&after), sha256(&guide));
+    let read = client.result(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    );
+    assert_eq!(
+        read["contents"][0]["text"],
+        "# Guide, edited below the skill's folder\n"
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}

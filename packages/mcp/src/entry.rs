@@ -120,12 +120,28 @@ impl ServedEntry {
     /// Stamps are looked up through `looker`, relative to the folder that
     /// holds the skill's.
     pub fn still_holds(&self, looker: &mut StampLooker, racy_window: Duration) -> bool {
-        let now = SystemTime::now();
+        self.stamps_answer(looker, Some((SystemTime::now(), racy_window)))
+    }
+
+    /// Whether every folder and file still answers with the stamp the
+    /// entry was made at, racy or not: whether anything is known to have
+    /// moved since.
+    pub fn unmoved(&self, looker: &mut StampLooker) -> bool {
+        self.stamps_answer(looker, None)
+    }
+
+    /// Every stamp answers as recorded, and (with `racy`) none is inside
+    /// the window before the time given.
+    fn stamps_answer(
+        &self,
+        looker: &mut StampLooker,
+        racy: Option<(SystemTime, Duration)>,
+    ) -> bool {
         let Some(base) = looker.base_of(&self.folder) else {
             return false;
         };
         let holds = |relative: &Path, kind: FileKind, stamp: &FileStamp| {
-            !stamp.is_racy(now, racy_window)
+            !racy.is_some_and(|(now, window)| stamp.is_racy(now, window))
                 && looker.stamp(&base.join(relative), kind).as_ref() == Some(stamp)
         };
         self.folders

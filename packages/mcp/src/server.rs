@@ -9,6 +9,7 @@
 //! handed back, so an unchanged skill is not read again.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use base64::Engine;
@@ -118,6 +119,23 @@ impl Snapshot {
         snapshot
     }
 
+    /// The same skills, no entry built.
+    fn again(&self) -> Snapshot {
+        Snapshot {
+            ids: self.ids.clone(),
+            skills: self
+                .skills
+                .iter()
+                .map(|(id, served)| {
+                    let summary = Arc::clone(&served.summary);
+                    let entry = OnceLock::new();
+                    (id.clone(), Served { summary, entry })
+                })
+                .collect(),
+            unserved: self.unserved.clone(),
+        }
+    }
+
     /// Every entry built so far, by instruction file.
     fn built(&self) -> impl Iterator<Item = (&std::path::Path, &StoredEntry)> {
         self.skills.values().filter_map(|served| {
@@ -136,6 +154,8 @@ pub struct SkillServer {
     /// The `skills/list` page after the last one answered, made while the
     /// client reads that one (see [`SkillServer::list_skills_page`]).
     ahead: Arc<Mutex<Option<Ahead>>>,
+    /// See [`SkillServer::generation`].
+    generation: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A page made ahead: which snapshot, from which skill, and the skills
@@ -161,6 +181,7 @@ impl SkillServer {
             snapshot: Arc::new(RwLock::new(Arc::new(Snapshot::of(registry)))),
             digests: Arc::new(digests),
             ahead: Arc::default(),
+            generation: Arc::default(),
         }
     }
 
@@ -173,7 +194,64 @@ impl SkillServer {
     /// Serves `registry` from now on; whether what is served changed (then
     /// the caller tells the client the list changed).
     pub fn replace(&self, registry: &SkillRegistry) -> bool {
-        let next = Snapshot::of(registry);
+        self.swap(Snapshot::of(registry))
+    }
+
+    /// Serves the same skills again, each entry checked against its stamps
+    /// when next needed: after an edit below a skill's folder that the
+    /// registry's own watch does not cover (a file in `refs/`), so the
+    /// listing's digests follow the files.
+    pub fn recheck(&self) {
+        let again = self.current().again();
+        self.swap(again);
+    }
+
+    /// A count of the snapshots served so far: it moves on every
+    /// [`SkillServer::replace`] and [`SkillServer::recheck`].
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Every folder below a served skill's folder that its entry lists
+    /// (the skill's own folder is the registry watch's), which a watch must
+    /// cover for an edit there to be seen; `None` while an entry is not
+    /// built yet.
+    pub fn entry_subfolders(&self) -> Option<Vec<PathBuf>> {
+        let snapshot = self.current();
+        let mut folders = Vec::new();
+        for served in snapshot.skills.values() {
+            let Ok(stored) = served.entry.get()? else {
+                continue;
+            };
+            let Some(entry) = self.digests.load(stored) else {
+                continue;
+            };
+            folders.extend(
+                entry
+                    .folders
+                    .iter()
+                    .filter(|(relative, _)| !relative.as_os_str().is_empty())
+                    .map(|(relative, _)| entry.folder.join(relative)),
+            );
+        }
+        Some(folders)
+    }
+
+    /// Whether every built entry's folders and files still answer with
+    /// the stamps they were read at (no file is read). A stamp inside the
+    /// racy window counts as holding here: this asks whether anything is
+    /// known to have moved, not whether a later run may trust it.
+    pub fn entries_hold(&self) -> bool {
+        let snapshot = self.current();
+        let mut looker = StampLooker::default();
+        snapshot.built().all(|(_, stored)| {
+            self.digests
+                .load(stored)
+                .is_some_and(|entry| entry.unmoved(&mut looker))
+        })
+    }
+
+    fn swap(&self, next: Snapshot) -> bool {
         let mut slot = match self.snapshot.write() {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
@@ -190,6 +268,8 @@ impl SkillServer {
                 slot.skills.get(id).map(|s| &*s.summary) == next.skills.get(id).map(|s| &*s.summary)
             });
         *slot = Arc::new(next);
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         !same
     }
 

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use bcode_fs::FolderWatch;
 use bcode_skill::SkillRegistry;
 use rmcp::ServiceExt;
 use std::io::Write;
@@ -44,21 +45,29 @@ where
     let peer = running.peer().clone();
     let saver = server.clone();
     let watcher = tokio::spawn(async move {
+        let mut below = SubfolderWatch::default();
         loop {
             tokio::time::sleep(interval).await;
-            let (back, registry) = match tokio::task::spawn_blocking(move || {
+            let looked = server.clone();
+            let (back, watch, registry, edited) = match tokio::task::spawn_blocking(move || {
                 let registry = refresh();
-                (refresh, registry)
+                let edited = below.edited(&looked);
+                (refresh, below, registry, edited)
             })
             .await
             {
                 Ok(answer) => answer,
                 Err(_) => return,
             };
-            refresh = back;
-            if let Some(registry) = registry
-                && server.replace(&registry)
-            {
+            (refresh, below) = (back, watch);
+            let changed = match registry {
+                Some(registry) => server.replace(&registry),
+                None => false,
+            };
+            if edited {
+                server.recheck();
+            }
+            if changed || edited {
                 warm_in_background(&server);
                 if peer.notify_resource_list_changed().await.is_err() {
                     return;
@@ -73,6 +82,60 @@ where
     ended
         .map(drop)
         .map_err(|err| ServeError(format!("the server stopped: {err}")))
+}
+
+/// The most folders below skill folders one server watches; beyond it,
+/// edits there are seen only when the registry's watch also fires.
+const MAX_SUBFOLDERS: usize = 10_000;
+
+/// A watch of the folders below served skills' folders (`refs/`,
+/// `scripts/` ...), which the registry's watch does not cover: an edit
+/// there changes a listed digest. Set up again for each snapshot once
+/// every entry is built, then checked each refresh.
+#[derive(Default)]
+struct SubfolderWatch {
+    watch: Option<FolderWatch>,
+    /// The snapshot the watch was set up for.
+    generation: Option<u64>,
+    /// No watch can be had here (off Linux, the user's inotify limit, over
+    /// [`MAX_SUBFOLDERS`]).
+    unavailable: bool,
+}
+
+impl SubfolderWatch {
+    /// Whether a file or folder below a skill's folder changed since the
+    /// last look (the caller rechecks every entry and tells the client).
+    fn edited(&mut self, server: &SkillServer) -> bool {
+        if self.unavailable {
+            return false;
+        }
+        let generation = server.generation();
+        if self.generation != Some(generation) {
+            let Some(folders) = server.entry_subfolders() else {
+                return false; // entries still being built
+            };
+            self.watch = None;
+            self.generation = Some(generation);
+            if folders.is_empty() {
+                return false;
+            }
+            let watch = FolderWatch::new()
+                .ok()
+                .filter(|_| folders.len() <= MAX_SUBFOLDERS);
+            let Some(mut watch) = watch else {
+                self.unavailable = true;
+                return false;
+            };
+            if folders.iter().any(|folder| watch.add(folder).is_err()) {
+                self.unavailable = true;
+                return false;
+            }
+            self.watch = Some(watch);
+            // An edit between an entry's build and its folder's watch.
+            return !server.entries_hold();
+        }
+        self.watch.as_mut().is_some_and(FolderWatch::changed)
+    }
 }
 
 /// [`SkillServer::warm`] on a thread of its own; nothing when no thread
