@@ -88,15 +88,23 @@ where
 /// edits there are seen only when the registry's watch also fires.
 const MAX_SUBFOLDERS: usize = 10_000;
 
+/// How often, at most, the watch of folders below skill folders is set up
+/// again for a new snapshot (each set-up reads every entry back and checks
+/// every stamp; without a registry watch a snapshot is swapped in at every
+/// refresh). Between set-ups the last watch goes on.
+const SUBFOLDER_RESETUP: Duration = Duration::from_secs(10);
+
 /// A watch of the folders below served skills' folders (`refs/`,
 /// `scripts/` ...), which the registry's watch does not cover: an edit
-/// there changes a listed digest. Set up again for each snapshot once
-/// every entry is built, then checked each refresh.
+/// there changes a listed digest. Set up for a new snapshot once every
+/// entry is built (at most every [`SUBFOLDER_RESETUP`]), checked each
+/// refresh.
 #[derive(Default)]
 struct SubfolderWatch {
     watch: Option<FolderWatch>,
-    /// The snapshot the watch was set up for.
+    /// The snapshot the watch was set up for, and when.
     generation: Option<u64>,
+    set_up: Option<std::time::Instant>,
     /// No watch can be had here (off Linux, the user's inotify limit, over
     /// [`MAX_SUBFOLDERS`]).
     unavailable: bool,
@@ -110,12 +118,16 @@ impl SubfolderWatch {
             return false;
         }
         let generation = server.generation();
-        if self.generation != Some(generation) {
-            let Some(folders) = server.entry_subfolders() else {
-                return false; // entries still being built
-            };
+        let due = self
+            .set_up
+            .is_none_or(|at| at.elapsed() >= SUBFOLDER_RESETUP);
+        if self.generation != Some(generation)
+            && due
+            && let Some(folders) = server.entry_subfolders()
+        {
             self.watch = None;
             self.generation = Some(generation);
+            self.set_up = Some(std::time::Instant::now());
             if folders.is_empty() {
                 return false;
             }
