@@ -19,6 +19,7 @@ mod client;
 mod client_cache;
 mod digests;
 mod entry;
+mod follow;
 mod server;
 mod stdio;
 mod uri;

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use bcode_fs::FolderWatch;
 use bcode_skill::SkillRegistry;
 use rmcp::ServiceExt;
 use std::io::Write;
@@ -13,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::follow::SubfolderWatch;
 use crate::server::SkillServer;
 
 /// Why the server could not run.
@@ -82,72 +82,6 @@ where
     ended
         .map(drop)
         .map_err(|err| ServeError(format!("the server stopped: {err}")))
-}
-
-/// The most folders below skill folders one server watches; beyond it,
-/// edits there are seen only when the registry's watch also fires.
-const MAX_SUBFOLDERS: usize = 10_000;
-
-/// How often, at most, the watch of folders below skill folders is set up
-/// again for a new snapshot (each set-up reads every entry back and checks
-/// every stamp; without a registry watch a snapshot is swapped in at every
-/// refresh). Between set-ups the last watch goes on.
-const SUBFOLDER_RESETUP: Duration = Duration::from_secs(10);
-
-/// A watch of the folders below served skills' folders (`refs/`,
-/// `scripts/` ...), which the registry's watch does not cover: an edit
-/// there changes a listed digest. Set up for a new snapshot once every
-/// entry is built (at most every [`SUBFOLDER_RESETUP`]), checked each
-/// refresh.
-#[derive(Default)]
-struct SubfolderWatch {
-    watch: Option<FolderWatch>,
-    /// The snapshot the watch was set up for, and when.
-    generation: Option<u64>,
-    set_up: Option<std::time::Instant>,
-    /// No watch can be had here (off Linux, the user's inotify limit, over
-    /// [`MAX_SUBFOLDERS`]).
-    unavailable: bool,
-}
-
-impl SubfolderWatch {
-    /// Whether a file or folder below a skill's folder changed since the
-    /// last look (the caller rechecks every entry and tells the client).
-    fn edited(&mut self, server: &SkillServer) -> bool {
-        if self.unavailable {
-            return false;
-        }
-        let generation = server.generation();
-        let due = self
-            .set_up
-            .is_none_or(|at| at.elapsed() >= SUBFOLDER_RESETUP);
-        if self.generation != Some(generation)
-            && due
-            && let Some(folders) = server.entry_subfolders()
-        {
-            self.watch = None;
-            self.generation = Some(generation);
-            self.set_up = Some(std::time::Instant::now());
-            if folders.is_empty() {
-                return false;
-            }
-            let watch = FolderWatch::new()
-                .ok()
-                .filter(|_| folders.len() <= MAX_SUBFOLDERS);
-            let Some(mut watch) = watch else {
-                self.unavailable = true;
-                return false;
-            };
-            if folders.iter().any(|folder| watch.add(folder).is_err()) {
-                self.unavailable = true;
-                return false;
-            }
-            self.watch = Some(watch);
-            // An edit between an entry's build and its folder's watch.
-            return !server.entries_hold();
-        }
-        self.watch.as_mut().is_some_and(FolderWatch::changed)
-    }
 }
 
 /// [`SkillServer::warm`] on a thread of its own; nothing when no thread
