@@ -533,11 +533,9 @@ fn the_official_python_sdk_client_lists_gets_and_reads_every_file() {
 }
 
 /// The digest of `uri` in a full `skills/list` of a fresh server.
-/// Every listed file's URI and digest, from a fresh server.
-fn listed_digests(sandbox: &Sandbox) -> BTreeMap<String, String> {
-    let mut client = Client::start(sandbox, &[]);
-    let list = client.result("skills/list", json!({}));
-    let digests = list["skills"]
+/// Every file a `skills/list` result lists: URI and digest.
+fn digests_in(list: &Value) -> BTreeMap<String, String> {
+    list["skills"]
         .as_array()
         .unwrap()
         .iter()
@@ -546,7 +544,13 @@ fn listed_digests(sandbox: &Sandbox) -> BTreeMap<String, String> {
             let uri = resource["uri"].as_str().unwrap().to_owned();
             (uri, resource["digest"].as_str().unwrap().to_owned())
         })
-        .collect();
+        .collect()
+}
+
+/// Every listed file's URI and digest, from a fresh server.
+fn listed_digests(sandbox: &Sandbox) -> BTreeMap<String, String> {
+    let mut client = Client::start(sandbox, &[]);
+    let digests = digests_in(&client.result("skills/list", json!({})));
     let (code, stderr) = client.finish();
     assert_eq!(code, Some(0), "{stderr}");
     digests
@@ -623,16 +627,8 @@ fn with_the_disk_cache_off_nothing_is_kept_but_everything_is_served() {
     common::age(&skills);
     common::past_racy_window();
     let mut client = Client::start(&sandbox, &["--set", "skills.disk_cache=false"]);
-    let list = client.result("skills/list", json!({}));
-    let listed: Vec<&str> = list["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
-        .filter(|resource| resource["uri"] == "skill://pdf-tools/refs/guide.md")
-        .map(|resource| resource["digest"].as_str().unwrap())
-        .collect();
-    assert_eq!(listed, [sha256(&guide).as_str()]);
+    let listed = digests_in(&client.result("skills/list", json!({})));
+    assert_eq!(listed["skill://pdf-tools/refs/guide.md"], sha256(&guide));
     // Entries this run read are held in a nameless scratch file: the file
     // reads back whole, and no cache file is left behind.
     let read = client.result(
@@ -656,19 +652,10 @@ fn with_the_disk_cache_off_nothing_is_kept_but_everything_is_served() {
 fn an_edit_below_a_skill_folder_is_announced_and_listed() {
     let sandbox = sandbox().short_racy_window();
     let guide = sandbox.repo.join(".bcode/skills/pdf-tools/refs/guide.md");
-    let digest = |list: &Value| -> String {
-        list["skills"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|skill| skill["resources"].as_array().unwrap().iter())
-            .find(|resource| resource["uri"] == "skill://pdf-tools/refs/guide.md")
-            .map(|resource| resource["digest"].as_str().unwrap().to_owned())
-            .unwrap()
-    };
+    let digest = |list: &Value| digests_in(list).remove("skill://pdf-tools/refs/guide.md");
     let mut client = Client::start(&sandbox, &[]);
     let before = client.result("skills/list", json!({}));
-    assert_eq!(digest(&before), sha256(&guide));
+    assert_eq!(digest(&before), Some(sha256(&guide)));
     // `refs/` is below the skill's folder: the registry's watch does not
     // see it, the server's own watch of its entries' folders does (or, for
     // an edit made before that watch, its first check of every stamp).
@@ -680,7 +667,7 @@ fn an_edit_below_a_skill_folder_is_announced_and_listed() {
         }
     }
     let after = client.result("skills/list", json!({}));
-    assert_eq!(digest(&after), sha256(&guide));
+    assert_eq!(digest(&after), Some(sha256(&guide)));
     let read = client.result(
         "resources/read",
         json!({"uri": "skill://pdf-tools/refs/guide.md"}),
