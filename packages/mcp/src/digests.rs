@@ -664,12 +664,18 @@ mod tests {
         assert!(DigestCache::none().take(&file).is_none());
     }
 
-    #[test]
-    fn without_a_state_folder_an_entry_stays_in_memory() {
+    /// A state folder holding one skill file, and an entry for it.
+    fn one_skill() -> (tempfile::TempDir, PathBuf, Arc<ServedEntry>) {
         let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
         let file = state.path().join("SKILL.md");
         std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
         let entry = Arc::new(entry_for(state.path(), old_stamp_of(&file)));
+        (state, file, entry)
+    }
+
+    #[test]
+    fn without_a_state_folder_an_entry_stays_in_memory() {
+        let (state, file, entry) = one_skill();
         let kept = DigestCache::none().keep(&file, Arc::clone(&entry));
         assert!(matches!(&kept, StoredEntry::Memory(e) if Arc::ptr_eq(e, &entry)));
         // Nothing is written without a state folder.
@@ -679,10 +685,7 @@ mod tests {
 
     #[test]
     fn a_scratch_only_cache_keeps_lines_but_reads_and_writes_no_cache_file() {
-        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
-        let file = state.path().join("SKILL.md");
-        std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
-        let entry = Arc::new(entry_for(state.path(), old_stamp_of(&file)));
+        let (state, file, entry) = one_skill();
         // A cache file another run saved is not read.
         let saving = DigestCache::open(state.path());
         let saved = saving.keep(&file, Arc::clone(&entry));
