@@ -679,3 +679,30 @@ fn an_edit_below_a_skill_folder_is_announced_and_listed() {
     let (code, stderr) = client.finish();
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+#[test]
+fn an_edit_of_a_file_beside_skill_md_is_announced_and_listed() {
+    let sandbox = sandbox().short_racy_window();
+    let script = sandbox.repo.join(".bcode/skills/pdf-tools/run.py");
+    std::fs::write(&script, "print('one')\n").unwrap();
+    let uri = "skill://pdf-tools/run.py";
+    let mut client = Client::start(&sandbox, &[]);
+    let before = digests_in(&client.result("skills/list", json!({})));
+    assert_eq!(before.get(uri), Some(&sha256(&script)));
+    // Three refreshes: the server's watch of its entries' folders is set up
+    // (and its first check of every stamp done), so only that watch can
+    // see the edit below.
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    // The skill's summary stays as it was: only the listed digest moves.
+    std::fs::write(&script, "print('two')\n").unwrap();
+    loop {
+        let message = client.next();
+        if message["method"] == "notifications/resources/list_changed" {
+            break;
+        }
+    }
+    let after = digests_in(&client.result("skills/list", json!({})));
+    assert_eq!(after.get(uri), Some(&sha256(&script)));
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}

@@ -1,7 +1,9 @@
-//! Following edits below served skills' folders (`refs/`, `scripts/`
-//! ...), which the registry's own watch does not cover: an edit there
-//! changes a digest `skills/list` sends, so the stdio loop rechecks the
-//! entries and tells the client.
+//! Following edits of any file a served skill's entry lists: the
+//! registry's own watch covers what discovery reads (the roots, each
+//! skill's folder), and a new registry is announced only when a summary
+//! changed; an edit of `refs/guide.md` or of `scripts/run.py` beside
+//! `SKILL.md` changes only a digest `skills/list` sends. On an edit the
+//! stdio loop rechecks the entries and tells the client.
 
 use std::time::{Duration, Instant};
 
@@ -9,46 +11,43 @@ use bcode_fs::FolderWatch;
 
 use crate::server::SkillServer;
 
-/// The most folders below skill folders one server watches; beyond it,
-/// edits there are seen only when the registry's watch also fires.
-const MAX_SUBFOLDERS: usize = 10_000;
+/// The most folders one server watches for its entries (as many as the
+/// registry's own watch may take); beyond it, such edits show only at the
+/// next listing after the registry's watch fires.
+const MAX_FOLDERS: usize = 50_000;
 
-/// How often, at most, the watch of folders below skill folders is set up
+/// How often, at most, the watch of the entries' folders is set up
 /// again for a new snapshot (each set-up reads every entry back and checks
 /// every stamp; without a registry watch a snapshot is swapped in at every
 /// refresh). Between set-ups the last watch goes on.
-const SUBFOLDER_RESETUP: Duration = Duration::from_secs(10);
+const RESETUP_EVERY: Duration = Duration::from_secs(10);
 
-/// A watch of the folders below served skills' folders (`refs/`,
-/// `scripts/` ...), which the registry's watch does not cover: an edit
-/// there changes a listed digest. Set up for a new snapshot once every
-/// entry is built (at most every [`SUBFOLDER_RESETUP`]), checked each
-/// refresh.
+/// A watch of every folder the served entries list (each skill's folder
+/// and those below it). Set up for a new snapshot once every entry is
+/// built (at most every [`RESETUP_EVERY`]), checked each refresh.
 #[derive(Default)]
-pub(crate) struct SubfolderWatch {
+pub(crate) struct EntryWatch {
     watch: Option<FolderWatch>,
     /// The snapshot the watch was set up for, and when.
     generation: Option<u64>,
     set_up: Option<Instant>,
     /// No watch can be had here (off Linux, the user's inotify limit, over
-    /// [`MAX_SUBFOLDERS`]).
+    /// [`MAX_FOLDERS`]).
     unavailable: bool,
 }
 
-impl SubfolderWatch {
-    /// Whether a file or folder below a skill's folder changed since the
-    /// last look (the caller rechecks every entry and tells the client).
+impl EntryWatch {
+    /// Whether a file or folder of a served skill changed since the last
+    /// look (the caller rechecks every entry and tells the client).
     pub(crate) fn edited(&mut self, server: &SkillServer) -> bool {
         if self.unavailable {
             return false;
         }
         let generation = server.generation();
-        let due = self
-            .set_up
-            .is_none_or(|at| at.elapsed() >= SUBFOLDER_RESETUP);
+        let due = self.set_up.is_none_or(|at| at.elapsed() >= RESETUP_EVERY);
         if self.generation != Some(generation)
             && due
-            && let Some(folders) = server.entry_subfolders()
+            && let Some(folders) = server.entry_folders()
         {
             self.watch = None;
             self.generation = Some(generation);
@@ -58,7 +57,7 @@ impl SubfolderWatch {
             }
             let watch = FolderWatch::new()
                 .ok()
-                .filter(|_| folders.len() <= MAX_SUBFOLDERS);
+                .filter(|_| folders.len() <= MAX_FOLDERS);
             let Some(mut watch) = watch else {
                 self.unavailable = true;
                 return false;

@@ -212,11 +212,10 @@ impl SkillServer {
         self.generation.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Every folder below a served skill's folder that its entry lists
-    /// (the skill's own folder is the registry watch's), which a watch must
-    /// cover for an edit there to be seen; `None` while an entry is not
-    /// built yet.
-    pub fn entry_subfolders(&self) -> Option<Vec<PathBuf>> {
+    /// Every folder a served skill's entry lists (its own and those below
+    /// it), which a watch must cover for every edit that moves a digest to
+    /// be seen; `None` while an entry is not built yet.
+    pub fn entry_folders(&self) -> Option<Vec<PathBuf>> {
         let snapshot = self.current();
         let mut folders = Vec::new();
         for served in snapshot.skills.values() {
@@ -230,7 +229,6 @@ impl SkillServer {
                 entry
                     .folders
                     .iter()
-                    .filter(|(relative, _)| !relative.as_os_str().is_empty())
                     .map(|(relative, _)| entry.folder.join(relative)),
             );
         }

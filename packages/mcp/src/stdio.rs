@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::follow::SubfolderWatch;
+use crate::follow::EntryWatch;
 use crate::server::SkillServer;
 
 /// Why the server could not run.
@@ -45,21 +45,21 @@ where
     let peer = running.peer().clone();
     let saver = server.clone();
     let watcher = tokio::spawn(async move {
-        let mut below = SubfolderWatch::default();
+        let mut entries = EntryWatch::default();
         loop {
             tokio::time::sleep(interval).await;
             let looked = server.clone();
             let (back, watch, registry, edited) = match tokio::task::spawn_blocking(move || {
                 let registry = refresh();
-                let edited = below.edited(&looked);
-                (refresh, below, registry, edited)
+                let edited = entries.edited(&looked);
+                (refresh, entries, registry, edited)
             })
             .await
             {
                 Ok(answer) => answer,
                 Err(_) => return,
             };
-            (refresh, below) = (back, watch);
+            (refresh, entries) = (back, watch);
             let changed = match registry {
                 Some(registry) => server.replace(&registry),
                 None => false,
