@@ -198,9 +198,9 @@ impl SkillServer {
     }
 
     /// Serves the same skills again, each entry checked against its stamps
-    /// when next needed: after an edit below a skill's folder that the
-    /// registry's own watch does not cover (a file in `refs/`), so the
-    /// listing's digests follow the files.
+    /// when next needed: after an edit that leaves every summary as it was
+    /// (a file in `refs/`, a script beside `SKILL.md`), so the listing's
+    /// digests follow the files.
     pub fn recheck(&self) {
         let again = self.current().again();
         self.swap(again);
