@@ -8,7 +8,7 @@
 //! `notifications/resources/list_changed`; what the old snapshot built is
 //! handed back, so an unchanged skill is not read again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
@@ -213,11 +213,12 @@ impl SkillServer {
     }
 
     /// Every folder a served skill's entry lists (its own and those below
-    /// it), which a watch must cover for every edit that moves a digest to
-    /// be seen; `None` while an entry is not built yet.
-    pub fn entry_folders(&self) -> Option<Vec<PathBuf>> {
+    /// it; for a flat skill the folder holding its file), which a watch
+    /// must cover for every edit that moves a digest to be seen; `None`
+    /// while an entry is not built yet.
+    pub fn entry_folders(&self) -> Option<BTreeSet<PathBuf>> {
         let snapshot = self.current();
-        let mut folders = Vec::new();
+        let mut folders = BTreeSet::new();
         for served in snapshot.skills.values() {
             let Ok(stored) = served.entry.get()? else {
                 continue;
@@ -225,6 +226,9 @@ impl SkillServer {
             let Some(entry) = self.digests.load(stored) else {
                 continue;
             };
+            if entry.folders.is_empty() {
+                folders.insert(entry.folder.clone());
+            }
             folders.extend(
                 entry
                     .folders
