@@ -97,7 +97,15 @@ mod imp {
         /// listing, and the content and metadata of its entries. Refused on
         /// a file system where changes may not be reported.
         pub fn add(&mut self, folder: &Path) -> Result<(), WatchError> {
-            self.add_with(folder, interesting())
+            self.add_with(folder, interesting(), true)
+        }
+
+        /// [`FolderWatch::add`] without keeping the folder's path: it can
+        /// then not be removed or listed, and adding it again is not
+        /// noticed here (the kernel answers with the same watch). For a
+        /// watch of many folders that is only ever dropped whole.
+        pub fn add_unlisted(&mut self, folder: &Path) -> Result<(), WatchError> {
+            self.add_with(folder, interesting(), false)
         }
 
         /// Starts watching `folder` for new, renamed or removed entries
@@ -111,10 +119,15 @@ mod imp {
                 | WatchFlags::DELETE_SELF
                 | WatchFlags::MOVE_SELF
                 | WatchFlags::ONLYDIR;
-            self.add_with(folder, flags)
+            self.add_with(folder, flags, true)
         }
 
-        fn add_with(&mut self, folder: &Path, flags: WatchFlags) -> Result<(), WatchError> {
+        fn add_with(
+            &mut self,
+            folder: &Path,
+            flags: WatchFlags,
+            listed: bool,
+        ) -> Result<(), WatchError> {
             if self.watches.contains_key(folder) {
                 return Ok(());
             }
@@ -139,7 +152,9 @@ mod imp {
                 };
                 WatchError(format!("cannot watch `{}`: {why}", folder.display()))
             })?;
-            self.watches.insert(folder.to_path_buf(), wd);
+            if listed {
+                self.watches.insert(folder.to_path_buf(), wd);
+            }
             Ok(())
         }
 
@@ -203,6 +218,11 @@ mod imp {
 
         /// Never reached (see [`FolderWatch::new`]).
         pub fn add_for_new_entries(&mut self, folder: &Path) -> Result<(), WatchError> {
+            self.add(folder)
+        }
+
+        /// Never reached (see [`FolderWatch::new`]).
+        pub fn add_unlisted(&mut self, folder: &Path) -> Result<(), WatchError> {
             self.add(folder)
         }
 
@@ -276,6 +296,18 @@ mod tests {
         assert!(!watch.changed());
         std::fs::create_dir(dir.path().join(".bcode")).unwrap();
         assert!(watch.changed());
+    }
+
+    #[test]
+    fn an_unlisted_watch_sees_edits_and_keeps_no_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut watch = FolderWatch::new().unwrap();
+        watch.add_unlisted(dir.path()).unwrap();
+        watch.add_unlisted(dir.path()).unwrap();
+        assert!(!watch.changed());
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        assert!(watch.changed());
+        assert_eq!(watch.folders().count(), 0);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! `SKILL.md` changes only a digest `skills/list` sends. On an edit the
 //! stdio loop rechecks the entries and tells the client.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bcode_fs::FolderWatch;
@@ -45,28 +46,29 @@ impl EntryWatch {
         }
         let generation = server.generation();
         let due = self.set_up.is_none_or(|at| at.elapsed() >= RESETUP_EVERY);
-        if self.generation != Some(generation)
-            && due
-            && let Some(folders) = server.entry_folders()
-        {
-            self.watch = None;
-            self.generation = Some(generation);
-            self.set_up = Some(Instant::now());
-            if folders.is_empty() {
-                return false;
-            }
-            let watch = FolderWatch::new()
-                .ok()
-                .filter(|_| folders.len() <= MAX_FOLDERS);
-            let Some(mut watch) = watch else {
+        if self.generation != Some(generation) && due {
+            let Ok(mut watch) = FolderWatch::new() else {
                 self.unavailable = true;
                 return false;
             };
-            if folders.iter().any(|folder| watch.add(folder).is_err()) {
-                self.unavailable = true;
-                return false;
+            // Folders are added as the entries are read back, one at a time.
+            let mut watched = 0usize;
+            let mut add = |folder: &Path| {
+                watched += 1;
+                watched <= MAX_FOLDERS && watch.add_unlisted(folder).is_ok()
+            };
+            match server.each_entry_folder(&mut add) {
+                None => return false, // entries still being built
+                Some(false) => {
+                    self.watch = None;
+                    self.unavailable = true;
+                    return false;
+                }
+                Some(true) => {}
             }
             self.watch = Some(watch);
+            self.generation = Some(generation);
+            self.set_up = Some(Instant::now());
             // An edit between an entry's build and its folder's watch.
             return !server.entries_hold();
         }

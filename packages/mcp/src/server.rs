@@ -8,8 +8,8 @@
 //! `notifications/resources/list_changed`; what the old snapshot built is
 //! handed back, so an unchanged skill is not read again.
 
-use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use base64::Engine;
@@ -212,31 +212,41 @@ impl SkillServer {
         self.generation.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Every folder a served skill's entry lists (its own and those below
-    /// it; for a flat skill the folder holding its file), which a watch
-    /// must cover for every edit that moves a digest to be seen; `None`
-    /// while an entry is not built yet.
-    pub fn entry_folders(&self) -> Option<BTreeSet<PathBuf>> {
+    /// Calls `visit` with every folder a served skill's entry lists (its
+    /// own and those below it; for a flat skill the folder holding its
+    /// file), which a watch must cover for every edit that moves a digest
+    /// to be seen, one entry read back at a time (nothing is collected); a
+    /// folder may come more than once. Stops when `visit` says `false`, and
+    /// returns whether it never did; `None`, visiting nothing, while an
+    /// entry is not built yet.
+    pub fn each_entry_folder(&self, visit: &mut dyn FnMut(&Path) -> bool) -> Option<bool> {
         let snapshot = self.current();
-        let mut folders = BTreeSet::new();
+        if snapshot
+            .skills
+            .values()
+            .any(|served| served.entry.get().is_none())
+        {
+            return None;
+        }
         for served in snapshot.skills.values() {
-            let Ok(stored) = served.entry.get()? else {
+            let Some(Ok(stored)) = served.entry.get() else {
                 continue;
             };
             let Some(entry) = self.digests.load(stored) else {
                 continue;
             };
-            if entry.folders.is_empty() {
-                folders.insert(entry.folder.clone());
+            let own = entry.folders.is_empty().then_some(entry.folder.as_path());
+            let below = entry
+                .folders
+                .iter()
+                .map(|(relative, _)| entry.folder.join(relative));
+            for folder in own.map(Path::to_path_buf).into_iter().chain(below) {
+                if !visit(&folder) {
+                    return Some(false);
+                }
             }
-            folders.extend(
-                entry
-                    .folders
-                    .iter()
-                    .map(|(relative, _)| entry.folder.join(relative)),
-            );
         }
-        Some(folders)
+        Some(true)
     }
 
     /// Whether every built entry's folders and files still answer with
