@@ -58,7 +58,8 @@ impl EntryWatch {
                 watched <= MAX_FOLDERS && watch.add_unlisted(folder).is_ok()
             };
             match server.each_entry_folder(&mut add) {
-                None => return false, // entries still being built
+                // Entries still being built: the last watch goes on.
+                None => return self.watch.as_mut().is_some_and(FolderWatch::changed),
                 Some(false) => {
                     self.watch = None;
                     self.unavailable = true;
