@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bcode_fs::FolderWatch;
 
-use crate::server::SkillServer;
+use crate::server::{Followed, SkillServer};
 
 /// The most folders one server watches for its entries (as many as the
 /// registry's own watch may take); beyond it, such edits show only at the
@@ -57,21 +57,20 @@ impl EntryWatch {
                 watched += 1;
                 watched <= MAX_FOLDERS && watch.add_unlisted(folder).is_ok()
             };
-            match server.each_entry_folder(&mut add) {
+            let moved = match server.follow_entries(&mut add) {
                 // Entries still being built: the last watch goes on.
-                None => return self.watch.as_mut().is_some_and(FolderWatch::changed),
-                Some(false) => {
+                Followed::NotBuilt => return self.watch.as_mut().is_some_and(FolderWatch::changed),
+                Followed::Refused => {
                     self.watch = None;
                     self.unavailable = true;
                     return false;
                 }
-                Some(true) => {}
-            }
+                Followed::Visited { moved } => moved,
+            };
             self.watch = Some(watch);
             self.generation = Some(generation);
             self.set_up = Some(Instant::now());
-            // An edit between an entry's build and its folder's watch.
-            return !server.entries_hold();
+            return moved;
         }
         self.watch.as_mut().is_some_and(FolderWatch::changed)
     }

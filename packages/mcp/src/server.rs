@@ -145,6 +145,17 @@ impl Snapshot {
     }
 }
 
+/// What [`SkillServer::follow_entries`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Followed {
+    /// Some entry is not built yet: nothing was visited.
+    NotBuilt,
+    /// `visit` refused a folder: it stopped there.
+    Refused,
+    /// Every folder was visited; whether a stamp had moved.
+    Visited { moved: bool },
+}
+
 /// Serves a skill registry over MCP with the skills extension. Cheap to
 /// clone: clones share the snapshot.
 #[derive(Clone, Debug)]
@@ -215,24 +226,26 @@ impl SkillServer {
     /// Calls `visit` with every folder a served skill's entry lists (its
     /// own and those below it; for a flat skill the folder holding its
     /// file), which a watch must cover for every edit that moves a digest
-    /// to be seen, one entry read back at a time (nothing is collected); a
-    /// folder may come more than once. Stops when `visit` says `false`, and
-    /// returns whether it never did; `None`, visiting nothing, while an
-    /// entry is not built yet.
-    pub fn each_entry_folder(&self, visit: &mut dyn FnMut(&Path) -> bool) -> Option<bool> {
+    /// to be seen, one entry read back at a time (nothing is collected; a
+    /// folder may come more than once), then checks that entry's stamps:
+    /// a change made before its folders were visited is found by the check,
+    /// one made after by the watch. No file is read, and a stamp inside the
+    /// racy window counts as unmoved (this asks whether anything is known
+    /// to have moved, not whether a later run may trust it).
+    pub(crate) fn follow_entries(&self, visit: &mut dyn FnMut(&Path) -> bool) -> Followed {
         let snapshot = self.current();
         if snapshot
             .skills
             .values()
             .any(|served| served.entry.get().is_none())
         {
-            return None;
+            return Followed::NotBuilt;
         }
-        for served in snapshot.skills.values() {
-            let Some(Ok(stored)) = served.entry.get() else {
-                continue;
-            };
+        let mut looker = StampLooker::default();
+        let mut moved = false;
+        for (_, stored) in snapshot.built() {
             let Some(entry) = self.digests.load(stored) else {
+                moved = true; // read again at the recheck
                 continue;
             };
             let own = entry.folders.is_empty().then_some(entry.folder.as_path());
@@ -242,25 +255,12 @@ impl SkillServer {
                 .map(|(relative, _)| entry.folder.join(relative));
             for folder in own.map(Path::to_path_buf).into_iter().chain(below) {
                 if !visit(&folder) {
-                    return Some(false);
+                    return Followed::Refused;
                 }
             }
+            moved = moved || !entry.unmoved(&mut looker);
         }
-        Some(true)
-    }
-
-    /// Whether every built entry's folders and files still answer with
-    /// the stamps they were read at (no file is read). A stamp inside the
-    /// racy window counts as holding here: this asks whether anything is
-    /// known to have moved, not whether a later run may trust it.
-    pub fn entries_hold(&self) -> bool {
-        let snapshot = self.current();
-        let mut looker = StampLooker::default();
-        snapshot.built().all(|(_, stored)| {
-            self.digests
-                .load(stored)
-                .is_some_and(|entry| entry.unmoved(&mut looker))
-        })
+        Followed::Visited { moved }
     }
 
     fn swap(&self, next: Snapshot) -> bool {
