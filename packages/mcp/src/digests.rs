@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -117,7 +117,7 @@ struct Held {
     /// This run's lines, one after the other; made on first need.
     scratch: OnceLock<Option<File>>,
     /// How many bytes the scratch file holds (new lines go after them).
-    scratch_len: Mutex<u64>,
+    scratch_len: AtomicU64,
     /// Keyed by the path as text: hashing and comparing a `Path` goes
     /// component by component, which showed in profiles at 13,000 files.
     entries: Mutex<HashMap<String, StoredEntry>>,
@@ -335,15 +335,9 @@ impl DigestCache {
             .get_or_init(|| self.dir.as_ref()?.scratch().ok())
             .as_ref()?;
         let len = u32::try_from(line.len()).ok()?;
-        let offset = {
-            let mut end = match held.scratch_len.lock() {
-                Ok(end) => end,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            let offset = *end;
-            *end += u64::from(len) + 1;
-            offset
-        };
+        let offset = held
+            .scratch_len
+            .fetch_add(u64::from(len) + 1, Ordering::Relaxed);
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line);
         bytes.push(b'\n');
