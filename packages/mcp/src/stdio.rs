@@ -32,7 +32,7 @@ pub async fn serve_stdio<F>(
 where
     F: FnMut() -> Option<SkillRegistry> + Send + 'static,
 {
-    let (transport, pumps) = guarded_stdio();
+    let (transport, pumps) = guarded_stdio()?;
     // Entries are built beside the handshake and the first requests, on a
     // thread of their own that ends when they are (the process may exit
     // first: it holds nothing that needs closing).
@@ -126,12 +126,30 @@ impl Pumps {
 /// answered with a JSON-RPC error (`-32700`, `-32600`) here, where the SDK
 /// would drop it without a word; every other line goes to the SDK. Both
 /// answer streams reach stdout through one writer, whole lines at a time.
-fn guarded_stdio() -> ((DuplexStream, DuplexStream), Pumps) {
+fn guarded_stdio() -> Result<((DuplexStream, DuplexStream), Pumps), ServeError> {
+    let (lines, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
+    // Stdout is written from a thread of its own, blocking: tokio's stdout
+    // hands every write to its blocking pool, a hop per answer. The thread
+    // ends when both answer streams have ended (or stdout is closed).
+    std::thread::Builder::new()
+        .name("bcode-mcp-stdout".into())
+        .spawn(move || {
+            let mut stdout = std::io::stdout().lock();
+            while let Some(line) = outgoing.blocking_recv() {
+                if stdout.write_all(&line).is_err() || stdout.flush().is_err() {
+                    return;
+                }
+            }
+        })
+        .map_err(|err| {
+            ServeError(format!(
+                "cannot start the thread that writes answers: {err}"
+            ))
+        })?;
     let (sdk_in, mut to_sdk) = tokio::io::duplex(64 * 1024);
     // Room for a whole `skills/list` page (60 KB at 100 skills), so the SDK
     // writes an answer without waiting for it to be read.
     let (from_sdk, sdk_out) = tokio::io::duplex(1024 * 1024);
-    let (lines, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
     let errors = lines.clone();
     let reader = tokio::spawn(async move {
         guard_lines(tokio::io::stdin(), &mut to_sdk, &errors).await;
@@ -152,20 +170,7 @@ fn guarded_stdio() -> ((DuplexStream, DuplexStream), Pumps) {
             }
         }
     });
-    // Stdout is written from a thread of its own, blocking: tokio's stdout
-    // hands every write to its blocking pool, a hop per answer. The thread
-    // ends when both answer streams have ended (or stdout is closed).
-    let _ = std::thread::Builder::new()
-        .name("bcode-mcp-stdout".into())
-        .spawn(move || {
-            let mut stdout = std::io::stdout().lock();
-            while let Some(line) = outgoing.blocking_recv() {
-                if stdout.write_all(&line).is_err() || stdout.flush().is_err() {
-                    return;
-                }
-            }
-        });
-    ((sdk_in, sdk_out), Pumps(vec![reader, answers]))
+    Ok(((sdk_in, sdk_out), Pumps(vec![reader, answers])))
 }
 
 /// Copies the JSON lines of `input` to `sdk`, answering the others on
