@@ -109,7 +109,8 @@ def main():
                         help="both sides with their caches (discovery's disk cache, the MCP digest cache), warmed once first")
     args = parser.parse_args()
     target = Path(os.environ.get("CARGO_TARGET_DIR", Path(__file__).resolve().parents[2] / "target"))
-    out = Path(args.out) if args.out else target / "bench-results" / "mcp"
+    # Absolute: the program ignores a relative BCODE_STATE_DIR or HOME.
+    out = Path(args.out).resolve() if args.out else target / "bench-results" / "mcp"
     repo = out / "repo"
     if not (repo / ".bcode" / "skills").is_dir():
         shutil.rmtree(repo, ignore_errors=True)
