@@ -21,6 +21,7 @@ mod digests;
 mod entry;
 mod follow;
 mod server;
+mod service;
 mod stdio;
 mod uri;
 
@@ -29,5 +30,6 @@ pub use client::{MAX_PAGES, McpProvider, McpServerSpec};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
+pub use service::SkillService;
 pub use stdio::{ServeError, run_stdio, serve_stdio};
 pub use uri::{SCHEME, file_uri, skill_uri};

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use crate::follow::EntryWatch;
 use crate::server::SkillServer;
+use crate::service::SkillService;
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
@@ -37,8 +38,7 @@ where
     // thread of their own that ends when they are (the process may exit
     // first: it holds nothing that needs closing).
     warm_in_background(&server);
-    let running = server
-        .clone()
+    let running = SkillService::new(server.clone())
         .serve(transport)
         .await
         .map_err(|err| ServeError(format!("the client's initialization failed: {err}")))?;

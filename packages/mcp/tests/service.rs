@@ -1,0 +1,123 @@
+//! `SkillService` against the SDK's own dispatch of the same server: every
+//! `skills/list` page an SDK client gets is the same, a skill the SDK's
+//! check refuses is left out of both (and `skills/get` names the reason),
+//! and every other request is the SDK's.
+
+#![cfg(feature = "client")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test harness
+
+use std::path::Path;
+
+use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
+use bcode_skill_mcp::{SKILLS_PAGE, SkillServer, SkillService};
+use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+use rmcp::model::{GetSkillRequestParams, ReadResourceRequestParams};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{Service, ServiceExt};
+use serde_json::Value;
+
+fn registry(dir: &Path) -> SkillRegistry {
+    let root = SourceRoot {
+        source: SkillSource {
+            kind: SourceKind::RepoBcode,
+            label: "repo:.bcode/skills".into(),
+            ordinal: 0,
+            root: None,
+            provider: None,
+        },
+        path: dir.to_path_buf(),
+        repository: None,
+    };
+    Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root])
+}
+
+fn write_skill(dir: &Path, id: &str, description: &str) {
+    let folder = dir.join(id);
+    std::fs::create_dir_all(folder.join("refs")).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        format!("---\nname: {id}\ndescription: {description}\nmetadata:\n  version: \"1.0\"\n---\nBody of {id}.\n"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("refs/guide.md"), format!("Guide of {id}.\n")).unwrap();
+}
+
+/// A client session with `service`, on `runtime`.
+fn connect<S: Service<rmcp::RoleServer>>(
+    runtime: &tokio::runtime::Runtime,
+    service: S,
+) -> RunningService<RoleClient, ()> {
+    runtime.block_on(async {
+        let (client_io, server_io) = tokio::io::duplex(1024 * 1024);
+        tokio::spawn(async move {
+            let running = service.serve(server_io).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        ().serve(client_io).await.unwrap()
+    })
+}
+
+/// Every page from the first, as JSON.
+fn all_pages(runtime: &tokio::runtime::Runtime, client: &RunningService<RoleClient, ()>) -> Vec<Value> {
+    runtime.block_on(async {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor
+                .clone()
+                .map(|cursor| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(cursor)));
+            let page = client.list_skills(params).await.unwrap();
+            cursor = page.next_cursor.clone();
+            pages.push(serde_json::to_value(&page).unwrap());
+            if cursor.is_none() {
+                return pages;
+            }
+        }
+    })
+}
+
+#[test]
+fn pages_and_other_requests_are_the_sdks_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    for n in 0..SKILLS_PAGE + 30 {
+        write_skill(tmp.path(), &format!("s{n:03}"), &format!("Skill {n} <&> \"quoted\""));
+    }
+    // Valid ids here, refused by the SEP's name rule (single internal
+    // hyphens): read, checked once, and left out.
+    write_skill(tmp.path(), "s050--double", "Two hyphens.");
+    let registry = registry(tmp.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ours = connect(&runtime, SkillService::new(SkillServer::new(&registry)));
+    let sdks = connect(&runtime, SkillServer::new(&registry));
+
+    let pages = all_pages(&runtime, &ours);
+    assert_eq!(pages, all_pages(&runtime, &sdks));
+    assert_eq!(pages.len(), 2);
+    let uris: Vec<&str> = pages
+        .iter()
+        .flat_map(|page| page["skills"].as_array().unwrap())
+        .map(|skill| skill["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris.len(), SKILLS_PAGE + 30);
+    assert!(!uris.iter().any(|uri| uri.contains("double")));
+    assert_eq!(
+        pages[0]["skills"][0]["frontmatter"]["metadata"]["version"],
+        "1.0"
+    );
+
+    runtime.block_on(async {
+        let refused = GetSkillRequestParams::new("skill://s050--double/SKILL.md");
+        let err = ours.get_skill(refused.clone()).await.unwrap_err().to_string();
+        assert!(err.contains("single internal hyphens"), "{err}");
+        assert_eq!(err, sdks.get_skill(refused).await.unwrap_err().to_string());
+        let read = ReadResourceRequestParams::new("skill://s007/refs/guide.md");
+        let text = serde_json::to_value(ours.read_resource(read.clone()).await.unwrap()).unwrap();
+        assert_eq!(text["contents"][0]["text"], "Guide of s007.\n");
+        let theirs = serde_json::to_value(sdks.read_resource(read).await.unwrap()).unwrap();
+        assert_eq!(text, theirs);
+    });
+}
