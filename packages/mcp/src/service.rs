@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
 use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ErrorData as McpError, RoleServer, Service, ServerHandler};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service};
 
 use crate::server::SkillServer;
 

@@ -58,14 +58,17 @@ fn connect<S: Service<rmcp::RoleServer>>(
 }
 
 /// Every page from the first, as JSON.
-fn all_pages(runtime: &tokio::runtime::Runtime, client: &RunningService<RoleClient, ()>) -> Vec<Value> {
+fn all_pages(
+    runtime: &tokio::runtime::Runtime,
+    client: &RunningService<RoleClient, ()>,
+) -> Vec<Value> {
     runtime.block_on(async {
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let params = cursor
-                .clone()
-                .map(|cursor| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(cursor)));
+            let params = cursor.clone().map(|cursor| {
+                rmcp::model::PaginatedRequestParams::default().with_cursor(Some(cursor))
+            });
             let page = client.list_skills(params).await.unwrap();
             cursor = page.next_cursor.clone();
             pages.push(serde_json::to_value(&page).unwrap());
@@ -80,7 +83,11 @@ fn all_pages(runtime: &tokio::runtime::Runtime, client: &RunningService<RoleClie
 fn pages_and_other_requests_are_the_sdks_own() {
     let tmp = tempfile::tempdir().unwrap();
     for n in 0..SKILLS_PAGE + 30 {
-        write_skill(tmp.path(), &format!("s{n:03}"), &format!("Skill {n} <&> \"quoted\""));
+        write_skill(
+            tmp.path(),
+            &format!("s{n:03}"),
+            &format!("Skill {n} <&> \"quoted\""),
+        );
     }
     // Valid ids here, refused by the SEP's name rule (single internal
     // hyphens): read, checked once, and left out.
@@ -111,7 +118,11 @@ fn pages_and_other_requests_are_the_sdks_own() {
 
     runtime.block_on(async {
         let refused = GetSkillRequestParams::new("skill://s050--double/SKILL.md");
-        let err = ours.get_skill(refused.clone()).await.unwrap_err().to_string();
+        let err = ours
+            .get_skill(refused.clone())
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("single internal hyphens"), "{err}");
         assert_eq!(err, sdks.get_skill(refused).await.unwrap_err().to_string());
         let read = ReadResourceRequestParams::new("skill://s007/refs/guide.md");
