@@ -79,7 +79,23 @@ mod imp {
     #[derive(Debug)]
     pub struct FolderWatch {
         fd: OwnedFd,
-        watches: BTreeMap<PathBuf, i32>,
+        /// Each listed folder's watch descriptor, and whether it is a full
+        /// watch ([`FolderWatch::add`]) rather than one for new entries only.
+        watches: BTreeMap<PathBuf, Listed>,
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    struct Listed {
+        wd: i32,
+        full: bool,
+    }
+
+    /// How a folder is added: listed or not, and with which events.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Full,
+        NewEntries,
+        Unlisted,
     }
 
     impl FolderWatch {
@@ -95,9 +111,10 @@ mod imp {
 
         /// Starts watching `folder` (following links in its path): its
         /// listing, and the content and metadata of its entries. Refused on
-        /// a file system where changes may not be reported.
+        /// a file system where changes may not be reported. A folder
+        /// watched for new entries only is watched fully from now on.
         pub fn add(&mut self, folder: &Path) -> Result<(), WatchError> {
-            self.add_with(folder, interesting(), true)
+            self.add_with(folder, Kind::Full)
         }
 
         /// [`FolderWatch::add`] without keeping the folder's path: it can
@@ -105,39 +122,59 @@ mod imp {
         /// noticed here (the kernel answers with the same watch). For a
         /// watch of many folders that is only ever dropped whole.
         pub fn add_unlisted(&mut self, folder: &Path) -> Result<(), WatchError> {
-            self.add_with(folder, interesting(), false)
+            self.add_with(folder, Kind::Unlisted)
         }
 
         /// Starts watching `folder` for new, renamed or removed entries
         /// only (and for its own removal): the ancestor of a root that does
         /// not exist yet, where edits of the files beside it do not matter.
+        /// Nothing when `folder` is watched already (fully or so).
         pub fn add_for_new_entries(&mut self, folder: &Path) -> Result<(), WatchError> {
-            let flags = WatchFlags::CREATE
-                | WatchFlags::DELETE
-                | WatchFlags::MOVED_FROM
-                | WatchFlags::MOVED_TO
-                | WatchFlags::DELETE_SELF
-                | WatchFlags::MOVE_SELF
-                | WatchFlags::ONLYDIR;
-            self.add_with(folder, flags, true)
+            self.add_with(folder, Kind::NewEntries)
         }
 
-        fn add_with(
-            &mut self,
-            folder: &Path,
-            flags: WatchFlags,
-            listed: bool,
-        ) -> Result<(), WatchError> {
-            if self.watches.contains_key(folder) {
-                return Ok(());
+        /// Whether `folder` is listed with a full watch ([`FolderWatch::add`]).
+        pub fn watches_fully(&self, folder: &Path) -> bool {
+            self.watches.get(folder).is_some_and(|listed| listed.full)
+        }
+
+        /// The listed folders with a full watch.
+        pub fn fully_watched(&self) -> impl Iterator<Item = &Path> {
+            self.watches
+                .iter()
+                .filter(|(_, listed)| listed.full)
+                .map(|(folder, _)| folder.as_path())
+        }
+
+        fn add_with(&mut self, folder: &Path, kind: Kind) -> Result<(), WatchError> {
+            match self.watches.get(folder) {
+                Some(listed) if listed.full || kind != Kind::Full => return Ok(()),
+                // Watched for new entries only: the kernel replaces the
+                // mask of the same watch with the full one.
+                Some(_) | None => {}
             }
+            let flags = match kind {
+                Kind::Full | Kind::Unlisted => interesting(),
+                Kind::NewEntries => {
+                    WatchFlags::CREATE
+                        | WatchFlags::DELETE
+                        | WatchFlags::MOVED_FROM
+                        | WatchFlags::MOVED_TO
+                        | WatchFlags::DELETE_SELF
+                        | WatchFlags::MOVE_SELF
+                        | WatchFlags::ONLYDIR
+                }
+            };
             let stats = rustix::fs::statfs(folder)
                 .map_err(|err| WatchError(format!("cannot watch `{}`: {err}", folder.display())))?;
             // `f_type` is 32 or 64 bits wide depending on the architecture;
             // the magic numbers are 32-bit.
             #[allow(clippy::unnecessary_cast)]
-            let kind = (stats.f_type as i64) & 0xFFFF_FFFF;
-            if let Some((_, name)) = REMOTE_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == kind) {
+            let magic = (stats.f_type as i64) & 0xFFFF_FFFF;
+            if let Some((_, name)) = REMOTE_FILE_SYSTEMS
+                .iter()
+                .find(|(known, _)| *known == magic)
+            {
                 return Err(WatchError(format!(
                     "`{}` is on a {name} file system, where changes made elsewhere are not reported",
                     folder.display()
@@ -152,17 +189,19 @@ mod imp {
                 };
                 WatchError(format!("cannot watch `{}`: {why}", folder.display()))
             })?;
-            if listed {
-                self.watches.insert(folder.to_path_buf(), wd);
+            if kind != Kind::Unlisted {
+                let full = kind == Kind::Full;
+                self.watches
+                    .insert(folder.to_path_buf(), Listed { wd, full });
             }
             Ok(())
         }
 
         /// Stops watching `folder` (nothing when it was not watched).
         pub fn remove(&mut self, folder: &Path) {
-            if let Some(wd) = self.watches.remove(folder) {
+            if let Some(listed) = self.watches.remove(folder) {
                 // A folder already gone has lost its watch with it.
-                let _ = inotify::remove_watch(&self.fd, wd);
+                let _ = inotify::remove_watch(&self.fd, listed.wd);
             }
         }
 
@@ -224,6 +263,16 @@ mod imp {
         /// Never reached (see [`FolderWatch::new`]).
         pub fn add_unlisted(&mut self, folder: &Path) -> Result<(), WatchError> {
             self.add(folder)
+        }
+
+        /// Never reached (see [`FolderWatch::new`]).
+        pub fn watches_fully(&self, _folder: &Path) -> bool {
+            false
+        }
+
+        /// Never reached (see [`FolderWatch::new`]).
+        pub fn fully_watched(&self) -> impl Iterator<Item = &Path> {
+            std::iter::empty()
         }
 
         /// Never reached (see [`FolderWatch::new`]).
@@ -295,6 +344,24 @@ mod tests {
         std::fs::write(&file, "edited").unwrap();
         assert!(!watch.changed());
         std::fs::create_dir(dir.path().join(".bcode")).unwrap();
+        assert!(watch.changed());
+    }
+
+    #[test]
+    fn a_folder_watched_for_new_entries_is_watched_fully_once_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "x").unwrap();
+        let mut watch = FolderWatch::new().unwrap();
+        watch.add_for_new_entries(dir.path()).unwrap();
+        assert!(!watch.watches_fully(dir.path()));
+        watch.add(dir.path()).unwrap();
+        assert!(watch.watches_fully(dir.path()));
+        // A weaker add leaves the full watch as it is.
+        watch.add_for_new_entries(dir.path()).unwrap();
+        assert!(watch.watches_fully(dir.path()));
+        assert_eq!(watch.fully_watched().collect::<Vec<_>>(), [dir.path()]);
+        std::fs::write(&file, "edited").unwrap();
         assert!(watch.changed());
     }
 

@@ -41,12 +41,13 @@ pub struct LiveRegistry {
     stamps: BTreeMap<String, FileStamp>,
     /// Whether `stamps` is kept (see [`LiveRegistry::summaries_only`]).
     track_bodies: bool,
+    /// Its full watches are the folders the last discovery's answer
+    /// depended on (see `watch`), one each, kept there and nowhere else
+    /// (tens of thousands of paths at scale).
     watcher: Option<FolderWatch>,
-    /// The folders the watcher covers, one watch each: what the last
-    /// discovery's answer depended on (see `watch`).
-    watched: BTreeSet<PathBuf>,
     /// The nearest existing ancestor of each root that does not exist yet,
-    /// watched for new entries only, so the root's creation is noticed.
+    /// watched for new entries only (unless it is one of those folders),
+    /// so the root's creation is noticed.
     ancestors: BTreeSet<PathBuf>,
     /// Folders were added to the watch after the build that read them: the
     /// next turn checks stamps once, so an edit made in between is not lost.
@@ -135,7 +136,6 @@ impl LiveRegistry {
             stamps: BTreeMap::new(),
             track_bodies,
             watcher: None,
-            watched: BTreeSet::new(),
             ancestors: BTreeSet::new(),
             verify: false,
             note: None,
@@ -202,15 +202,26 @@ impl LiveRegistry {
                 self.max_watched
             ));
         }
-        for gone in self.watched.difference(&folders) {
-            watcher.remove(gone);
+        let gone: Vec<PathBuf> = watcher
+            .fully_watched()
+            .filter(|folder| !folders.contains(*folder))
+            .map(Path::to_path_buf)
+            .collect();
+        for folder in &gone {
+            watcher.remove(folder);
+            // Still the ancestor of a missing root: watched as one again.
+            if self.ancestors.contains(folder) {
+                watcher.add_for_new_entries(folder).map_err(fallback)?;
+            }
         }
         let mut added = false;
-        for folder in folders.difference(&self.watched) {
-            watcher.add(folder).map_err(fallback)?;
-            added = true;
+        for folder in &folders {
+            if !watcher.watches_fully(folder) {
+                watcher.add(folder).map_err(fallback)?;
+                added = true;
+            }
         }
-        self.watched = folders;
+        drop(folders);
         self.verify |= added;
         self.reanchor()?;
         self.complete = true;
@@ -234,7 +245,7 @@ impl LiveRegistry {
             return Ok(());
         }
         for gone in self.ancestors.difference(&ancestors) {
-            if !self.watched.contains(gone) {
+            if !watcher.watches_fully(gone) {
                 watcher.remove(gone);
             }
         }
