@@ -8,7 +8,6 @@
 //! `notifications/resources/list_changed`; what the old snapshot built is
 //! handed back, so an unchanged skill is not read again.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
@@ -43,6 +42,11 @@ struct Served {
 }
 
 impl Served {
+    /// The skill's id (its summary's: no copy is kept).
+    fn id(&self) -> &str {
+        self.summary.manifest.id.as_str()
+    }
+
     /// Where the entry is, building it first when no request has.
     fn stored(
         &self,
@@ -87,11 +91,12 @@ impl Served {
 }
 
 /// What one registry snapshot serves: the skills the catalog could show,
-/// by id, and those left out with the reason.
+/// sorted by id (the listing order; looked up by binary search, so no id
+/// is copied out of the shared summaries), and those left out with the
+/// reason.
 #[derive(Debug, Default)]
 struct Snapshot {
-    ids: Vec<String>,
-    skills: HashMap<String, Served>,
+    skills: Vec<Served>,
     unserved: Vec<(String, String)>,
 }
 
@@ -101,35 +106,51 @@ impl Snapshot {
         // Hidden skills (`disable-model-invocation`) are not in the catalog,
         // and disabled ones are not in the registry: neither is served.
         for summary in registry.shared_skills().filter(|s| s.model_visible()) {
-            let id = summary.manifest.id.to_string();
             if let Some(why) = entry::unservable(summary) {
-                snapshot.unserved.push((id, why));
+                snapshot
+                    .unserved
+                    .push((summary.manifest.id.to_string(), why));
                 continue;
             }
-            snapshot.ids.push(id.clone());
-            snapshot.skills.insert(
-                id,
-                Served {
-                    summary: Arc::clone(summary),
-                    entry: OnceLock::new(),
-                },
-            );
+            snapshot.skills.push(Served {
+                summary: Arc::clone(summary),
+                entry: OnceLock::new(),
+            });
         }
-        snapshot.ids.sort();
+        snapshot.skills.sort_by(|a, b| a.id().cmp(b.id()));
+        // A registry holds each id once; were one to come twice, the first
+        // is served.
         snapshot
+            .skills
+            .dedup_by(|later, first| later.id() == first.id());
+        snapshot
+    }
+
+    /// The served skill `id`.
+    fn get(&self, id: &str) -> Option<&Served> {
+        let at = self.skills.binary_search_by(|s| s.id().cmp(id)).ok()?;
+        self.skills.get(at)
+    }
+
+    /// The served skills from `start`, at most `len` of them.
+    fn run_from(&self, start: usize, len: usize) -> &[Served] {
+        let end = start.saturating_add(len).min(self.skills.len());
+        self.skills.get(start..end).unwrap_or_default()
+    }
+
+    fn len(&self) -> usize {
+        self.skills.len()
     }
 
     /// The same skills, no entry built.
     fn again(&self) -> Snapshot {
         Snapshot {
-            ids: self.ids.clone(),
             skills: self
                 .skills
                 .iter()
-                .map(|(id, served)| {
-                    let summary = Arc::clone(&served.summary);
-                    let entry = OnceLock::new();
-                    (id.clone(), Served { summary, entry })
+                .map(|served| Served {
+                    summary: Arc::clone(&served.summary),
+                    entry: OnceLock::new(),
                 })
                 .collect(),
             unserved: self.unserved.clone(),
@@ -138,7 +159,7 @@ impl Snapshot {
 
     /// Every entry built so far, by instruction file.
     fn built(&self) -> impl Iterator<Item = (&std::path::Path, &StoredEntry)> {
-        self.skills.values().filter_map(|served| {
+        self.skills.iter().filter_map(|served| {
             let entry = served.entry.get()?.as_ref().ok()?;
             Some((served.summary.location.as_path(), entry))
         })
@@ -236,7 +257,7 @@ impl SkillServer {
         let snapshot = self.current();
         if snapshot
             .skills
-            .values()
+            .iter()
             .any(|served| served.entry.get().is_none())
         {
             return Followed::NotBuilt;
@@ -275,10 +296,12 @@ impl SkillServer {
         for (location, entry) in slot.built().filter(|(_, entry)| entry.settled()) {
             self.digests.hold(location, entry.clone());
         }
-        let same = slot.ids == next.ids
-            && slot.ids.iter().all(|id| {
-                slot.skills.get(id).map(|s| &*s.summary) == next.skills.get(id).map(|s| &*s.summary)
-            });
+        let same = slot.len() == next.len()
+            && slot
+                .skills
+                .iter()
+                .zip(&next.skills)
+                .all(|(old, new)| old.summary == new.summary);
         *slot = Arc::new(next);
         self.generation
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -293,12 +316,12 @@ impl SkillServer {
 
     /// How many skills are served.
     pub fn len(&self) -> usize {
-        self.current().ids.len()
+        self.current().len()
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.current().ids.is_empty()
+        self.current().skills.is_empty()
     }
 
     fn current(&self) -> Arc<Snapshot> {
@@ -315,15 +338,7 @@ impl SkillServer {
     /// asked for first builds its own, each entry once).
     pub fn warm(&self) {
         let snapshot = self.current();
-        let pages: Vec<Vec<&Served>> = snapshot
-            .ids
-            .chunks(SKILLS_PAGE)
-            .map(|ids| {
-                ids.iter()
-                    .filter_map(|id| snapshot.skills.get(id))
-                    .collect()
-            })
-            .collect();
+        let pages: Vec<&[Served]> = snapshot.skills.chunks(SKILLS_PAGE).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = bcode_fs::worker_threads().clamp(1, pages.len().max(1));
         std::thread::scope(|scope| {
@@ -333,7 +348,7 @@ impl SkillServer {
                     while let Some(page) =
                         pages.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
-                        for served in page {
+                        for served in *page {
                             let _ = served.stored(&self.digests, &mut looker);
                         }
                     }
@@ -348,7 +363,7 @@ impl SkillServer {
     /// request for it takes it (or waits for it) instead of making it again.
     pub fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult, McpError> {
         let snapshot = self.current();
-        let start = page_start(cursor, snapshot.ids.len())?;
+        let start = page_start(cursor, snapshot.len())?;
         let made = self.take_ahead(&snapshot, start, false);
         Ok(self.answer_page(&snapshot, start, made))
     }
@@ -359,8 +374,8 @@ impl SkillServer {
     /// blocking thread. `None` otherwise.
     pub fn ready_skills_page(&self, cursor: Option<&str>) -> Option<ListSkillsResult> {
         let snapshot = self.current();
-        let start = page_start(cursor, snapshot.ids.len()).ok()?;
-        if start + SKILLS_PAGE >= snapshot.ids.len() {
+        let start = page_start(cursor, snapshot.len()).ok()?;
+        if start + SKILLS_PAGE >= snapshot.len() {
             return None;
         }
         let made = self.take_ahead(&snapshot, start, true)?;
@@ -375,8 +390,8 @@ impl SkillServer {
         start: usize,
         made: Option<Arc<OnceLock<Vec<Skill>>>>,
     ) -> ListSkillsResult {
-        let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
-        if end < snapshot.ids.len() {
+        let end = (start + SKILLS_PAGE).min(snapshot.len());
+        if end < snapshot.len() {
             self.make_ahead(snapshot, end);
         }
         let skills = match made {
@@ -391,7 +406,7 @@ impl SkillServer {
             None => self.page_skills(snapshot, start),
         };
         let mut result = ListSkillsResult::with_all_items(skills);
-        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        result.next_cursor = (end < snapshot.len()).then(|| end.to_string());
         if result.next_cursor.is_none() {
             self.digests.save(snapshot.built());
         }
@@ -402,15 +417,8 @@ impl SkillServer {
     /// A skill whose files cannot be served is left out of the listing;
     /// `skills/get` names the reason.
     fn page_skills(&self, snapshot: &Snapshot, start: usize) -> Vec<Skill> {
-        let end = (start + SKILLS_PAGE).min(snapshot.ids.len());
-        let page: Vec<&Served> = snapshot
-            .ids
-            .get(start..end)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|id| snapshot.skills.get(id))
-            .collect();
-        build_entries(&page, &self.digests);
+        let page = snapshot.run_from(start, SKILLS_PAGE);
+        build_entries(page, &self.digests);
         let mut looker = StampLooker::default();
         page.iter()
             .filter_map(|served| served.stored(&self.digests, &mut looker).ok())
@@ -522,14 +530,11 @@ impl SkillServer {
         cursor: Option<&str>,
     ) -> Result<ListResourcesResult, McpError> {
         let snapshot = self.current();
-        let start = page_start(cursor, snapshot.ids.len())?;
-        let end = (start + RESOURCES_PAGE).min(snapshot.ids.len());
+        let start = page_start(cursor, snapshot.len())?;
+        let end = (start + RESOURCES_PAGE).min(snapshot.len());
         let resources = snapshot
-            .ids
-            .get(start..end)
-            .unwrap_or_default()
+            .run_from(start, RESOURCES_PAGE)
             .iter()
-            .filter_map(|id| snapshot.skills.get(id))
             .map(|served| {
                 let m = &served.summary.manifest;
                 Resource::new(uri::skill_uri(m.id.as_str()), m.id.to_string())
@@ -538,14 +543,13 @@ impl SkillServer {
             })
             .collect();
         let mut result = ListResourcesResult::with_all_items(resources);
-        result.next_cursor = (end < snapshot.ids.len()).then(|| end.to_string());
+        result.next_cursor = (end < snapshot.len()).then(|| end.to_string());
         Ok(result)
     }
 
     fn entry(&self, uri: &str, id: &str) -> Result<Arc<ServedEntry>, McpError> {
         let snapshot = self.current();
         let served = snapshot
-            .skills
             .get(id)
             .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
         served
@@ -557,7 +561,7 @@ impl SkillServer {
 /// Builds the entries of `page` not built yet, on the worker threads the
 /// skill walk uses: each entry reads and digests every file of its skill,
 /// and a page of them is most of what a `skills/list` costs.
-fn build_entries(page: &[&Served], digests: &DigestCache) {
+fn build_entries(page: &[Served], digests: &DigestCache) {
     let threads = bcode_fs::worker_threads().min(page.len());
     // Built already (by the warm-up, or an earlier listing): no threads.
     if threads <= 1 || page.iter().all(|served| served.entry.get().is_some()) {
