@@ -7,10 +7,14 @@ corpus), each round runs, one after the other with the order turning:
   - `mcp` in a fresh process: initialize, then every `skills/list` page, then
     one `resources/read` of a file (timed alone: it must walk no tree).
 Both without the disk cache (`--set skills.disk_cache=false`), so both read
-the tree; with `--cached`, both with their caches, warmed once first. Peak RSS comes from /usr/bin/time. Prints per-round times, the
-medians and the median of per-round ratios, as JSON.
+the tree; with `--cached`, both with their caches, warmed once first. With
+`--idle S` the server is left running S seconds after the read, before its
+input closes, so its peak includes what a long-running server holds (the
+folder watches its first refreshes set up). Peak RSS comes from
+/usr/bin/time. Prints per-round times, the medians and the median of
+per-round ratios, as JSON.
 
-usage: mcp_list.py BCODE_PROMPT CORPUS_DIR [--rounds 7] [--out DIR]
+usage: mcp_list.py BCODE_PROMPT CORPUS_DIR [--rounds 7] [--out DIR] [--cached] [--idle S]
 The repository is made under --out (default: <target>/bench-results/mcp).
 """
 
@@ -58,7 +62,7 @@ def timed_rss(argv, env, stdin=None, driver=None):
     return seconds, peak, extra
 
 
-def mcp_driver(proc):
+def mcp_driver(proc, idle=0.0):
     def send(message):
         proc.stdin.write((json.dumps(message) + "\n").encode())
         proc.stdin.flush()
@@ -95,6 +99,8 @@ def mcp_driver(proc):
     send({"jsonrpc": "2.0", "id": request, "method": "resources/read", "params": {"uri": first_file}})
     answer(request)
     read = time.perf_counter() - read_start
+    if idle:
+        time.sleep(idle)
     proc.stdin.close()
     return {"skills": skills, "list_seconds": listed, "read_seconds": read}
 
@@ -107,6 +113,8 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--cached", action="store_true",
                         help="both sides with their caches (discovery's disk cache, the MCP digest cache), warmed once first")
+    parser.add_argument("--idle", type=float, default=0.0,
+                        help="seconds the server is left running after the read (its peak then includes its folder watches)")
     args = parser.parse_args()
     target = Path(os.environ.get("CARGO_TARGET_DIR", Path(__file__).resolve().parents[2] / "target"))
     # Absolute: the program ignores a relative BCODE_STATE_DIR or HOME.
@@ -125,6 +133,7 @@ def main():
     else:
         timed_rss(base + ["skills", "list", "--json"], env)
         timed_rss(base + ["mcp"], env, driver=mcp_driver)
+    driver = lambda proc: mcp_driver(proc, args.idle)
     rounds = []
     for n in range(args.rounds):
         order = ["list", "mcp"] if n % 2 == 0 else ["mcp", "list"]
@@ -134,7 +143,7 @@ def main():
                 seconds, peak, _ = timed_rss(base + ["skills", "list", "--json"], env)
                 row["list"] = {"seconds": seconds, "peak_kb": peak}
             else:
-                seconds, peak, extra = timed_rss(base + ["mcp"], env, driver=mcp_driver)
+                seconds, peak, extra = timed_rss(base + ["mcp"], env, driver=driver)
                 row["mcp"] = {"seconds": seconds, "peak_kb": peak, **extra}
         rounds.append(row)
         print(json.dumps(row), file=sys.stderr)
@@ -150,6 +159,7 @@ def main():
         "mcp_peak_kb": med([r["mcp"]["peak_kb"] for r in rounds]),
         "memory_ratio": med([r["mcp"]["peak_kb"] / r["list"]["peak_kb"] for r in rounds]),
         "read_one_file_ms": 1000 * med([r["mcp"]["read_seconds"] for r in rounds]),
+        "idle_seconds": args.idle,
     }
     print(json.dumps(summary, indent=2))
 
