@@ -4,27 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test harness
 
+mod common;
+
 use std::path::Path;
 
-use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
 use bcode_skill_mcp::{SKILLS_PAGE, SkillServer};
-use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
 use serde_json::Value;
 
-fn registry(dir: &Path) -> SkillRegistry {
-    let root = SourceRoot {
-        source: SkillSource {
-            kind: SourceKind::RepoBcode,
-            label: "repo:.bcode/skills".into(),
-            ordinal: 0,
-            root: None,
-            provider: None,
-        },
-        path: dir.to_path_buf(),
-        repository: None,
-    };
-    Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root])
-}
+use common::registry;
 
 fn write_skills(dir: &Path, count: usize, marked: usize, mark: &str) {
     for n in 0..count {

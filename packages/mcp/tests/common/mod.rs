@@ -1,0 +1,24 @@
+//! The registry the server tests serve.
+
+#![allow(clippy::unwrap_used, dead_code)] // test helpers; each test binary uses a subset
+
+use std::path::Path;
+
+use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
+use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+
+/// The registry of `dir` as a repository's `.bcode/skills`, default options.
+pub fn registry(dir: &Path) -> SkillRegistry {
+    let root = SourceRoot {
+        source: SkillSource {
+            kind: SourceKind::RepoBcode,
+            label: "repo:.bcode/skills".into(),
+            ordinal: 0,
+            root: None,
+            provider: None,
+        },
+        path: dir.to_path_buf(),
+        repository: None,
+    };
+    Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root])
+}
