@@ -6,7 +6,9 @@
 //! that fails is left out, and `skills/get` names the reason), and a
 //! snapshot holds each id once, so no URI can come twice. Repeated at every
 //! listing, that check (three NFKC passes over each name) was a fifth of
-//! what a page cost at 10,000 skills. Every other request, and `skills/list`
+//! what a page cost at 10,000 skills. The SDK's other check there, that the
+//! server declares the skills extension and `resources`, always holds: the
+//! server's `get_info` declares both. Every other request, and `skills/list`
 //! in a session without `initialize` (whose per-request metadata the SDK
 //! checks first), goes through the SDK unchanged.
 
