@@ -213,6 +213,54 @@ fn a_missing_root_is_noticed_when_it_appears() {
     assert_eq!(refresh.registry.ids().collect::<Vec<_>>(), ["new"]);
 }
 
+/// A folder first watched as a missing root's ancestor (new entries only)
+/// and then depended on by the walk (it holds a root that is one skill
+/// file) is watched fully from then on: an edit of that file is seen. The
+/// folder watch used to keep the first, weaker watch.
+#[test]
+fn an_ancestor_watch_becomes_a_full_watch_when_the_walk_needs_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().canonicalize().unwrap().join("a");
+    fs::create_dir_all(&folder).unwrap();
+    past_racy_window();
+    let roots = vec![
+        root(
+            SourceKind::UserConfig,
+            "user-config:tool",
+            &folder.join("tool.md"),
+        ),
+        root(
+            SourceKind::UserConfig,
+            "user-config:skills",
+            &folder.join("skills"),
+        ),
+    ];
+    let (mut live, registry) = LiveRegistry::new(quick_options(&SkillsConfig::default()), roots);
+    assert_eq!(registry.ids().count(), 0);
+    live.watch().unwrap();
+    assert!(live.begin_turn().is_none());
+
+    fs::write(folder.join("tool.md"), "---\ndescription: one\n---\n").unwrap();
+    let refresh = live.begin_turn().expect("the new file is a new entry");
+    assert_eq!(refresh.registry.ids().collect::<Vec<_>>(), ["tool"]);
+    past_racy_window();
+    // The stamp check after new watches finds nothing new.
+    let _ = live.begin_turn();
+    assert!(live.begin_turn().is_none(), "quiet");
+    assert_eq!(live.mode(), ReloadMode::Watching);
+
+    fs::write(
+        folder.join("tool.md"),
+        "---\ndescription: two, longer\n---\n",
+    )
+    .unwrap();
+    let refresh = live.begin_turn().expect("the edit of the file is seen");
+    assert_eq!(
+        refresh.registry.get("tool").unwrap().manifest.description,
+        "two, longer"
+    );
+}
+
 /// A skill folder reached through a symlink that leaves its root (the Nix /
 /// Home Manager layout) used to force a stamp check at every turn, since
 /// the root's watcher does not see inside the link's target. The target is
