@@ -2,7 +2,9 @@
 //! the skills extension; the library does the serving, this is its edge
 //! (the registry, the reload, what the operator is told on stderr).
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bcode_skill::LiveRegistry;
@@ -59,6 +61,8 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     // first requests; it then checks stamps once, so an edit made before
     // the watch existed is still seen.
     let mut watching = false;
+    let refusals = Arc::new(Refusals::default());
+    let (told, reporter) = (Arc::clone(&refusals), server.clone());
     let refresh = move || {
         if !watching {
             watching = true;
@@ -66,9 +70,30 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
                 eprintln!("bcode-prompt: skill edits are checked every half second: {reason}");
             }
         }
+        told.tell(&reporter);
         live.begin_turn().map(|turn| turn.registry)
     };
-    bcode_skill_mcp::run_stdio(server, refresh, REFRESH)
-        .map_err(|err| CliError::Usage(err.to_string()))?;
+    let ended = bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH);
+    refusals.tell(&server);
+    ended.map_err(|err| CliError::Usage(err.to_string()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The skills whose files turned out not to be servable once read, told
+/// to the operator once each, at a refresh or when serving ends.
+#[derive(Default)]
+struct Refusals(Mutex<BTreeSet<String>>);
+
+impl Refusals {
+    fn tell(&self, server: &SkillServer) {
+        let mut told = match self.0.lock() {
+            Ok(told) => told,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for (id, why) in server.refused() {
+            if told.insert(id.clone()) {
+                eprintln!("bcode-prompt: skill `{id}` is not served: {why}");
+            }
+        }
+    }
 }

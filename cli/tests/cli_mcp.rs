@@ -275,6 +275,50 @@ fn skills_are_listed_with_front_matter_as_written_and_every_file_digested() {
     );
 }
 
+/// A skill whose files turn out not to be servable once read (here a name
+/// the SDK's own check refuses) is left out of the listing, and the
+/// operator is told which and why, as for those refused up front.
+#[test]
+fn a_skill_refused_once_read_is_named_to_the_operator() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[
+            ("ok/SKILL.md", "---\ndescription: Fine\n---\nB.\n"),
+            (
+                "two--hyphens/SKILL.md",
+                "---\ndescription: Two hyphens in a row\n---\nB.\n",
+            ),
+        ],
+    );
+    let mut client = Client::start(&sandbox, &[]);
+    let list = client.result("skills/list", json!({}));
+    let uris: Vec<&str> = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["skill://ok/SKILL.md"]);
+    assert_eq!(
+        client.error_code(
+            "skills/get",
+            json!({"uri": "skill://two--hyphens/SKILL.md"})
+        ),
+        -32602
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("skill `two--hyphens` is not served: "))
+        .collect();
+    assert_eq!(told.len(), 1, "told once: {stderr}");
+    assert!(told[0].contains("hyphen"), "{stderr}");
+    assert!(!stderr.contains("skill `ok` is not served"), "{stderr}");
+}
+
 #[test]
 fn files_are_read_as_text_or_blob_and_nothing_outside_a_skill_is_served() {
     let sandbox = sandbox();

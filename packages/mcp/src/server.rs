@@ -314,6 +314,22 @@ impl SkillServer {
         self.current().unserved.clone()
     }
 
+    /// The skills whose files, once read, cannot be served (an entry the
+    /// SDK's check refuses, a file too large or unreadable), with the
+    /// reason: `skills/list` leaves them out and `skills/get` answers with
+    /// the reason. Only entries built so far are looked at, none is read.
+    pub fn refused(&self) -> Vec<(String, String)> {
+        let snapshot = self.current();
+        snapshot
+            .skills
+            .iter()
+            .filter_map(|served| match served.entry.get()? {
+                Err(why) => Some((served.id().to_owned(), why.clone())),
+                Ok(_) => None,
+            })
+            .collect()
+    }
+
     /// How many skills are served.
     pub fn len(&self) -> usize {
         self.current().len()
