@@ -15,6 +15,8 @@
 //! - [`session`]: activation, suggestion, slash commands, turn options and
 //!   the event sinks.
 //! - [`provider`]: the `bcode.skill/v1` interface and the folder provider.
+//! - [`search`]: the relevance index that routes a task to the skills that
+//!   fit it.
 //!
 //! The root re-exports what a host needs to build a registry, keep it
 //! current, run a session and format what the model sees; everything else
@@ -32,6 +34,7 @@ pub mod fuzzing;
 pub mod parse;
 pub mod portability;
 pub mod provider;
+pub mod search;
 pub mod session;
 
 pub use bcode_skill_models::SourceEnv;
@@ -44,6 +47,7 @@ pub use discover::{
     source_roots,
 };
 pub use provider::SkillProvider;
+pub use search::{SearchHit, SkillIndex};
 pub use session::{
     ActivationReason, EventSink, JsonlSink, SessionError, SessionReply, SkillSession,
     SkillSessionOptions,

@@ -1,0 +1,631 @@
+//! The relevance index: an inverted index of skills' fields and its
+//! BM25F ranking. Pure: documents come in as [`SkillText`], queries as
+//! text; the edge that reads bodies is `search::gather`.
+//!
+//! Ranking is BM25F (Robertson and Zaragoza): each field's term count is
+//! normalised by the field's length against its average, weighted, summed
+//! into one pseudo-frequency per term, saturated once with `k1`, and
+//! multiplied by the term's inverse document frequency. Names and keywords
+//! weigh most and are barely length-normalised; the body weighs least and
+//! is normalised most, since a long body repeats everything.
+//!
+//! Same inputs, same ranking: a score is summed over the query's terms in
+//! the order the query first names them, ties go to the smaller id, and an
+//! index updated skill by skill answers exactly as one built at once (term
+//! numbers may differ; no score depends on them).
+
+use std::collections::BTreeMap;
+
+use bcode_skill_models::SkillId;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use crate::search::analyze::{Normalizer, for_each_term};
+use crate::search::document::{FIELDS, Field, SkillText};
+
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+
+/// Each field's weight and length normalisation (`b`), by [`Field::index`].
+const WEIGHTS: [f32; FIELDS] = [3.0, 2.0, 2.0, 1.0, 1.0];
+const NORMALISATION: [f32; FIELDS] = [0.3, 0.5, 0.3, 0.5, 0.75];
+
+/// A query keeps at most this many distinct terms, those of highest
+/// inverse document frequency: a long task (a pasted log, a 1 MB text)
+/// costs its analysis, linear, and then no more than a short one.
+pub const MAX_QUERY_TERMS: usize = 256;
+
+/// One skill's counts of one term, by field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Posting {
+    doc: u32,
+    body: u16,
+    /// Name, description, keywords, files.
+    small: [u8; 4],
+}
+
+impl Posting {
+    fn tf(&self, field: usize) -> u32 {
+        match self.small.get(field) {
+            Some(&count) if field < 4 => u32::from(count),
+            _ => u32::from(self.body),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Doc {
+    id: SkillId,
+    /// Terms in each field, stop words left out, as the ranking counts.
+    lens: [u32; FIELDS],
+}
+
+/// Why a skill ranked: one query term it matched, as the query wrote it,
+/// and the fields it was found in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MatchedTerm {
+    /// The query's word (the first of its words with this term).
+    pub term: String,
+    /// Where the skill has it, in field order.
+    pub fields: Vec<Field>,
+}
+
+/// One ranked skill.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// The skill.
+    pub id: SkillId,
+    /// Its BM25F score for the query: comparable between skills of one
+    /// query, not between queries.
+    pub score: f32,
+    /// The share of the query's weight (the inverse document frequencies
+    /// of its terms) the skill matched, from 0 to 1: comparable between
+    /// queries, which is what a confidence floor needs.
+    pub coverage: f32,
+    /// The query terms it matched, in the query's order.
+    pub matched: Vec<MatchedTerm>,
+}
+
+/// An inverted index of skills, updated one skill at a time.
+#[derive(Clone, Debug, Default)]
+pub struct SkillIndex {
+    terms: FxHashMap<Box<str>, u32>,
+    postings: Vec<Vec<Posting>>,
+    /// By document number; `None` once removed.
+    docs: Vec<Option<Doc>>,
+    by_id: BTreeMap<SkillId, u32>,
+    len_sums: [u64; FIELDS],
+    /// Only these terms get postings (a one-shot search that knows its
+    /// query); every document's lengths are still counted, so scores are
+    /// those of the whole index.
+    only: Option<FxHashSet<Box<str>>>,
+}
+
+impl SkillIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        SkillIndex::default()
+    }
+
+    /// An empty index that keeps postings only for the terms of `query`:
+    /// built over a registry, it answers that query exactly as a whole
+    /// index would, in a fraction of the memory.
+    pub fn for_query(query: &str) -> Self {
+        let mut normalizer = Normalizer::new();
+        let mut only = FxHashSet::default();
+        for_each_term(query, &mut normalizer, &mut |term| {
+            only.insert(term.into());
+        });
+        SkillIndex {
+            only: Some(only),
+            ..SkillIndex::default()
+        }
+    }
+
+    /// How many skills are indexed.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Whether no skill is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Whether `id` is indexed.
+    pub fn contains(&self, id: &SkillId) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// The ids indexed, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &SkillId> {
+        self.by_id.keys()
+    }
+
+    /// Indexes one skill under `id`, replacing what was indexed under it.
+    pub fn insert(&mut self, id: SkillId, text: &SkillText, normalizer: &mut Normalizer) {
+        self.remove(&id);
+        let mut counts: FxHashMap<u32, [u32; FIELDS]> = FxHashMap::default();
+        let mut lens = [0u32; FIELDS];
+        for field in Field::ALL {
+            let at = field.index();
+            let mut len = 0u32;
+            for_each_term(&text.fields[at], normalizer, &mut |term| {
+                len = len.saturating_add(1);
+                if let Some(only) = &self.only
+                    && !only.contains(term)
+                {
+                    return;
+                }
+                let next = self.postings.len() as u32;
+                let number = *self.terms.entry(term.into()).or_insert(next);
+                if number == next {
+                    self.postings.push(Vec::new());
+                }
+                let slot = counts.entry(number).or_insert([0; FIELDS]);
+                slot[at] = slot[at].saturating_add(1);
+            });
+            lens[at] = len;
+        }
+        let doc = self.docs.len() as u32;
+        for (term, tf) in counts {
+            let small = [0, 1, 2, 3].map(|f| u8::try_from(tf[f]).unwrap_or(u8::MAX));
+            let body = u16::try_from(tf[Field::Body.index()]).unwrap_or(u16::MAX);
+            if let Some(list) = self.postings.get_mut(term as usize) {
+                // Document numbers only grow, so each list stays sorted.
+                list.push(Posting { doc, body, small });
+            }
+        }
+        for (sum, len) in self.len_sums.iter_mut().zip(lens) {
+            *sum += u64::from(len);
+        }
+        self.docs.push(Some(Doc {
+            id: id.clone(),
+            lens,
+        }));
+        self.by_id.insert(id, doc);
+    }
+
+    /// Adds every skill of `other` after this index's own, as if each had
+    /// been inserted here in `other`'s order (an id already here is
+    /// replaced). How parallel builds join their parts.
+    pub fn append(&mut self, other: SkillIndex) {
+        let replaced: Vec<SkillId> = other
+            .by_id
+            .keys()
+            .filter(|id| self.by_id.contains_key(*id))
+            .cloned()
+            .collect();
+        for id in &replaced {
+            self.remove(id);
+        }
+        let offset = self.docs.len() as u32;
+        let mut postings = other.postings;
+        for (term, number) in other.terms {
+            let list = postings
+                .get_mut(number as usize)
+                .map(std::mem::take)
+                .unwrap_or_default();
+            let next = self.postings.len() as u32;
+            let mine = *self.terms.entry(term).or_insert(next);
+            if mine == next {
+                self.postings.push(Vec::new());
+            }
+            if let Some(target) = self.postings.get_mut(mine as usize) {
+                target.extend(list.into_iter().map(|p| Posting {
+                    doc: p.doc + offset,
+                    ..p
+                }));
+            }
+        }
+        for (sum, add) in self.len_sums.iter_mut().zip(other.len_sums) {
+            *sum += add;
+        }
+        for (id, doc) in other.by_id {
+            self.by_id.insert(id, doc + offset);
+        }
+        self.docs.extend(other.docs);
+    }
+
+    /// Removes the skill indexed under `id`, if any.
+    pub fn remove(&mut self, id: &SkillId) {
+        let Some(doc) = self.by_id.remove(id) else {
+            return;
+        };
+        if let Some(Some(removed)) = self.docs.get_mut(doc as usize).map(Option::take) {
+            for (sum, len) in self.len_sums.iter_mut().zip(removed.lens) {
+                *sum -= u64::from(len);
+            }
+        }
+        for list in &mut self.postings {
+            if let Ok(at) = list.binary_search_by_key(&doc, |p| p.doc) {
+                list.remove(at);
+            }
+        }
+    }
+
+    /// The skills that best fit `query`, best first, at most `limit`; only
+    /// skills that match at least one query term.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        let live = self.by_id.len();
+        if live == 0 || limit == 0 {
+            return Vec::new();
+        }
+        let terms = self.query_terms(query);
+        let avg = self.len_sums.map(|sum| (sum as f32 / live as f32).max(1.0));
+        let mut scores: Vec<f32> = vec![0.0; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut total_weight = 0.0f32;
+        for term in &terms {
+            total_weight += term.weight;
+            for posting in self.list(term.number) {
+                let Some(Some(doc)) = self.docs.get(posting.doc as usize) else {
+                    continue;
+                };
+                let Some(score) = scores.get_mut(posting.doc as usize) else {
+                    continue;
+                };
+                if *score == 0.0 {
+                    touched.push(posting.doc);
+                }
+                *score += term.weight * saturate(pseudo_frequency(posting, doc, &avg));
+            }
+        }
+        let mut ranked: Vec<(f32, &SkillId, u32)> = touched
+            .into_iter()
+            .filter_map(|doc| {
+                let id = &self.docs.get(doc as usize)?.as_ref()?.id;
+                Some((*scores.get(doc as usize)?, id, doc))
+            })
+            .filter(|(score, _, _)| *score > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        ranked.truncate(limit);
+        ranked
+            .into_iter()
+            .map(|(score, id, doc)| {
+                let mut matched = Vec::new();
+                let mut weight = 0.0f32;
+                for term in &terms {
+                    let list = self.list(term.number);
+                    let Some(posting) = list
+                        .binary_search_by_key(&doc, |p| p.doc)
+                        .ok()
+                        .and_then(|at| list.get(at))
+                    else {
+                        continue;
+                    };
+                    weight += term.weight;
+                    matched.push(MatchedTerm {
+                        term: term.written.clone(),
+                        fields: Field::ALL
+                            .into_iter()
+                            .filter(|f| posting.tf(f.index()) > 0)
+                            .collect(),
+                    });
+                }
+                SearchHit {
+                    id: id.clone(),
+                    score,
+                    coverage: if total_weight > 0.0 {
+                        (weight / total_weight).min(1.0)
+                    } else {
+                        0.0
+                    },
+                    matched,
+                }
+            })
+            .collect()
+    }
+
+    fn list(&self, term: u32) -> &[Posting] {
+        self.postings.get(term as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The query's distinct terms the index knows, in the order first
+    /// written, each with its weight (inverse document frequency, raised
+    /// a little for a term the query repeats); at most
+    /// [`MAX_QUERY_TERMS`], those that weigh most.
+    fn query_terms(&self, query: &str) -> Vec<QueryTerm> {
+        let mut normalizer = Normalizer::new();
+        let mut found: Vec<QueryTerm> = Vec::new();
+        let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
+        let live = self.by_id.len() as f32;
+        crate::search::analyze::for_each_word(query, &mut |word| {
+            let Some(term) = normalizer.term(word) else {
+                return;
+            };
+            let Some(&number) = self.terms.get(term) else {
+                return;
+            };
+            match slot.get(&number) {
+                Some(&at) => {
+                    if let Some(seen) = found.get_mut(at) {
+                        seen.count += 1;
+                    }
+                }
+                None => {
+                    let df = self.list(number).len() as f32;
+                    if df == 0.0 {
+                        return;
+                    }
+                    slot.insert(number, found.len());
+                    found.push(QueryTerm {
+                        number,
+                        written: word.to_owned(),
+                        idf: (1.0 + (live - df + 0.5) / (df + 0.5)).ln(),
+                        count: 1,
+                        weight: 0.0,
+                        order: found.len(),
+                    });
+                }
+            }
+        });
+        for term in &mut found {
+            term.weight = term.idf * (1.0 + (term.count as f32).ln());
+        }
+        if found.len() > MAX_QUERY_TERMS {
+            found.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.order.cmp(&b.order)));
+            found.truncate(MAX_QUERY_TERMS);
+            found.sort_by_key(|t| t.order);
+        }
+        found
+    }
+}
+
+struct QueryTerm {
+    number: u32,
+    written: String,
+    idf: f32,
+    count: u32,
+    weight: f32,
+    order: usize,
+}
+
+/// BM25F's pseudo-frequency of one posting: each field's count over its
+/// normalised length, weighted and summed.
+fn pseudo_frequency(posting: &Posting, doc: &Doc, avg: &[f32; FIELDS]) -> f32 {
+    let mut sum = 0.0f32;
+    for field in 0..FIELDS {
+        let tf = posting.tf(field);
+        if tf == 0 {
+            continue;
+        }
+        let b = NORMALISATION[field];
+        let norm = 1.0 - b + b * doc.lens[field] as f32 / avg[field];
+        sum += WEIGHTS[field] * tf as f32 / norm;
+    }
+    sum
+}
+
+fn saturate(frequency: f32) -> f32 {
+    frequency * (K1 + 1.0) / (K1 + frequency)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A skill's text: name, description, keywords, files, body.
+    fn text(fields: [&str; FIELDS]) -> SkillText {
+        SkillText {
+            fields: fields.map(str::to_owned),
+        }
+    }
+
+    fn id(name: &str) -> SkillId {
+        SkillId::parse(name).unwrap()
+    }
+
+    fn index_of(skills: &[(&str, [&str; FIELDS])]) -> SkillIndex {
+        let mut index = SkillIndex::new();
+        let mut normalizer = Normalizer::new();
+        for (name, fields) in skills {
+            index.insert(id(name), &text(*fields), &mut normalizer);
+        }
+        index
+    }
+
+    fn ranked(index: &SkillIndex, query: &str) -> Vec<String> {
+        index
+            .search(query, 10)
+            .into_iter()
+            .map(|hit| hit.id.to_string())
+            .collect()
+    }
+
+    /// Three skills that each mention stories; one is named for them.
+    fn stories() -> Vec<(&'static str, [&'static str; FIELDS])> {
+        vec![
+            (
+                "storybook",
+                [
+                    "storybook",
+                    "Component stories and visual docs",
+                    "",
+                    "",
+                    "Write CSF3 stories.",
+                ],
+            ),
+            (
+                "react-testing",
+                [
+                    "react-testing",
+                    "Unit tests for React components",
+                    "",
+                    "",
+                    "Render components, assert on the DOM. Storybook stories can be reused as test fixtures.",
+                ],
+            ),
+            (
+                "changelog",
+                [
+                    "changelog",
+                    "Keep a changelog",
+                    "",
+                    "",
+                    "Every user story of a release gets a line.",
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_skill_named_for_the_task_comes_before_one_that_mentions_it() {
+        let index = index_of(&stories());
+        // `storybook` is in the first skill's name and the second's body
+        // only; `stories` (stem `stori`) in both bodies and the first's
+        // description, and `story` in the third's body.
+        assert_eq!(
+            ranked(&index, "write storybook stories"),
+            ["storybook", "react-testing", "changelog"]
+        );
+        let hits = index.search("write storybook stories", 1);
+        assert_eq!(
+            hits[0].matched,
+            [
+                MatchedTerm {
+                    term: "write".into(),
+                    fields: vec![Field::Body]
+                },
+                MatchedTerm {
+                    term: "storybook".into(),
+                    fields: vec![Field::Name]
+                },
+                MatchedTerm {
+                    term: "stories".into(),
+                    fields: vec![Field::Description, Field::Body]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn file_names_and_extensions_route_a_task() {
+        let index = index_of(&[
+            (
+                "mesh-tools",
+                [
+                    "mesh-tools",
+                    "Inspect 3D meshes",
+                    "",
+                    "scripts/repair_mesh.py\nscripts/slice.stl.py",
+                    "",
+                ],
+            ),
+            (
+                "slides",
+                ["slides", "Build decks", "pptx", "templates/base.pptx", ""],
+            ),
+            (
+                "notes",
+                [
+                    "notes",
+                    "Meeting notes",
+                    "",
+                    "",
+                    "No meshes here, only text.",
+                ],
+            ),
+        ]);
+        assert_eq!(ranked(&index, "fix this broken part.stl"), ["mesh-tools"]);
+        assert_eq!(ranked(&index, "make deck.pptx"), ["slides"]);
+        // `repair_mesh` is split: `repair` alone finds it.
+        assert_eq!(ranked(&index, "repair"), ["mesh-tools"]);
+    }
+
+    #[test]
+    fn nothing_matches_nothing() {
+        let index = index_of(&stories());
+        assert!(index.search("kubernetes", 10).is_empty());
+        assert!(index.search("the of and", 10).is_empty());
+        assert!(index.search("storybook", 0).is_empty());
+        assert!(SkillIndex::new().search("storybook", 10).is_empty());
+    }
+
+    #[test]
+    fn ties_go_to_the_smaller_id() {
+        let same = ["x", "Parse YAML files", "", "", ""];
+        let index = index_of(&[("b-yaml", same), ("a-yaml", same), ("c-yaml", same)]);
+        assert_eq!(ranked(&index, "yaml"), ["a-yaml", "b-yaml", "c-yaml"]);
+    }
+
+    #[test]
+    fn an_index_updated_skill_by_skill_answers_as_one_built_at_once() {
+        let all = stories();
+        let whole = index_of(&all);
+        // Built in another order, with a skill first indexed with other
+        // text and then replaced, and one removed and put back.
+        let mut updated = SkillIndex::new();
+        let mut normalizer = Normalizer::new();
+        updated.insert(
+            id("changelog"),
+            &text(["x", "kubernetes storybook", "", "", ""]),
+            &mut normalizer,
+        );
+        for (name, fields) in all.iter().rev() {
+            updated.insert(id(name), &text(*fields), &mut normalizer);
+        }
+        updated.remove(&id("storybook"));
+        updated.insert(id("storybook"), &text(all[0].1), &mut normalizer);
+        for query in [
+            "write storybook stories",
+            "components",
+            "kubernetes",
+            "react test",
+        ] {
+            assert_eq!(
+                updated.search(query, 10),
+                whole.search(query, 10),
+                "{query}"
+            );
+        }
+        assert_eq!(updated.len(), 3);
+    }
+
+    #[test]
+    fn parts_appended_answer_as_one_index() {
+        let all = stories();
+        let whole = index_of(&all);
+        let mut first = index_of(&all[..1]);
+        first.append(index_of(&all[1..]));
+        for query in ["write storybook stories", "components release"] {
+            assert_eq!(first.search(query, 10), whole.search(query, 10), "{query}");
+        }
+    }
+
+    #[test]
+    fn an_index_for_one_query_answers_it_as_the_whole_index() {
+        let all = stories();
+        let whole = index_of(&all);
+        let query = "reuse storybook stories as React fixtures";
+        let mut only = SkillIndex::for_query(query);
+        let mut normalizer = Normalizer::new();
+        for (name, fields) in &all {
+            only.insert(id(name), &text(*fields), &mut normalizer);
+        }
+        assert_eq!(only.search(query, 10), whole.search(query, 10));
+        assert!(only.terms.len() < whole.terms.len());
+    }
+
+    #[test]
+    fn a_long_query_keeps_its_weightiest_terms() {
+        let index = index_of(&stories());
+        // Thousands of distinct words the index does not know, and the
+        // one it does, far down.
+        let mut query: String = (0..50_000).map(|i| format!("w{i} ")).collect();
+        query.push_str("storybook");
+        assert_eq!(ranked(&index, &query)[0], "storybook");
+        // More known terms than the cap: still answered, from the cap's worth.
+        let mut big = SkillIndex::new();
+        let mut normalizer = Normalizer::new();
+        let words: Vec<String> = (0..MAX_QUERY_TERMS * 2).map(|i| format!("t{i}")).collect();
+        big.insert(
+            id("many"),
+            &text(["many", "", "", "", &words.join(" ")]),
+            &mut normalizer,
+        );
+        assert_eq!(big.query_terms(&words.join(" ")).len(), MAX_QUERY_TERMS);
+    }
+}
