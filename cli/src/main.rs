@@ -348,6 +348,22 @@ enum SkillsCommand {
     /// The model-visible catalog exactly as injected (empty when off).
     #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Catalog,
+    /// The skills that best fit a task, best first, with why each ranked.
+    ///
+    /// The query is the words given; with none (and stdin not a terminal) or
+    /// with `-`, it is read from stdin, so a long task can be piped in.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
+    Search {
+        /// The task, in words (or `-` for stdin).
+        #[arg(trailing_var_arg = true)]
+        query: Vec<String>,
+        /// How many skills to show at most.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// As one JSON document: `{"query": .., "results": [..], "diagnostics": [..]}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// The `<skill ...>` block exactly as injected.
     #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Context {
@@ -457,6 +473,11 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     profile: profile.as_deref().map(skills_cmd::profile).transpose()?,
                 },
                 SkillsCommand::Catalog => skills_cmd::SkillsCmd::Catalog,
+                SkillsCommand::Search { query, limit, json } => skills_cmd::SkillsCmd::Search {
+                    query: skills_cmd::search_query(&query)?,
+                    limit,
+                    json,
+                },
                 SkillsCommand::Context { id, args } => skills_cmd::SkillsCmd::Context { id, args },
             };
             skills_cmd::run(&cmd, &context, &mut stdout)

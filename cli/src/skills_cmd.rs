@@ -1,4 +1,4 @@
-//! `bcode-prompt skills list|show|doctor|catalog|context`.
+//! `bcode-prompt skills list|show|doctor|catalog|search|context`.
 
 use std::io::Write;
 use std::path::Path;
@@ -37,6 +37,49 @@ pub enum SkillsCmd {
         id: String,
         args: Vec<String>,
     },
+    Search {
+        query: String,
+        limit: usize,
+        json: bool,
+    },
+}
+
+/// The most of a query read from stdin (4 MiB): far beyond any task, and
+/// what a one-shot search may cost is linear in it.
+pub const MAX_QUERY_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The query of `skills search`: the words given, or stdin when they are
+/// `-` or absent with stdin not a terminal. Exit 2 when there is none.
+pub fn search_query(words: &[String]) -> Result<String, CliError> {
+    use std::io::{IsTerminal, Read};
+    let from_stdin = match words {
+        [only] if only == "-" => true,
+        [] => !std::io::stdin().is_terminal(),
+        _ => false,
+    };
+    let query = if from_stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_QUERY_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(CliError::Io)?;
+        if bytes.len() as u64 > MAX_QUERY_BYTES {
+            eprintln!(
+                "bcode-prompt: the query on stdin is over {MAX_QUERY_BYTES} bytes; its first {MAX_QUERY_BYTES} are used"
+            );
+            bytes.truncate(MAX_QUERY_BYTES as usize);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    } else {
+        words.join(" ")
+    };
+    if query.trim().is_empty() {
+        return Err(CliError::Usage(
+            "`skills search` needs a query: words, or `-` to read it from stdin".to_owned(),
+        ));
+    }
+    Ok(query)
 }
 
 pub fn run(
@@ -167,6 +210,21 @@ pub fn run(
             }
             report_summary(registry.diagnostics());
         }
+        SkillsCmd::Search { query, limit, json } => {
+            // A one-shot search knows its query: the index keeps only that
+            // query's terms, and answers as the whole index would.
+            let hits =
+                bcode_skill::search::index_registry(&registry, Some(query)).search(query, *limit);
+            if *json {
+                write_json(out, &skills_json::search(query, &hits, &registry))?;
+            } else {
+                write_hits(out, &hits, &registry).map_err(io)?;
+                if hits.is_empty() {
+                    eprintln!("bcode-prompt: no skill matches the query");
+                }
+                report_summary(registry.diagnostics());
+            }
+        }
         SkillsCmd::Context { id, args } => {
             let skill = lookup(&registry, id)?;
             let templates = skill_templates(context)?;
@@ -244,6 +302,38 @@ impl Write for EscapedOnTerminal<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.flush()
     }
+}
+
+/// `skills search` as text: per hit, the id, the score and the source, then
+/// the description and what matched, every value made printable.
+fn write_hits(
+    out: &mut dyn Write,
+    hits: &[bcode_skill::SearchHit],
+    registry: &SkillRegistry,
+) -> std::io::Result<()> {
+    for hit in hits {
+        let Some(skill) = registry.get(hit.id.as_str()) else {
+            continue;
+        };
+        let matched: Vec<String> = hit
+            .matched
+            .iter()
+            .map(|m| {
+                let fields: Vec<&str> = m.fields.iter().map(|f| f.as_str()).collect();
+                format!("{} ({})", printable_line(&m.term), fields.join(", "))
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}  {:.2}  [{}]\n    {}\n    matched: {}",
+            hit.id,
+            hit.score,
+            printable_line(&skill.source.label),
+            printable_line(&one_line(&skill.manifest.description)),
+            matched.join("; ")
+        )?;
+    }
+    Ok(())
 }
 
 fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> {

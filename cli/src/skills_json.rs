@@ -136,6 +136,68 @@ impl<'a> SkillJson<'a> {
     }
 }
 
+/// The `skills search --json` document: `{"diagnostics": [..], "query":
+/// "..", "results": [..]}`, each result `id`, `name`, `description`,
+/// `source`, `location` (as in `skills list`), `score`, `coverage` and
+/// `matched` (the query's terms the skill has, with the fields).
+pub fn search<'a>(
+    query: &'a str,
+    hits: &'a [bcode_skill::SearchHit],
+    registry: &'a SkillRegistry,
+) -> impl Serialize + 'a {
+    #[derive(Serialize)]
+    struct SearchDocument<'a> {
+        diagnostics: Vec<DiagnosticJson<'a>>,
+        query: &'a str,
+        results: Vec<ResultJson<'a>>,
+    }
+    #[derive(Serialize)]
+    struct ResultJson<'a> {
+        coverage: f64,
+        description: &'a str,
+        id: &'a str,
+        location: Cow<'a, str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        location_bytes: Option<&'a [u8]>,
+        matched: &'a [bcode_skill::search::MatchedTerm],
+        name: &'a str,
+        score: f64,
+        source: &'a str,
+    }
+    SearchDocument {
+        diagnostics: registry
+            .diagnostics()
+            .iter()
+            .map(DiagnosticJson::new)
+            .collect(),
+        query,
+        results: hits
+            .iter()
+            .filter_map(|hit| {
+                let skill = registry.get(hit.id.as_str())?;
+                let (location, location_bytes) = json_path(&skill.location);
+                Some(ResultJson {
+                    coverage: rounded(hit.coverage),
+                    description: &skill.manifest.description,
+                    id: skill.manifest.id.as_str(),
+                    location,
+                    location_bytes,
+                    matched: &hit.matched,
+                    name: &skill.manifest.name,
+                    score: rounded(hit.score),
+                    source: &skill.source.label,
+                })
+            })
+            .collect(),
+    }
+}
+
+/// A score with four decimals: enough to order by, and the same bytes on
+/// every machine (an `f32`'s last digits are noise in JSON).
+fn rounded(value: f32) -> f64 {
+    (f64::from(value) * 10_000.0).round() / 10_000.0
+}
+
 /// A diagnostic with the fields of its struct, except that a `path` that is
 /// not UTF-8 is given as [`json_path`] gives it (serde refuses such a path,
 /// which used to end the command).
