@@ -8,6 +8,7 @@
 //! 10,000-skill corpus takes seconds and writes 130 MB.
 
 pub mod render;
+pub mod route_eval;
 pub mod sessions;
 
 use std::collections::BTreeMap;
