@@ -86,6 +86,8 @@ pub enum SectionKind {
     SkillCatalog,
     /// The instruction-precedence policy for explicit user overrides.
     UserAuthority,
+    /// The skills that best fit the turn's task (`skills.routing`).
+    RelevantSkills,
     /// One block per active skill (`active_skill:<id>`), after a short guide.
     ActiveSkill,
     /// The closing instructions of the system prompt.
@@ -96,7 +98,7 @@ use SectionClass::{Session, Static, Turn};
 
 impl SectionKind {
     /// Every canonical section, in canonical order.
-    pub const ALL: [SectionKind; 17] = [
+    pub const ALL: [SectionKind; 18] = [
         SectionKind::Base,
         SectionKind::CurrentDatetime,
         SectionKind::ExecutionEnvironment,
@@ -112,6 +114,7 @@ impl SectionKind {
         SectionKind::RepositoryInvariants,
         SectionKind::SkillCatalog,
         SectionKind::UserAuthority,
+        SectionKind::RelevantSkills,
         SectionKind::ActiveSkill,
         SectionKind::AgentSuffix,
     ];
@@ -238,6 +241,7 @@ impl SectionKind {
                 System,
                 "sections/user_authority.j2",
             ),
+            SectionKind::RelevantSkills => ("relevant_skills", Turn, Request, "skills/relevant.j2"),
             SectionKind::ActiveSkill => ("active_skill", Turn, Request, "skills/context.j2"),
             SectionKind::AgentSuffix => {
                 ("agent_suffix", Static, System, "sections/agent_suffix.j2")
@@ -383,7 +387,7 @@ mod tests {
     #[test]
     fn ranks_follow_the_design_card() {
         assert_eq!(SectionKind::Base.rank(), 0);
-        assert_eq!(SectionKind::ActiveSkill.rank(), 15);
+        assert_eq!(SectionKind::ActiveSkill.rank(), 16);
         let card = [
             SectionKind::Base,
             SectionKind::CurrentDatetime,

@@ -206,6 +206,14 @@ fn leaf_kind(node: &Json) -> Option<(String, bool)> {
                 "LeafKind::Int"
             }
         }
+        "number" => {
+            let minimum = node.get("minimum").and_then(Json::as_f64);
+            if minimum.is_some_and(|min| min >= 0.0) {
+                "LeafKind::UnsignedNumber"
+            } else {
+                return None;
+            }
+        }
         "string" => "LeafKind::Str",
         "object" => {
             let values = node

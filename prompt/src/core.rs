@@ -15,13 +15,15 @@ use std::sync::Arc;
 use bcode_prompt_pipeline::assembled::AssembledPrompt;
 use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_sections::gathered::Gathered;
+use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
 use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
 };
 use bcode_prompt_sections::probe::{self, Machine, ProbeRequest};
 use bcode_prompt_sections::stages;
+use bcode_skill::search::LazySkillIndex;
 use bcode_skill::{
     CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
     context::shown_summary, format_catalog, session::parse_command,
@@ -167,6 +169,8 @@ struct Skills {
     session: SkillSession,
     /// The catalog of the current registry and config.
     catalog: Option<ShownCatalog>,
+    /// The relevance index of the current registry, built on first use.
+    search: Arc<LazySkillIndex>,
 }
 
 /// The blocking state of one session.
@@ -253,6 +257,15 @@ impl Core {
     /// The current skill registry.
     pub(crate) fn registry(&self) -> &SkillRegistry {
         self.skills.session.registry()
+    }
+
+    /// The relevance index's answer for `query` over the current registry.
+    pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<bcode_skill::SearchHit> {
+        let registry = self.skills.session.registry();
+        self.skills
+            .search
+            .get_or_build(registry)
+            .search(query, limit)
     }
 
     /// How the skills follow their roots between turns.
@@ -384,6 +397,7 @@ impl Core {
             && snapshot.generation != self.skills.generation
         {
             self.skills.generation = snapshot.generation;
+            self.skills.search = snapshot.search;
             // A pool that no longer remembers what changed since this
             // session's last turn: every id counts as changed.
             let changed = snapshot
@@ -490,6 +504,7 @@ impl Core {
             gathered.datetime = None;
         }
         gathered.active_skills = self.gather_active_skills();
+        gathered.relevant_skills = self.gather_relevant_skills(input, prepared.task.as_deref())?;
         prepared.gathered = gathered;
         Ok(())
     }
@@ -654,6 +669,63 @@ impl Core {
         Ok(Some(shown))
     }
 
+    /// The skills routed to this turn (`skills.routing`): the relevance
+    /// index's best model-visible matches for the turn's text and touched
+    /// paths, above the score floor, as catalog entries. `None` when
+    /// routing or its section is off, or the turn has nothing to route.
+    fn gather_relevant_skills(
+        &self,
+        input: &TurnInput,
+        task: Option<&str>,
+    ) -> Result<Option<RoutedSkills>, PromptError> {
+        let config = &self.configured.loaded.config;
+        let routing = &config.skills.routing;
+        if !routing.enabled
+            || !self.skills.session.options().enabled
+            || !SectionKind::RelevantSkills.spec().enabled_by(config)
+        {
+            return Ok(None);
+        }
+        let query = routing_query(task, &input.touched_paths);
+        if query.trim().is_empty() {
+            return Ok(None);
+        }
+        let registry = self.skills.session.registry();
+        let index = self.skills.search.get_or_build(registry);
+        let visible = |id: &bcode_skill_models::SkillId| {
+            registry.get(id.as_str()).is_some_and(|s| s.model_visible())
+        };
+        let floor = routing.min_score.0;
+        let hits: Vec<bcode_skill::SearchHit> = index
+            .search_where(&query, routing.max_results, &visible)
+            .into_iter()
+            .filter(|hit| f64::from(hit.score) >= floor)
+            .collect();
+        let display = &self.configured.facts.display;
+        let shown: Vec<SkillSummary> = hits
+            .iter()
+            .filter_map(|hit| registry.get(hit.id.as_str()))
+            .map(|skill| shown_summary(skill, display))
+            .collect();
+        let listed: Vec<&SkillSummary> = shown.iter().collect();
+        let entries = bcode_skill::catalog::format_entries(
+            &listed,
+            CatalogOptions::from_config(&config.skills),
+            &self.configured.templates,
+        )?;
+        let mut sources: Vec<String> = Vec::new();
+        for skill in &shown {
+            if !sources.contains(&skill.source.label) {
+                sources.push(skill.source.label.clone());
+            }
+        }
+        Ok(Some(RoutedSkills {
+            entries,
+            hits,
+            sources,
+        }))
+    }
+
     /// The blocks of the active skills, each naming its file as shown.
     fn gather_active_skills(&self) -> Vec<bcode_skill_models::SkillContextResponse> {
         let display = &self.configured.facts.display;
@@ -697,6 +769,7 @@ impl Skills {
                 generation: 0,
                 session: SkillSession::new(SkillRegistry::empty(), options, templates),
                 catalog: None,
+                search: Arc::new(LazySkillIndex::new()),
             });
         }
         let roots = setup::skill_roots(
@@ -742,8 +815,20 @@ impl Skills {
                 templates,
             ),
             catalog: None,
+            search: snapshot.search,
         })
     }
+}
+
+/// What a turn is routed on: its text, then the paths it touched (their
+/// folder and file names, and extensions, are words the index knows).
+fn routing_query(task: Option<&str>, touched: &[String]) -> String {
+    let mut query = task.unwrap_or_default().to_owned();
+    for path in touched {
+        query.push('\n');
+        query.push_str(path);
+    }
+    query
 }
 
 /// What a formatted catalog depends on besides the registry: the catalog

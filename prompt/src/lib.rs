@@ -113,6 +113,7 @@ pub mod skills {
     pub use bcode_skill::{
         ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
         catalog::{CatalogSizeWarning, CatalogWarning},
+        search::{Field, MatchedTerm, SearchHit},
         session::{MemorySink, RegistryDiff, Suggestion},
     };
     pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};

@@ -276,6 +276,17 @@ impl PromptSession {
         lock(&self.core).registry().clone()
     }
 
+    /// The skills that best fit `query` (a task, in words), best first, at
+    /// most `limit`, each with its score and why it ranked: what a host
+    /// gives its model as a "find a skill" tool. Searches the registry of
+    /// the last turn (or of the opening); the relevance index is built on
+    /// the first search of a registry, and after a reload only the skills
+    /// that changed are indexed again. Hidden skills are included: filter
+    /// on [`SkillRegistry::get`] and `model_visible()` for a model's tool.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<bcode_skill::SearchHit> {
+        lock(&self.core).search(query, limit)
+    }
+
     /// How skill edits are noticed between turns, and why no folder watch
     /// covers the roots when none does (for a host or operator to show).
     pub fn skill_reload(&self) -> SkillReload {

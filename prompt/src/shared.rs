@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use bcode_skill::{
     Catalog, DiscoveryOptions, LiveRegistry, ReloadMode, SkillProvider, SkillRegistry, SourceRoot,
-    session::LazyKeywordIndex,
+    search::LazySkillIndex, session::LazyKeywordIndex,
 };
 
 /// How many registry changes a pool remembers for sessions that have not
@@ -106,6 +106,9 @@ struct State {
     generation: u64,
     registry: SkillRegistry,
     index: Arc<LazyKeywordIndex>,
+    /// The relevance index of this snapshot, built on first use from the
+    /// last snapshot's (only what changed is indexed again).
+    search: Arc<LazySkillIndex>,
     /// Ids whose files changed, by the generation that saw them.
     changes: VecDeque<(u64, BTreeSet<String>)>,
     /// Catalogs of this snapshot, by what formatting them depends on.
@@ -117,6 +120,7 @@ pub(crate) struct Snapshot {
     pub(crate) generation: u64,
     pub(crate) registry: SkillRegistry,
     pub(crate) index: Arc<LazyKeywordIndex>,
+    pub(crate) search: Arc<LazySkillIndex>,
     /// Ids whose files changed since the session's last snapshot; `None`
     /// when the pool no longer remembers that far back.
     pub(crate) changed: Option<BTreeSet<String>>,
@@ -147,6 +151,7 @@ impl Pool {
                 .single_build()
                 .build_with_providers(&self.key.roots, providers);
             state.index = Arc::new(LazyKeywordIndex::new());
+            state.search = Arc::new(LazySkillIndex::new());
             state.registry = registry;
             state.generation = 1;
         } else if live.is_none() && self.key.live {
@@ -161,6 +166,7 @@ impl Pool {
                 let _ = fresh.watch();
             }
             state.index = Arc::new(LazyKeywordIndex::new());
+            state.search = Arc::new(LazySkillIndex::new());
             state.registry = registry;
             *live = Some(fresh);
         }
@@ -193,6 +199,10 @@ impl Pool {
                 state.generation += 1;
                 let generation = state.generation;
                 state.index = Arc::new(LazyKeywordIndex::new());
+                state.search = Arc::new(LazySkillIndex::following(
+                    Arc::clone(&state.search),
+                    state.registry.clone(),
+                ));
                 state.registry = refresh.registry;
                 state.changes.push_back((generation, refresh.changed_files));
                 while state.changes.len() > REMEMBERED_CHANGES {
@@ -228,6 +238,7 @@ impl Pool {
             generation: state.generation,
             registry: state.registry.clone(),
             index: Arc::clone(&state.index),
+            search: Arc::clone(&state.search),
             changed,
         }
     }

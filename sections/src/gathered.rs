@@ -60,6 +60,21 @@ pub struct Gathered {
     /// The blocks of the active skills, loaded before assembly, in
     /// activation order.
     pub active_skills: Vec<SkillContextResponse>,
+    /// The skills routed to this turn (`skills.routing`): `None` when
+    /// routing is off or the turn has no task to route.
+    pub relevant_skills: Option<RoutedSkills>,
+}
+
+/// The skills that best fit a turn's task, best first, ranked by the
+/// relevance index: their catalog entries and why each ranked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoutedSkills {
+    /// The entries, in the catalog's entry format, best first.
+    pub entries: String,
+    /// One per entry, in the same order.
+    pub hits: Vec<bcode_skill::SearchHit>,
+    /// Sources of the listed skills, strongest first, each once.
+    pub sources: Vec<String>,
 }
 
 impl Gathered {

@@ -22,7 +22,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bcode_benches::roots_for;
-use bcode_benches::route_eval::{Bm25, Outcome, Query, Ranker, Scores, evaluate, read_queries};
+use bcode_benches::route_eval::{
+    Bm25, FnRanker, Outcome, Query, Ranker, Scores, evaluate, read_queries,
+};
 use bcode_skill::{Discovery, DiscoveryOptions};
 use bcode_skill_models::{Severity, SkillsConfig};
 
@@ -125,19 +127,23 @@ fn main() {
         start.elapsed().as_secs_f64() * 1e3
     );
 
-    let rankers: Vec<Box<dyn Ranker + '_>> = vec![Box::new(baseline)];
-    // ----------------------------------------------------------------------
-    // THE ROUTER GOES HERE (issue 39). When the registry can rank, add it
-    // beside the baseline, for example:
-    //
-    //     use bcode_benches::route_eval::FnRanker;
-    //     rankers.push(Box::new(FnRanker::new("router", |query, limit| {
-    //         registry.rank(query, limit)
-    //     })));
-    //
-    // (make `rankers` mutable). Until then only the baseline is scored: no
-    // router figure is printed, estimated or copied from anywhere.
-    // ----------------------------------------------------------------------
+    // The router: the relevance index of `bcode-skill`, built over the
+    // same registry (bodies and file names read as the product reads them).
+    let start = Instant::now();
+    let index = bcode_skill::search::index_registry(&registry, None);
+    eprintln!(
+        "built the relevance index of {} skills in {:.0} ms",
+        index.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    let router = FnRanker::new("router", |query: &str, limit: usize| {
+        index
+            .search(query, limit)
+            .into_iter()
+            .map(|hit| hit.id.as_str().to_owned())
+            .collect()
+    });
+    let rankers: Vec<Box<dyn Ranker + '_>> = vec![Box::new(baseline), Box::new(router)];
 
     let known: std::collections::BTreeSet<&str> =
         registry.skills().map(|s| s.manifest.id.as_str()).collect();

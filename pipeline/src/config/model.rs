@@ -212,6 +212,8 @@ pub struct SectionToggles {
     pub user_authority: bool,
     /// The model-visible skill catalog.
     pub skill_catalog: bool,
+    /// The skills that best fit the turn's task, ranked by the relevance index (request-only); present only when `skills.routing.enabled = true`.
+    pub relevant_skills: bool,
     /// Toggles of host-defined sections, by id (on unless set to `false`).
     /// Only ids a host registered are accepted; others are unknown keys.
     #[serde(flatten)]
@@ -237,6 +239,7 @@ impl Default for SectionToggles {
             agent_suffix: true,
             user_authority: true,
             skill_catalog: true,
+            relevant_skills: true,
             host: BTreeMap::new(),
         }
     }
@@ -262,6 +265,7 @@ impl SectionToggles {
             "agent_suffix" => self.agent_suffix,
             "user_authority" => self.user_authority,
             "skill_catalog" => self.skill_catalog,
+            "relevant_skills" => self.relevant_skills,
             host => return self.host.get(host).copied(),
         })
     }

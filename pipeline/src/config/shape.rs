@@ -18,6 +18,8 @@ pub(crate) enum LeafKind {
     /// No key is a signed integer yet; the generator writes this for one.
     #[allow(dead_code)]
     Int,
+    /// A non-negative number, integer or not (`min_score = 2.5`).
+    UnsignedNumber,
     Str,
     Enum(&'static [&'static str]),
     StrArray,
@@ -68,6 +70,7 @@ impl Shape {
                     LeafKind::Bool => "a boolean (true or false)".to_owned(),
                     LeafKind::UnsignedInt => "a non-negative integer".to_owned(),
                     LeafKind::Int => "an integer".to_owned(),
+                    LeafKind::UnsignedNumber => "a non-negative number".to_owned(),
                     LeafKind::Str => "a string".to_owned(),
                     LeafKind::Enum(allowed) => format!("one of: {}", allowed.join(", ")),
                     LeafKind::StrArray => "an array of strings, e.g. [\"a\", \"b\"]".to_owned(),

@@ -205,6 +205,7 @@ pub(crate) const LIMITS: &[&str] = &[
     "skills.prompt.max_bytes",
     "skills.prompt.max_description_chars",
     "skills.prompt.warn_percent",
+    "skills.routing.max_results",
     "system_prompt.git_status_max_chars",
     "system_prompt.repository_instructions_max_chars",
     "system_prompt.repository_invariants_max_chars",

@@ -213,6 +213,8 @@ fn check_leaf(kind: &LeafKind, value: &Value) -> Option<Option<String>> {
         (LeafKind::Bool, Value::Boolean(_)) => true,
         (LeafKind::UnsignedInt, Value::Integer(n)) => *n >= 0,
         (LeafKind::Int, Value::Integer(_)) => true,
+        (LeafKind::UnsignedNumber, Value::Integer(n)) => *n >= 0,
+        (LeafKind::UnsignedNumber, Value::Float(x)) => x.is_finite() && *x >= 0.0,
         (LeafKind::Str, Value::String(_)) => true,
         (LeafKind::Enum(allowed), Value::String(s)) => {
             if allowed.contains(&s.as_str()) {

@@ -26,7 +26,7 @@ use environment::{
 use git::{GitRevisionStage, GitStatusStage, WorktreeStage};
 use instructions::RepositoryContextStage;
 use invariants::{FocusedInvariantsStage, RepositoryInvariantsStage};
-use skills::{ActiveSkillStage, SkillCatalogStage};
+use skills::{ActiveSkillStage, RelevantSkillsStage, SkillCatalogStage};
 use suffix::AgentSuffixStage;
 use toolchain::ToolchainStage;
 
@@ -60,6 +60,7 @@ pub fn canonical(invariants_enabled: bool, relevant: bool) -> Vec<Box<dyn Stage<
     }
     stages.push(Box::new(SkillCatalogStage));
     stages.push(Box::new(UserAuthorityStage));
+    stages.push(Box::new(RelevantSkillsStage));
     stages.push(Box::new(ActiveSkillStage));
     stages.push(Box::new(AgentSuffixStage));
     stages

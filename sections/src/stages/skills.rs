@@ -103,6 +103,59 @@ impl Stage<Gathered> for SkillCatalogStage {
     }
 }
 
+/// The skills routed to the turn (`relevant_skills`, request-only): the
+/// best matches of the relevance index for the turn's text and touched
+/// paths, each entry as the catalog writes it, with why each ranked in the
+/// section's notes (`render --explain`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RelevantSkillsStage;
+
+impl Stage<Gathered> for RelevantSkillsStage {
+    fn spec(&self) -> StageSpec {
+        SectionKind::RelevantSkills.spec()
+    }
+
+    fn render(&self, cx: &StageContext<'_, Gathered>) -> Result<Vec<Section>, StageError> {
+        let Some(routed) = &cx.inputs.relevant_skills else {
+            return Ok(Vec::new());
+        };
+        if routed.hits.is_empty() {
+            return Ok(Vec::new());
+        }
+        let kind = SectionKind::RelevantSkills;
+        let (text, template) = cx.render(
+            kind.template(),
+            context! { entries => routed.entries.as_str() },
+        )?;
+        let mut section = Section::new(kind.name(), text)
+            .with_template(template)
+            .with_sources(&routed.sources);
+        for hit in &routed.hits {
+            section = section.with_note(&routed_note(hit));
+        }
+        Ok(vec![section])
+    }
+}
+
+/// `routed <id> score <s> (<term>: <fields>; ...)`, the reason shown for
+/// one routed skill.
+fn routed_note(hit: &bcode_skill::SearchHit) -> String {
+    let reasons: Vec<String> = hit
+        .matched
+        .iter()
+        .map(|m| {
+            let fields: Vec<&str> = m.fields.iter().map(|f| f.as_str()).collect();
+            format!("{}: {}", m.term, fields.join(", "))
+        })
+        .collect();
+    format!(
+        "routed {} score {:.2} ({})",
+        hit.id,
+        hit.score,
+        reasons.join("; ")
+    )
+}
+
 /// The blocks of the active skills, each loaded before assembly (exactly
 /// what the session's events recorded, arguments included).
 #[derive(Clone, Copy, Debug, Default)]

@@ -68,6 +68,8 @@ pub struct SkillsConfig {
     pub disabled: SkillsDisabledConfig,
     /// `[skills.prompt]`
     pub prompt: SkillsPromptConfig,
+    /// `[skills.routing]`
+    pub routing: SkillsRoutingConfig,
     /// `[[skills.mcp_servers]]`: MCP servers whose skills (SEP-2640) join the registry as source `mcp:<name>`, with ids `<name>:<skill name>`. Each starts a program, so an untrusted repository's entries are ignored.
     pub mcp_servers: Vec<McpServerConfig>,
 }
@@ -116,6 +118,7 @@ impl Default for SkillsConfig {
             sources: SkillsSourcesConfig::default(),
             disabled: SkillsDisabledConfig::default(),
             prompt: SkillsPromptConfig::default(),
+            routing: SkillsRoutingConfig::default(),
             mcp_servers: Vec::new(),
         }
     }
@@ -183,3 +186,40 @@ impl Default for SkillsPromptConfig {
         }
     }
 }
+
+/// `[skills.routing]`: the skills that best fit each turn's task, ranked by
+/// the relevance index, in the request-only section `relevant_skills`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SkillsRoutingConfig {
+    /// Add the `relevant_skills` section: the best matches for the turn's text and touched paths, in the catalog's entry format. Off by default, so the spec's catalog stays the default; with many skills, turn it on and set `skills.prompt.catalog` to `names_only` or `off`.
+    pub enabled: bool,
+    /// The most skills the section lists.
+    pub max_results: usize,
+    /// The least score (BM25F, as `skills search` shows it) a skill needs to be listed; `0` lists every match.
+    pub min_score: ScoreFloor,
+}
+
+impl Default for SkillsRoutingConfig {
+    fn default() -> Self {
+        SkillsRoutingConfig {
+            enabled: false,
+            max_results: 5,
+            min_score: ScoreFloor(0.0),
+        }
+    }
+}
+
+/// A score floor: a non-negative number compared with relevance scores.
+/// Equal when its bits are, so configs stay comparable (`Eq`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ScoreFloor(#[schemars(range(min = 0.0))] pub f64);
+
+impl PartialEq for ScoreFloor {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for ScoreFloor {}

@@ -16,8 +16,8 @@ mod source;
 mod summary;
 
 pub use config::{
-    AutoActivate, CatalogMode, DEFAULT_MCP_TIMEOUT_MS, McpServerConfig, SkillsConfig,
-    SkillsDisabledConfig, SkillsPromptConfig, SkillsSourcesConfig,
+    AutoActivate, CatalogMode, DEFAULT_MCP_TIMEOUT_MS, McpServerConfig, ScoreFloor, SkillsConfig,
+    SkillsDisabledConfig, SkillsPromptConfig, SkillsRoutingConfig, SkillsSourcesConfig,
 };
 pub use context::{
     InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillContextRequest, SkillContextResponse,

@@ -312,6 +312,37 @@ pub fn write_catalog<'s>(
     Ok(catalog)
 }
 
+/// The entries of `skills`, in the order given, in the catalog's entry
+/// format: always with descriptions (routed skills are listed for the
+/// model to choose from, whatever `skills.prompt.catalog` shows), with the
+/// catalog's sources, keywords and description cap. For the request-only
+/// `relevant_skills` section, whose template frames them.
+pub fn format_entries(
+    skills: &[&SkillSummary],
+    options: CatalogOptions<'_>,
+    templates: &Templates,
+) -> Result<String, TemplateError> {
+    let prompt = options.prompt;
+    let ellipsis = Ellipsis::new(templates.render("skills/description_truncated.j2", context! {})?);
+    let format = Format {
+        head: "",
+        tail: "",
+        shape: EntryShape {
+            summary: true,
+            sources: prompt.include_sources,
+            keywords: prompt.include_keywords,
+        },
+        ellipsis: &ellipsis,
+        explicit_cap: prompt.max_description_chars,
+    };
+    let mut text = String::new();
+    for skill in skills {
+        let (description, _) = format.description(skill);
+        write_entry(&mut text, skill, &description, format.shape);
+    }
+    Ok(text)
+}
+
 /// What formatting a catalog starts from: the visible skills, a size
 /// estimate, the rendered frame and the description marker.
 struct Prepared<'s> {

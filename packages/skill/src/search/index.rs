@@ -247,6 +247,17 @@ impl SkillIndex {
     /// The skills that best fit `query`, best first, at most `limit`; only
     /// skills that match at least one query term.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_where(query, limit, &|_| true)
+    }
+
+    /// [`SkillIndex::search`] among the skills `keep` accepts (the
+    /// model-visible ones, say): `limit` of those, not of all.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&SkillId) -> bool,
+    ) -> Vec<SearchHit> {
         let live = self.by_id.len();
         if live == 0 || limit == 0 {
             return Vec::new();
@@ -277,7 +288,7 @@ impl SkillIndex {
                 let id = &self.docs.get(doc as usize)?.as_ref()?.id;
                 Some((*scores.get(doc as usize)?, id, doc))
             })
-            .filter(|(score, _, _)| *score > 0.0)
+            .filter(|(score, id, _)| *score > 0.0 && keep(id))
             .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         ranked.truncate(limit);

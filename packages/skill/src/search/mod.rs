@@ -16,7 +16,7 @@ mod document;
 mod gather;
 mod index;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 pub use analyze::{MAX_WORD_BYTES, Normalizer, for_each_term, for_each_word};
 pub use document::{FIELDS, Field, SkillText};
@@ -28,9 +28,16 @@ use crate::discover::registry::SkillRegistry;
 /// The relevance index of one registry snapshot, built the first time a
 /// search needs it (a render that never routes never pays for it) and
 /// shared by everything on that snapshot.
+///
+/// After a reload, the next snapshot's index starts from the last one:
+/// built from it with [`refresh`], so only the skills the reload changed
+/// are read and indexed again.
 #[derive(Debug, Default)]
 pub struct LazySkillIndex {
     index: OnceLock<SkillIndex>,
+    /// The snapshot before this one, until this index is built: its index
+    /// (if it was ever built) and its registry.
+    previous: Mutex<Option<(Arc<LazySkillIndex>, SkillRegistry)>>,
 }
 
 impl LazySkillIndex {
@@ -39,18 +46,48 @@ impl LazySkillIndex {
         LazySkillIndex::default()
     }
 
-    /// An index already built (carried over from the last snapshot and
-    /// refreshed, see [`refresh`]).
-    pub fn built(index: SkillIndex) -> Self {
-        let cell = OnceLock::new();
-        let _ = cell.set(index);
-        LazySkillIndex { index: cell }
+    /// The index of the snapshot after `previous`'s (whose registry was
+    /// `registry`), not built yet: when it is, it starts from `previous`'s
+    /// index if that was built. When it was not, this one starts from
+    /// what `previous` would have started from, so no chain of unbuilt
+    /// snapshots is kept.
+    pub fn following(previous: Arc<LazySkillIndex>, registry: SkillRegistry) -> Self {
+        let base = if previous.index.get().is_some() {
+            Some((previous, registry))
+        } else {
+            previous
+                .previous
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        };
+        LazySkillIndex {
+            index: OnceLock::new(),
+            previous: Mutex::new(base),
+        }
     }
 
     /// The index of `registry`, built on the first call (later calls must
     /// pass the same registry: the index belongs to one snapshot).
     pub fn get_or_build(&self, registry: &SkillRegistry) -> &SkillIndex {
-        self.index.get_or_init(|| index_registry(registry, None))
+        self.index.get_or_init(|| {
+            let previous = self
+                .previous
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            match previous {
+                Some((index, before)) => match index.index.get() {
+                    Some(built) => {
+                        let mut index = built.clone();
+                        refresh(&mut index, &before, registry);
+                        index
+                    }
+                    None => index_registry(registry, None),
+                },
+                None => index_registry(registry, None),
+            }
+        })
     }
 
     /// The index, if it was built.
