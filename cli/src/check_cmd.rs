@@ -15,12 +15,21 @@
 //! `--facts`); delete it to pin afresh. When the render differs, it is
 //! written to `GOLDEN.new` and the report shows the changed lines (with
 //! `--json`, also the section-level `diff` report).
+//!
+//! The golden, the sidecar and `GOLDEN.new` are files of the repository
+//! that holds the golden, which may have committed links under their
+//! names: they are read only where they resolve inside that repository
+//! (`bcode_fs::Confinement::for_path`), so nothing a link leads to outside
+//! is quoted in a diff or an error, and written only through
+//! `bcode_fs::OutputDir` (a temporary file created `O_EXCL`, renamed over
+//! the name), so no write follows a link.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bcode_fs::{Confinement, OutputDir};
 use bcode_prompt::Turn;
 use bcode_prompt::facts::{Facts, facts_to_toml, portable};
 use bcode_prompt::testing::prompt_text;
@@ -68,12 +77,19 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let golden = inputs.cwd.join(&options.golden);
+    if golden.file_name().is_none() {
+        return Err(CliError::Usage(format!(
+            "golden `{}` names no file",
+            options.golden.display()
+        )));
+    }
+    // Everything beside the golden is the files of the repository holding
+    // it: read only where it resolves inside that repository (so nothing it
+    // links to outside is quoted in a diff or an error), written only
+    // without following links.
+    let confinement = Confinement::for_path(&golden);
     let sidecar = facts_path(&golden);
-    let pinned = if sidecar.exists() {
-        Some(render_cmd::read_facts(&sidecar)?)
-    } else {
-        None
-    };
+    let pinned = read_sidecar(&sidecar, &confinement)?;
     let given = match &options.render.facts {
         Some(path) => render_cmd::read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
@@ -89,9 +105,10 @@ pub fn run(
         };
         let facts = base.overlaid(&given);
         let turn = render_cmd::render_turn(&options.render, inputs, facts.clone())?;
-        write_file(&golden, &golden_text(&turn, options.render.json)?)?;
-        write_file(&sidecar, &sidecar_text(&golden, &facts))?;
-        let _ = std::fs::remove_file(&fresh);
+        let dir = output_dir(&golden, &confinement)?;
+        write_file(&dir, &golden, &golden_text(&turn, options.render.json)?)?;
+        write_file(&dir, &sidecar, &sidecar_text(&golden, &facts))?;
+        remove_file(&dir, &fresh);
         eprintln!(
             "bcode-prompt: blessed {} (facts in {}); commit both, and check with: {}",
             golden.display(),
@@ -107,7 +124,7 @@ pub fn run(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let saved = match bcode_fs::read_bounded(&golden, MAX_GOLDEN_BYTES) {
+    let saved = match confinement.read_bounded(&golden, MAX_GOLDEN_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err) => {
             return Err(CliError::Usage(format!(
@@ -121,18 +138,21 @@ pub fn run(
     let turn = render_cmd::render_turn(&options.render, inputs, facts)?;
     let rendered = golden_text(&turn, options.render.json)?;
     if rendered == saved {
-        let _ = std::fs::remove_file(&fresh);
+        if let Ok(dir) = output_dir(&golden, &confinement) {
+            remove_file(&dir, &fresh);
+        }
         eprintln!("bcode-prompt: {} matches", golden.display());
         return Ok(ExitCode::SUCCESS);
     }
-    write_file(&fresh, &rendered)?;
+    write_file(&output_dir(&golden, &confinement)?, &fresh, &rendered)?;
     let mut report = format!(
         "{} differs from the prompt rendered now (written to {}):\n",
         golden.display(),
         fresh.display()
     );
     if options.render.json
-        && let Ok((sections, _)) = crate::diff_cmd::diff(&golden, &fresh)
+        && let Ok((sections, _)) =
+            crate::diff_cmd::diff_texts((&golden, &saved), (&fresh, &rendered))
     {
         report.push_str(&sections);
     }
@@ -144,6 +164,17 @@ pub fn run(
     );
     out.write_all(report.as_bytes()).map_err(CliError::Io)?;
     Ok(ExitCode::from(1))
+}
+
+/// The sidecar's facts; `None` when there is no sidecar (a link to
+/// nothing counts as none: the bless replaces it). Read as the golden is,
+/// inside `confinement`.
+fn read_sidecar(sidecar: &Path, confinement: &Confinement) -> Result<Option<Facts>, CliError> {
+    match confinement.read_bounded(sidecar, render_cmd::MAX_FACTS_BYTES) {
+        Ok(bytes) => render_cmd::parse_facts_file(sidecar, bytes).map(Some),
+        Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(render_cmd::facts_error(sidecar, &err)),
+    }
 }
 
 /// The facts a first bless pins when it is not hermetic: this machine's,
@@ -250,12 +281,26 @@ fn sidecar_text(golden: &Path, facts: &Facts) -> String {
     )
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(CliError::Io)?;
-    }
-    std::fs::write(path, text)
+/// The folder of `golden`, created when missing, for writing beside it
+/// (see [`OutputDir`]): refused when it lies outside `confinement`.
+fn output_dir(golden: &Path, confinement: &Confinement) -> Result<OutputDir, CliError> {
+    let folder = golden.parent().unwrap_or(golden);
+    OutputDir::create(folder, confinement).map_err(|err| {
+        CliError::Usage(format!("cannot write beside `{}`: {err}", golden.display()))
+    })
+}
+
+/// Replaces `path` (a file of `dir`) with `text`, never through a link.
+fn write_file(dir: &OutputDir, path: &Path, text: &str) -> Result<(), CliError> {
+    let name = path.file_name().unwrap_or_default();
+    dir.replace(name, text.as_bytes())
         .map_err(|err| CliError::Usage(format!("cannot write `{}`: {err}", path.display())))
+}
+
+/// Removes a stale `path` (a file of `dir`); a link is removed, not its
+/// target. Nothing to report when it fails: the file is stale either way.
+fn remove_file(dir: &OutputDir, path: &Path) {
+    let _ = dir.remove(path.file_name().unwrap_or_default());
 }
 
 /// The changed lines between `old` and `new`: the one block between their

@@ -45,7 +45,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let facts = match &options.facts {
-        Some(path) => read_facts(path)?,
+        Some(path) => read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
     let rendered = render_turn(options, inputs, facts)?;
@@ -79,15 +79,33 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads a facts file (`--facts`, a golden's sidecar) through `bcode-fs`.
+/// The most of a facts file read (`--facts`, a golden's sidecar).
+pub const MAX_FACTS_BYTES: usize = 1024 * 1024;
+
+/// Reads a facts file named on the command line (`--facts`, `path`
+/// absolute) through `bcode-fs`. In a repository it must resolve inside
+/// that repository, like the repository's own files: a committed
+/// `ci/facts.toml -> ~/.env` is refused, naming where it leads, so no line
+/// of the secret is quoted by a parse error. A file outside every
+/// repository is the user's own and may link anywhere but the system
+/// folders.
 pub fn read_facts(path: &std::path::Path) -> Result<Facts, CliError> {
-    const MAX_FACTS_BYTES: usize = 1024 * 1024;
-    let bytes = bcode_fs::read_bounded(path, MAX_FACTS_BYTES)
-        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))?;
+    let bytes = bcode_fs::Confinement::for_path(path)
+        .read_bounded(path, MAX_FACTS_BYTES)
+        .map_err(|err| facts_error(path, &err))?;
+    parse_facts_file(path, bytes)
+}
+
+/// A facts file that could not be read, as the CLI says it.
+pub fn facts_error(path: &std::path::Path, err: &dyn std::fmt::Display) -> CliError {
+    CliError::Usage(format!("facts file `{}`: {err}", path.display()))
+}
+
+/// The facts of a facts file's `bytes` (read from `path`).
+pub fn parse_facts_file(path: &std::path::Path, bytes: Vec<u8>) -> Result<Facts, CliError> {
     let text = String::from_utf8(bytes)
         .map_err(|_| CliError::Usage(format!("facts file `{}` is not UTF-8", path.display())))?;
-    parse_facts(&text)
-        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))
+    parse_facts(&text).map_err(|err| facts_error(path, &err))
 }
 
 /// Opens one session with `facts` pinned and builds its one settled turn;

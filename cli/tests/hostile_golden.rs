@@ -8,10 +8,11 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{binary, git_commit_all, lossy, ok, write_files};
+use common::{binary, git_commit_all, lossy, ok, write, write_files};
 
 /// A team repository: instructions, a repository skill, one commit.
 fn team_repo(repo: &Path) {
@@ -214,4 +215,194 @@ fn a_hermetic_first_bless_pins_the_machine_as_a_hermetic_run_sees_it() {
         .output()
         .unwrap();
     assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+}
+
+/// A repository that wants its golden workflow to reach outside it (issue
+/// 38, items 1 to 3): links committed under the names `check` writes and
+/// reads beside a golden.
+struct Planted {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    home: PathBuf,
+}
+
+/// A team repository in `proj/` and a home beside it holding the user's
+/// files a hostile repository would aim at.
+fn planted() -> Planted {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let (repo, home) = (base.join("proj"), base.join("home"));
+    team_repo(&repo);
+    write_files(
+        &home,
+        &[
+            (".bashrc", "alias ll='ls -l'\n"),
+            ("notes.txt", "my notes\n"),
+            (".env", "OPENAI_API_KEY=sk-hunter2-secret\n"),
+        ],
+    );
+    fs::create_dir_all(home.join(".ssh")).unwrap();
+    Planted {
+        _tmp: tmp,
+        repo,
+        home,
+    }
+}
+
+fn is_regular_file(path: &Path) -> bool {
+    fs::symlink_metadata(path).unwrap().file_type().is_file()
+}
+
+/// Item 1: `tests/prompt.golden.new` committed as a link to `~/.bashrc`
+/// beside a golden that does not match. The check writes the new render
+/// in the link's place, not into `.bashrc`; `--bless` replaces a golden
+/// that links out rather than writing through it, and removes the stale
+/// `.new` link without touching its target.
+#[test]
+fn check_never_writes_through_a_committed_link() {
+    let Planted {
+        _tmp, repo, home, ..
+    } = planted();
+    let golden = repo.join("tests/prompt.golden");
+    let fresh = repo.join("tests/prompt.golden.new");
+    write(&golden, "not the prompt\n");
+    symlink(home.join(".bashrc"), &fresh).unwrap();
+    let check = |extra: &[&str]| {
+        bcode(&repo, &home)
+            .args(["check", "tests/prompt.golden", "--hermetic"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let failed = check(&[]);
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    assert_eq!(
+        fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "alias ll='ls -l'\n"
+    );
+    assert!(is_regular_file(&fresh));
+    assert!(
+        fs::read_to_string(&fresh)
+            .unwrap()
+            .contains("Run `cargo test` first.")
+    );
+
+    // The golden itself a link out, and `.new` a link again: the bless
+    // writes neither target.
+    fs::remove_file(&golden).unwrap();
+    symlink(home.join("notes.txt"), &golden).unwrap();
+    fs::remove_file(&fresh).unwrap();
+    symlink(home.join(".bashrc"), &fresh).unwrap();
+    let blessed = check(&["--bless"]);
+    assert_eq!(blessed.status.code(), Some(0), "{blessed:?}");
+    assert_eq!(
+        fs::read_to_string(home.join("notes.txt")).unwrap(),
+        "my notes\n"
+    );
+    assert_eq!(
+        fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "alias ll='ls -l'\n"
+    );
+    assert!(is_regular_file(&golden));
+    assert!(
+        fs::symlink_metadata(&fresh).is_err(),
+        "the stale .new stays"
+    );
+    assert_eq!(check(&[]).status.code(), Some(0));
+    // Only the golden, its sidecar: no temporary file left behind.
+    let mut names: Vec<String> = fs::read_dir(repo.join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["prompt.golden", "prompt.golden.facts.toml"]);
+}
+
+/// Item 2: the facts sidecar committed as a dangling link to
+/// `~/.ssh/authorized_keys`. `--bless` writes the sidecar in the link's
+/// place; the link's target is never created.
+#[test]
+fn bless_never_creates_a_file_through_a_dangling_link() {
+    let Planted {
+        _tmp, repo, home, ..
+    } = planted();
+    let keys = home.join(".ssh/authorized_keys");
+    let sidecar = repo.join("prompt.golden.facts.toml");
+    symlink(&keys, &sidecar).unwrap();
+    let blessed = bcode(&repo, &home)
+        .args(["check", "prompt.golden", "--hermetic", "--bless"])
+        .output()
+        .unwrap();
+    assert_eq!(blessed.status.code(), Some(0), "{blessed:?}");
+    assert!(fs::symlink_metadata(&keys).is_err(), "authorized_keys made");
+    assert!(is_regular_file(&sidecar));
+    assert!(
+        fs::read_to_string(&sidecar)
+            .unwrap()
+            .contains("repo_root = \"/repo\"\n")
+    );
+
+    // A folder beside the golden that links out of the repository: nothing
+    // is written there at all.
+    symlink(home.join(".ssh"), repo.join("goldens")).unwrap();
+    let refused = bcode(&repo, &home)
+        .args(["check", "goldens/prompt.golden", "--hermetic", "--bless"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = lossy(&refused.stderr);
+    assert!(stderr.contains("outside"), "{stderr}");
+    assert_eq!(fs::read_dir(home.join(".ssh")).unwrap().count(), 0);
+}
+
+/// Item 3: the sidecar, the golden and a `--facts` file the repository
+/// names, each committed as a link to `~/.env`. Each is refused naming
+/// where it leads, and no line of the secret reaches the output.
+#[test]
+fn nothing_read_through_a_link_out_of_the_repository_is_quoted() {
+    let Planted {
+        _tmp, repo, home, ..
+    } = planted();
+    let secret = "hunter2";
+    let env = home.join(".env");
+    let run = |args: &[&str]| {
+        let out = bcode(&repo, &home).args(args).output().unwrap();
+        let (stdout, stderr) = (lossy(&out.stdout), lossy(&out.stderr));
+        assert!(!stdout.contains(secret), "quoted on stdout:\n{stdout}");
+        assert!(!stderr.contains(secret), "quoted on stderr:\n{stderr}");
+        (out.status.code(), stderr)
+    };
+    let outside = format!("resolves to `{}`, outside", env.display());
+
+    // The sidecar.
+    write(&repo.join("prompt.golden"), "x\n");
+    symlink(&env, repo.join("prompt.golden.facts.toml")).unwrap();
+    let (code, stderr) = run(&["check", "prompt.golden", "--hermetic"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains(&outside), "{stderr}");
+
+    // The golden.
+    fs::remove_file(repo.join("prompt.golden.facts.toml")).unwrap();
+    fs::remove_file(repo.join("prompt.golden")).unwrap();
+    symlink(&env, repo.join("prompt.golden")).unwrap();
+    let (code, stderr) = run(&["check", "prompt.golden", "--hermetic"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains(&outside), "{stderr}");
+
+    // A facts file the repository's instructions name.
+    symlink(&env, repo.join("ci-facts.toml")).unwrap();
+    for command in ["check", "render"] {
+        let args: &[&str] = match command {
+            "check" => &["check", "other.golden", "--facts", "ci-facts.toml"],
+            _ => &["render", "--facts", "ci-facts.toml"],
+        };
+        let (code, stderr) = run(args);
+        assert_eq!(code, Some(2), "{command}");
+        assert!(stderr.contains(&outside), "{command}: {stderr}");
+    }
+    // The user's own facts file, outside every repository, is read as
+    // before, and its errors quoted.
+    let (code, stderr) = run(&["render", "--facts", "../home/notes.txt"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("my notes"), "{stderr}");
 }
