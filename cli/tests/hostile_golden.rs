@@ -406,3 +406,156 @@ fn nothing_read_through_a_link_out_of_the_repository_is_quoted() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("my notes"), "{stderr}");
 }
+
+/// A repository with instructions of its own in `sub/` (and a folder below
+/// it), committed.
+fn nested_repo(repo: &Path) {
+    write_files(
+        repo,
+        &[
+            ("BCODE.md", "# Team\n\nRun `cargo test` first.\n"),
+            ("sub/AGENTS.md", "Sub rule.\n"),
+            ("sub/deeper/README.md", "deeper\n"),
+        ],
+    );
+    git_commit_all(repo);
+}
+
+/// Item 17: a golden blessed from one folder of a repository renders the
+/// same prompt when checked from any other (the sidecar records the
+/// working folder relative to the root), a hint followed from elsewhere
+/// re-blesses that same prompt, and a check that cannot render it says
+/// exactly why.
+#[test]
+fn a_golden_checks_the_same_from_every_folder_of_its_repository() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("proj");
+    nested_repo(&repo);
+    let run = |cwd: &str, args: &[&str]| {
+        bcode(&repo.join(cwd), &base)
+            .args(args)
+            .arg("--hermetic")
+            .output()
+            .unwrap()
+    };
+    // Blessed at the root: the sidecar says so, and every folder agrees.
+    ok(run(".", &["check", "tests/root.golden", "--bless"]));
+    for (cwd, golden) in [
+        ("sub", "../tests/root.golden"),
+        ("sub/deeper", "../../tests/root.golden"),
+    ] {
+        let checked = run(cwd, &["check", golden]);
+        assert_eq!(checked.status.code(), Some(0), "{cwd}: {checked:?}");
+        let said = lossy(&checked.stderr);
+        assert!(
+            said.contains("rendered for `.`, the working folder it was blessed for"),
+            "{said}"
+        );
+    }
+    let sidecar = fs::read_to_string(repo.join("tests/root.golden.facts.toml")).unwrap();
+    assert!(sidecar.contains("\nworking_folder = \".\"\n"), "{sidecar}");
+
+    // Blessed for `sub` (from the root, through `--repo`): checked from the
+    // root and from below `sub` alike.
+    ok(run(
+        ".",
+        &["--repo", "sub", "check", "tests/sub.golden", "--bless"],
+    ));
+    let sidecar = fs::read_to_string(repo.join("tests/sub.golden.facts.toml")).unwrap();
+    assert!(
+        sidecar.contains("\nworking_folder = \"sub\"\n"),
+        "{sidecar}"
+    );
+    assert!(
+        fs::read_to_string(repo.join("tests/sub.golden"))
+            .unwrap()
+            .contains("Sub rule.")
+    );
+    for (cwd, golden) in [
+        (".", "tests/sub.golden"),
+        ("sub/deeper", "../../tests/sub.golden"),
+    ] {
+        let checked = run(cwd, &["check", golden]);
+        assert_eq!(checked.status.code(), Some(0), "{cwd}: {checked:?}");
+    }
+    // `--repo` naming the folder it was blessed for, from elsewhere: fine.
+    let checked = run(
+        "sub/deeper",
+        &["--repo", "..", "check", "../../tests/sub.golden"],
+    );
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+
+    // A change, checked from the root: the hint, followed there, re-blesses
+    // the prompt of `sub`, not of the root.
+    write(&repo.join("sub/AGENTS.md"), "Sub rule, revised.\n");
+    let failed = run(".", &["check", "tests/sub.golden"]);
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let report = lossy(&failed.stdout);
+    assert!(report.contains("+Sub rule, revised."), "{report}");
+    let hint = "to accept the new prompt: bcode-prompt check tests/sub.golden --hermetic --bless\n";
+    assert!(report.ends_with(hint), "{report}");
+    ok(run(".", &["check", "tests/sub.golden", "--bless"]));
+    let golden = fs::read_to_string(repo.join("tests/sub.golden")).unwrap();
+    assert!(golden.contains("Sub rule, revised."), "{golden}");
+    assert!(
+        fs::read_to_string(repo.join("tests/sub.golden.facts.toml"))
+            .unwrap()
+            .contains("\nworking_folder = \"sub\"\n")
+    );
+
+    // `--repo` naming another folder than the one it was blessed for.
+    let refused = run(".", &["--repo", "sub/deeper", "check", "tests/sub.golden"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert_eq!(
+        lossy(&refused.stderr),
+        "bcode-prompt: tests/sub.golden was blessed for the working folder `sub` \
+             (`working_folder` in tests/sub.golden.facts.toml), but --repo names `sub/deeper`; \
+             leave --repo out to check it from any folder of the repository, or delete \
+             tests/sub.golden.facts.toml to bless afresh for `sub/deeper`\n"
+    );
+
+    // The folder it was blessed for is gone.
+    fs::rename(repo.join("sub"), repo.join("moved")).unwrap();
+    let gone = run(".", &["check", "tests/sub.golden"]);
+    assert_eq!(gone.status.code(), Some(2), "{gone:?}");
+    assert_eq!(
+        lossy(&gone.stderr),
+        format!(
+            "bcode-prompt: tests/sub.golden was blessed for the working folder `sub` \
+             (`working_folder` in tests/sub.golden.facts.toml), which is not a folder \
+             of the repository `{0}`: No such file or directory (os error 2)\n",
+            repo.display()
+        )
+    );
+}
+
+/// A sidecar written before the working folder was recorded keeps today's
+/// behaviour: the check renders for the folder it runs in.
+#[test]
+fn an_old_sidecar_without_a_working_folder_checks_as_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let repo = base.join("proj");
+    nested_repo(&repo);
+    let check = |cwd: &Path, golden: &str, extra: &[&str]| {
+        bcode(cwd, &base)
+            .args(["check", golden, "--hermetic"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    ok(check(&repo, "prompt.golden", &["--bless"]));
+    let path = repo.join("prompt.golden.facts.toml");
+    let sidecar = fs::read_to_string(&path).unwrap();
+    let old: String = sidecar
+        .split_inclusive('\n')
+        .filter(|line| !line.starts_with("working_folder = ") && !line.starts_with("# The folder"))
+        .collect();
+    assert_ne!(old, sidecar);
+    write(&path, &old);
+    assert_eq!(check(&repo, "prompt.golden", &[]).status.code(), Some(0));
+    let from_sub = check(&repo.join("sub"), "../prompt.golden", &[]);
+    assert_eq!(from_sub.status.code(), Some(1), "{from_sub:?}");
+    assert!(lossy(&from_sub.stdout).contains("+Sub rule."));
+}
