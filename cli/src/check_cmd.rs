@@ -15,12 +15,27 @@
 //! `--facts`); delete it to pin afresh. When the render differs, it is
 //! written to `GOLDEN.new` and the report shows the changed lines (with
 //! `--json`, also the section-level `diff` report).
+//!
+//! The sidecar also records the working folder the golden was blessed for,
+//! relative to the repository root (`working_folder`, `.` for the root), so
+//! a check or a later bless from any folder of the repository renders that
+//! folder's prompt; a sidecar without it (written before it existed)
+//! renders for the folder the command runs in, as it always did.
+//!
+//! The golden, the sidecar and `GOLDEN.new` are files of the repository
+//! that holds the golden, which may have committed links under their
+//! names: they are read only where they resolve inside that repository
+//! (`bcode_fs::Confinement::for_path`), so nothing a link leads to outside
+//! is quoted in a diff or an error, and written only through
+//! `bcode_fs::OutputDir` (a temporary file created `O_EXCL`, renamed over
+//! the name), so no write follows a link.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bcode_fs::{Confinement, OutputDir};
 use bcode_prompt::Turn;
 use bcode_prompt::facts::{Facts, facts_to_toml, portable};
 use bcode_prompt::testing::prompt_text;
@@ -68,16 +83,32 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let golden = inputs.cwd.join(&options.golden);
+    if golden.file_name().is_none() {
+        return Err(CliError::Usage(format!(
+            "golden `{}` names no file",
+            options.golden.display()
+        )));
+    }
+    // Everything beside the golden is the files of the repository holding
+    // it: read only where it resolves inside that repository (so nothing it
+    // links to outside is quoted in a diff or an error), written only
+    // without following links.
+    let confinement = Confinement::for_path(&golden);
     let sidecar = facts_path(&golden);
-    let pinned = if sidecar.exists() {
-        Some(render_cmd::read_facts(&sidecar)?)
-    } else {
-        None
-    };
+    let pinned = read_sidecar(&sidecar, &confinement)?;
     let given = match &options.render.facts {
         Some(path) => render_cmd::read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
+    let (pinned, recorded) = match pinned {
+        Some((facts, folder)) => (Some(facts), folder),
+        None => (None, None),
+    };
+    let blessed_for = match &recorded {
+        Some(folder) => Some(blessed_folder(options, inputs, folder)?),
+        None => None,
+    };
+    let inputs = blessed_for.as_ref().unwrap_or(inputs);
     let fresh = new_path(&golden);
     if options.bless {
         let first = pinned.is_none();
@@ -89,9 +120,15 @@ pub fn run(
         };
         let facts = base.overlaid(&given);
         let turn = render_cmd::render_turn(&options.render, inputs, facts.clone())?;
-        write_file(&golden, &golden_text(&turn, options.render.json)?)?;
-        write_file(&sidecar, &sidecar_text(&golden, &facts))?;
-        let _ = std::fs::remove_file(&fresh);
+        let dir = output_dir(&golden, &confinement)?;
+        write_file(&dir, &golden, &golden_text(&turn, options.render.json)?)?;
+        let folder = working_folder(inputs);
+        write_file(
+            &dir,
+            &sidecar,
+            &sidecar_text(&golden, folder.as_deref(), &facts),
+        )?;
+        remove_file(&dir, &fresh);
         eprintln!(
             "bcode-prompt: blessed {} (facts in {}); commit both, and check with: {}",
             golden.display(),
@@ -107,7 +144,7 @@ pub fn run(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let saved = match bcode_fs::read_bounded(&golden, MAX_GOLDEN_BYTES) {
+    let saved = match confinement.read_bounded(&golden, MAX_GOLDEN_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err) => {
             return Err(CliError::Usage(format!(
@@ -121,18 +158,21 @@ pub fn run(
     let turn = render_cmd::render_turn(&options.render, inputs, facts)?;
     let rendered = golden_text(&turn, options.render.json)?;
     if rendered == saved {
-        let _ = std::fs::remove_file(&fresh);
+        if let Ok(dir) = output_dir(&golden, &confinement) {
+            remove_file(&dir, &fresh);
+        }
         eprintln!("bcode-prompt: {} matches", golden.display());
         return Ok(ExitCode::SUCCESS);
     }
-    write_file(&fresh, &rendered)?;
+    write_file(&output_dir(&golden, &confinement)?, &fresh, &rendered)?;
     let mut report = format!(
         "{} differs from the prompt rendered now (written to {}):\n",
         golden.display(),
         fresh.display()
     );
     if options.render.json
-        && let Ok((sections, _)) = crate::diff_cmd::diff(&golden, &fresh)
+        && let Ok((sections, _)) =
+            crate::diff_cmd::diff_texts((&golden, &saved), (&fresh, &rendered))
     {
         report.push_str(&sections);
     }
@@ -144,6 +184,113 @@ pub fn run(
     );
     out.write_all(report.as_bytes()).map_err(CliError::Io)?;
     Ok(ExitCode::from(1))
+}
+
+/// The sidecar's facts and the working folder it records; `None` when
+/// there is no sidecar (a link to nothing counts as none: the bless
+/// replaces it). Read as the golden is, inside `confinement`.
+fn read_sidecar(
+    sidecar: &Path,
+    confinement: &Confinement,
+) -> Result<Option<(Facts, Option<String>)>, CliError> {
+    match confinement.read_bounded(sidecar, render_cmd::MAX_FACTS_BYTES) {
+        Ok(bytes) => render_cmd::parse_facts_file(sidecar, bytes).map(Some),
+        Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(render_cmd::facts_error(sidecar, &err)),
+    }
+}
+
+/// `inputs` rendering for `recorded`, the working folder the sidecar says
+/// the golden was blessed for (relative to the repository root), below
+/// the root the command found; so a check from any folder of the
+/// repository renders the same prompt. Refused, saying exactly why, when
+/// that folder is not one of the repository's, or when `--repo` names
+/// another folder.
+fn blessed_folder(
+    options: &CheckOptions,
+    inputs: &ProcessInputs,
+    recorded: &str,
+) -> Result<ProcessInputs, CliError> {
+    let golden = options.golden.display();
+    let sidecar = facts_path(&options.golden);
+    let blessed = format!(
+        "{golden} was blessed for the working folder `{recorded}` (`{}` in {})",
+        render_cmd::WORKING_FOLDER_KEY,
+        sidecar.display()
+    );
+    let root = &inputs.repo;
+    let not_a_folder = |reason: String| {
+        CliError::Usage(format!(
+            "{blessed}, which is not a folder of the repository `{}`: {reason}",
+            root.display()
+        ))
+    };
+    let parts = folder_parts(recorded).ok_or_else(|| {
+        not_a_folder("write it relative to the root, `/`-separated, `.` for the root".to_owned())
+    })?;
+    let wanted: PathBuf = parts
+        .iter()
+        .fold(root.clone(), |path, part| path.join(part));
+    let real = std::fs::canonicalize(&wanted).map_err(|err| not_a_folder(err.to_string()))?;
+    if !real.starts_with(root) {
+        return Err(not_a_folder(format!(
+            "it leads to `{}`, outside the repository",
+            real.display()
+        )));
+    }
+    if !real.is_dir() {
+        return Err(not_a_folder("it is not a folder".to_owned()));
+    }
+    if real != inputs.work {
+        if inputs.flags.repo.is_some() {
+            let named = working_folder(inputs).unwrap_or_else(|| inputs.work.display().to_string());
+            return Err(CliError::Usage(format!(
+                "{blessed}, but --repo names `{named}`; leave --repo out to check it from any \
+                 folder of the repository, or delete {} to bless afresh for `{named}`",
+                sidecar.display()
+            )));
+        }
+        eprintln!(
+            "bcode-prompt: {golden} is rendered for `{recorded}`, the working folder it was blessed for"
+        );
+    }
+    Ok(ProcessInputs {
+        work: real,
+        ..inputs.clone()
+    })
+}
+
+/// The components of a recorded working folder: `.` is the root itself;
+/// otherwise plain names separated by `/`. `None` for anything else (an
+/// absolute path, `..`, an empty component, a backslash).
+fn folder_parts(recorded: &str) -> Option<Vec<&str>> {
+    if recorded == "." {
+        return Some(Vec::new());
+    }
+    recorded
+        .split('/')
+        .map(|part| {
+            let plain = !part.is_empty() && part != "." && part != ".." && !part.contains('\\');
+            plain.then_some(part)
+        })
+        .collect()
+}
+
+/// The working folder of `inputs` relative to the repository root, as the
+/// sidecar records it (`.` for the root); `None` when it cannot be written
+/// so (a name that is not UTF-8): the sidecar then records none, and the
+/// check renders for the folder it runs in, as before.
+fn working_folder(inputs: &ProcessInputs) -> Option<String> {
+    let relative = inputs.work.strip_prefix(&inputs.repo).ok()?;
+    let parts = relative
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect::<Option<Vec<_>>>()?;
+    Some(if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    })
 }
 
 /// The facts a first bless pins when it is not hermetic: this machine's,
@@ -238,24 +385,52 @@ fn golden_text(turn: &Turn, json: bool) -> Result<String, CliError> {
     }
 }
 
-fn sidecar_text(golden: &Path, facts: &Facts) -> String {
+fn sidecar_text(golden: &Path, folder: Option<&str>, facts: &Facts) -> String {
     let name = golden
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    format!(
+    let mut text = format!(
         "# The facts `bcode-prompt check {name}` renders with (written by --bless;\n\
-         # a later --bless keeps them: delete this file to pin afresh).\n\n{}",
-        facts_to_toml(facts)
-    )
+         # a later --bless keeps them: delete this file to pin afresh).\n\n"
+    );
+    if let Some(folder) = folder {
+        let mut key = toml::Table::new();
+        key.insert(
+            render_cmd::WORKING_FOLDER_KEY.to_owned(),
+            toml::Value::String(folder.to_owned()),
+        );
+        text.push_str(
+            "# The folder, below the repository root, whose prompt the golden holds:\n\
+             # `check` renders for it from any folder of the repository.\n",
+        );
+        text.push_str(&toml::to_string(&key).unwrap_or_default());
+        text.push('\n');
+    }
+    text.push_str(&facts_to_toml(facts));
+    text
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(CliError::Io)?;
-    }
-    std::fs::write(path, text)
+/// The folder of `golden`, created when missing, for writing beside it
+/// (see [`OutputDir`]): refused when it lies outside `confinement`.
+fn output_dir(golden: &Path, confinement: &Confinement) -> Result<OutputDir, CliError> {
+    let folder = golden.parent().unwrap_or(golden);
+    OutputDir::create(folder, confinement).map_err(|err| {
+        CliError::Usage(format!("cannot write beside `{}`: {err}", golden.display()))
+    })
+}
+
+/// Replaces `path` (a file of `dir`) with `text`, never through a link.
+fn write_file(dir: &OutputDir, path: &Path, text: &str) -> Result<(), CliError> {
+    let name = path.file_name().unwrap_or_default();
+    dir.replace(name, text.as_bytes())
         .map_err(|err| CliError::Usage(format!("cannot write `{}`: {err}", path.display())))
+}
+
+/// Removes a stale `path` (a file of `dir`); a link is removed, not its
+/// target. Nothing to report when it fails: the file is stale either way.
+fn remove_file(dir: &OutputDir, path: &Path) {
+    let _ = dir.remove(path.file_name().unwrap_or_default());
 }
 
 /// The changed lines between `old` and `new`: the one block between their

@@ -60,7 +60,7 @@ pub struct LayerFlags {
 /// repository, the working directory and the environment snapshot. A
 /// command that only opens a session (`render`, `check`, `session`) needs no
 /// more: the session loads the config and reports its warnings.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ProcessInputs {
     /// The repository root, canonical: the nearest folder at or above
     /// `--repo` holding a `.git`, else `--repo` itself.

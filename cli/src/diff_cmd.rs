@@ -44,6 +44,12 @@ struct Saved {
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
 fn load(path: &Path) -> Result<Saved, CliError> {
+    let text = read(path)?;
+    parse(path, &text)
+}
+
+/// The text of a saved render at `path`.
+fn read(path: &Path) -> Result<String, CliError> {
     let bytes = bcode_fs::read_named_bounded(path, MAX_INPUT_BYTES).map_err(|err| {
         let reason = match err {
             bcode_fs::ReadError::TooLarge { .. } => format!(
@@ -55,13 +61,17 @@ fn load(path: &Path) -> Result<Saved, CliError> {
         };
         CliError::Usage(format!("cannot read `{}`: {reason}", path.display()))
     })?;
-    let text = String::from_utf8(bytes).map_err(|err| {
+    String::from_utf8(bytes).map_err(|err| {
         CliError::Usage(format!(
             "`{}` is not a `render --json` result: not UTF-8 ({err})",
             path.display()
         ))
-    })?;
-    let doc: Value = serde_json::from_str(&text)
+    })
+}
+
+/// A saved render's `text`, read from `path` (named in errors).
+fn parse(path: &Path, text: &str) -> Result<Saved, CliError> {
+    let doc: Value = serde_json::from_str(text)
         .map_err(|err| CliError::Usage(format!("`{}` is not JSON: {err}", path.display())))?;
     let bad = |what: &str| {
         CliError::Usage(format!(
@@ -159,8 +169,17 @@ fn first_difference(a: &str, b: &str) -> Option<usize> {
 
 /// Compares the two files; returns the report and whether they differ.
 pub fn diff(a_path: &Path, b_path: &Path) -> Result<(String, bool), CliError> {
-    let a = load(a_path)?;
-    let b = load(b_path)?;
+    compare(&load(a_path)?, &load(b_path)?)
+}
+
+/// [`diff`] of two saved renders already read: `(path, text)` each, the
+/// path only naming it in errors (`check` compares what it read and
+/// rendered, never reading a path twice).
+pub fn diff_texts(a: (&Path, &str), b: (&Path, &str)) -> Result<(String, bool), CliError> {
+    compare(&parse(a.0, a.1)?, &parse(b.0, b.1)?)
+}
+
+fn compare(a: &Saved, b: &Saved) -> Result<(String, bool), CliError> {
     let mut out = String::new();
     let mut differs = false;
     match first_difference(&a.system, &b.system) {
@@ -250,7 +269,7 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<(String, bool), CliError> {
         out.push_str(&changes);
     }
     if differs {
-        let _ = writeln!(out, "\n{}", summary(&a, &b));
+        let _ = writeln!(out, "\n{}", summary(a, b));
     }
     Ok((out, differs))
 }

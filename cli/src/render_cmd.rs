@@ -45,7 +45,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let facts = match &options.facts {
-        Some(path) => read_facts(path)?,
+        Some(path) => read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
     let rendered = render_turn(options, inputs, facts)?;
@@ -79,15 +79,66 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads a facts file (`--facts`, a golden's sidecar) through `bcode-fs`.
+/// The most of a facts file read (`--facts`, a golden's sidecar).
+pub const MAX_FACTS_BYTES: usize = 1024 * 1024;
+
+/// The one key of a golden's facts sidecar that is not a fact: the working
+/// folder the golden was blessed for (see `check_cmd`). Any facts file may
+/// hold it, so a sidecar passed to `render --facts` still reads; only
+/// `check` uses it.
+pub const WORKING_FOLDER_KEY: &str = "working_folder";
+
+/// Reads a facts file named on the command line (`--facts`, `path`
+/// absolute) through `bcode-fs`. In a repository it must resolve inside
+/// that repository, like the repository's own files: a committed
+/// `ci/facts.toml -> ~/.env` is refused, naming where it leads, so no line
+/// of the secret is quoted by a parse error. A file outside every
+/// repository is the user's own and may link anywhere but the system
+/// folders.
 pub fn read_facts(path: &std::path::Path) -> Result<Facts, CliError> {
-    const MAX_FACTS_BYTES: usize = 1024 * 1024;
-    let bytes = bcode_fs::read_bounded(path, MAX_FACTS_BYTES)
-        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))?;
+    let bytes = bcode_fs::Confinement::for_path(path)
+        .read_bounded(path, MAX_FACTS_BYTES)
+        .map_err(|err| facts_error(path, &err))?;
+    parse_facts_file(path, bytes).map(|(facts, _)| facts)
+}
+
+/// A facts file that could not be read, as the CLI says it.
+pub fn facts_error(path: &std::path::Path, err: &dyn std::fmt::Display) -> CliError {
+    CliError::Usage(format!("facts file `{}`: {err}", path.display()))
+}
+
+/// The facts of a facts file's `bytes` (read from `path`), and the working
+/// folder it records ([`WORKING_FOLDER_KEY`]), if any. A file without that
+/// key is parsed exactly as before the key existed, errors included.
+pub fn parse_facts_file(
+    path: &std::path::Path,
+    bytes: Vec<u8>,
+) -> Result<(Facts, Option<String>), CliError> {
     let text = String::from_utf8(bytes)
         .map_err(|_| CliError::Usage(format!("facts file `{}` is not UTF-8", path.display())))?;
-    parse_facts(&text)
-        .map_err(|err| CliError::Usage(format!("facts file `{}`: {err}", path.display())))
+    let bad = |err: &dyn std::fmt::Display| facts_error(path, err);
+    let mut table = match toml::from_str::<toml::Table>(&text) {
+        Ok(table) if table.contains_key(WORKING_FOLDER_KEY) => table,
+        _ => {
+            return parse_facts(&text)
+                .map(|facts| (facts, None))
+                .map_err(|e| bad(&e));
+        }
+    };
+    let folder = match table.remove(WORKING_FOLDER_KEY) {
+        Some(toml::Value::String(folder)) => folder,
+        _ => {
+            return Err(bad(&format!(
+                "`{WORKING_FOLDER_KEY}` is not a string (a folder below the repository root, \
+                 `/`-separated, `.` for the root)"
+            )));
+        }
+    };
+    // The rest, as a facts file of its own: its errors name keys, not
+    // lines, and the lines were parsed once already.
+    let rest = toml::to_string(&table).map_err(|e| bad(&e))?;
+    let facts = parse_facts(&rest).map_err(|e| bad(&e))?;
+    Ok((facts, Some(folder)))
 }
 
 /// Opens one session with `facts` pinned and builds its one settled turn;

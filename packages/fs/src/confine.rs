@@ -56,6 +56,21 @@ impl Confinement {
         Confinement { within: None }
     }
 
+    /// Where a file at `path` (absolute; a file named on a command line,
+    /// or one beside it) may resolve: inside the repository that holds it,
+    /// the nearest folder at or above its folder, lexically, with a `.git`
+    /// entry (see [`crate::enclosing_repository`]), since the repository
+    /// chose what lies there, links included; anywhere but the system
+    /// folders when no repository holds it (a file of the user's own).
+    pub fn for_path(path: &Path) -> Self {
+        let path = bcode_text::lexical(path);
+        let folder = path.parent().unwrap_or(&path);
+        match crate::root::enclosing_repository(folder) {
+            Some(repo) => Confinement::within(&repo),
+            None => Confinement::anywhere_but_system(),
+        }
+    }
+
     /// The canonical folder files must stay in, if any.
     pub fn root(&self) -> Option<&Path> {
         self.within.as_deref()
@@ -162,7 +177,7 @@ fn open_beneath(root: &Path, path: &Path) -> Result<Option<File>, ReadError> {
 
 /// Where an open file really is: the descriptor's path on Linux (what was
 /// opened, whatever happened to the path since), else the canonical path.
-fn real_path(file: &File, path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn real_path(file: &File, path: &Path) -> io::Result<PathBuf> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
@@ -240,6 +255,27 @@ impl ReadError {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_path_is_confined_to_the_repository_that_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let repo = base.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("tests")).unwrap();
+        assert_eq!(
+            Confinement::for_path(&repo.join("tests/prompt.golden")),
+            Confinement::within(&repo)
+        );
+        assert_eq!(
+            Confinement::for_path(&repo.join("prompt.golden")),
+            Confinement::within(&repo)
+        );
+        assert_eq!(
+            Confinement::for_path(&repo.join("tests/../../facts.toml")),
+            Confinement::anywhere_but_system()
+        );
+    }
 
     #[test]
     fn system_folders_are_matched_by_whole_components() {

@@ -20,6 +20,11 @@
 //! own and nobody else may write to it, with files in it created `O_EXCL`
 //! under random names and opened without following links (`state.rs`).
 //!
+//! [`OutputDir`] writes files into a folder a repository controls (a golden
+//! and the files beside it) without following links: checked to lie within
+//! its confinement, temporary files created `O_EXCL`, renamed into place
+//! (`output.rs`).
+//!
 //! [`repository_root`] finds where a working folder's repository begins, as
 //! git does (`root.rs`).
 
@@ -28,6 +33,7 @@
 mod confine;
 mod dir;
 mod list;
+mod output;
 mod read;
 mod root;
 mod stamp;
@@ -38,8 +44,9 @@ mod watch;
 pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
+pub use output::OutputDir;
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
-pub use root::repository_root;
+pub use root::{enclosing_repository, repository_root};
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use state::{StateDir, StateError};
 pub use threads::worker_threads;

@@ -9,13 +9,18 @@ use std::path::{Path, PathBuf};
 /// a file as linked worktrees and submodules have, or a link to either);
 /// `work` itself when none does.
 pub fn repository_root(work: &Path) -> PathBuf {
-    let work = bcode_text::lexical(work);
-    for dir in work.ancestors() {
-        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            return dir.to_path_buf();
-        }
-    }
-    work
+    enclosing_repository(work).unwrap_or_else(|| bcode_text::lexical(work))
+}
+
+/// The repository that holds `folder` (absolute): the nearest of `folder`
+/// and its ancestors, lexically, with a `.git` entry; `None` when there is
+/// none, where [`repository_root`] takes the folder itself.
+pub fn enclosing_repository(folder: &Path) -> Option<PathBuf> {
+    let folder = bcode_text::lexical(folder);
+    folder
+        .ancestors()
+        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]
@@ -37,5 +42,9 @@ mod tests {
             repository_root(&top.join("packages/web/src/../..")),
             top.join("packages")
         );
+        assert_eq!(enclosing_repository(&deep), Some(top.join("packages")));
+        let lone = tempfile::tempdir().unwrap();
+        assert_eq!(enclosing_repository(lone.path()), None);
+        assert_eq!(repository_root(lone.path()), lone.path());
     }
 }
