@@ -28,7 +28,7 @@ mod uri;
 #[cfg(feature = "client")]
 pub use client::{MAX_PAGES, McpProvider, McpServerSpec};
 pub use digests::DigestCache;
-pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
+pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
 pub use service::SkillService;
 pub use stdio::{ServeError, run_stdio, serve_stdio};
