@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bcode_skill::LiveRegistry;
-use bcode_skill_mcp::{DigestCache, SkillServer};
+use bcode_skill_mcp::{DigestCache, SkillServer, StdioNotice};
 
 use crate::cli_context::{CliContext, CliError};
 
@@ -73,10 +73,19 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
         told.tell(&reporter);
         live.begin_turn().map(|turn| turn.registry)
     };
-    let ended = bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH);
+    let ended = bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH, tell_operator);
     refusals.tell(&server);
     ended.map_err(|err| CliError::Usage(err.to_string()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the server notices while it serves, on stderr.
+fn tell_operator(notice: StdioNotice) {
+    if let StdioNotice::AnswersUnread { bytes } = notice {
+        eprintln!(
+            "bcode-prompt: the client has left {bytes} bytes of answers unread; no request is read until it reads them"
+        );
+    }
 }
 
 /// The skills whose files turned out not to be servable once read, told

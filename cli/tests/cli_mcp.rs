@@ -766,3 +766,197 @@ fn a_body_edit_of_a_flat_skill_is_announced_and_listed() {
     let body = "---\ndescription: A flat skill\n---\nAnother body.\n";
     an_edit_keeping_the_summary_is_announced(&sandbox, &flat, "skill://flat/SKILL.md", body);
 }
+
+/// A repository with one skill, `big`, whose `refs/big.txt` holds `len`
+/// bytes of text.
+fn big_file_sandbox(len: usize) -> Sandbox {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let text = "a".repeat(len);
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[
+            ("big/SKILL.md", "---\ndescription: Big\n---\nB.\n"),
+            ("big/refs/big.txt", &text),
+        ],
+    );
+    sandbox
+}
+
+/// `bcode-prompt mcp` in `sandbox` with its data segment (`ulimit -d`, what
+/// the allocator can take) held to `kib` KiB, every stream piped, after
+/// `initialize` was answered (its answer read here).
+fn start_limited(
+    sandbox: &Sandbox,
+    kib: u64,
+) -> (Child, ChildStdin, BufReader<std::process::ChildStdout>) {
+    let inner = sandbox.command();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -d {kib} && exec \"$@\""))
+        .arg("sh")
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .arg("mcp")
+        .env_clear()
+        .envs(
+            inner
+                .get_envs()
+                .filter_map(|(key, value)| Some((key, value?))),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    let answer = next_answer(&mut stdout);
+    assert_eq!(answer["id"], 0, "{answer}");
+    (child, stdin, stdout)
+}
+
+/// The lines of `stderr` as they come, on a thread (`None` once it ends).
+fn stderr_lines(child: &mut Child) -> Receiver<Option<String>> {
+    let stderr = child.stderr.take().unwrap();
+    let (send, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if send.send(Some(line)).is_err() {
+                return;
+            }
+        }
+        let _ = send.send(None);
+    });
+    lines
+}
+
+/// The next answer on `stdout`, past any notification.
+fn next_answer(stdout: &mut impl BufRead) -> Value {
+    loop {
+        let mut line = String::new();
+        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "stdout ended");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message.get("id").is_some() {
+            return message;
+        }
+    }
+}
+
+fn read_request(id: u64, uri: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": uri}})
+        .to_string()
+}
+
+/// Issue 38, item 6: a client that sends request after request and never
+/// reads its answers made the server read on and hold every answer (300
+/// reads of a 4 MiB file passed 1 GiB). Now reading stops once 16 MiB of
+/// answers wait unread, the operator is told, and the server stays within
+/// a data segment of 512 MiB that the old one burst.
+#[test]
+fn a_client_that_never_reads_holds_the_server_to_a_bounded_backlog() {
+    let sandbox = big_file_sandbox(4 * 1024 * 1024);
+    let (mut child, mut stdin, mut stdout) = start_limited(&sandbox, 512 * 1024);
+    let stderr = stderr_lines(&mut child);
+    // 300 requests fit in the pipe to the server: they are all there to be
+    // read, whether the server reads them or not.
+    let requests: String = (1..=300)
+        .map(|id| read_request(id, "skill://big/refs/big.txt") + "\n")
+        .collect();
+    stdin.write_all(requests.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let told = loop {
+        match stderr.recv_timeout(ANSWER) {
+            Ok(Some(line)) if line.contains("answers unread") => break line,
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the server ended: {:?}", child.wait()),
+            Err(err) => panic!("nothing on stderr: {err:?}"),
+        }
+    };
+    assert!(
+        told.starts_with("bcode-prompt: the client has left ")
+            && told.ends_with(" bytes of answers unread; no request is read until it reads them"),
+        "{told}"
+    );
+    // What was held is answered whole once the client reads.
+    for _ in 0..3 {
+        let answer = next_answer(&mut stdout);
+        let text = answer["result"]["contents"][0]["text"].as_str().unwrap();
+        assert_eq!(text.len(), 4 * 1024 * 1024, "{}", answer["id"]);
+    }
+    assert_eq!(child.try_wait().unwrap(), None, "the server stopped");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Issue 38, item 7: one 16 MB request line (`ping` with a huge `params`
+/// array) took the server to 1.5 GB, parsed twice with both copies alive.
+/// Now a line is scanned without building anything, refused when it holds
+/// more values than any request needs, and parsed once; a 4 MiB line of
+/// two million values is answered within a data segment of 192 MiB.
+#[test]
+fn a_request_line_of_millions_of_values_is_refused_within_bounded_memory() {
+    let sandbox = big_file_sandbox(16);
+    let (mut child, mut stdin, mut stdout) = start_limited(&sandbox, 192 * 1024);
+    let mut line = br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":["#.to_vec();
+    for _ in 0..2 * 1024 * 1024 - 1 {
+        line.extend_from_slice(b"0,");
+    }
+    line.extend_from_slice(b"0]}\n");
+    stdin.write_all(&line).unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":8,"method":"ping"}}"#).unwrap();
+    drop(stdin);
+    let answers = [next_answer(&mut stdout), next_answer(&mut stdout)];
+    assert_eq!(
+        answers,
+        [
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": "the request holds more than 100000 JSON values"}}),
+            json!({"jsonrpc": "2.0", "id": 8, "result": {}}),
+        ]
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Issue 38, item 8: requests sent all at once and followed by the end of
+/// stdin lost answers (up to all of them): the process exited before its
+/// writer had written them. Every request read is now answered, and every
+/// answer written, before the server exits.
+#[test]
+fn every_request_read_before_stdin_ends_is_answered_before_the_server_exits() {
+    let sandbox = big_file_sandbox(1024 * 1024);
+    let mut client = Client::start(&sandbox, &[]);
+    let requests: Vec<String> = (1..=20)
+        .map(|id| read_request(id, "skill://big/refs/big.txt"))
+        .collect();
+    for request in &requests {
+        client.send_raw(request.as_bytes());
+    }
+    let Client {
+        mut child,
+        stdin,
+        lines,
+        ..
+    } = client;
+    drop(stdin);
+    let mut answered = Vec::new();
+    while let Ok(line) = lines.recv_timeout(ANSWER) {
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        if answer.get("id").is_none() {
+            continue; // a notification
+        }
+        let text = answer["result"]["contents"][0]["text"].as_str().unwrap();
+        assert_eq!(text.len(), 1024 * 1024, "{}", answer["id"]);
+        answered.push(answer["id"].as_u64().unwrap());
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, (1..=20).collect::<Vec<u64>>());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

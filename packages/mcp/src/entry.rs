@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::{Confinement, DirHandle, FileKind, FileStamp, ListedEntry, for_each_entry};
+use bcode_fs::{
+    Confinement, DirHandle, FileKind, FileStamp, ListedEntry, ReadError, for_each_entry,
+};
 use bcode_skill::parse::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
@@ -109,7 +111,7 @@ impl ServedEntry {
 
     /// The bytes of `file`, read below the skill's folder (a link swapped
     /// in since the listing is refused).
-    pub fn read(&self, file: &ServedFile) -> Result<Vec<u8>, String> {
+    pub fn read(&self, file: &ServedFile) -> Result<Vec<u8>, Unreadable> {
         read_below(&self.confinement, &self.folder, &file.real)
     }
 
@@ -324,7 +326,7 @@ fn read_entry(
         let stamp = stamp_of(&folder.join(&real), FileKind::File)
             .ok_or_else(|| format!("its file `{}` is not a regular file", real.display()))?;
         let bytes = read_below(&confinement, &folder, &real)
-            .map_err(|err| format!("its file `{}` cannot be read: {err}", real.display()))?;
+            .map_err(|err| err.about(&file_uri(id, &served)))?;
         total += bytes.len() as u64;
         if total > MAX_BYTES {
             return Err(format!("its files hold more than {MAX_BYTES} bytes"));
@@ -376,18 +378,53 @@ fn stamp_of(path: &Path, kind: FileKind) -> Option<FileStamp> {
     (FileKind::of(meta.file_type()) == kind).then(|| FileStamp::of(&meta))
 }
 
+/// Why a listed file could not be read, in words that name no path of
+/// this machine and no link's target: clients see them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unreadable {
+    /// It resolves outside the skill's folder (a link swapped in since the
+    /// listing), or into `/proc`, `/sys` or `/dev`.
+    Outside,
+    /// It could not be read for another reason, given.
+    Failed(String),
+}
+
+impl Unreadable {
+    fn of(err: &ReadError) -> Unreadable {
+        if err.escape().is_some() {
+            return Unreadable::Outside;
+        }
+        match err {
+            // The system's own words carry no path; other errors might,
+            // so only their kind is told.
+            ReadError::Io(io) if io.raw_os_error().is_none() => {
+                Unreadable::Failed(io.kind().to_string())
+            }
+            other => Unreadable::Failed(other.to_string()),
+        }
+    }
+
+    /// The sentence that says so of the file `uri`.
+    pub fn about(&self, uri: &str) -> String {
+        match self {
+            Unreadable::Outside => format!("refused: {uri} resolves outside the skill's folder"),
+            Unreadable::Failed(why) => format!("{uri} cannot be read: {why}"),
+        }
+    }
+}
+
 /// `folder/relative` read through the folder's confinement, made on first
 /// use.
 fn read_below(
     confinement: &OnceLock<Confinement>,
     folder: &Path,
     relative: &Path,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, Unreadable> {
     let max = usize::try_from(MAX_BYTES).unwrap_or(usize::MAX);
     confinement
         .get_or_init(|| Confinement::within(folder))
         .read_bounded(&folder.join(relative), max)
-        .map_err(|err| err.to_string())
+        .map_err(|err| Unreadable::of(&err))
 }
 
 /// The digest of `bytes` as SEP-2640 writes it (`sha256:<hex>`).
@@ -476,4 +513,50 @@ fn list_folder(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 38, item 16: what a client is told of an unreadable file
+    /// names neither the file's path on this machine nor where a link
+    /// leads; other reasons keep the system's words, which name no path.
+    #[test]
+    fn unreadable_files_are_told_without_a_path_of_the_machine() {
+        let uri = "skill://a/refs/x.md";
+        let escape = |reason| {
+            ReadError::from(bcode_fs::Escape {
+                path: PathBuf::from("/home/someone/repo/.bcode/skills/a/refs/x.md"),
+                target: PathBuf::from("/home/someone/.ssh/id_ed25519"),
+                reason,
+            })
+        };
+        let outside = bcode_fs::EscapeReason::Outside {
+            root: PathBuf::from("/home/someone/repo/.bcode/skills/a"),
+        };
+        let told: Vec<String> = [
+            escape(outside),
+            escape(bcode_fs::EscapeReason::System),
+            ReadError::Io(std::io::Error::from_raw_os_error(13)),
+            ReadError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "/home/someone/repo: odd",
+            )),
+            ReadError::NotRegular,
+        ]
+        .iter()
+        .map(|err| Unreadable::of(err).about(uri))
+        .collect();
+        assert_eq!(
+            told,
+            [
+                "refused: skill://a/refs/x.md resolves outside the skill's folder",
+                "refused: skill://a/refs/x.md resolves outside the skill's folder",
+                "skill://a/refs/x.md cannot be read: Permission denied (os error 13)",
+                "skill://a/refs/x.md cannot be read: invalid data",
+                "skill://a/refs/x.md cannot be read: not a regular file (a FIFO, socket, device or directory)",
+            ]
+        );
+    }
 }

@@ -8,7 +8,9 @@
 //! and refused when a segment could climb, only files the skill's entry
 //! lists are read, and they are opened below the skill's folder.
 //! [`serve_stdio`] runs it on standard input and output, swapping in each
-//! registry a refresh returns and telling the client the list changed.
+//! registry a refresh returns and telling the client the list changed; it
+//! parses each request line once, within bounds, reads no further while
+//! answers wait unread, and answers every request read before it stops.
 //!
 //! With the `client` feature, [`McpProvider`] consumes the other way: a
 //! `bcode.skill/v1` provider relaying the skills one MCP server publishes.
@@ -20,6 +22,7 @@ mod client_cache;
 mod digests;
 mod entry;
 mod follow;
+mod request_line;
 mod server;
 mod service;
 mod stdio;
@@ -28,8 +31,12 @@ mod uri;
 #[cfg(feature = "client")]
 pub use client::{MAX_PAGES, McpProvider, McpServerSpec};
 pub use digests::DigestCache;
-pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
+pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
+pub use request_line::{MAX_REQUEST_ESCAPED_BYTES, MAX_REQUEST_VALUES};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
 pub use service::SkillService;
-pub use stdio::{ServeError, run_stdio, serve_stdio};
+pub use stdio::{
+    MAX_REQUEST_BYTES, MAX_REQUESTS_IN_FLIGHT, MAX_UNREAD_ANSWER_BYTES, ServeError, StdioNotice,
+    run_stdio, serve_stdio,
+};
 pub use uri::{SCHEME, file_uri, skill_uri};

@@ -525,7 +525,9 @@ impl SkillServer {
         let file = entry
             .file(&path)
             .ok_or_else(|| not_found(uri, "the skill lists no such file"))?;
-        let bytes = entry.read(file).map_err(|err| not_found(uri, &err))?;
+        let bytes = entry
+            .read(file)
+            .map_err(|err| McpError::resource_not_found(err.about(uri), None))?;
         let mime = mime_type(&file.served);
         let contents = match String::from_utf8(bytes) {
             Ok(text) if !text.contains('\0') => ResourceContents::text(text, uri),
