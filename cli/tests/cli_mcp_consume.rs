@@ -364,3 +364,97 @@ fn an_untrusted_repositorys_servers_are_ignored_with_a_warning() {
     );
     assert!(stderr.contains(&warning), "{stderr}");
 }
+
+/// Issue 38, item 4: a server starts in the folder its entry's `cwd` names
+/// (here `~/tools`), else in a neutral one (`/`), never the folder Bcode
+/// runs in. Run from inside a repository holding its own `serve.sh`, the
+/// entry `sh serve.sh` (as `python3 -m skillsrv` would take the
+/// repository's `skillsrv.py`) runs the user's script or none, never the
+/// repository's; a `cwd` that is no folder is named in the diagnostic.
+#[test]
+fn a_server_starts_in_its_cwd_or_a_neutral_folder_never_the_repository() {
+    let sandbox = consumer("");
+    let other = sandbox.base.join("other");
+    write(&other.join(".bcode/skills/pdf/SKILL.md"), PDF);
+    let hijacked = sandbox.base.join("hijacked");
+    write(
+        &sandbox.repo.join("serve.sh"),
+        &format!("touch {}\n", sh_quote(&hijacked.display().to_string())),
+    );
+    let (tools_pwd, plain_pwd) = (
+        sandbox.base.join("tools-pwd"),
+        sandbox.base.join("plain-pwd"),
+    );
+    write(
+        &sandbox.home.join("tools/serve.sh"),
+        &format!(
+            "pwd > {}\nexec {} --repo {} mcp\n",
+            sh_quote(&tools_pwd.display().to_string()),
+            sh_quote(env!("CARGO_BIN_EXE_bcode-prompt")),
+            sh_quote(&other.display().to_string())
+        ),
+    );
+    let plain_script = format!(
+        "pwd > {}; exec sh serve.sh",
+        sh_quote(&plain_pwd.display().to_string())
+    );
+    let config = format!(
+        "{}cwd = \"~/tools\"\n{}{}cwd = \"~/missing\"\n",
+        server("other", "sh", &["serve.sh"]),
+        server("plain", "sh", &["-c", &plain_script]),
+        server("nowhere", "sh", &["serve.sh"]),
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &config);
+
+    let out = sandbox
+        .command()
+        .current_dir(&sandbox.repo)
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(!hijacked.exists(), "the repository's serve.sh ran");
+    assert_eq!(
+        std::fs::read_to_string(&tools_pwd).unwrap(),
+        format!("{}\n", sandbox.home.join("tools").display())
+    );
+    assert_eq!(std::fs::read_to_string(&plain_pwd).unwrap(), "/\n");
+    // `cwd` is a known key: no warning about it.
+    let stderr = common::lossy(&out.stderr);
+    assert!(!stderr.contains("cwd"), "{stderr}");
+    let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+    let ids: Vec<&Value> = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(ids, [&json!("local"), &json!("other:pdf")]);
+    let mut messages: Vec<&str> = listing["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    messages.sort_unstable();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0],
+        format!(
+            "skill provider `nowhere` failed: MCP server `nowhere`: `sh` could not be started in `{}` (its `cwd`): No such file or directory (os error 2)",
+            sandbox.home.join("missing").display()
+        )
+    );
+    // `sh serve.sh` finds no `/serve.sh`, exits, and the handshake fails;
+    // the rest of the message is the SDK's account of the closed pipe.
+    assert!(
+        messages[1]
+            .starts_with("skill provider `plain` failed: MCP server `plain`: the MCP handshake with `sh` failed: "),
+        "{}",
+        messages[1]
+    );
+}
+
+/// `text` quoted for `sh`.
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -49,6 +49,12 @@ use crate::client_cache::FileCache;
 /// cursors past this is cut off with an error.
 pub const MAX_PAGES: usize = 1000;
 
+/// Where a server whose entry names no `cwd` is started: a folder no
+/// repository controls (the toolchain probes run there too), so a relative
+/// command, a script named by a relative path or a `python -m` module is
+/// never taken from the repository Bcode runs in.
+pub const NEUTRAL_DIR: &str = "/";
+
 /// Extra time a caller waits past the timeout for the runtime to report
 /// that the timeout struck (the runtime's own timer fires first).
 const GRACE: Duration = Duration::from_millis(500);
@@ -70,12 +76,20 @@ pub struct McpServerSpec {
     pub env: BTreeMap<String, String>,
     /// The bound on starting it, one listing and one file read.
     pub timeout: Duration,
+    /// The folder it is started in, as the entry's `cwd` resolves; `None`
+    /// starts it in [`NEUTRAL_DIR`], never the host's working folder.
+    pub dir: Option<PathBuf>,
 }
 
 impl McpServerSpec {
     /// The spec of a config entry, run in `host_env` with the entry's `env`
-    /// laid over it.
-    pub fn from_config(entry: &McpServerConfig, host_env: &BTreeMap<String, String>) -> Self {
+    /// laid over it, in `dir` (the entry's `cwd` as the host resolved it,
+    /// e.g. with `LoadedConfig::mcp_server_dir`; `None`: a neutral folder).
+    pub fn from_config(
+        entry: &McpServerConfig,
+        host_env: &BTreeMap<String, String>,
+        dir: Option<PathBuf>,
+    ) -> Self {
         let mut env = host_env.clone();
         env.extend(entry.env.clone());
         McpServerSpec {
@@ -84,6 +98,7 @@ impl McpServerSpec {
             args: entry.args.clone(),
             env,
             timeout: Duration::from_millis(entry.timeout_ms),
+            dir,
         }
     }
 }
@@ -456,9 +471,11 @@ struct Started {
 
 /// Starts the server of `spec` and completes the MCP handshake.
 async fn start(spec: McpServerSpec) -> Result<Started, String> {
+    let dir = spec.dir.as_deref().unwrap_or(Path::new(NEUTRAL_DIR));
     let mut command = tokio::process::Command::new(&spec.command);
     command
         .args(&spec.args)
+        .current_dir(dir)
         .env_clear()
         .envs(&spec.env)
         // Whatever happens to the session, the server does not outlive it.
@@ -474,7 +491,14 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
         // The server's own messages are not ours to print.
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|err| format!("`{}` could not be started: {err}", spec.command))?;
+        .map_err(|err| match &spec.dir {
+            Some(dir) => format!(
+                "`{}` could not be started in `{}` (its `cwd`): {err}",
+                spec.command,
+                dir.display()
+            ),
+            None => format!("`{}` could not be started: {err}", spec.command),
+        })?;
     let group = Group(transport.id());
     let running = ()
         .serve(transport)
