@@ -26,7 +26,9 @@ mod stdio;
 mod uri;
 
 #[cfg(feature = "client")]
-pub use client::{MAX_PAGES, McpProvider, McpServerSpec, NEUTRAL_DIR};
+pub use client::{
+    MAX_LISTED_SKILLS, MAX_LISTING_BYTES, MAX_PAGES, McpProvider, McpServerSpec, NEUTRAL_DIR,
+};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, digest};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
