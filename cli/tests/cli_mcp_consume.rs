@@ -6,7 +6,10 @@
 //! listed, and survives servers that do not start, exit, hang or answer
 //! garbage, each within its timeout, with a diagnostic naming the server
 //! and the local skills loaded as before. An untrusted repository cannot
-//! add a server.
+//! add a server. Issue 38: a server starts in a neutral folder or its
+//! entry's `cwd`, never the repository; a listing is bounded in bytes (and
+//! entries, in `packages/mcp/tests/client_provider.rs`); same-name skills
+//! of one server are one entry each, everywhere.
 
 // Helpers outside `#[test]` functions are test code too; clippy's
 // allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
@@ -363,4 +366,302 @@ fn an_untrusted_repositorys_servers_are_ignored_with_a_warning() {
         marker.display()
     );
     assert!(stderr.contains(&warning), "{stderr}");
+}
+
+/// Issue 38, item 4: a server starts in the folder its entry's `cwd` names
+/// (here `~/tools`), else in a neutral one (`/`), never the folder Bcode
+/// runs in. Run from inside a repository holding its own `serve.sh`, the
+/// entry `sh serve.sh` (as `python3 -m skillsrv` would take the
+/// repository's `skillsrv.py`) runs the user's script or none, never the
+/// repository's; a `cwd` that is no folder is named in the diagnostic.
+#[test]
+fn a_server_starts_in_its_cwd_or_a_neutral_folder_never_the_repository() {
+    let sandbox = consumer("");
+    let other = sandbox.base.join("other");
+    write(&other.join(".bcode/skills/pdf/SKILL.md"), PDF);
+    let hijacked = sandbox.base.join("hijacked");
+    write(
+        &sandbox.repo.join("serve.sh"),
+        &format!("touch {}\n", sh_quote(&hijacked.display().to_string())),
+    );
+    let (tools_pwd, plain_pwd) = (
+        sandbox.base.join("tools-pwd"),
+        sandbox.base.join("plain-pwd"),
+    );
+    write(
+        &sandbox.home.join("tools/serve.sh"),
+        &format!(
+            "pwd > {}\nexec {} --repo {} mcp\n",
+            sh_quote(&tools_pwd.display().to_string()),
+            sh_quote(env!("CARGO_BIN_EXE_bcode-prompt")),
+            sh_quote(&other.display().to_string())
+        ),
+    );
+    let plain_script = format!(
+        "pwd > {}; exec sh serve.sh",
+        sh_quote(&plain_pwd.display().to_string())
+    );
+    let config = format!(
+        "{}cwd = \"~/tools\"\n{}{}cwd = \"~/missing\"\n",
+        server("other", "sh", &["serve.sh"]),
+        server("plain", "sh", &["-c", &plain_script]),
+        server("nowhere", "sh", &["serve.sh"]),
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &config);
+
+    let out = sandbox
+        .command()
+        .current_dir(&sandbox.repo)
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(!hijacked.exists(), "the repository's serve.sh ran");
+    assert_eq!(
+        std::fs::read_to_string(&tools_pwd).unwrap(),
+        format!("{}\n", sandbox.home.join("tools").display())
+    );
+    assert_eq!(std::fs::read_to_string(&plain_pwd).unwrap(), "/\n");
+    // `cwd` is a known key: no warning about it.
+    let stderr = common::lossy(&out.stderr);
+    assert!(!stderr.contains("cwd"), "{stderr}");
+    let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+    let ids: Vec<&Value> = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(ids, [&json!("local"), &json!("other:pdf")]);
+    let mut messages: Vec<&str> = listing["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    messages.sort_unstable();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0],
+        format!(
+            "skill provider `nowhere` failed: MCP server `nowhere`: `sh` could not be started in `{}` (its `cwd`): No such file or directory (os error 2)",
+            sandbox.home.join("missing").display()
+        )
+    );
+    // `sh serve.sh` finds no `/serve.sh`, exits, and the handshake fails;
+    // the rest of the message is the SDK's account of the closed pipe.
+    assert!(
+        messages[1]
+            .starts_with("skill provider `plain` failed: MCP server `plain`: the MCP handshake with `sh` failed: "),
+        "{}",
+        messages[1]
+    );
+}
+
+/// `text` quoted for `sh`.
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A fake MCP server in `sh`, written to `<base>/<name>.sh`: it answers
+/// `initialize` declaring the skills extension, `skills/list` with what
+/// the `sh` code `list` prints (the result object; `$id` is the request's
+/// id), and `resources/read` of each `(uri, text)` of `files`.
+fn fake_server(sandbox: &Sandbox, name: &str, list: &str, files: &[(&str, &str)]) -> PathBuf {
+    let mut reads = String::new();
+    for (uri, text) in files {
+        let result = json!({"contents": [{"uri": uri, "text": text}]}).to_string();
+        reads.push_str(&format!(
+            "      {}) printf '%s' {} ;;\n",
+            sh_quote(uri),
+            sh_quote(&result)
+        ));
+    }
+    let script = format!(
+        r#"while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"resources\":{{}},\"extensions\":{{\"io.modelcontextprotocol/skills\":{{}}}}}},\"serverInfo\":{{\"name\":\"fake\",\"version\":\"1\"}}}}}}" ;;
+    *'"method":"skills/list"'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
+{list}
+      printf '}}\n' ;;
+    *'"method":"resources/read"'*)
+      uri=$(printf '%s\n' "$line" | sed -n 's/.*"uri":"\([^"]*\)".*/\1/p')
+      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
+      case "$uri" in
+{reads}      esac
+      printf '}}\n' ;;
+  esac
+done
+"#
+    );
+    let path = sandbox.base.join(format!("{name}.sh"));
+    write(&path, &script);
+    path
+}
+
+/// A listing entry of the skill at `uri` whose `SKILL.md` is `body`.
+fn entry(uri: &str, name: &str, description: &str, body: &str) -> Value {
+    json!({
+        "uri": uri,
+        "frontmatter": {"name": name, "description": description},
+        "resources": [{"uri": uri, "digest": digest(body.as_bytes()), "size": body.len()}],
+    })
+}
+
+/// Issue 38, item 15 (and the rule issue 40 asks for): a server listing
+/// two skills named `git-workflow` (`skill://acme/git-workflow/SKILL.md`
+/// first, then `skill://git-workflow/SKILL.md`) and the second's URI
+/// again. The shorter path keeps `srv:git-workflow`, the other is
+/// `srv:acme--git-workflow`, the repeated URI is one entry with a warning,
+/// and the listing, `skills show` and `skills context` agree on each.
+#[test]
+fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
+    let sandbox = consumer("");
+    let acme_uri = "skill://acme/git-workflow/SKILL.md";
+    let plain_uri = "skill://git-workflow/SKILL.md";
+    let acme = "---\nname: git-workflow\ndescription: Acme's workflow.\n---\nThe Acme body.\n";
+    let plain = "---\nname: git-workflow\ndescription: The plain workflow.\n---\nThe plain body.\n";
+    let listing = json!({"skills": [
+        entry(acme_uri, "git-workflow", "Acme's workflow.", acme),
+        entry(plain_uri, "git-workflow", "The plain workflow.", plain),
+        entry(plain_uri, "git-workflow", "A third workflow.", "other bytes"),
+    ]});
+    let script = fake_server(
+        &sandbox,
+        "twins",
+        &format!("      printf '%s' {}", sh_quote(&listing.to_string())),
+        &[(acme_uri, acme), (plain_uri, plain)],
+    );
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &server("srv", "sh", &[&script.display().to_string()]),
+    );
+
+    let (skills, diagnostics) = list(&sandbox);
+    let remote = |id: &str, description: &str| {
+        json!({
+            "id": id,
+            "name": "git-workflow",
+            "description": description,
+            "source": "mcp:srv",
+            "location": format!("bcode-provider://srv/{id}"),
+        })
+    };
+    assert_eq!(
+        skills,
+        [
+            local(&sandbox),
+            remote("srv:acme--git-workflow", "Acme's workflow."),
+            remote("srv:git-workflow", "The plain workflow."),
+        ]
+    );
+    let diagnostics: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| json!({"code": d["code"], "severity": d["severity"], "message": d["message"]}))
+        .collect();
+    assert_eq!(
+        diagnostics,
+        [json!({
+            "code": "duplicate_id",
+            "severity": "warning",
+            "message": "MCP server `srv`: it lists `skill://git-workflow/SKILL.md` more than once; the first entry is used",
+        })]
+    );
+
+    for (id, description, body) in [
+        ("srv:git-workflow", "The plain workflow.", "The plain body."),
+        (
+            "srv:acme--git-workflow",
+            "Acme's workflow.",
+            "The Acme body.",
+        ),
+    ] {
+        let shown: Value =
+            serde_json::from_str(&ok(sandbox.run(&["skills", "show", id, "--json"]))).unwrap();
+        let skill = &shown["skill"];
+        assert_eq!(
+            (&skill["id"], &skill["name"], &skill["description"]),
+            (&json!(id), &json!("git-workflow"), &json!(description)),
+            "{shown}"
+        );
+        assert_eq!(shown["diagnostics"], json!([]), "{shown}");
+        let block = ok(sandbox.run(&["skills", "context", id]));
+        let location = format!("bcode-provider://srv/{id}");
+        assert_eq!(
+            block,
+            format!(
+                "<skill id=\"{id}\" name=\"git-workflow\" location=\"{location}\">\n\
+                 References are relative to {location}.\n\
+                 Source label: mcp:srv\n\
+                 Skill resource root: {location}\n\
+                 \n\
+                 {body}\n\
+                 </skill>\n"
+            )
+        );
+    }
+}
+
+/// Issue 38, item 9: a server whose `skills/list` hands out page after
+/// page of some 15 MB each (one entry with a long description) is cut off
+/// once the listing passes `MAX_LISTING_BYTES` (64 MiB), reported with a
+/// diagnostic naming the bound, and none of its entries are kept. The
+/// command runs under a 1 GB address-space limit, far below the 15 GB
+/// the server would send in its 1,000 pages.
+#[test]
+fn a_listing_past_its_byte_bound_is_refused_within_bounded_memory() {
+    let sandbox = consumer("");
+    let pages = sandbox.base.join("pages");
+    let digest = digest(b"x");
+    let list = format!(
+        r#"      n=$((n + 1)); echo "$n" >> {pages}
+      printf '{{"skills":[{{"uri":"skill://p%s/SKILL.md","frontmatter":{{"name":"p%s","description":"' "$n" "$n"
+      head -c 15000000 /dev/zero | tr '\0' a
+      printf '"}},"resources":[{{"uri":"skill://p%s/SKILL.md","digest":"{digest}","size":1}}]}}],"nextCursor":"c%s"}}' "$n" "$n""#,
+        pages = sh_quote(&pages.display().to_string()),
+    );
+    let script = fake_server(&sandbox, "big", &list, &[]);
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &server_with_timeout("big", "sh", &[&script.display().to_string()], 60_000),
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1000000 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg("--repo")
+        .arg(&sandbox.repo)
+        .args(["skills", "list", "--json"])
+        .env_clear()
+        .env("HOME", &sandbox.home)
+        .env("BCODE_STATE_DIR", &sandbox.state)
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+    let ids: Vec<&Value> = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(ids, [&json!("local")]);
+    let messages: Vec<&Value> = listing["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["message"])
+        .collect();
+    assert_eq!(
+        messages,
+        [&json!(
+            "skill provider `big` failed: MCP server `big`: skills/list sent more than 64 MiB of entries, the bound on one listing; none of them are used"
+        )]
+    );
+    // The fifth page (75 MB in all) passes the bound; no page is asked for
+    // after it.
+    let served = std::fs::read_to_string(&pages).unwrap();
+    assert_eq!(served, "1\n2\n3\n4\n5\n");
 }

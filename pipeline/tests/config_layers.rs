@@ -338,6 +338,42 @@ fn relative_skill_paths_resolve_against_the_layer_that_set_them() {
     );
 }
 
+/// Issue 38, item 4: an MCP server's `cwd` resolves like the skill roots
+/// (`~` alone is the home too); an entry without one has no folder, and
+/// its server starts in a neutral one.
+#[test]
+fn mcp_server_folders_resolve_like_skill_paths() {
+    let servers = "[[skills.mcp_servers]]\nname = \"a\"\ncommand = \"x\"\ncwd = \"tools\"\n\
+                   [[skills.mcp_servers]]\nname = \"b\"\ncommand = \"x\"\ncwd = \"~/srv\"\n\
+                   [[skills.mcp_servers]]\nname = \"c\"\ncommand = \"x\"\ncwd = \"~\"\n\
+                   [[skills.mcp_servers]]\nname = \"d\"\ncommand = \"x\"\ncwd = \"/opt/d\"\n\
+                   [[skills.mcp_servers]]\nname = \"e\"\ncommand = \"x\"\n";
+    let fixture = Fixture::new().user(servers);
+    let loaded = fixture.load();
+    assert_eq!(loaded.warnings, []);
+    let dirs: Vec<Option<String>> = loaded
+        .config
+        .skills
+        .mcp_servers
+        .iter()
+        .map(|entry| {
+            loaded
+                .mcp_server_dir(entry)
+                .map(|dir| fixture.redact(&dir.display().to_string()))
+        })
+        .collect();
+    assert_eq!(
+        dirs,
+        [
+            Some("[ROOT]/home/.config/bcode/tools".to_owned()),
+            Some("[ROOT]/home/srv".to_owned()),
+            Some("[ROOT]/home".to_owned()),
+            Some("/opt/d".to_owned()),
+            None,
+        ]
+    );
+}
+
 #[test]
 fn templates_dir_resolves_like_skill_paths() {
     let fixture = Fixture::new().repo("[system_prompt]\ntemplates_dir = \"templates\"\n");

@@ -369,6 +369,7 @@ fn a_trusted_repository_is_applied_in_full_except_its_trust_list() {
             args: vec!["-c".to_owned(), "echo it runs".to_owned()],
             env: BTreeMap::new(),
             timeout_ms: 5000,
+            cwd: None,
         }]
     );
     // The user's list stands; the repository's own list never counts.

@@ -174,7 +174,9 @@ pub(crate) fn disk_cache_dir(
 /// publishes, as source `mcp:<name>`. Nothing starts here: a server is
 /// started the first time its provider is asked for skills, so an empty
 /// list costs nothing, not even a thread. Each server runs with the host's
-/// environment snapshot and the entry's `env`; files fetched from it are
+/// environment snapshot and the entry's `env`, in the folder its `cwd`
+/// names or else a neutral one (never the working folder, which may be the
+/// repository's); files fetched from it are
 /// cached in `<state dir>/cache/mcp` when the state folder is safe to use
 /// (see `bcode_fs::StateDir`), else not cached.
 pub fn mcp_providers(
@@ -199,7 +201,8 @@ pub fn mcp_providers(
         servers
             .iter()
             .map(|entry| {
-                let spec = bcode_skill_mcp::McpServerSpec::from_config(entry, env);
+                let dir = loaded.mcp_server_dir(entry);
+                let spec = bcode_skill_mcp::McpServerSpec::from_config(entry, env, dir);
                 std::sync::Arc::new(bcode_skill_mcp::McpProvider::spawn(spec, cache.clone()))
                     as std::sync::Arc<dyn bcode_skill::SkillProvider>
             })

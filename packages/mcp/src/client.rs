@@ -1,7 +1,10 @@
 //! Consuming the skills an MCP server publishes (SEP-2640): [`McpProvider`]
 //! speaks `bcode.skill/v1` to the registry and MCP to one server.
 //!
-//! `list` asks `skills/list` (every page, nothing else); `context` fetches a
+//! `list` asks `skills/list` (every page, nothing else, each page cut down
+//! to what is kept before the next, the whole listing bounded in entries
+//! and bytes) and gives each entry one id, same-name entries told apart by
+//! their skill paths, for the catalog and `context` alike; `context` fetches a
 //! skill's `SKILL.md` only when the skill is activated, checks its size and
 //! digest against the listing, compares its front matter with the listing's
 //! field by field, and refuses the skill on any difference. Every exchange
@@ -22,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -49,6 +52,27 @@ use crate::client_cache::FileCache;
 /// cursors past this is cut off with an error.
 pub const MAX_PAGES: usize = 1000;
 
+/// Entries one listing may hold, over all its pages. Ten times the largest
+/// registry Bcode serves in its benches (10,000 skills), and far more than
+/// any catalog a model could read; a server listing more is broken or
+/// hostile, and keeping its entries would only cost memory.
+pub const MAX_LISTED_SKILLS: usize = 100_000;
+
+/// Bytes one listing may hold, over all its pages: the JSON text of every
+/// entry as listed (its URI, front matter and every resource it names).
+/// Four times the largest single message the SDK's stdio transport reads
+/// (16 MiB, the size SEP-2640 asks a host to accept for one skill's
+/// files), so a listing may fill several full pages, and room for 100,000
+/// ordinary entries of some 600 bytes each; what a server sends past it is
+/// never kept.
+pub const MAX_LISTING_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where a server whose entry names no `cwd` is started: a folder no
+/// repository controls (the toolchain probes run there too), so a relative
+/// command, a script named by a relative path or a `python -m` module is
+/// never taken from the repository Bcode runs in.
+pub const NEUTRAL_DIR: &str = "/";
+
 /// Extra time a caller waits past the timeout for the runtime to report
 /// that the timeout struck (the runtime's own timer fires first).
 const GRACE: Duration = Duration::from_millis(500);
@@ -70,12 +94,20 @@ pub struct McpServerSpec {
     pub env: BTreeMap<String, String>,
     /// The bound on starting it, one listing and one file read.
     pub timeout: Duration,
+    /// The folder it is started in, as the entry's `cwd` resolves; `None`
+    /// starts it in [`NEUTRAL_DIR`], never the host's working folder.
+    pub dir: Option<PathBuf>,
 }
 
 impl McpServerSpec {
     /// The spec of a config entry, run in `host_env` with the entry's `env`
-    /// laid over it.
-    pub fn from_config(entry: &McpServerConfig, host_env: &BTreeMap<String, String>) -> Self {
+    /// laid over it, in `dir` (the entry's `cwd` as the host resolved it,
+    /// e.g. with `LoadedConfig::mcp_server_dir`; `None`: a neutral folder).
+    pub fn from_config(
+        entry: &McpServerConfig,
+        host_env: &BTreeMap<String, String>,
+        dir: Option<PathBuf>,
+    ) -> Self {
         let mut env = host_env.clone();
         env.extend(entry.env.clone());
         McpServerSpec {
@@ -84,6 +116,7 @@ impl McpServerSpec {
             args: entry.args.clone(),
             env,
             timeout: Duration::from_millis(entry.timeout_ms),
+            dir,
         }
     }
 }
@@ -108,8 +141,9 @@ struct State {
     /// Why the server could not be reached, once it could not: not tried
     /// again, so a dead server costs its timeout once.
     failed: Option<String>,
-    /// The last listing's entries, by the id they were given.
-    entries: BTreeMap<SkillId, Skill>,
+    /// The last listing's entries, by the id they were given: one id, one
+    /// entry, for the catalog, `describe` and `context` alike.
+    entries: BTreeMap<SkillId, Admitted>,
     /// What the last listing left out.
     diagnostics: Vec<Diagnostic>,
 }
@@ -238,18 +272,13 @@ impl McpProvider {
         }
     }
 
-    /// The listing entry of `id` and its `SKILL.md` resource.
-    fn entry(&self, id: &SkillId) -> Result<(Skill, SkillResource), SkillError> {
-        let state = self.state();
-        let skill = state
+    /// The admitted listing entry of `id`.
+    fn entry(&self, id: &SkillId) -> Result<Admitted, SkillError> {
+        self.state()
             .entries
             .get(id)
             .cloned()
-            .ok_or_else(|| self.fail(format!("it did not list `{id}`")))?;
-        let resource = skill_md(&skill)
-            .cloned()
-            .ok_or_else(|| self.fail(format!("its entry for `{id}` lists no `{}`", skill.uri)))?;
-        Ok((skill, resource))
+            .ok_or_else(|| self.fail(format!("it did not list `{id}`")))
     }
 
     /// The bytes of `resource`: from the cache while its digest matches,
@@ -347,18 +376,16 @@ impl SkillProvider for McpProvider {
                 return Err(self.fail(why));
             }
         };
-        state.entries.clear();
-        state.diagnostics.clear();
-        let mut provided = Vec::with_capacity(listed.len());
-        for skill in listed {
-            match self.admit(&skill) {
-                Ok(entry) => {
-                    state.entries.insert(entry.manifest.id.clone(), skill);
-                    provided.push(entry);
-                }
-                Err(diagnostic) => state.diagnostics.push(*diagnostic),
-            }
-        }
+        let (entries, diagnostics) = self.admit_all(listed);
+        let provided = entries
+            .values()
+            .map(|entry| ProvidedSkill {
+                manifest: entry.manifest(),
+                body_bytes: usize::try_from(entry.skill_md.size).ok(),
+            })
+            .collect();
+        state.entries = entries;
+        state.diagnostics = diagnostics;
         Ok(provided)
     }
 
@@ -367,22 +394,18 @@ impl SkillProvider for McpProvider {
     }
 
     fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
-        let (skill, _) = self.entry(id)?;
-        let manifest = self
-            .admit(&skill)
-            .map_err(|d| self.fail(d.message))?
-            .manifest;
-        Ok((manifest, Vec::new()))
+        Ok((self.entry(id)?.manifest(), Vec::new()))
     }
 
     fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError> {
-        let (skill, resource) = self.entry(&request.id)?;
-        let bytes = self.fetch(&resource)?;
+        let entry = self.entry(&request.id)?;
+        let skill = &entry.listed;
+        let bytes = self.fetch(&entry.skill_md)?;
         let text = String::from_utf8(bytes)
             .map_err(|_| self.fail(format!("`{}` is not UTF-8 text", skill.uri)))?;
         let document = parse_document(&text)
             .map_err(|err| self.fail(format!("the front matter of `{}`: {err}", skill.uri)))?;
-        let differences = front_matter_differences(&skill, document.fields);
+        let differences = front_matter_differences(skill, document.fields);
         if !differences.is_empty() {
             return Err(self.fail(format!(
                 "the front matter of `{}` differs from its listing in {}; the skill is not loaded",
@@ -395,38 +418,185 @@ impl SkillProvider for McpProvider {
 }
 
 impl McpProvider {
-    /// The registry entry of a listed skill, or why it cannot be one.
-    fn admit(&self, skill: &Skill) -> Result<ProvidedSkill, Box<Diagnostic>> {
-        let name = &skill.frontmatter.name;
-        let refuse = |code, message: String| {
-            Box::new(Diagnostic::warning(
-                code,
-                format!("MCP server `{}`: {message}", self.name),
-            ))
-        };
+    /// The entries of a listing by the ids they get, and what was left out.
+    ///
+    /// A name is a label, not an identity (SEP-2640: the pair of server and
+    /// URI is): two entries may share one (`skill://git-workflow/SKILL.md`
+    /// and `skill://acme/git-workflow/SKILL.md`). Of the entries of one
+    /// name, the one with the shortest skill path (then the smallest URI)
+    /// keeps `<server>:<name>`, whatever order the server lists them in;
+    /// every other one is named by its skill path, its segments joined by
+    /// `--` (`<server>:acme--git-workflow`), since `/` cannot be in an id
+    /// and the open specification forbids `--` in a name, so no plain name
+    /// takes it. An entry whose path gives no valid id of its own, or
+    /// an id another entry holds, is left out with a diagnostic, never
+    /// dropped in silence; an entry listed again under the same URI is one
+    /// entry (the first listed), with a diagnostic.
+    fn admit_all(&self, listed: Vec<Listed>) -> (BTreeMap<SkillId, Admitted>, Vec<Diagnostic>) {
+        let mut diagnostics = Vec::new();
+        let mut uris = std::collections::BTreeSet::new();
+        let mut by_name: BTreeMap<SkillId, Vec<Admitted>> = BTreeMap::new();
+        for skill in listed {
+            if !uris.insert(skill.uri.clone()) {
+                diagnostics.push(self.left_out(
+                    DiagnosticCode::DuplicateId,
+                    format!(
+                        "it lists `{}` more than once; the first entry is used",
+                        skill.uri
+                    ),
+                ));
+                continue;
+            }
+            match self.admit(skill) {
+                Ok(entry) => by_name.entry(entry.id.clone()).or_default().push(entry),
+                Err(diagnostic) => diagnostics.push(*diagnostic),
+            }
+        }
+        let mut entries = BTreeMap::new();
+        let mut others = Vec::new();
+        for (id, mut group) in by_name {
+            group.sort_by(|a, b| {
+                (path_depth(&a.listed.uri), &a.listed.uri)
+                    .cmp(&(path_depth(&b.listed.uri), &b.listed.uri))
+            });
+            let mut group = group.into_iter();
+            if let Some(first) = group.next() {
+                entries.insert(id, first);
+            }
+            others.extend(group);
+        }
+        // The plain ids are all given first, so whether a path id is free
+        // never depends on the order the names sort in.
+        for mut entry in others {
+            let plain = entry.id.clone();
+            let id = match path_id(&self.name, &entry.listed) {
+                Ok(id) if !entries.contains_key(&id) => id,
+                Ok(id) => {
+                    diagnostics.push(self.left_out(
+                        DiagnosticCode::DuplicateId,
+                        format!(
+                            "its skill `{}` is left out: `{plain}` names another of its skills, and the id its path gives, `{id}`, is taken too",
+                            entry.listed.uri
+                        ),
+                    ));
+                    continue;
+                }
+                Err(why) => {
+                    diagnostics.push(self.left_out(
+                        DiagnosticCode::DuplicateId,
+                        format!(
+                            "its skill `{}` is left out: `{plain}` names another of its skills, and its path gives no id of its own ({why})",
+                            entry.listed.uri
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            entry.id = id.clone();
+            entries.insert(id, entry);
+        }
+        (entries, diagnostics)
+    }
+
+    fn left_out(&self, code: DiagnosticCode, message: String) -> Diagnostic {
+        Diagnostic::warning(code, format!("MCP server `{}`: {message}", self.name))
+    }
+
+    /// A listed skill as a registry entry under its plain id
+    /// (`<server>:<name>`), or why it cannot be one.
+    fn admit(&self, mut skill: Listed) -> Result<Admitted, Box<Diagnostic>> {
+        let name = &skill.name;
         let id = SkillId::namespaced(&self.name, name).map_err(|err| {
-            refuse(
+            Box::new(self.left_out(
                 DiagnosticCode::InvalidId,
                 format!("its skill {name:?} ({}) is left out: {err}", skill.uri),
-            )
+            ))
         })?;
-        let Some(resource) = skill_md(skill) else {
-            return Err(refuse(
+        let Some(skill_md) = skill.skill_md.take() else {
+            return Err(Box::new(self.left_out(
                 DiagnosticCode::ProviderFailed,
                 format!(
                     "its skill `{id}` is left out: its entry lists no digest for `{}`, so the file could not be checked",
                     skill.uri
                 ),
-            ));
+            )));
         };
-        let mut manifest = SkillManifest::new(id);
-        manifest.name = name.clone();
-        manifest.description = skill.frontmatter.description.clone();
-        Ok(ProvidedSkill {
-            manifest,
-            body_bytes: usize::try_from(resource.size).ok(),
+        Ok(Admitted {
+            id,
+            skill_md,
+            listed: skill,
         })
     }
+}
+
+/// One entry of a listing, as much of it as the provider uses: taken from
+/// each page before the next is asked for, so a listing costs what it
+/// keeps, not what the server sent.
+#[derive(Clone, Debug)]
+struct Listed {
+    uri: String,
+    name: String,
+    description: String,
+    /// The other front-matter fields as listed, as compact JSON text
+    /// (parsed again only when the skill is activated).
+    extra: String,
+    /// The resource of `uri` itself (its `SKILL.md`), when the entry lists
+    /// it with a digest (taken into [`Admitted`] when the entry is).
+    skill_md: Option<SkillResource>,
+}
+
+impl Listed {
+    fn new(skill: Skill) -> Listed {
+        let skill_md = skill_md(&skill).cloned();
+        Listed {
+            extra: serde_json::to_string(&skill.frontmatter.extra).unwrap_or_default(),
+            uri: skill.uri,
+            name: skill.frontmatter.name,
+            description: skill.frontmatter.description,
+            skill_md,
+        }
+    }
+}
+
+/// A listed skill the registry has: the id it was given, its `SKILL.md`
+/// resource and its entry.
+#[derive(Clone, Debug)]
+struct Admitted {
+    id: SkillId,
+    skill_md: SkillResource,
+    listed: Listed,
+}
+
+impl Admitted {
+    /// What the registry knows of it: only the name and the description
+    /// are taken from the server (see the module's last paragraph).
+    fn manifest(&self) -> SkillManifest {
+        let mut manifest = SkillManifest::new(self.id.clone());
+        manifest.name = self.listed.name.clone();
+        manifest.description = self.listed.description.clone();
+        manifest
+    }
+}
+
+/// How deep a URI's skill path is, for ordering entries of one name: the
+/// shortest path keeps the plain id.
+fn path_depth(uri: &str) -> usize {
+    uri.matches('/').count()
+}
+
+/// The id of a skill named by its skill path: `<server>:<segment>--...--<name>`
+/// (`skill://acme/git-workflow/SKILL.md` gives `<server>:acme--git-workflow`),
+/// or why there is none.
+fn path_id(server: &str, skill: &Listed) -> Result<SkillId, String> {
+    let mut segments = crate::uri::skill_path(&skill.uri).map_err(|err| err.0)?;
+    // The last segment is the skill's folder; the listed name stands for it
+    // as it does for the plain id.
+    segments.pop();
+    if segments.is_empty() {
+        return Err("it has no path segments before the name".to_owned());
+    }
+    segments.push(skill.name.clone());
+    SkillId::namespaced(server, &segments.join("--")).map_err(|err| err.to_string())
 }
 
 /// A started server's process group, killed (at once, not on a task that
@@ -456,9 +626,11 @@ struct Started {
 
 /// Starts the server of `spec` and completes the MCP handshake.
 async fn start(spec: McpServerSpec) -> Result<Started, String> {
+    let dir = spec.dir.as_deref().unwrap_or(Path::new(NEUTRAL_DIR));
     let mut command = tokio::process::Command::new(&spec.command);
     command
         .args(&spec.args)
+        .current_dir(dir)
         .env_clear()
         .envs(&spec.env)
         // Whatever happens to the session, the server does not outlive it.
@@ -474,7 +646,14 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
         // The server's own messages are not ours to print.
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|err| format!("`{}` could not be started: {err}", spec.command))?;
+        .map_err(|err| match &spec.dir {
+            Some(dir) => format!(
+                "`{}` could not be started in `{}` (its `cwd`): {err}",
+                spec.command,
+                dir.display()
+            ),
+            None => format!("`{}` could not be started: {err}", spec.command),
+        })?;
     let group = Group(transport.id());
     let running = ()
         .serve(transport)
@@ -496,7 +675,7 @@ fn declares_skills(peer: &Peer<RoleClient>) -> bool {
 
 /// Starts the server of `spec` and reads its whole listing. On any error
 /// the started server is dropped here, which kills its process group.
-async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Skill>), String> {
+async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Listed>), String> {
     let started = start(spec).await?;
     let peer = started.running.peer().clone();
     if !declares_skills(&peer) {
@@ -506,9 +685,16 @@ async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Skill>), St
     Ok((started, listed))
 }
 
-/// Every page of `skills/list`.
-async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Skill>, String> {
-    let mut skills = Vec::new();
+/// Every page of `skills/list`, each entry cut down to what is kept before
+/// the next page is asked for. A listing past [`MAX_PAGES`],
+/// [`MAX_LISTED_SKILLS`] or [`MAX_LISTING_BYTES`] is an error and none of
+/// it is used: a cut listing would show whichever skills came first, and
+/// could give a name's plain id to an entry the rest would have taken it
+/// from. (Each page is one message, which the SDK's transport reads only up
+/// to 16 MiB; a longer one is dropped unanswered, so it costs the timeout.)
+async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Listed>, String> {
+    let mut listed = Vec::new();
+    let mut bytes: u64 = 0;
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..MAX_PAGES {
@@ -518,9 +704,23 @@ async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Skill>, String> {
             ))
             .await
             .map_err(|err| format!("skills/list failed: {err}"))?;
-        skills.extend(page.skills);
+        for skill in page.skills {
+            if listed.len() >= MAX_LISTED_SKILLS {
+                return Err(format!(
+                    "skills/list lists more than {MAX_LISTED_SKILLS} skills, the bound on one listing; none of them are used"
+                ));
+            }
+            bytes = bytes.saturating_add(json_len(&skill));
+            if bytes > MAX_LISTING_BYTES {
+                return Err(format!(
+                    "skills/list sent more than {} MiB of entries, the bound on one listing; none of them are used",
+                    MAX_LISTING_BYTES / (1024 * 1024)
+                ));
+            }
+            listed.push(Listed::new(skill));
+        }
         match page.next_cursor {
-            None => return Ok(skills),
+            None => return Ok(listed),
             Some(next) if !seen.insert(next.clone()) => {
                 return Err(format!("skills/list handed out the cursor {next:?} twice"));
             }
@@ -528,6 +728,25 @@ async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Skill>, String> {
         }
     }
     Err(format!("skills/list did not end within {MAX_PAGES} pages"))
+}
+
+/// The length of `skill` as JSON text, counted without writing it out.
+fn json_len(skill: &Skill) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len() as u64);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail; a value serde cannot write (none
+    // here) counts as far as it got.
+    let _ = serde_json::to_writer(&mut count, skill);
+    count.0
 }
 
 /// The bytes `resources/read` returned for `uri`, refused past `limit`
@@ -574,20 +793,17 @@ fn skill_md(skill: &Skill) -> Option<&SkillResource> {
 /// `SKILL.md`) and the listing disagree, each named with backticks. A file
 /// without `name` takes the name its URI gives, as the open specification
 /// derives a name from the folder.
-fn front_matter_differences(skill: &Skill, mut file: Map<String, Value>) -> Vec<String> {
+fn front_matter_differences(skill: &Listed, mut file: Map<String, Value>) -> Vec<String> {
     if !file.contains_key("name")
         && let Some(name) = rmcp::model::skill_name_from_uri(&skill.uri)
     {
         file.insert("name".to_owned(), Value::String(name.to_owned()));
     }
-    let mut listed = skill.frontmatter.extra.clone();
-    listed.insert(
-        "name".to_owned(),
-        Value::String(skill.frontmatter.name.clone()),
-    );
+    let mut listed: Map<String, Value> = serde_json::from_str(&skill.extra).unwrap_or_default();
+    listed.insert("name".to_owned(), Value::String(skill.name.clone()));
     listed.insert(
         "description".to_owned(),
-        Value::String(skill.frontmatter.description.clone()),
+        Value::String(skill.description.clone()),
     );
     let keys: std::collections::BTreeSet<&String> = file.keys().chain(listed.keys()).collect();
     keys.into_iter()
@@ -604,19 +820,19 @@ fn no_answer(timeout: Duration) -> String {
 mod tests {
     use super::*;
 
-    fn listed(extra: &[(&str, Value)]) -> Skill {
+    fn listed(extra: &[(&str, Value)]) -> Listed {
         let mut frontmatter = rmcp::model::SkillFrontmatter::new("pdf", "Reads PDFs.");
         for (key, value) in extra {
             frontmatter = frontmatter.with_field(*key, value.clone());
         }
-        Skill::new(
+        Listed::new(Skill::new(
             "skill://pdf/SKILL.md",
             frontmatter,
             SkillResources::Files(vec![SkillResource::from_bytes(
                 "skill://pdf/SKILL.md",
                 b"x",
             )]),
-        )
+        ))
     }
 
     fn fields(text: &str) -> Map<String, Value> {
@@ -648,6 +864,80 @@ mod tests {
             ),
             vec!["`allowed-tools`", "`description`", "`license`"]
         );
+    }
+
+    /// The ids `srv`'s listing of `(uri, name)` entries gives, with the
+    /// URI each names, and the messages of what was left out.
+    fn ids(listing: &[(&str, &str)]) -> (Vec<(String, String)>, Vec<String>) {
+        let provider = McpProvider::spawn(
+            McpServerSpec {
+                name: "srv".to_owned(),
+                command: "unused".to_owned(),
+                args: Vec::new(),
+                env: BTreeMap::new(),
+                timeout: Duration::from_secs(1),
+                dir: None,
+            },
+            None,
+        );
+        let listed = listing
+            .iter()
+            .map(|(uri, name)| {
+                Listed::new(Skill::new(
+                    *uri,
+                    rmcp::model::SkillFrontmatter::new(*name, "A skill."),
+                    SkillResources::Files(vec![SkillResource::from_bytes(*uri, b"x")]),
+                ))
+            })
+            .collect();
+        let (entries, diagnostics) = provider.admit_all(listed);
+        (
+            entries
+                .into_iter()
+                .map(|(id, entry)| (id.to_string(), entry.listed.uri))
+                .collect(),
+            diagnostics.into_iter().map(|d| d.message).collect(),
+        )
+    }
+
+    #[test]
+    fn same_name_entries_are_told_apart_by_their_paths_in_any_listing_order() {
+        let mut listing = vec![
+            ("skill://acme/git-workflow/SKILL.md", "git-workflow"),
+            ("skill://x/acme/git-workflow/SKILL.md", "git-workflow"),
+            ("skill://git-workflow/SKILL.md", "git-workflow"),
+            ("skill://git-workflow/SKILL.md", "git-workflow"),
+            ("skill://Acme/pdf/SKILL.md", "pdf"),
+            ("skill://pdf/SKILL.md", "pdf"),
+            ("skill://team/review/SKILL.md", "review"),
+            ("skill://other/review/SKILL.md", "review"),
+            ("skill://team--review/SKILL.md", "team--review"),
+        ];
+        let expected = (
+            [
+                ("srv:acme--git-workflow", "skill://acme/git-workflow/SKILL.md"),
+                ("srv:git-workflow", "skill://git-workflow/SKILL.md"),
+                ("srv:pdf", "skill://pdf/SKILL.md"),
+                ("srv:review", "skill://other/review/SKILL.md"),
+                ("srv:team--review", "skill://team--review/SKILL.md"),
+                ("srv:x--acme--git-workflow", "skill://x/acme/git-workflow/SKILL.md"),
+            ]
+            .map(|(id, uri)| (id.to_owned(), uri.to_owned()))
+            .to_vec(),
+            vec![
+                "MCP server `srv`: it lists `skill://git-workflow/SKILL.md` more than once; the first entry is used".to_owned(),
+                "MCP server `srv`: its skill `skill://Acme/pdf/SKILL.md` is left out: `srv:pdf` names another of its skills, and its path gives no id of its own (the id contains 'A'; only lowercase letters, digits and hyphens are allowed)".to_owned(),
+                "MCP server `srv`: its skill `skill://team/review/SKILL.md` is left out: `srv:review` names another of its skills, and the id its path gives, `srv:team--review`, is taken too".to_owned(),
+            ],
+        );
+        // The shortest path keeps the plain id, then the smallest URI
+        // (`other/review` before `team/review`); a path id a plain one
+        // holds (`team--review`, a name the open specification forbids but
+        // a server may list) leaves the entry out, said so.
+        assert_eq!(ids(&listing), expected);
+        // Listed the other way round, every id stays.
+        listing.reverse();
+        assert_eq!(ids(&listing), expected);
     }
 
     #[test]

@@ -29,7 +29,9 @@ mod stdio;
 mod uri;
 
 #[cfg(feature = "client")]
-pub use client::{MAX_PAGES, McpProvider, McpServerSpec};
+pub use client::{
+    MAX_LISTED_SKILLS, MAX_LISTING_BYTES, MAX_PAGES, McpProvider, McpServerSpec, NEUTRAL_DIR,
+};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
 pub use request_line::{MAX_REQUEST_ESCAPED_BYTES, MAX_REQUEST_VALUES};

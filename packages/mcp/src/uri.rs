@@ -102,9 +102,46 @@ fn segment(encoded: &str) -> Result<String, UriError> {
     Ok(text)
 }
 
+/// The skill path of a listed `SKILL.md` URI as decoded segments:
+/// `skill://acme/git-workflow/SKILL.md` gives `["acme", "git-workflow"]`.
+/// Refused as [`parse`] refuses, and when the URI does not end in
+/// `/SKILL.md`.
+#[cfg(feature = "client")]
+pub(crate) fn skill_path(uri: &str) -> Result<Vec<String>, UriError> {
+    let (first, path) = parse(uri)?;
+    // `parse` refuses a decoded `/`, so splitting the joined path again
+    // gives back its segments.
+    let mut segments: Vec<String> = std::iter::once(first)
+        .chain(path.split('/').map(str::to_owned))
+        .collect();
+    if segments.pop().as_deref() != Some(SKILL_MD) {
+        return Err(UriError(format!("it does not end in /{SKILL_MD}")));
+    }
+    Ok(segments)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "client")]
+    #[test]
+    fn a_skill_path_is_its_decoded_segments() {
+        assert_eq!(
+            skill_path("skill://acme/git-workflow/SKILL.md"),
+            Ok(vec!["acme".to_owned(), "git-workflow".to_owned()])
+        );
+        assert_eq!(
+            skill_path("skill://%E6%8A%80/a%2Db/pdf/SKILL.md"),
+            Ok(vec!["技".to_owned(), "a-b".to_owned(), "pdf".to_owned()])
+        );
+        assert_eq!(
+            skill_path("skill://pdf/README.md"),
+            Err(UriError("it does not end in /SKILL.md".to_owned()))
+        );
+        assert!(skill_path("file:///pdf/SKILL.md").is_err());
+        assert!(skill_path("skill://a/../pdf/SKILL.md").is_err());
+    }
 
     #[test]
     fn uris_round_trip_and_encode_what_is_not_plain() {

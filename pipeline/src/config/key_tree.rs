@@ -76,6 +76,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("mcp_servers", Shape::Leaf { kind: LeafKind::TableArray(&Shape::Table(&[
             ("args", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
             ("command", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
+            ("cwd", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("env", Shape::Leaf { kind: LeafKind::StrMap, nullable: false }),
             ("name", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
             ("timeout_ms", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
+use bcode_skill_models::McpServerConfig;
 use figment::value::{Dict, Map};
 use figment::{Figment, Metadata, Profile, Provider};
 use toml::Value;
@@ -123,6 +124,18 @@ impl LoadedConfig {
     pub fn templates_dir(&self) -> Option<PathBuf> {
         let written = self.config.system_prompt.templates_dir.as_deref()?;
         Some(self.resolve("system_prompt.templates_dir", written))
+    }
+
+    /// The folder the MCP server of `entry` (one of
+    /// `skills.mcp_servers`) is started in, resolved like the skill roots
+    /// (`~` alone is the home too); `None` when the entry names none, and
+    /// the server starts in a neutral folder.
+    pub fn mcp_server_dir(&self, entry: &McpServerConfig) -> Option<PathBuf> {
+        let written = entry.cwd.as_deref()?;
+        match (written, &self.home) {
+            ("~", Some(home)) => Some(home.clone()),
+            _ => Some(self.resolve("skills.mcp_servers", written)),
+        }
     }
 
     fn resolve(&self, key: &str, written: &str) -> PathBuf {

@@ -90,6 +90,9 @@ pub struct McpServerConfig {
     /// How long, in milliseconds, starting the server, one listing or one file read may take; a server that takes longer is given up on with a diagnostic.
     #[serde(default = "default_mcp_timeout_ms")]
     pub timeout_ms: u64,
+    /// The folder the server is started in: absolute, `~/`-relative, or relative to the folder of the config file that names it. Omitted: a neutral folder (`/`), never the repository or the folder Bcode runs in, so a relative command, script or module name cannot pick up a repository's file.
+    #[serde(default)]
+    pub cwd: Option<String>,
 }
 
 /// The default of [`McpServerConfig::timeout_ms`].
