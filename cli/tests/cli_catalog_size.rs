@@ -50,6 +50,7 @@ fn a_catalog_over_its_share_of_the_window_is_warned_about_on_stderr() {
             "more than 25% of a 4000-token context window",
             "skills.prompt.max_bytes (for example 4000)",
             "skills.prompt.max_description_chars",
+            "or route instead: skills.routing.enabled = true",
         ] {
             assert!(line.contains(words), "{line}");
         }

@@ -510,6 +510,8 @@ fn the_size_warning_names_the_keys_and_follows_the_settings() {
         "skills.prompt.max_description_chars",
         "skills.prompt.warn_percent",
         "skills.prompt.context_window_tokens",
+        "skills.routing.enabled = true",
+        "skills.prompt.catalog = \"names_only\"",
     ] {
         assert!(text.contains(key), "{text}");
     }

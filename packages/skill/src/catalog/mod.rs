@@ -208,7 +208,9 @@ impl fmt::Display for CatalogSizeWarning {
             f,
             "the skill catalog alone is about {} tokens ({} bytes at an estimated {BYTES_PER_TOKEN} bytes a token), \
              more than {}% of a {}-token context window (skills.prompt.warn_percent, skills.prompt.context_window_tokens); \
-             bound it with skills.prompt.max_bytes (for example {}) or skills.prompt.max_description_chars",
+             bound it with skills.prompt.max_bytes (for example {}) or skills.prompt.max_description_chars, \
+             or route instead: skills.routing.enabled = true lists the skills that fit each task \
+             (set skills.prompt.catalog = \"names_only\" or \"off\")",
             self.estimated_tokens,
             self.bytes,
             self.warn_percent,
