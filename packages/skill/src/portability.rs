@@ -687,28 +687,15 @@ fn one_line(text: &str) -> String {
 }
 
 /// The first line of each key of `lines` (`(index, text)`, the text
-/// without its indentation): the text before the line's first `:`, and
-/// the text before its first `:` followed by white space or the end (YAML's
-/// key, so `a:b: 1` is found as `a:b`), each without trailing white space.
-/// Two lookups a line at most, so the map costs one pass however many
-/// keys a file has.
+/// without its indentation), each line offering the keys the skill parser
+/// finds there ([`crate::parse::skill::yaml_line_keys`]) without trailing
+/// white space (`name :` is `name`), so the map costs one pass however
+/// many keys a file has.
 fn key_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> BTreeMap<&'a str, usize> {
     let mut keys = BTreeMap::new();
     for (index, line) in lines {
-        let Some(first) = line.find(':') else {
-            continue;
-        };
-        keys.entry(line[..first].trim_end()).or_insert(index);
-        let yaml_key = line.match_indices(':').map(|(at, _)| at).find(|&at| {
-            line[at + 1..]
-                .chars()
-                .next()
-                .is_none_or(char::is_whitespace)
-        });
-        if let Some(at) = yaml_key
-            && at != first
-        {
-            keys.entry(line[..at].trim_end()).or_insert(index);
+        for key in crate::parse::skill::yaml_line_keys(line) {
+            keys.entry(key.trim_end()).or_insert(index);
         }
     }
     keys
