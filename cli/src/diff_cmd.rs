@@ -32,12 +32,14 @@ const CONTEXT_LINES: usize = 2;
 
 /// The steps of the diff's search (a diagonal of the edit graph visited,
 /// or a pair of lines compared) the whole command may spend on
-/// line-by-line diffs. Two renders that differ in a few places cost a few
-/// thousand; rewriting a 5,000-line section wholesale costs about 12
-/// million. A search that would pass what is left stops, and that section
-/// (like every later one) shows its changed lines as one block. This
-/// replaces a deadline of 2 s per section, which let 200 rewritten sections
-/// run for minutes and made the report depend on the machine's speed.
+/// line-by-line diffs. A few changed lines in a long section cost about
+/// its length times their number; rewriting `n` lines wholesale costs
+/// about `2n²`, so 3,500 lines take the whole budget. A search that would
+/// pass what is left stops, and that section, and every later one whose
+/// diff costs anything, shows its changed lines as one block. This
+/// replaces a deadline of 2 s per section, which let 200 rewritten
+/// sections run for minutes and made the report depend on the machine's
+/// speed.
 pub const DIFF_BUDGET: u64 = 25_000_000;
 
 /// One side of the comparison: a saved `render --json` document.
