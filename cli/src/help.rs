@@ -55,9 +55,9 @@ Exit codes:
 pub fn diff_budget(steps: u64) -> String {
     format!(
         "Changed sections are diffed line by line, smallest first, within one budget of
-{steps} search steps for the whole command (counted, not timed: the same two files
-always give the same report); a section past it shows its changed lines as one
-block, and says so."
+{steps} search steps for the whole command (counted, not timed: the same
+two files always give the same report); a section past it shows its changed
+lines as one block, and says so."
     )
 }
 
