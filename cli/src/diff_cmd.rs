@@ -5,15 +5,20 @@
 //! `similar` crate's diff; a section only one side has is shown whole) and
 //! a summary of the bytes and tokens on each side of the cache boundary.
 //!
+//! The work is linear in the sections (each side's are indexed by id) and
+//! the line-by-line diffs share one budget for the whole command, counted
+//! in steps of the diff's search rather than in wall time, so the same two
+//! files always give the same report: a section the budget no longer
+//! covers shows its changed lines as one block, and says so.
+//!
 //! Exit codes follow diff(1): 0 identical, 1 different, 2 trouble.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use similar::{ChangeTag, TextDiff};
+use similar::{Algorithm, DiffOp, DiffTag, DiffableStr, udiff::UnifiedHunkHeader};
 
 use crate::cli_context::CliError;
 use crate::tokens;
@@ -25,9 +30,17 @@ const MAX_LINES: usize = 200;
 /// Unchanged lines shown around each change.
 const CONTEXT_LINES: usize = 2;
 
-/// How long one section's line diff may search for the smallest diff
-/// before settling for a coarser one (a huge catalog rewritten wholesale).
-const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+/// The steps of the diff's search (a diagonal of the edit graph visited,
+/// or a pair of lines compared) the whole command may spend on
+/// line-by-line diffs. A few changed lines in a long section cost about
+/// its length times their number; rewriting `n` lines wholesale costs
+/// about `2n²`, so 3,500 lines take the whole budget. A search that would
+/// pass what is left stops, and that section, and every later one whose
+/// diff costs anything, shows its changed lines as one block. This
+/// replaces a deadline of 2 s per section, which let 200 rewritten
+/// sections run for minutes and made the report depend on the machine's
+/// speed.
+pub const DIFF_BUDGET: u64 = 25_000_000;
 
 /// One side of the comparison: a saved `render --json` document.
 struct Saved {
@@ -36,6 +49,9 @@ struct Saved {
     cache_boundary: usize,
     /// Section id -> (part, byte range) in document order.
     sections: Vec<(String, String, usize, usize)>,
+    /// Each section id's place in `sections` (the first, when an id
+    /// repeats), so finding a section does not scan them all.
+    by_id: HashMap<String, usize>,
 }
 
 /// The largest saved render read. Real ones are a few hundred KiB; the bound
@@ -119,11 +135,16 @@ fn parse(path: &Path, text: &str) -> Result<Saved, CliError> {
             .ok_or_else(|| bad("a range without `end`"))? as usize;
         sections.push((id.to_owned(), part, start, end));
     }
+    let mut by_id = HashMap::with_capacity(sections.len());
+    for (at, (id, ..)) in sections.iter().enumerate() {
+        by_id.entry(id.clone()).or_insert(at);
+    }
     Ok(Saved {
         system,
         request_context,
         cache_boundary,
         sections,
+        by_id,
     })
 }
 
@@ -136,13 +157,9 @@ impl Saved {
         }
     }
 
-    fn text_of(&self, id: &str) -> Option<(&str, &str)> {
-        self.sections
-            .iter()
-            .find(|(sid, ..)| sid == id)
-            .and_then(|(_, part, start, end)| {
-                Some((part.as_str(), self.part(part).get(*start..*end)?))
-            })
+    fn text_of(&self, id: &str) -> Option<&str> {
+        let (_, part, start, end) = self.sections.get(*self.by_id.get(id)?)?;
+        self.part(part).get(*start..*end)
     }
 
     /// The section whose range holds `offset` in `part`, or the one it follows.
@@ -239,29 +256,69 @@ fn compare(a: &Saved, b: &Saved) -> Result<(String, bool), CliError> {
         .map(|(id, ..)| id.as_str())
         .filter(|id| seen.insert(*id))
         .collect();
+    // The sections both sides have and that differ are diffed line by line
+    // under one budget, smallest first (by bytes, then in document order),
+    // so one huge rewritten section cannot starve the many small ones.
+    let pairs: Vec<(&str, Option<&str>, Option<&str>)> = ids
+        .iter()
+        .map(|id| (*id, a.text_of(id), b.text_of(id)))
+        .collect();
+    let mut order: Vec<(usize, usize)> = pairs
+        .iter()
+        .enumerate()
+        .filter_map(|(at, (_, x, y))| match (x, y) {
+            (Some(x), Some(y)) if x != y => Some((x.len() + y.len(), at)),
+            _ => None,
+        })
+        .collect();
+    order.sort_unstable();
+    let mut budget = DIFF_BUDGET;
+    let mut diffs: BTreeMap<usize, SectionDiff> = BTreeMap::new();
+    for (_, at) in order {
+        if let (_, Some(x), Some(y)) = pairs[at] {
+            diffs.insert(at, line_diff(x, y, &mut budget));
+        }
+    }
     let mut changes = String::new();
-    for id in ids {
-        match (a.text_of(id), b.text_of(id)) {
-            (Some((_, x)), Some((_, y))) if x == y => {}
-            (Some((_, x)), Some((_, y))) => {
+    let mut coarse = 0;
+    for (at, (id, x, y)) in pairs.iter().enumerate() {
+        match (x, y) {
+            (Some(x), Some(y)) if x == y => {}
+            (Some(x), Some(y)) => {
+                let Some(diff) = diffs.remove(&at) else {
+                    continue;
+                };
+                let how = if diff.detailed {
+                    ""
+                } else {
+                    coarse += 1;
+                    "; past the diff budget, its changed lines shown as one block"
+                };
                 let _ = writeln!(
                     changes,
-                    "== {id} (changed: {} -> {} bytes)",
+                    "== {id} (changed: {} -> {} bytes{how})",
                     x.len(),
                     y.len()
                 );
-                changes.push_str(&line_diff(x, y));
+                changes.push_str(&diff.text);
             }
-            (Some((_, x)), None) => {
+            (Some(x), None) => {
                 let _ = writeln!(changes, "== {id} (only in A, {} bytes)", x.len());
                 changes.push_str(&whole(x, '-'));
             }
-            (None, Some((_, y))) => {
+            (None, Some(y)) => {
                 let _ = writeln!(changes, "== {id} (only in B, {} bytes)", y.len());
                 changes.push_str(&whole(y, '+'));
             }
             (None, None) => {}
         }
+    }
+    if coarse > 0 {
+        let _ = writeln!(
+            changes,
+            "\n{coarse} changed section(s) shown as one block: the line-by-line diffs share one \
+             budget of {DIFF_BUDGET} search steps, smallest section first"
+        );
     }
     if !changes.is_empty() {
         differs = true;
@@ -274,45 +331,202 @@ fn compare(a: &Saved, b: &Saved) -> Result<(String, bool), CliError> {
     Ok((out, differs))
 }
 
+/// One changed section's report: its hunks, and whether they are the
+/// line-by-line diff or one block (the budget did not cover it).
+struct SectionDiff {
+    text: String,
+    detailed: bool,
+}
+
 /// The two texts' changed lines with a little context, as unified-diff
 /// hunks (`@@ -line,count +line,count @@`, then ` `, `-` and `+` lines): a
 /// changed line reads as one `-` and one `+`, not as the whole rest of the
 /// section. At most [`MAX_LINES`] changed lines are shown.
-fn line_diff(a: &str, b: &str) -> String {
-    let diff = TextDiff::configure()
-        .deadline(Instant::now() + DIFF_DEADLINE)
-        .diff_lines(a, b);
+///
+/// The search for the smallest diff is first run as a dry run counting its
+/// steps, stopped once it would spend more than `budget` holds; only a
+/// search that fits is run for real (by `similar`, whose divide-and-conquer
+/// form of the same search costs a small multiple of the dry run's steps)
+/// and taken from `budget`. One that does not fit empties `budget`, and the
+/// section shows everything between its first and last changed line as one
+/// block, removed then added.
+fn line_diff<'a>(a: &'a str, b: &'a str, budget: &mut u64) -> SectionDiff {
+    let old = a.tokenize_lines();
+    let new = b.tokenize_lines();
+    // Lines as numbers, equal lines the same number: each comparison of
+    // the search is then one integer comparison, however long the lines.
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    let mut number = |lines: &[&'a str]| -> Vec<u32> {
+        lines
+            .iter()
+            .map(|line| {
+                let next = u32::try_from(numbers.len()).unwrap_or(u32::MAX);
+                *numbers.entry(line).or_insert(next)
+            })
+            .collect()
+    };
+    let old_ids = number(&old);
+    let new_ids = number(&new);
+    let (ops, detailed) = match search_steps(&old_ids, &new_ids, *budget) {
+        Some(steps) => {
+            *budget -= steps;
+            let ops = similar::capture_diff_slices(Algorithm::Myers, &old_ids, &new_ids);
+            (ops, true)
+        }
+        None => {
+            *budget = 0;
+            (one_block(&old_ids, &new_ids), false)
+        }
+    };
+    SectionDiff {
+        text: hunks(ops, &old, &new),
+        detailed,
+    }
+}
+
+/// The steps Myers' greedy search for the shortest edit script between
+/// `a` and `b` takes (one per diagonal visited and per pair of lines
+/// compared), after their common first and last lines, which cost nothing
+/// here as in `similar`; `None` as soon as they pass `limit`. The search
+/// is `O((N + M) D)` for `D` differing lines, so this is what a diff of two
+/// unrelated texts would spend and what the budget bounds.
+fn search_steps(a: &[u32], b: &[u32], limit: u64) -> Option<u64> {
+    let prefix = common_prefix(a, b);
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = common_suffix(a, b);
+    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
+    if a.is_empty() || b.is_empty() {
+        return Some(0);
+    }
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    let max = n + m;
+    // `furthest[k + offset]`: how far along `a` the furthest path on
+    // diagonal `k` (x - y = k) reaches.
+    let offset = max + 1;
+    let mut furthest = vec![0isize; 2 * offset as usize + 1];
+    let at = |k: isize| (k + offset) as usize;
+    let mut steps: u64 = 0;
+    for d in 0..=max {
+        for k in (-d..=d).step_by(2) {
+            steps += 1;
+            let mut x = if k == -d || (k != d && furthest[at(k - 1)] < furthest[at(k + 1)]) {
+                furthest[at(k + 1)]
+            } else {
+                furthest[at(k - 1)] + 1
+            };
+            let mut y = x - k;
+            while x < n && y < m && y >= 0 && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+                steps += 1;
+            }
+            furthest[at(k)] = x;
+            if steps > limit {
+                return None;
+            }
+            if x >= n && y >= m {
+                return Some(steps);
+            }
+        }
+    }
+    Some(steps)
+}
+
+fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+fn common_suffix(a: &[u32], b: &[u32]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The edit a section past the budget is shown as: its common first and
+/// last lines kept, everything between removed and added.
+fn one_block(a: &[u32], b: &[u32]) -> Vec<DiffOp> {
+    let prefix = common_prefix(a, b);
+    let suffix = common_suffix(&a[prefix..], &b[prefix..]);
+    let (old_end, new_end) = (a.len() - suffix, b.len() - suffix);
+    let mut ops = Vec::new();
+    if prefix > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: 0,
+            new_index: 0,
+            len: prefix,
+        });
+    }
+    if old_end > prefix {
+        ops.push(DiffOp::Delete {
+            old_index: prefix,
+            old_len: old_end - prefix,
+            new_index: prefix,
+        });
+    }
+    if new_end > prefix {
+        ops.push(DiffOp::Insert {
+            old_index: old_end,
+            new_index: prefix,
+            new_len: new_end - prefix,
+        });
+    }
+    if suffix > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: old_end,
+            new_index: new_end,
+            len: suffix,
+        });
+    }
+    ops
+}
+
+/// `ops` over the lines `old` and `new` as unified-diff hunks with
+/// [`CONTEXT_LINES`] of context, at most [`MAX_LINES`] changed lines shown
+/// and the rest counted.
+fn hunks(ops: Vec<DiffOp>, old: &[&str], new: &[&str]) -> String {
     let mut out = String::new();
     let mut shown = 0;
     let mut hidden = 0;
-    for hunk in diff
-        .unified_diff()
-        .context_radius(CONTEXT_LINES)
-        .iter_hunks()
-    {
-        if shown >= MAX_LINES {
-            hidden += hunk
-                .iter_changes()
-                .filter(|c| c.tag() != ChangeTag::Equal)
-                .count();
+    for hunk in similar::group_diff_ops(ops, CONTEXT_LINES) {
+        if hunk.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{}", hunk.header());
-        for change in hunk.iter_changes() {
-            let sign = match change.tag() {
-                ChangeTag::Equal => ' ',
-                ChangeTag::Delete => '-',
-                ChangeTag::Insert => '+',
-            };
-            if sign != ' ' {
-                if shown >= MAX_LINES {
-                    hidden += 1;
-                    continue;
-                }
-                shown += 1;
+        let changed = |op: &DiffOp| {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            match tag {
+                DiffTag::Equal => 0,
+                DiffTag::Delete => old_range.len(),
+                DiffTag::Insert => new_range.len(),
+                DiffTag::Replace => old_range.len() + new_range.len(),
             }
-            let line = change.value();
-            push_line(&mut out, sign, line.strip_suffix('\n').unwrap_or(line));
+        };
+        if shown >= MAX_LINES {
+            hidden += hunk.iter().map(changed).sum::<usize>();
+            continue;
+        }
+        let _ = writeln!(out, "{}", UnifiedHunkHeader::new(&hunk));
+        for op in &hunk {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            let lines = match tag {
+                DiffTag::Equal => vec![(' ', &old[old_range])],
+                DiffTag::Delete => vec![('-', &old[old_range])],
+                DiffTag::Insert => vec![('+', &new[new_range])],
+                DiffTag::Replace => vec![('-', &old[old_range]), ('+', &new[new_range])],
+            };
+            for (sign, lines) in lines {
+                for line in lines {
+                    if sign != ' ' {
+                        if shown >= MAX_LINES {
+                            hidden += 1;
+                            continue;
+                        }
+                        shown += 1;
+                    }
+                    push_line(&mut out, sign, line.strip_suffix('\n').unwrap_or(line));
+                }
+            }
         }
     }
     if hidden > 0 {
@@ -407,4 +621,100 @@ fn moved(a: &str, b: &str, counter: &mut tokens::Counter) -> String {
         _ => text.push_str(", tokens not counted in this build"),
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report of one section, as similar's own unified diff prints it
+    /// (sign and line without a space between), and the budget left.
+    fn as_similar_prints(a: &str, b: &str, budget: u64) -> (String, bool, u64) {
+        let mut left = budget;
+        let diff = line_diff(a, b, &mut left);
+        let text: String = diff
+            .text
+            .lines()
+            .map(|line| match line.char_indices().nth(1) {
+                Some((at, ' ')) if !line.starts_with("@@") => {
+                    format!("{}{}\n", &line[..at], &line[at + 1..])
+                }
+                _ => format!("{line}\n"),
+            })
+            .collect();
+        (text, diff.detailed, left)
+    }
+
+    #[test]
+    fn a_diff_within_the_budget_is_similars_unified_diff() {
+        let numbered = |n: usize, changed: &[usize]| -> String {
+            (0..n)
+                .map(|i| {
+                    if changed.contains(&i) {
+                        format!("line {i} changed\n")
+                    } else {
+                        format!("line {i}\n")
+                    }
+                })
+                .collect()
+        };
+        for (a, b) in [
+            (numbered(12, &[]), numbered(12, &[2, 9])),
+            (numbered(300, &[]), numbered(290, &[5, 150, 151, 152])),
+            ("a\nb\nc\n".to_owned(), "c\nb\na\n".to_owned()),
+            (String::new(), "new\n".to_owned()),
+        ] {
+            let expected = similar::TextDiff::from_lines(&a, &b)
+                .unified_diff()
+                .context_radius(CONTEXT_LINES)
+                .missing_newline_hint(false)
+                .to_string();
+            let (text, detailed, left) = as_similar_prints(&a, &b, DIFF_BUDGET);
+            assert!(detailed);
+            assert!(left < DIFF_BUDGET || a.is_empty(), "{a:?} -> {b:?}");
+            assert_eq!(text, expected, "{a:?} -> {b:?}");
+        }
+    }
+
+    #[test]
+    fn search_steps_are_counted_and_stop_at_the_limit() {
+        // Common first and last lines are free; one line for another is
+        // five steps (two diagonals at d = 1, three at d = 2, the last
+        // ending the search).
+        assert_eq!(search_steps(&[1, 2, 3], &[1, 2, 3], 0), Some(0));
+        assert_eq!(search_steps(&[1, 2, 3], &[1, 3], 0), Some(0));
+        assert_eq!(search_steps(&[1, 2, 3], &[1, 4, 3], 5), Some(5));
+        assert_eq!(search_steps(&[1, 2, 3], &[1, 4, 3], 4), None);
+        // Two unrelated texts of n lines cost about (2n)^2 / 2: d + 1
+        // diagonals for each d below 2n, then half of the last round's,
+        // up to the diagonal that ends the search.
+        let a: Vec<u32> = (0..1000).collect();
+        let b: Vec<u32> = (1000..2000).collect();
+        let steps = search_steps(&a, &b, u64::MAX).unwrap();
+        assert_eq!(steps, (0..2000u64).map(|d| d + 1).sum::<u64>() + 1001);
+        assert_eq!(search_steps(&a, &b, steps - 1), None);
+    }
+
+    #[test]
+    fn a_section_past_the_budget_is_one_block_and_empties_it() {
+        let a = "keep\nold 1\nsame\nold 2\nend\n";
+        let b = "keep\nnew 1\nsame\nnew 2\nend\n";
+        let (detailed_text, detailed, left) = as_similar_prints(a, b, DIFF_BUDGET);
+        assert!(detailed);
+        let spent = DIFF_BUDGET - left;
+        assert_eq!(
+            as_similar_prints(a, b, spent),
+            (detailed_text, true, 0),
+            "exactly enough budget is enough"
+        );
+        assert_eq!(
+            as_similar_prints(a, b, spent - 1),
+            (
+                "@@ -1,5 +1,5 @@\n keep\n-old 1\n-same\n-old 2\n+new 1\n+same\n+new 2\n end\n"
+                    .to_owned(),
+                false,
+                0
+            )
+        );
+    }
 }

@@ -51,6 +51,16 @@ Exit codes:
      at least one portability finding
   2  bad arguments (an unknown --profile among them) or an invalid configuration";
 
+/// How `diff` bounds its work; the figure is the one it uses.
+pub fn diff_budget(steps: u64) -> String {
+    format!(
+        "Changed sections are diffed line by line, smallest first, within one budget of
+{steps} search steps for the whole command (counted, not timed: the same
+two files always give the same report); a section past it shows its changed
+lines as one block, and says so."
+    )
+}
+
 /// The exit codes of `diff`, which follow diff(1).
 pub const DIFF_EXIT_CODES: &str = "\
 Exit codes:

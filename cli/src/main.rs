@@ -275,7 +275,7 @@ enum Command {
         portable: bool,
     },
     /// Compare two saved `render --json` results: which section broke the prompt cache?
-    #[command(after_help = help::after("", help::DIFF_EXIT_CODES, help::Reads::Nothing))]
+    #[command(after_help = help::after(&help::diff_budget(diff_cmd::DIFF_BUDGET), help::DIFF_EXIT_CODES, help::Reads::Nothing))]
     Diff {
         /// The earlier render, saved from `render --json`.
         #[arg(value_name = "A.json")]

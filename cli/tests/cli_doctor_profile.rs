@@ -469,3 +469,88 @@ fn codex_rules() {
         )
     );
 }
+
+/// `skills doctor --json --profile <profile>`, killed after `limit`; its
+/// findings by folder.
+fn bounded_doctor(sandbox: &Sandbox, profile: &str, limit_s: u64) -> (Option<i32>, ByFolder) {
+    let child = sandbox
+        .command()
+        .args(["skills", "doctor", "--json", "--profile", profile])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = common::wait_or_kill(child, std::time::Duration::from_secs(limit_s));
+    let findings = match serde_json::from_slice::<Value>(&out.stdout) {
+        Ok(json) => findings_by_folder(&json, &sandbox.repo.join(".bcode/skills")),
+        Err(_) => Vec::new(),
+    };
+    (out.status.code(), findings)
+}
+
+/// Issue 38, item 13: the XML-tag rule scanned the rest of a description
+/// for `>` after every `<`, so a 240 KB description of `<a` took over a
+/// second and forty of them most of a minute (killed at 30 s here); it
+/// is one pass.
+#[test]
+fn claude_finds_xml_tags_in_one_pass() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".bcode/skills");
+    let description = "<a".repeat(120_000);
+    let count = 40;
+    for n in 0..count {
+        let name = format!("lt-{n:02}");
+        write(
+            &skills.join(&name).join("SKILL.md"),
+            &format!("---\nname: {name}\ndescription: {description}\n---\nBody.\n"),
+        );
+    }
+    let expected: ByFolder = (0..count)
+        .map(|n| {
+            (
+                format!("lt-{n:02}"),
+                vec![(
+                    "portability_description_too_long".to_owned(),
+                    3,
+                    Some("description".to_owned()),
+                )],
+            )
+        })
+        .collect();
+    assert_eq!(bounded_doctor(&sandbox, "claude", 30), (Some(0), expected));
+}
+
+/// Found beside item 13: each finding's line was looked up by a scan of
+/// every line of the front matter, so 4,000 unknown keys after a 45,000-line
+/// description took 40 s for one skill (killed at 30 s here); the lines
+/// of the keys are indexed once.
+#[test]
+fn agentskills_finds_the_lines_of_many_keys_in_one_pass() {
+    let sandbox = Sandbox::new();
+    let keys = 4_000;
+    let filler = "  a\n".repeat(45_000);
+    let fields: String = (0..keys).map(|n| format!("k{n:04}: 1\n")).collect();
+    write(
+        &sandbox.repo.join(".bcode/skills/keys/SKILL.md"),
+        &format!("---\nname: keys\ndescription: |\n{filler}{fields}---\nBody.\n"),
+    );
+    let mut found = vec![(
+        "portability_description_too_long".to_owned(),
+        3,
+        Some("description".to_owned()),
+    )];
+    // The keys start after the opening line, `name`, `description` and
+    // its 45,000 lines.
+    found.extend((0..keys).map(|n| {
+        (
+            "portability_unknown_field".to_owned(),
+            4 + 45_000 + n,
+            Some(format!("k{n:04}")),
+        )
+    }));
+    assert_eq!(
+        bounded_doctor(&sandbox, "agentskills", 30),
+        (Some(0), vec![("keys".to_owned(), found)])
+    );
+}

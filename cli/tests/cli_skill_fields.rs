@@ -247,3 +247,93 @@ fn a_model_only_skill_may_still_be_auto_activated() {
     ));
     assert_eq!(injected(&render), ["release-bot"]);
 }
+
+/// Issue 38, item 14: one skill's 200 KB `paths` glob parsed, then made
+/// the set of every skill's globs too large for globset, so no skill's
+/// `paths` activated (the user's own included) while `doctor` saw nothing
+/// wrong. A glob over 1,024 bytes is left out at parse time, reported as
+/// `invalid_paths_glob` by `doctor` and `list`, and the skill's other
+/// globs, and every other skill's, still apply.
+#[test]
+fn a_huge_glob_costs_only_itself() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let huge = "?".repeat(200_000);
+    let hostile = sandbox.repo.join(".bcode/skills/hostile/SKILL.md");
+    common::write(
+        &hostile,
+        &format!("---\ndescription: Hostile globs\npaths: [\"{huge}\", \"*.md\"]\n---\nBody.\n"),
+    );
+    common::write(
+        &sandbox.home.join(".config/bcode/skills/mine/SKILL.md"),
+        "---\ndescription: My protobuf habits\npaths: \"**/*.proto\"\n---\nUse buf.\n",
+    );
+    for (touched, expected) in [("api/a.proto", ["mine"]), ("README.md", ["hostile"])] {
+        let render = ok(run(
+            &sandbox,
+            &[
+                "--set",
+                "skills.auto_activate=\"on\"",
+                "render",
+                "--touched",
+                touched,
+            ],
+        ));
+        assert_eq!(injected(&render), expected, "touched {touched}");
+    }
+    let expected = serde_json::json!({
+        "code": "invalid_paths_glob",
+        "column": 1,
+        "field": "paths",
+        "hint": "shorten it: name a folder (`src/api`) or use `**` and `*` rather than spelling paths out",
+        "line": 3,
+        "message": "`paths` glob 1 is 200000 bytes; a glob longer than 1024 bytes is ignored",
+        "path": hostile.to_str().unwrap(),
+        "severity": "warning",
+        "skill_id": "hostile",
+    });
+    for command in [["skills", "doctor", "--json"], ["skills", "list", "--json"]] {
+        let json: serde_json::Value = serde_json::from_str(&ok(run(&sandbox, &command))).unwrap();
+        let globs: Vec<&serde_json::Value> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["field"] == "paths")
+            .collect();
+        assert_eq!(globs, [&expected], "{command:?}");
+    }
+}
+
+/// Past 64 globs, a skill's `paths` are cut to the first 64, and said so.
+#[test]
+fn a_skill_keeps_its_first_sixty_four_globs() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let globs: Vec<String> = (0..70).map(|n| format!("dir{n}/**")).collect();
+    common::write(
+        &sandbox.repo.join(".bcode/skills/wide/SKILL.md"),
+        &format!(
+            "---\ndescription: Many globs\npaths: \"{}\"\n---\nBody.\n",
+            globs.join(",")
+        ),
+    );
+    let show: serde_json::Value =
+        serde_json::from_str(&ok(run(&sandbox, &["skills", "show", "wide", "--json"]))).unwrap();
+    assert_eq!(show["skill"]["paths"], serde_json::json!(globs[..64]));
+    let doctor: serde_json::Value =
+        serde_json::from_str(&ok(run(&sandbox, &["skills", "doctor", "--json"]))).unwrap();
+    let found: Vec<(&str, &str)> = doctor["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["field"] == "paths")
+        .map(|d| (d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "invalid_paths_glob",
+            "`paths` has 70 globs; only the first 64 are used"
+        )]
+    );
+}

@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bcode_fs::FileStamp;
+use bcode_skill::session::MAX_GLOB_BYTES;
 use serde_json::Value;
 
 pub use crate::path_globs::PathGlobs;
@@ -261,7 +262,8 @@ pub fn parse(files: Vec<(String, String)>) -> InvariantCatalog {
 /// Parses `(file, text)` pairs into a catalog, sorted by file name. Files
 /// with unusable front matter, a missing required field or a duplicate id
 /// become problems (the first file by name keeps a duplicated id); `paths`
-/// beyond `budget.max_globs_per_file` are dropped with a problem note.
+/// beyond `budget.max_globs_per_file`, and each longer than
+/// [`MAX_GLOB_BYTES`], are dropped with a problem note.
 pub fn parse_with(files: Vec<(String, String)>, budget: &InvariantBudget) -> InvariantCatalog {
     let mut catalog = parse_uncompiled(files, budget);
     for inv in &mut catalog.invariants {
@@ -328,6 +330,21 @@ fn parse_uncompiled(
             catalog.problems.push(problem(None, message));
             paths.truncate(budget.max_globs_per_file);
         }
+        // A glob is bounded as a skill's is: a longer one is left out, with
+        // a note, and the invariant's other globs still apply.
+        let mut n = 0;
+        paths.retain(|glob| {
+            n += 1;
+            let fits = glob.len() <= MAX_GLOB_BYTES;
+            if !fits {
+                let message = format!(
+                    "path glob {n} is {} bytes; a glob longer than {MAX_GLOB_BYTES} bytes is ignored",
+                    glob.len()
+                );
+                catalog.problems.push(problem(None, message));
+            }
+            fits
+        });
         catalog.invariants.push(Invariant {
             id,
             title,

@@ -10,6 +10,7 @@
 use std::sync::{Arc, OnceLock};
 
 use bcode_fs::FileStamp;
+use bcode_skill::session::MAX_GLOB_BYTES;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 /// A compiled glob set and the file version it was compiled for.
@@ -83,11 +84,13 @@ impl PathGlobs {
     }
 }
 
-/// The set of the patterns that parse; `None` when none does.
+/// The set of the patterns that parse and are no longer than
+/// [`MAX_GLOB_BYTES`] (parsing leaves longer ones out with a note; these
+/// patterns may come from elsewhere); `None` when none does.
 fn build(patterns: &[String]) -> Option<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     let mut any = false;
-    for pattern in patterns {
+    for pattern in patterns.iter().filter(|p| p.len() <= MAX_GLOB_BYTES) {
         if let Ok(glob) = Glob::new(pattern) {
             builder.add(glob);
             any = true;

@@ -1,6 +1,7 @@
 //! Invariants are bounded like skills (issue 12): at most
 //! `invariants.max_files` files and `invariants.max_globs_per_file` globs
-//! per file are used, each overflow with a problem note; and each file's
+//! per file are used, each overflow with a problem note, as is a glob
+//! longer than a skill's may be; and each file's
 //! globs are compiled once per file stamp, shared with relevant mode's
 //! selector requests, instead of on every turn.
 
@@ -74,6 +75,35 @@ fn globs_beyond_max_globs_per_file_are_ignored_and_noted() {
             ".bcode/invariants/wide.md: 10 path globs; only the first 4 are used \
           (invariants.max_globs_per_file)"
         ]
+    );
+}
+
+/// Issue 38, item 14: a glob too large for globset's size limit made the
+/// invariant's whole set fail, so none of its globs matched; a glob longer
+/// than `MAX_GLOB_BYTES` is left out with a note, the others still apply.
+#[test]
+fn a_glob_longer_than_the_bound_is_ignored_and_noted() {
+    let (tmp, dir) = folder();
+    let huge = "?".repeat(200_000);
+    std::fs::write(
+        dir.join("huge.md"),
+        format!(
+            "---\nid: huge\ntitle: Huge\nsummary: A huge glob\npaths: [\"src/**\", \"{huge}\", \"docs/**\"]\n---\nBody.\n"
+        ),
+    )
+    .unwrap();
+    let catalog = gather_with(tmp.path(), &InvariantBudget::default(), None);
+    let invariant = &catalog.invariants[0];
+    assert_eq!(invariant.paths, ["src/**", "docs/**"]);
+    assert!(invariant.globs.is_match("src/a.rs"));
+    assert!(invariant.globs.is_match("docs/a.md"));
+    let problems: Vec<String> = catalog.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        problems,
+        [format!(
+            ".bcode/invariants/huge.md: path glob 2 is 200000 bytes; a glob longer than {} bytes is ignored",
+            bcode_skill::session::MAX_GLOB_BYTES
+        )]
     );
 }
 

@@ -306,3 +306,35 @@ pub fn git_commit_all(dir: &Path) {
         )
         .unwrap();
 }
+
+/// Waits for `child`, killing it after `limit` (then its exit code is
+/// `None`).
+pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    let id = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(limit).is_err() {
+            // The child is still running: end it by its id.
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &id.to_string()])
+                .status();
+        }
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut bytes).unwrap();
+        bytes
+    });
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+    let status = child.wait().unwrap();
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    Output {
+        status,
+        stdout: out,
+        stderr: errors.join().unwrap(),
+    }
+}

@@ -98,6 +98,10 @@ pub enum DiagnosticCode {
     ProviderFailed,
     /// An active skill's file disappeared; it stays active with the context loaded earlier.
     RemovedWhileActive,
+    /// A `paths` glob was left out: it does not parse, is longer than
+    /// 1,024 bytes, or comes after the skill's 64th; the skill's other
+    /// globs still apply.
+    InvalidPathsGlob,
     /// Portability lint (`skills doctor --profile`): The file starts with a byte-order mark, which other agents' validators reject.
     PortabilityByteOrderMark,
     /// Portability lint (`skills doctor --profile`): The file has no YAML front matter other agents read (none, TOML, or YAML they cannot parse).
@@ -165,6 +169,7 @@ impl DiagnosticCode {
             DiagnosticCode::MissingRoot => "missing_root",
             DiagnosticCode::ProviderFailed => "provider_failed",
             DiagnosticCode::RemovedWhileActive => "removed_while_active",
+            DiagnosticCode::InvalidPathsGlob => "invalid_paths_glob",
             DiagnosticCode::PortabilityByteOrderMark => "portability_byte_order_mark",
             DiagnosticCode::PortabilityFrontMatter => "portability_front_matter",
             DiagnosticCode::PortabilityFileName => "portability_file_name",

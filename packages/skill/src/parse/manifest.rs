@@ -9,6 +9,7 @@ use bcode_skill_models::{
 use serde_json::{Map, Value};
 
 use crate::parse::yaml::kind_name;
+use crate::session::path_triggers::{GlobRefusal, MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL, check_glob};
 use bcode_text::closest;
 
 /// Every field the validator understands, for unknown-field suggestions.
@@ -678,25 +679,46 @@ impl Validator<'_> {
     }
 
     /// `paths`: a list of globs, or one string of them separated by commas
-    /// (as Claude Code accepts). A glob that does not parse is reported and
+    /// (as Claude Code accepts). A glob that does not parse or is longer
+    /// than [`MAX_GLOB_BYTES`], and every glob after the
+    /// [`MAX_GLOBS_PER_SKILL`]th, is reported (`invalid_paths_glob`) and
     /// left out; the others still apply.
     fn paths(&mut self, value: Option<Value>) -> Vec<String> {
         let mut globs = self.string_list(value, "paths");
-        globs.retain(
-            |glob| match crate::session::path_triggers::check_glob(glob) {
-                Ok(()) => true,
-                Err(why) => {
-                    self.invalid(
-                        "paths",
-                        false,
-                        format!("`paths` glob {glob:?} is not a valid glob ({why}); it is ignored"),
-                        "write globs such as `src/**/*.rs` or `*.md`",
-                    );
-                    false
-                }
-            },
-        );
-        globs
+        if globs.len() > MAX_GLOBS_PER_SKILL {
+            self.paths_glob(
+                format!(
+                    "`paths` has {} globs; only the first {MAX_GLOBS_PER_SKILL} are used",
+                    globs.len()
+                ),
+                "cover several paths with one glob, such as `src/**` or `*.{ts,tsx}`",
+            );
+            globs.truncate(MAX_GLOBS_PER_SKILL);
+        }
+        let mut kept = Vec::with_capacity(globs.len());
+        for (n, glob) in globs.into_iter().enumerate() {
+            match check_glob(&glob) {
+                Ok(_) => kept.push(glob),
+                Err(GlobRefusal::TooLong(bytes)) => self.paths_glob(
+                    format!(
+                        "`paths` glob {} is {bytes} bytes; a glob longer than {MAX_GLOB_BYTES} bytes is ignored",
+                        n + 1
+                    ),
+                    "shorten it: name a folder (`src/api`) or use `**` and `*` rather than spelling paths out",
+                ),
+                Err(GlobRefusal::Invalid(why)) => self.paths_glob(
+                    format!("`paths` glob {glob:?} is not a valid glob ({why}); it is ignored"),
+                    "write globs such as `src/**/*.rs` or `*.md`",
+                ),
+            }
+        }
+        kept
+    }
+
+    /// A `paths` glob left out: a warning, the skill still loads.
+    fn paths_glob(&mut self, message: String, hint: &str) {
+        let d = Diagnostic::warning(DiagnosticCode::InvalidPathsGlob, message);
+        self.push(d.with_field("paths").with_hint(hint), "paths");
     }
 
     /// `argument-hint` is text such as `[file] [format]`; YAML reads an

@@ -334,16 +334,7 @@ fn key_lines(raw: &str, syntax: Syntax) -> rustc_hash::FxHashMap<&str, u32> {
             lines.entry(key).or_insert(number);
         };
         match syntax {
-            Syntax::Yaml => {
-                if let Some(colon) = line.find(':') {
-                    offer(&line[..colon]);
-                }
-                if let Some(end) = line.match_indices(':').map(|(at, _)| at).find(|&at| {
-                    line[at + 1..].is_empty() || line[at + 1..].starts_with([' ', '\t'])
-                }) {
-                    offer(&line[..end]);
-                }
-            }
+            Syntax::Yaml => yaml_line_keys(line).for_each(&mut offer),
             Syntax::Toml => {
                 if let Some(equals) = line.find('=') {
                     offer(line[..equals].trim_end());
@@ -357,6 +348,23 @@ fn key_lines(raw: &str, syntax: Syntax) -> rustc_hash::FxHashMap<&str, u32> {
         }
     }
     lines
+}
+
+/// The keys a YAML line may start: the text before its first `:`, and the
+/// text before its first `:` followed by a space, a tab or the line's end
+/// (where a plain key containing `:` ends) when that is another. Shared
+/// with the portability lint, which indexes its lines the same way.
+pub(crate) fn yaml_line_keys(line: &str) -> impl Iterator<Item = &str> {
+    let first = line.find(':');
+    let key_end = line
+        .match_indices(':')
+        .map(|(at, _)| at)
+        .find(|&at| line[at + 1..].is_empty() || line[at + 1..].starts_with([' ', '\t']));
+    let second = key_end.filter(|&end| Some(end) != first);
+    [first, second]
+        .into_iter()
+        .flatten()
+        .map(move |end| &line[..end])
 }
 
 #[cfg(test)]

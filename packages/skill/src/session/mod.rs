@@ -36,6 +36,7 @@ pub use events::{
     read_events, read_events_from,
 };
 pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
+pub use path_triggers::{MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,

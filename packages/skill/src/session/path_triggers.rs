@@ -7,17 +7,46 @@
 //! leading `/` and a trailing `/` are dropped, and a glob matches a path
 //! when it matches the path or one of its folders, so `src/api` covers
 //! every file below it. No I/O: touched paths are text the host gives.
+//!
+//! A repository writes these globs, so each is bounded
+//! ([`MAX_GLOB_BYTES`], [`MAX_GLOBS_PER_SKILL`]; parsing reports what it
+//! leaves out as `invalid_paths_glob`), and one skill's globs cannot stop
+//! another's: globset limits the compiled size of a whole set, so when the
+//! set of every skill's globs cannot be built, each skill's globs are
+//! compiled as a set of their own.
 
 use std::collections::BTreeMap;
 
 use bcode_skill_models::SkillSummary;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-/// Whether `glob` parses; the reason when it does not.
-pub fn check_glob(glob: &str) -> Result<(), String> {
-    Glob::new(pattern(glob))
-        .map(drop)
-        .map_err(|err| err.kind().to_string())
+/// The longest glob compiled, in bytes as written. Real globs are tens of
+/// bytes (`src/**/*.{ts,tsx}`) and a long list of alternatives a few
+/// hundred; a glob compiles to an automaton about as large as it is long
+/// (up to some 25 ms per KiB in a debug build), and globset refuses a set
+/// past its size limit somewhere above 100 KB of `?` or `**/`, so 64
+/// globs of this size, a skill's most, still build as one set.
+pub const MAX_GLOB_BYTES: usize = 1024;
+
+/// The most `paths` globs one skill has compiled (the first ones written),
+/// as many as an invariant keeps by default (`invariants.max_globs_per_file`).
+pub const MAX_GLOBS_PER_SKILL: usize = 64;
+
+/// Why a glob is not used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GlobRefusal {
+    /// It is longer than [`MAX_GLOB_BYTES`] (its length in bytes).
+    TooLong(usize),
+    /// It does not parse (globset's reason).
+    Invalid(String),
+}
+
+/// Whether `glob` is used: within [`MAX_GLOB_BYTES`] and parsing.
+pub fn check_glob(glob: &str) -> Result<Glob, GlobRefusal> {
+    if glob.len() > MAX_GLOB_BYTES {
+        return Err(GlobRefusal::TooLong(glob.len()));
+    }
+    Glob::new(pattern(glob)).map_err(|err| GlobRefusal::Invalid(err.kind().to_string()))
 }
 
 /// The pattern globset is given for a glob as written.
@@ -62,68 +91,104 @@ pub struct PathMatch {
 /// The compiled `paths` globs of one registry snapshot.
 #[derive(Clone, Debug, Default)]
 pub struct PathTriggers {
-    /// Every glob of every skill, one set; `None` when no skill has one.
-    set: Option<GlobSet>,
+    /// One group holding every skill's globs, or, when globset could not
+    /// build that set, one group per skill whose own set builds; empty when
+    /// no skill has a glob.
+    groups: Vec<GlobGroup>,
+}
+
+/// Globs compiled as one set.
+#[derive(Clone, Debug)]
+struct GlobGroup {
+    set: GlobSet,
     /// For each glob of `set`, by its index there: the skill's slot in the
     /// keyword index, the glob's position in the skill's list, and the glob
     /// as written.
     owners: Vec<(usize, usize, String)>,
 }
 
+impl GlobGroup {
+    /// The set of `globs` (`(slot, order, written, compiled)`); `None`
+    /// when there is none or globset refuses the set.
+    fn build(globs: &[(usize, usize, String, Glob)]) -> Option<GlobGroup> {
+        if globs.is_empty() {
+            return None;
+        }
+        let mut builder = GlobSetBuilder::new();
+        for (.., compiled) in globs {
+            builder.add(compiled.clone());
+        }
+        let set = builder.build().ok()?;
+        let owners = globs
+            .iter()
+            .map(|(slot, order, written, _)| (*slot, *order, written.clone()))
+            .collect();
+        Some(GlobGroup { set, owners })
+    }
+}
+
 impl PathTriggers {
     /// The globs of `skills`, slot `n` being the `n`-th skill given.
     pub fn build<'a>(skills: impl Iterator<Item = &'a SkillSummary>) -> PathTriggers {
-        let mut builder = GlobSetBuilder::new();
-        let mut owners = Vec::new();
+        let mut globs = Vec::new();
         for (slot, skill) in skills.enumerate() {
             let Some(details) = skill.manifest.details.as_deref() else {
                 continue;
             };
-            for (order, glob) in details.paths.iter().enumerate() {
+            let written = details.paths.iter().take(MAX_GLOBS_PER_SKILL);
+            for (order, glob) in written.enumerate() {
                 // Globs were checked at parse time; one that no longer
-                // parses (a summary from elsewhere) only cannot match.
-                if let Ok(compiled) = Glob::new(pattern(glob)) {
-                    builder.add(compiled);
-                    owners.push((slot, order, glob.clone()));
+                // passes (a summary from elsewhere) only cannot match.
+                if let Ok(compiled) = check_glob(glob) {
+                    globs.push((slot, order, glob.clone(), compiled));
                 }
             }
         }
-        if owners.is_empty() {
+        PathTriggers::compile(&globs)
+    }
+
+    /// `globs` (by skill slot, in order) as one set when globset builds it,
+    /// else as one set per skill, a skill whose own set fails left out.
+    fn compile(globs: &[(usize, usize, String, Glob)]) -> PathTriggers {
+        if globs.is_empty() {
             return PathTriggers::default();
         }
-        match builder.build() {
-            Ok(set) => PathTriggers {
-                set: Some(set),
-                owners,
-            },
-            Err(_) => PathTriggers::default(),
+        if let Some(shared) = GlobGroup::build(globs) {
+            return PathTriggers {
+                groups: vec![shared],
+            };
+        }
+        PathTriggers {
+            groups: globs
+                .chunk_by(|a, b| a.0 == b.0)
+                .filter_map(GlobGroup::build)
+                .collect(),
         }
     }
 
     /// Whether any skill has a glob.
     pub fn is_empty(&self) -> bool {
-        self.set.is_none()
+        self.groups.is_empty()
     }
 
     /// The skills (by slot) whose globs match one of `touched` (already
     /// [`normalize`]d), each with what matched.
     pub fn matches(&self, touched: &[String]) -> BTreeMap<usize, PathMatch> {
         let mut found: BTreeMap<usize, (BTreeMap<usize, String>, Vec<String>)> = BTreeMap::new();
-        let Some(set) = &self.set else {
-            return BTreeMap::new();
-        };
         let mut hits = Vec::new();
         for path in touched {
             for candidate in path_and_folders(path) {
-                set.matches_into(candidate, &mut hits);
-                for &hit in &hits {
-                    let Some((slot, order, glob)) = self.owners.get(hit) else {
-                        continue;
-                    };
-                    let (globs, paths) = found.entry(*slot).or_default();
-                    globs.entry(*order).or_insert_with(|| glob.clone());
-                    if !paths.contains(path) {
-                        paths.push(path.clone());
+                for group in &self.groups {
+                    group.set.matches_into(candidate, &mut hits);
+                    for &hit in &hits {
+                        let Some((slot, order, glob)) = group.owners.get(hit) else {
+                            continue;
+                        };
+                        let (globs, paths) = found.entry(*slot).or_default();
+                        globs.entry(*order).or_insert_with(|| glob.clone());
+                        if !paths.contains(path) {
+                            paths.push(path.clone());
+                        }
                     }
                 }
             }
@@ -185,8 +250,13 @@ mod tests {
                 "{glob} on {path}"
             );
         }
-        assert!(check_glob("src/[").is_err());
+        assert!(matches!(check_glob("src/["), Err(GlobRefusal::Invalid(_))));
         assert!(check_glob("src/{a,b}/*.rs").is_ok());
+        assert!(check_glob(&"?".repeat(MAX_GLOB_BYTES)).is_ok());
+        assert_eq!(
+            check_glob(&"?".repeat(MAX_GLOB_BYTES + 1)).err(),
+            Some(GlobRefusal::TooLong(MAX_GLOB_BYTES + 1))
+        );
     }
 
     #[test]
@@ -217,6 +287,67 @@ mod tests {
             ])
         );
         assert!(triggers_of(&[&[]]).is_empty());
+    }
+
+    /// A skill at both bounds, globs of the costliest kind per byte (`?`),
+    /// still builds as one set: the fallback below never costs a skill
+    /// whose globs are within the bounds.
+    #[test]
+    fn a_skill_at_the_bounds_builds_as_one_set() {
+        let globs: Vec<String> = (0..MAX_GLOBS_PER_SKILL)
+            .map(|n| format!("{}{n:02}", "?".repeat(MAX_GLOB_BYTES - 2)))
+            .collect();
+        let globs: Vec<&str> = globs.iter().map(String::as_str).collect();
+        let triggers = triggers_of(&[&globs]);
+        assert_eq!(triggers.groups.len(), 1);
+        let path = format!("{}07", "a".repeat(MAX_GLOB_BYTES - 2));
+        assert_eq!(
+            triggers.matches(std::slice::from_ref(&path)),
+            BTreeMap::from([(
+                0,
+                PathMatch {
+                    globs: vec![globs[7].to_owned()],
+                    paths: vec![path.clone()],
+                }
+            )])
+        );
+    }
+
+    /// Issue 38, item 14: globset refuses a whole set past its size limit,
+    /// so one skill's huge glob (here past the bounds, as a summary from
+    /// elsewhere could hold) stopped every skill's globs. The set falls
+    /// back to one per skill, and only the skill whose own set fails loses
+    /// its globs.
+    #[test]
+    fn a_set_globset_refuses_costs_only_the_skill_that_broke_it() {
+        let huge = "?".repeat(200_000);
+        let glob = |slot: usize, written: &str| {
+            let compiled = Glob::new(written).unwrap_or_else(|_| unreachable!());
+            (slot, 0, written.to_owned(), compiled)
+        };
+        let triggers =
+            PathTriggers::compile(&[glob(0, "*.md"), glob(1, &huge), glob(2, "**/*.proto")]);
+        assert_eq!(triggers.groups.len(), 2, "skill 1's own set is refused");
+        let touched: Vec<String> = ["api/a.proto", "README.md"].map(str::to_owned).into();
+        assert_eq!(
+            triggers.matches(&touched),
+            BTreeMap::from([
+                (
+                    0,
+                    PathMatch {
+                        globs: vec!["*.md".into()],
+                        paths: vec!["README.md".into()],
+                    }
+                ),
+                (
+                    2,
+                    PathMatch {
+                        globs: vec!["**/*.proto".into()],
+                        paths: vec!["api/a.proto".into()],
+                    }
+                ),
+            ])
+        );
     }
 
     fn triggers_of(globs: &[&[&str]]) -> PathTriggers {
