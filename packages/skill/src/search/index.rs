@@ -157,11 +157,16 @@ impl SkillIndex {
                 {
                     return;
                 }
-                let next = self.postings.len() as u32;
-                let number = *self.terms.entry(term.into()).or_insert(next);
-                if number == next {
-                    self.postings.push(Vec::new());
-                }
+                // A term seen before costs a lookup, not an allocation.
+                let number = match self.terms.get(term) {
+                    Some(&number) => number,
+                    None => {
+                        let next = self.postings.len() as u32;
+                        self.terms.insert(term.into(), next);
+                        self.postings.push(Vec::new());
+                        next
+                    }
+                };
                 let slot = counts.entry(number).or_insert([0; FIELDS]);
                 slot[at] = slot[at].saturating_add(1);
             });
