@@ -125,7 +125,11 @@ impl Configured {
         // window, which counts as a change.
         let stamps = stamps.and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
-        let mut stage_list = stages::canonical(invariants.enabled, relevant_mode(invariants));
+        let mut stage_list = stages::canonical(stages::StageChoice {
+            invariants: invariants.enabled,
+            relevant: relevant_mode(invariants),
+            routing: loaded.config.skills.routing.enabled,
+        });
         for stage in &opened.options.host_stages {
             stage_list.push(Box::new(Arc::clone(stage)));
         }

@@ -46,21 +46,36 @@ pub fn machine() -> Vec<Box<dyn Stage<Gathered>>> {
     ]
 }
 
-/// Every canonical stage. `[invariants] enabled = false` registers no
-/// invariant stage at all (not even an "omitted" line mentions invariants);
-/// `relevant` chooses the focused stage over the complete catalog.
-pub fn canonical(invariants_enabled: bool, relevant: bool) -> Vec<Box<dyn Stage<Gathered>>> {
+/// Which optional stages a pipeline registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageChoice {
+    /// `[invariants] enabled`: with `false`, no invariant stage at all (not
+    /// even an "omitted" line mentions invariants).
+    pub invariants: bool,
+    /// Relevant mode: the focused invariant stage instead of the complete
+    /// catalog.
+    pub relevant: bool,
+    /// `skills.routing.enabled`: the `relevant_skills` stage. Without
+    /// routing it is not registered, so a prompt and its report are exactly
+    /// what they were before routing existed.
+    pub routing: bool,
+}
+
+/// Every canonical stage the choice asks for, in canonical order.
+pub fn canonical(choice: StageChoice) -> Vec<Box<dyn Stage<Gathered>>> {
     let mut stages: Vec<Box<dyn Stage<Gathered>>> = vec![Box::new(BaseStage)];
     stages.extend(machine());
     stages.push(Box::new(RepositoryContextStage));
-    if invariants_enabled && relevant {
+    if choice.invariants && choice.relevant {
         stages.push(Box::new(FocusedInvariantsStage));
-    } else if invariants_enabled {
+    } else if choice.invariants {
         stages.push(Box::new(RepositoryInvariantsStage));
     }
     stages.push(Box::new(SkillCatalogStage));
     stages.push(Box::new(UserAuthorityStage));
-    stages.push(Box::new(RelevantSkillsStage));
+    if choice.routing {
+        stages.push(Box::new(RelevantSkillsStage));
+    }
     stages.push(Box::new(ActiveSkillStage));
     stages.push(Box::new(AgentSuffixStage));
     stages

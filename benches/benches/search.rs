@@ -1,0 +1,72 @@
+//! Routing benchmarks (issue 39 item 7): a query against the relevance
+//! index of a warm session (built once, as a session keeps it) at 1,000
+//! and 10,000 discovered skills, for a short task and a long one; and
+//! building the whole index, and a one-query index, over the same
+//! registry.
+
+// A benchmark may stop loudly when its fixture cannot be built.
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bcode_benches::corpus;
+use bcode_skill::search::index_registry;
+use bcode_skill::{Discovery, DiscoveryOptions};
+use bcode_skill_models::SkillsConfig;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+const SIZES: [usize; 2] = [1_000, 10_000];
+
+/// A short task, as a user types one.
+const SHORT: &str = "convert the quarterly report pdf into a spreadsheet and chart it";
+
+/// A long task: an issue with a pasted log (about 6 KB).
+fn long_task() -> String {
+    let mut task = String::from(
+        "The deployment pipeline fails after the kubernetes upgrade; the helm chart \
+         renders but the migration job cannot reach postgres. Find out why and fix the \
+         terraform module that provisions the database.\n",
+    );
+    for i in 0..60 {
+        task.push_str(&format!(
+            "2026-12-03T10:{i:02}:00Z ERROR migrate: connection refused (postgres:5432) \
+             retry {i} of 60 in job db-migrate-{i}\n"
+        ));
+    }
+    task
+}
+
+fn search(c: &mut Criterion) {
+    let long = long_task();
+    let mut group = c.benchmark_group("search");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for n in SIZES {
+        let corpus = corpus(n).expect("generate the corpus");
+        let registry = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()))
+            .build(&corpus.roots());
+        let index = index_registry(&registry, None);
+        eprintln!("corpus n{n}: {} skills indexed", index.len());
+        group.bench_with_input(BenchmarkId::new("query_short", n), &n, |b, _| {
+            b.iter(|| black_box(index.search(black_box(SHORT), 10)));
+        });
+        group.bench_with_input(BenchmarkId::new("query_long", n), &n, |b, _| {
+            b.iter(|| black_box(index.search(black_box(&long), 10)));
+        });
+        group.sample_size(10);
+        group.bench_with_input(BenchmarkId::new("build_whole", n), &n, |b, _| {
+            b.iter(|| black_box(index_registry(&registry, None).len()));
+        });
+        group.bench_with_input(BenchmarkId::new("build_for_query", n), &n, |b, _| {
+            b.iter(|| black_box(index_registry(&registry, Some(SHORT)).len()));
+        });
+        group.sample_size(30);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, search);
+criterion_main!(benches);
