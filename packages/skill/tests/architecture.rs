@@ -39,7 +39,7 @@ const KNOWN_LOOPS: &[(&str, &[&str])] = &[];
 /// Modules of `bcode-skill` that may touch the filesystem (ARCHITECTURE.md,
 /// "Architecture invariants"), each with the modules below it; every other
 /// module takes data.
-const SKILL_FS_EDGES: [&str; 10] = [
+const SKILL_FS_EDGES: [&str; 11] = [
     "cache::disk",
     "cache::memory",
     "discover::discovery",
@@ -49,6 +49,8 @@ const SKILL_FS_EDGES: [&str; 10] = [
     "discover::reload",
     "discover::snapshot",
     "discover::walk",
+    // The relevance index's edge: it lists a skill's other files by name.
+    "search::gather",
     "session::events",
 ];
 
