@@ -1262,3 +1262,45 @@ fn the_official_python_sdk_client_routes_a_task_through_search_skills() {
     );
     assert_eq!(seen["unknown_error"], -32602);
 }
+
+/// The tool's sentences are templates: the operator's
+/// `system_prompt.templates_dir` rewords them, and one that does not
+/// render stops the start with a config error naming it.
+#[test]
+fn the_operators_templates_word_search_skills() {
+    let sandbox = sandbox();
+    let templates = sandbox.base.join("templates");
+    write_files(
+        &templates,
+        &[(
+            "mcp/search_skills.j2",
+            "Route each task to a skill first.\n",
+        )],
+    );
+    let set = format!("system_prompt.templates_dir={}", templates.display());
+    let mut client = Client::start(&sandbox, &["--set", &set]);
+    let tools = client.result("tools/list", json!({}));
+    assert_eq!(
+        tools["tools"][0]["description"],
+        "Route each task to a skill first."
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    write_files(
+        &templates,
+        &[("mcp/search_skills.j2", "Route {{ nowhere }}.\n")],
+    );
+    let out = sandbox
+        .command()
+        .args(["--set", &set, "mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("template `mcp/search_skills.j2` overridden by ")
+            && stderr.contains("undefined value: `nowhere` is undefined"),
+        "{stderr}"
+    );
+}
