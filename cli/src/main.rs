@@ -300,7 +300,9 @@ enum Command {
     },
     /// Serve the skills over MCP on stdin/stdout (newline-delimited JSON-RPC 2.0), with the
     /// skills extension (SEP-2640): skills/list, skills/get, resources/list and resources/read
-    /// of skill://<id>/<file>. Add `bcode-prompt --repo DIR mcp` to another agent's MCP config.
+    /// of skill://<id>/<file>, and the tool search_skills (query, limit), which ranks the served
+    /// skills for a task and answers with their skill:// URIs. Add `bcode-prompt --repo DIR mcp`
+    /// to another agent's MCP config.
     #[cfg(feature = "mcp")]
     #[command(after_help = help::after(
         "Skills whose front-matter name is not their id are not served (SEP-2640 serves a skill under its name); they are named on stderr at start.",

@@ -1,6 +1,7 @@
 //! `bcode-prompt mcp`: the registry served over MCP's stdio transport with
-//! the skills extension; the library does the serving, this is its edge
-//! (the registry, the reload, what the operator is told on stderr).
+//! the skills extension and the `search_skills` tool; the library does the
+//! serving, this is its edge (the registry, the templates, the reload, what
+//! the operator is told on stderr).
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
@@ -48,7 +49,12 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
         None => DigestCache::none(),
     }
     .with_racy_window(context.inputs.racy_window());
-    let server = SkillServer::with_digests(&registry, digests);
+    // The `search_skills` tool is worded by the templates a render would
+    // use (`system_prompt.templates_dir` may override `mcp/*.j2`).
+    let templates = crate::skills_cmd::skill_templates(context)?;
+    let server = SkillServer::with_digests(&registry, digests)
+        .with_templates(templates)
+        .map_err(|err| CliError::Config(err.to_string()))?;
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");
     }

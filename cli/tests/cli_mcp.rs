@@ -25,6 +25,8 @@ struct Client {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: u64,
+    /// The answer to `initialize`.
+    init: Value,
 }
 
 impl Client {
@@ -54,6 +56,7 @@ impl Client {
             stdin,
             lines,
             next_id: 1,
+            init: Value::Null,
         };
         let init = client.request(
             "initialize",
@@ -69,6 +72,7 @@ impl Client {
             "{init}"
         );
         client.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client.init = init;
         client
     }
 
@@ -959,4 +963,344 @@ fn every_request_read_before_stdin_ends_is_answered_before_the_server_exits() {
     answered.sort_unstable();
     assert_eq!(answered, (1..=20).collect::<Vec<u64>>());
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Issue 39, item 5: `bcode-prompt mcp` declares tools and lists one,
+/// `search_skills`, whose schemas say what it takes and what it answers.
+#[test]
+fn the_search_skills_tool_is_listed_with_its_schemas() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    // The tool set never changes: no `notifications/tools/list_changed`.
+    assert_eq!(
+        client.init["result"]["capabilities"]["tools"],
+        json!({}),
+        "{}",
+        client.init
+    );
+    let tools = client.result("tools/list", json!({}));
+    let tool = &tools["tools"][0];
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 1, "{tools}");
+    assert!(
+        tool["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Find the skills of this registry that fit a task, best match first."),
+        "{tool}"
+    );
+    let fields = json!(["name", "description", "keywords", "files", "body"]);
+    assert_eq!(
+        *tool,
+        json!({
+            "name": "search_skills",
+            "description": tool["description"],
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The task to find skills for: a few words or a sentence, such as the user's request (\"fill in this PDF form\", \"write release notes from the git log\"). At most 65536 bytes.",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "default": 10,
+                        "description": "How many skills to return at most, best first: 1 to 50; 10 when not given.",
+                    },
+                },
+                "required": ["query"],
+                "additionalProperties": false,
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "results": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "uri": {"type": "string"},
+                                "name": {"type": "string"},
+                                "description": {"type": "string"},
+                                "score": {"type": "number"},
+                                "coverage": {"type": "number", "minimum": 0, "maximum": 1},
+                                "matched": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "properties": {
+                                            "term": {"type": "string"},
+                                            "fields": {"type": "array", "items": {"type": "string", "enum": fields}},
+                                        },
+                                        "required": ["term", "fields"],
+                                    },
+                                },
+                            },
+                            "required": ["uri", "name", "description", "score", "coverage", "matched"],
+                        },
+                    },
+                },
+                "required": ["results"],
+            },
+            "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
+        })
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// The `search_skills` answer: its structured content, checked to be the
+/// same JSON as its text block.
+fn searched(client: &mut Client, arguments: Value) -> Value {
+    let result = client.result(
+        "tools/call",
+        json!({"name": "search_skills", "arguments": arguments}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(result["content"][0]["type"], "text");
+    let structured = result["structuredContent"].clone();
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), structured);
+    structured
+}
+
+fn result_uris(found: &Value) -> Vec<String> {
+    found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| result["uri"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn search_skills_ranks_the_skill_named_for_the_task_first_with_its_listed_uri() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let found = searched(
+        &mut client,
+        json!({"query": "extract the text of these pdf files"}),
+    );
+    let first = &found["results"][0];
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(
+        *first,
+        json!({
+            "uri": "skill://pdf-tools/SKILL.md",
+            "name": "pdf-tools",
+            "description": "Work with PDFs",
+            "score": first["score"],
+            "coverage": first["coverage"],
+            // `PDFs` is no plural of `pdf` to the English stemmer.
+            "matched": [{"term": "pdf", "fields": ["name"]}],
+        })
+    );
+    // Rounded to four decimals, so the same bytes on every machine.
+    let score = first["score"].to_string();
+    let decimals = score.split_once('.').map_or(0, |(_, after)| after.len());
+    assert!(
+        first["score"].as_f64().unwrap() > 0.0 && decimals <= 4,
+        "{score}"
+    );
+    // The URI is the one `skills/list` gives, and it reads.
+    let list = client.result("skills/list", json!({}));
+    assert_eq!(list["skills"][2]["uri"], first["uri"]);
+    let read = client.result("resources/read", json!({"uri": first["uri"]}));
+    assert_eq!(read["contents"][0]["uri"], first["uri"]);
+    // Skills hidden from the model, disabled, or not served under their
+    // name are never found, whatever the query names.
+    let none = searched(&mut client, json!({"query": "hidden disabled titled"}));
+    assert_eq!(none, json!({"results": []}));
+    // The limit is honoured; without one, every match (up to ten) comes.
+    let both = searched(&mut client, json!({"query": "a flat skill"}));
+    assert_eq!(
+        result_uris(&both),
+        ["skill://flat/SKILL.md", "skill://no-name/SKILL.md"]
+    );
+    let one = searched(&mut client, json!({"query": "a flat skill", "limit": 1}));
+    assert_eq!(one["results"], json!([both["results"][0]]));
+    // No path of this machine is in any answer.
+    for answer in [&found, &both] {
+        let text = answer.to_string();
+        assert!(!text.contains(&*sandbox.base.to_string_lossy()), "{text}");
+    }
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn search_skills_refuses_bad_arguments_as_a_tool_error_and_an_unknown_tool_as_a_protocol_error() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let long = "pdf ".repeat(20_000);
+    for (arguments, told) in [
+        (
+            json!({}),
+            "`query` is required: the task to find skills for, as a string.",
+        ),
+        (
+            json!({"query": ["pdf"]}),
+            "`query` must be a string (the task to find skills for), not an array.",
+        ),
+        (
+            json!({"query": "  "}),
+            "`query` is empty: describe the task in a few words.",
+        ),
+        (
+            json!({"query": long}),
+            "`query` is 80000 bytes, over the limit of 65536: describe the task in fewer words.",
+        ),
+        (
+            json!({"query": "pdf", "limit": 0}),
+            "`limit` must be an integer from 1 to 50 (10 when not given), not 0.",
+        ),
+        (
+            json!({"query": "pdf", "limit": 500}),
+            "`limit` must be an integer from 1 to 50 (10 when not given), not 500.",
+        ),
+        (
+            json!({"query": "pdf", "limit": "3"}),
+            "`limit` must be an integer from 1 to 50 (10 when not given), not a string.",
+        ),
+        (
+            json!({"query": "pdf", "max": 3}),
+            "search_skills takes only the arguments `query` and `limit`.",
+        ),
+    ] {
+        let result = client.result(
+            "tools/call",
+            json!({"name": "search_skills", "arguments": arguments}),
+        );
+        assert_eq!(
+            result,
+            json!({"content": [{"type": "text", "text": told}], "isError": true}),
+            "{arguments}"
+        );
+    }
+    // No arguments at all: the same as an empty object.
+    let result = client.result("tools/call", json!({"name": "search_skills"}));
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(
+        client.error_code(
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "pdf"}})
+        ),
+        -32602
+    );
+    assert_eq!(
+        client.error_code("tools/call", json!({"arguments": {}})),
+        -32602
+    );
+    assert_eq!(
+        client.error_code(
+            "tools/call",
+            json!({"name": "search_skills", "arguments": "pdf"})
+        ),
+        -32602
+    );
+    // Still serving.
+    let found = searched(&mut client, json!({"query": "pdf"}));
+    assert_eq!(result_uris(&found), ["skill://pdf-tools/SKILL.md"]);
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Issue 39, item 5, through the official MCP Python SDK's client: the
+/// tool is listed, a call routes a task to the skill named for it (the
+/// SDK checked the structured content against the listed output schema),
+/// the URI it gives reads, bad arguments are a tool error the model sees,
+/// and an unknown tool is the protocol's error.
+#[test]
+fn the_official_python_sdk_client_routes_a_task_through_search_skills() {
+    let Some(python) = python_with_mcp() else {
+        return;
+    };
+    let sandbox = sandbox();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/python_sdk_search.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg(&sandbox.repo)
+        .arg("extract the text of these pdf files")
+        .env("HOME", &sandbox.home)
+        .env("BCODE_STATE_DIR", &sandbox.state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(seen["tools_capability"], json!({}), "{seen}");
+    let names: Vec<&str> = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search_skills"]);
+    let found = &seen["found"];
+    assert_eq!(found["is_error"], false, "{seen}");
+    let results = found["structured"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{seen}");
+    assert_eq!(results[0]["uri"], "skill://pdf-tools/SKILL.md");
+    assert_eq!(results[0]["name"], "pdf-tools");
+    assert_eq!(results[0]["description"], "Work with PDFs");
+    let text: Value = serde_json::from_str(found["text"][0].as_str().unwrap()).unwrap();
+    assert_eq!(text, found["structured"]);
+    assert_eq!(
+        seen["first_read"].as_str().unwrap().as_bytes(),
+        std::fs::read(sandbox.repo.join(".bcode/skills/pdf-tools/SKILL.md")).unwrap()
+    );
+    assert_eq!(
+        seen["refused"],
+        json!({"is_error": true, "text": ["`limit` must be an integer from 1 to 50 (10 when not given), not 0."]})
+    );
+    assert_eq!(seen["unknown_error"], -32602);
+}
+
+/// The tool's sentences are templates: the operator's
+/// `system_prompt.templates_dir` rewords them, and one that does not
+/// render stops the start with a config error naming it.
+#[test]
+fn the_operators_templates_word_search_skills() {
+    let sandbox = sandbox();
+    let templates = sandbox.base.join("templates");
+    write_files(
+        &templates,
+        &[(
+            "mcp/search_skills.j2",
+            "Route each task to a skill first.\n",
+        )],
+    );
+    let set = format!("system_prompt.templates_dir={}", templates.display());
+    let mut client = Client::start(&sandbox, &["--set", &set]);
+    let tools = client.result("tools/list", json!({}));
+    assert_eq!(
+        tools["tools"][0]["description"],
+        "Route each task to a skill first."
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    write_files(
+        &templates,
+        &[("mcp/search_skills.j2", "Route {{ nowhere }}.\n")],
+    );
+    let out = sandbox
+        .command()
+        .args(["--set", &set, "mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("template `mcp/search_skills.j2` overridden by ")
+            && stderr.contains("undefined value: `nowhere` is undefined"),
+        "{stderr}"
+    );
 }

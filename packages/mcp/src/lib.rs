@@ -11,6 +11,9 @@
 //! registry a refresh returns and telling the client the list changed; it
 //! parses each request line once, within bounds, reads no further while
 //! answers wait unread, and answers every request read before it stops.
+//! Its one tool, `search_skills`, ranks the served skills for a task and
+//! answers with their `skill://` URIs, so any MCP-capable agent can route
+//! through the registry.
 //!
 //! With the `client` feature, [`McpProvider`] consumes the other way: a
 //! `bcode.skill/v1` provider relaying the skills one MCP server publishes.
@@ -26,6 +29,7 @@ mod request_line;
 mod server;
 mod service;
 mod stdio;
+mod tool;
 mod uri;
 
 #[cfg(feature = "client")]
@@ -41,4 +45,5 @@ pub use stdio::{
     MAX_REQUEST_BYTES, MAX_REQUESTS_IN_FLIGHT, MAX_UNREAD_ANSWER_BYTES, ServeError, StdioNotice,
     run_stdio, serve_stdio,
 };
+pub use tool::{DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL};
 pub use uri::{SCHEME, file_uri, skill_uri};

@@ -4,9 +4,11 @@
 //! need), then the one parse into the SDK's message. What the SDK would
 //! drop without a word, or answer wrongly, is answered here: a line that is
 //! not JSON (`-32700`), one with too many values or that is no JSON-RPC
-//! request (`-32600`), and a `skills/get` without a string `uri`, which the
-//! SDK would call an unknown method (`-32602`). A notification is never
-//! answered, even when it cannot be read.
+//! request (`-32600`), a `skills/get` without a string `uri`, and a
+//! `tools/call` without a string `name` or with `arguments` that are no
+//! object, which the SDK would call an unknown method (`-32602`, invalid
+//! params, as MCP answers a request that does not fit its schema). A
+//! notification is never answered, even when it cannot be read.
 
 use std::fmt;
 
@@ -61,6 +63,13 @@ pub(crate) fn take(line: &[u8]) -> Taken {
         let message = "skills/get needs params.uri, the skill's SKILL.md URI";
         return Taken::Answered(answer_line(&census.id, -32602, message));
     }
+    if census.method == Method::ToolsCall
+        && census.has_id
+        && !(census.name_is_string && census.arguments.fits())
+    {
+        let message = "tools/call needs params.name, the tool's name, and params.arguments, when given, an object";
+        return Taken::Answered(answer_line(&census.id, -32602, message));
+    }
     match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(message) => Taken::Message(Box::new(message)),
         Err(_) if census.method != Method::Absent && !census.has_id => Taken::Ignored,
@@ -93,7 +102,25 @@ enum Method {
     #[default]
     Absent,
     SkillsGet,
+    ToolsCall,
     Other,
+}
+
+/// What `params.arguments` is, as far as a `tools/call` needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Arguments {
+    #[default]
+    Absent,
+    Null,
+    Object,
+    Other,
+}
+
+impl Arguments {
+    /// Whether the SDK reads it as a tool's arguments (`null` is none).
+    fn fits(self) -> bool {
+        self != Arguments::Other
+    }
 }
 
 /// What the scan of a line found.
@@ -111,6 +138,10 @@ struct Census {
     method: Method,
     /// Whether `params.uri` is a string.
     uri_is_string: bool,
+    /// Whether `params.name` is a string.
+    name_is_string: bool,
+    /// What `params.arguments` is.
+    arguments: Arguments,
 }
 
 impl Census {
@@ -143,11 +174,13 @@ impl Census {
 enum Place {
     /// The line itself: an object's `id`, `method` and `params` are looked at.
     Top,
-    /// `params`: an object's `uri` is looked at.
+    /// `params`: an object's `uri`, `name` and `arguments` are looked at.
     Params,
     Id,
     Method,
     Uri,
+    Name,
+    Arguments,
     /// Anywhere else: only counted.
     Inside,
 }
@@ -172,8 +205,11 @@ impl Scan<'_> {
         match place {
             Place::Id => census.id = Value::String(text.to_owned()),
             Place::Method if text == "skills/get" => census.method = Method::SkillsGet,
+            Place::Method if text == "tools/call" => census.method = Method::ToolsCall,
             Place::Method => census.method = Method::Other,
             Place::Uri => census.uri_is_string = true,
+            Place::Name => census.name_is_string = true,
+            Place::Arguments => census.arguments = Arguments::Other,
             Place::Top | Place::Params | Place::Inside => {}
         }
     }
@@ -184,6 +220,9 @@ impl Scan<'_> {
         census.count();
         if let (Place::Id, Some(number)) = (place, number) {
             census.id = number;
+        }
+        if place == Place::Arguments {
+            census.arguments = Arguments::Other;
         }
         Ok(())
     }
@@ -199,6 +238,9 @@ impl<'de> Visitor<'de> for Scan<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let Scan(census, place) = self;
         census.count();
+        if place == Place::Arguments {
+            census.arguments = Arguments::Object;
+        }
         while let Some(key) = map.next_key_seed(KeySeed(census))? {
             let inner = match (place, key) {
                 (Place::Top, Key::Id) => {
@@ -208,6 +250,8 @@ impl<'de> Visitor<'de> for Scan<'_> {
                 (Place::Top, Key::Method) => Place::Method,
                 (Place::Top, Key::Params) => Place::Params,
                 (Place::Params, Key::Uri) => Place::Uri,
+                (Place::Params, Key::Name) => Place::Name,
+                (Place::Params, Key::Arguments) => Place::Arguments,
                 _ => Place::Inside,
             };
             map.next_value_seed(Scan(census, inner))?;
@@ -216,8 +260,11 @@ impl<'de> Visitor<'de> for Scan<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let census = self.0;
+        let Scan(census, place) = self;
         census.count();
+        if place == Place::Arguments {
+            census.arguments = Arguments::Other;
+        }
         while seq
             .next_element_seed(Scan(census, Place::Inside))?
             .is_some()
@@ -252,7 +299,13 @@ impl<'de> Visitor<'de> for Scan<'_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.scalar(None)
+        let arguments = self.1 == Place::Arguments;
+        let census = &mut *self.0;
+        census.count();
+        if arguments {
+            census.arguments = Arguments::Null;
+        }
+        Ok(())
     }
 }
 
@@ -262,6 +315,8 @@ enum Key {
     Method,
     Params,
     Uri,
+    Name,
+    Arguments,
     Other,
 }
 
@@ -301,6 +356,8 @@ impl Key {
             "method" => Key::Method,
             "params" => Key::Params,
             "uri" => Key::Uri,
+            "name" => Key::Name,
+            "arguments" => Key::Arguments,
             _ => Key::Other,
         }
     }
@@ -379,6 +436,35 @@ mod tests {
                 "skills/get needs params.uri, the skill's SKILL.md URI"
             )
         );
+        // A `tools/call` the SDK would call an unknown method.
+        let tools_call = |id: i64| {
+            error(
+                id.into(),
+                -32602,
+                "tools/call needs params.name, the tool's name, and params.arguments, when given, an object",
+            )
+        };
+        for (id, line) in [
+            (5, &br#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#[..]),
+            (6, br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{}}}"#),
+            (7, br#"{"jsonrpc":"2.0","id":7,"params":{"name":["x"]},"method":"tools/call"}"#),
+            (8, br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x","arguments":"q"}}"#),
+            (9, br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":[{}]}}"#),
+            (10, br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"x","arguments":3}}"#),
+        ] {
+            assert_eq!(answer(line), tools_call(id), "{}", String::from_utf8_lossy(line));
+        }
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"x"}}"#[..],
+            br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
+            br#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"arguments":{"name":7,"arguments":1},"name":"x"}}"#,
+        ] {
+            assert!(
+                matches!(take(line), Taken::Message(_)),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
         // JSON, but no request: answered with its id when it has one.
         assert_eq!(
             answer(br#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#),

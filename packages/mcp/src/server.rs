@@ -6,25 +6,31 @@
 //! the `skills/list` page after each one answered is made while the client
 //! reads that one; and a snapshot swapped in when the skill tree changes, with
 //! `notifications/resources/list_changed`; what the old snapshot built is
-//! handed back, so an unchanged skill is not read again.
+//! handed back, so an unchanged skill is not read again. The tool
+//! `search_skills` ranks the served skills with the snapshot's relevance
+//! index, built by the first search and carried to the next snapshot, so a
+//! reload indexes again only the skills it changed.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use bcode_skill::SkillRegistry;
-use bcode_skill_models::SkillSummary;
+use bcode_skill::search::LazySkillIndex;
+use bcode_skill::{SkillRegistry, TemplateError, Templates};
+use bcode_skill_models::{SkillId, SkillSummary};
 use rmcp::model::{
-    GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ServerCapabilities, ServerConfig, Skill,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Skill, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::digests::{DigestCache, StoredEntry};
 use crate::entry::{self, ServedEntry, StampLooker};
+use crate::tool::{self, Found, SEARCH_TOOL, SearchTool};
 use crate::uri::{self, SKILL_MD};
 
 /// Skills per `skills/list` page; an entry is never split across pages.
@@ -92,17 +98,23 @@ impl Served {
 
 /// What one registry snapshot serves: the skills the catalog could show,
 /// sorted by id (the listing order; looked up by binary search, so no id
-/// is copied out of the shared summaries), and those left out with the
-/// reason.
+/// is copied out of the shared summaries), those left out with the
+/// reason, and the registry with its relevance index (built by the first
+/// search).
 #[derive(Debug, Default)]
 struct Snapshot {
     skills: Vec<Served>,
     unserved: Vec<(String, String)>,
+    registry: SkillRegistry,
+    search: Arc<LazySkillIndex>,
 }
 
 impl Snapshot {
     fn of(registry: &SkillRegistry) -> Snapshot {
-        let mut snapshot = Snapshot::default();
+        let mut snapshot = Snapshot {
+            registry: registry.clone(),
+            ..Snapshot::default()
+        };
         // Hidden skills (`disable-model-invocation`) are not in the catalog,
         // and disabled ones are not in the registry: neither is served.
         for summary in registry.shared_skills().filter(|s| s.model_visible()) {
@@ -142,7 +154,8 @@ impl Snapshot {
         self.skills.len()
     }
 
-    /// The same skills, no entry built.
+    /// The same skills, no entry built (the same registry, and so the
+    /// same relevance index).
     fn again(&self) -> Snapshot {
         Snapshot {
             skills: self
@@ -154,7 +167,16 @@ impl Snapshot {
                 })
                 .collect(),
             unserved: self.unserved.clone(),
+            registry: self.registry.clone(),
+            search: Arc::clone(&self.search),
         }
+    }
+
+    /// Whether a search may return `id`: a skill served, unless its files
+    /// were read and refused (`skills/list` leaves those out).
+    fn searchable(&self, id: &SkillId) -> bool {
+        self.get(id.as_str())
+            .is_some_and(|served| !matches!(served.entry.get(), Some(Err(_))))
     }
 
     /// Every entry built so far, by instruction file.
@@ -188,6 +210,8 @@ pub struct SkillServer {
     ahead: Arc<Mutex<Option<Ahead>>>,
     /// See [`SkillServer::generation`].
     generation: Arc<std::sync::atomic::AtomicU64>,
+    /// The `search_skills` tool, or why its text could not be rendered.
+    tool: Arc<Result<SearchTool, String>>,
 }
 
 /// A page made ahead: which snapshot, from which skill, and the skills
@@ -214,7 +238,16 @@ impl SkillServer {
             digests: Arc::new(digests),
             ahead: Arc::default(),
             generation: Arc::default(),
+            tool: Arc::new(SearchTool::new(Templates::builtin()).map_err(|err| err.to_string())),
         }
+    }
+
+    /// The server with the `search_skills` tool worded by `templates` (an
+    /// operator's overrides of `templates/mcp/`); an error when one of them
+    /// does not render.
+    pub fn with_templates(mut self, templates: Templates) -> Result<SkillServer, TemplateError> {
+        self.tool = Arc::new(Ok(SearchTool::new(templates)?));
+        Ok(self)
     }
 
     /// Writes the digest cache (after a listing, and when serving ends).
@@ -226,7 +259,7 @@ impl SkillServer {
     /// Serves `registry` from now on; whether what is served changed (then
     /// the caller tells the client the list changed).
     pub fn replace(&self, registry: &SkillRegistry) -> bool {
-        self.swap(Snapshot::of(registry))
+        self.swap(Snapshot::of(registry), true)
     }
 
     /// Serves the same skills again, each entry checked against its stamps
@@ -235,7 +268,7 @@ impl SkillServer {
     /// digests follow the files.
     pub fn recheck(&self) {
         let again = self.current().again();
-        self.swap(again);
+        self.swap(again, false);
     }
 
     /// A count of the snapshots served so far: it moves on every
@@ -284,11 +317,24 @@ impl SkillServer {
         Followed::Visited { moved }
     }
 
-    fn swap(&self, next: Snapshot) -> bool {
+    /// Serves `next` from now on; with `follow`, its relevance index starts
+    /// from the current one (see [`LazySkillIndex::following`]) unless the
+    /// registry is the very same, whose index it shares.
+    fn swap(&self, mut next: Snapshot, follow: bool) -> bool {
         let mut slot = match self.snapshot.write() {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
         };
+        if follow {
+            next.search = if next.registry.same_as(&slot.registry) {
+                Arc::clone(&slot.search)
+            } else {
+                Arc::new(LazySkillIndex::following(
+                    Arc::clone(&slot.search),
+                    slot.registry.clone(),
+                ))
+            };
+        }
         // What the old registry's skills built is handed back: a skill
         // whose stamps still answer is not read again. Not an entry read
         // inside the racy window: a file changed again within its clock
@@ -541,6 +587,78 @@ impl SkillServer {
         Ok(ReadResourceResult::new(vec![contents]))
     }
 
+    /// The `search_skills` tool as `tools/list` gives it; an internal error
+    /// when its text could not be rendered.
+    pub fn search_tool(&self) -> Result<Tool, McpError> {
+        match self.tool.as_ref() {
+            Ok(tool) => Ok(tool.definition.clone()),
+            Err(why) => Err(McpError::internal_error(why.clone(), None)),
+        }
+    }
+
+    /// The `tools/call` answer for `name` with `arguments`, blocking (the
+    /// first search builds the relevance index; a skill found whose entry
+    /// is not built yet has its files read, as `skills/list` would).
+    /// `-32602` for a tool other than `search_skills`; arguments a model
+    /// can correct are a tool result marked `isError`.
+    pub fn call_tool_blocking(
+        &self,
+        name: &str,
+        arguments: Option<&rmcp::model::JsonObject>,
+    ) -> Result<CallToolResult, McpError> {
+        if name != SEARCH_TOOL {
+            return Err(McpError::invalid_params(
+                format!("unknown tool: this server has one tool, `{SEARCH_TOOL}`"),
+                None,
+            ));
+        }
+        let search = self
+            .tool
+            .as_ref()
+            .as_ref()
+            .map_err(|why| McpError::internal_error(why.clone(), None))?;
+        match tool::arguments(arguments) {
+            Ok(args) => Ok(tool::answer(&self.search(&args.query, args.limit))),
+            Err(refusal) => search
+                .refused(&refusal)
+                .map_err(|err| McpError::internal_error(err.to_string(), None)),
+        }
+    }
+
+    /// The served skills that best fit `query`, best first, at most
+    /// `limit`: the skills `skills/list` lists, each as it lists it. A
+    /// skill ranked whose files turn out to be refused once read is
+    /// passed over, and the search asks for more until `limit` are found
+    /// or none is left.
+    fn search(&self, query: &str, limit: usize) -> Vec<Found> {
+        let snapshot = self.current();
+        let index = snapshot.search.get_or_build(&snapshot.registry);
+        let keep = |id: &SkillId| snapshot.searchable(id);
+        let mut looker = StampLooker::default();
+        let mut asked = limit;
+        loop {
+            let hits = index.search_where(query, asked, &keep);
+            let exhausted = hits.len() < asked;
+            let mut found = Vec::with_capacity(limit);
+            for hit in hits {
+                let skill = snapshot
+                    .get(hit.id.as_str())
+                    .and_then(|served| served.stored(&self.digests, &mut looker).ok())
+                    .and_then(|stored| self.digests.skill(stored));
+                if let Some(skill) = skill {
+                    found.push(Found { skill, hit });
+                    if found.len() == limit {
+                        return found;
+                    }
+                }
+            }
+            if exhausted {
+                return found;
+            }
+            asked = asked.saturating_mul(2);
+        }
+    }
+
     /// One `resources/list` page: every served skill's `SKILL.md` (its
     /// other files are listed by its entry).
     pub fn list_resources_page(
@@ -658,6 +776,9 @@ impl ServerHandler for SkillServer {
                 .enable_resources()
                 .enable_resources_list_changed()
                 .enable_skills()
+                // One tool, `search_skills`, that never changes: no
+                // `notifications/tools/list_changed` is ever sent.
+                .enable_tools()
                 .build(),
         );
         config.server_info = Implementation::new("bcode-prompt", env!("CARGO_PKG_VERSION"));
@@ -686,6 +807,31 @@ impl ServerHandler for SkillServer {
         blocking(move || server.get_skill_blocking(&request.uri)).await
     }
 
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(vec![self.search_tool()?]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        (name == SEARCH_TOOL)
+            .then(|| self.search_tool().ok())
+            .flatten()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let server = self.clone();
+        blocking(move || server.call_tool_blocking(&request.name, request.arguments.as_ref()))
+            .await
+            .map(Into::into)
+    }
+
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -704,5 +850,73 @@ impl ServerHandler for SkillServer {
         blocking(move || server.read_resource_blocking(&request.uri))
             .await
             .map(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn write_skill(dir: &Path, id: &str, body: &str) {
+        std::fs::create_dir_all(dir.join(id)).unwrap();
+        std::fs::write(
+            dir.join(id).join("SKILL.md"),
+            format!("---\ndescription: Skill {id}\n---\n{body}\n"),
+        )
+        .unwrap();
+    }
+
+    fn registry(dir: &Path, discovery: &mut bcode_skill::Discovery) -> SkillRegistry {
+        let root = bcode_skill::SourceRoot {
+            source: bcode_skill_models::SkillSource {
+                kind: bcode_skill_models::SourceKind::RepoBcode,
+                label: "repo:.bcode/skills".into(),
+                ordinal: 0,
+                root: None,
+                provider: None,
+            },
+            path: dir.to_path_buf(),
+            repository: None,
+        };
+        discovery.build(&[root])
+    }
+
+    /// A snapshot's relevance index is shared while its registry is the
+    /// very same (a recheck, a reload that changed nothing) and otherwise
+    /// starts from the last one, so only what changed is indexed again.
+    #[test]
+    fn the_relevance_index_follows_the_snapshots() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_skill(tmp.path(), "alpha", "Alpha body.");
+        write_skill(tmp.path(), "beta", "Beta body.");
+        let mut discovery = bcode_skill::Discovery::new(
+            bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),
+        );
+        let first = registry(tmp.path(), &mut discovery);
+        let server = SkillServer::new(&first);
+        let index = Arc::clone(&server.current().search);
+        assert!(index.get().is_none(), "not built before a search");
+        assert_eq!(server.search("alpha", 10).len(), 1);
+        assert!(index.get().is_some());
+
+        server.recheck();
+        assert!(Arc::ptr_eq(&server.current().search, &index));
+        assert!(!server.replace(&first));
+        assert!(Arc::ptr_eq(&server.current().search, &index));
+
+        write_skill(tmp.path(), "beta", "Beta body, now about gamma.");
+        let second = registry(tmp.path(), &mut discovery);
+        assert!(!second.same_as(&first));
+        server.replace(&second);
+        let followed = Arc::clone(&server.current().search);
+        assert!(!Arc::ptr_eq(&followed, &index));
+        assert!(followed.get().is_none(), "built by the first search only");
+        let found: Vec<String> = server
+            .search("gamma", 10)
+            .into_iter()
+            .map(|found| found.skill.uri)
+            .collect();
+        assert_eq!(found, ["skill://beta/SKILL.md"]);
     }
 }

@@ -49,6 +49,7 @@ const SKILL_FS_EDGES: [&str; 11] = [
     "discover::reload",
     "discover::snapshot",
     "discover::walk",
+    // The relevance index's edge: it lists a skill's other files by name.
     "search::gather",
     "session::events",
 ];
