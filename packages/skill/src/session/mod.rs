@@ -547,6 +547,7 @@ impl SkillSession {
             arguments_bytes: shown.truncated.then_some(shown.original_bytes),
             arguments: shown.arguments,
             reason: reason.describe(),
+            relevance: None,
         });
         events.push(loaded_event(&context));
         let reply = SessionReply::Activated {
@@ -677,6 +678,7 @@ impl SkillSession {
                 source: candidate.source.clone(),
                 matched_keywords: candidate.matched_keywords.clone(),
                 matched_paths: candidate.matched_paths.clone(),
+                relevance: None,
             });
             outcome.suggestions.push(candidate);
         }
