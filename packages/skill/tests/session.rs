@@ -424,6 +424,7 @@ fn a_model_only_skill_is_refused_to_the_user_and_allowed_to_the_model() {
     let refused = ActivationReason::Accepted {
         matched_keywords: vec!["release".into()],
         matched_paths: Vec::new(),
+        relevance: None,
     };
     for reason in [ActivationReason::Explicit, refused] {
         let out = session.activate("release-bot", &[], reason);
