@@ -793,7 +793,12 @@ impl SkillSession {
         }
         let index = self.indexes.relevance.get_or_build(&self.registry);
         let mut winner = None;
-        for routed in relevance::route(index, prompt) {
+        let hidden = |id: &SkillId| {
+            self.registry
+                .get(id.as_str())
+                .is_none_or(|skill| !skill.model_visible())
+        };
+        for routed in relevance::route(index, prompt, &hidden) {
             if routed.clear_winner {
                 winner = Some((routed.id.clone(), routed.relevance.clone()));
             }
