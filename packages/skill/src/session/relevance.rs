@@ -18,8 +18,8 @@
 //! all for chat whose two common words one description has ("review my
 //! code", "please fix the error"); "coverage of at least half and a match
 //! in any of those fields" suggested 114 others. The clear-winner rule
-//! activates 10 skills, each the one the task was about, and nothing for
-//! chat.
+//! activates 10 skills, each one whose description the task restates, and
+//! nothing for chat.
 
 use std::collections::BTreeMap;
 
