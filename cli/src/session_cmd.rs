@@ -2,7 +2,7 @@
 //! the spec's TUI section describes it, and equally driven by commands piped
 //! on stdin (no prompt is printed then). Lines starting with `/` are
 //! commands; anything else is a user prompt, matched against activation
-//! keywords. Every skill event goes to `events.jsonl` in the session folder
+//! keywords and the relevance index (names, descriptions). Every skill event goes to `events.jsonl` in the session folder
 //! under the state directory.
 
 use std::io::{IsTerminal, Write};
@@ -31,7 +31,7 @@ const HELP: &str = "commands:
   /touched <path>...       note paths the task touched: skills whose `paths` match are suggested
   /render                  show the prompt the next turn would send
   /quit                    end the session
-anything else is a prompt: it is matched against skill keywords";
+anything else is a prompt: it is matched against skill names, descriptions and keywords";
 
 /// The commands this loop handles itself (besides `/exit`, `/quit`'s
 /// alias), for the usage line of an unknown command.
@@ -170,6 +170,7 @@ pub fn run(
                         ActivationReason::Accepted {
                             matched_keywords: s.matched_keywords.clone(),
                             matched_paths: s.matched_paths.clone(),
+                            relevance: s.relevance.clone(),
                         },
                     )
                 })
@@ -245,7 +246,11 @@ pub fn run(
                 }
                 pending = turn.suggestions.clone();
                 for s in &pending {
-                    let matched = describe_matches(&s.matched_keywords, &s.matched_paths);
+                    let matched = describe_matches(
+                        &s.matched_keywords,
+                        &s.matched_paths,
+                        s.relevance.as_ref(),
+                    );
                     writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&matched), s.id)
                         .map_err(io)?;
                 }
@@ -509,19 +514,21 @@ fn show_reply(
                     ActivationReason::Auto {
                         matched_keywords,
                         matched_paths,
+                        relevance,
                     } => {
                         format!(
                             "auto: {}",
-                            describe_matches(&matched_keywords, &matched_paths)
+                            describe_matches(&matched_keywords, &matched_paths, relevance.as_ref())
                         )
                     }
                     ActivationReason::Accepted {
                         matched_keywords,
                         matched_paths,
+                        relevance,
                     } => {
                         format!(
                             "accepted suggestion: {}",
-                            describe_matches(&matched_keywords, &matched_paths)
+                            describe_matches(&matched_keywords, &matched_paths, relevance.as_ref())
                         )
                     }
                     _ => "other".to_owned(),

@@ -331,3 +331,84 @@ Suggested skill `rust-panics` (matched panic): /accept rust-panics to activate, 
         )
     );
 }
+
+/// Skills with no Bcode field (a monorepo's `.agents/skills`: `name`,
+/// `description`, a body) are suggested for the task they describe, the
+/// suggestion says which words matched, and its events record the
+/// relevance index's score (the one `skills search` shows) and matched
+/// words; chat suggests nothing.
+#[test]
+fn skills_without_bcode_fields_are_suggested_by_relevance() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".agents/skills");
+    write(
+        &skills.join("storybook/SKILL.md"),
+        "---\nname: storybook\ndescription: Use when writing or reviewing Storybook stories for React components.\n---\nGive every story a title and args.\n",
+    );
+    write(
+        &skills.join("changelog-writing/SKILL.md"),
+        "---\nname: changelog-writing\ndescription: Write a changelog entry once a feature is ready to merge.\n---\nOne entry per user-visible change.\n",
+    );
+    let (code, transcript) = session(
+        &sandbox,
+        "write storybook stories\n/accept\nthanks, that looks good\n",
+        &[],
+    );
+    assert_eq!(code, 0);
+    let events = sandbox.state.join("sessions/e2e/events.jsonl");
+    let root = skills.display();
+    let bytes = format!(
+        "<skill id=\"storybook\" name=\"storybook\" location=\"{root}/storybook/SKILL.md\">\nReferences are relative to {root}/storybook.\nSource label: repo:.agents/skills\nSkill resource root: {root}\n\nGive every story a title and args.\n</skill>"
+    )
+    .len();
+    assert_eq!(
+        transcript,
+        format!(
+            "Skill session e2e (2 skills; auto-activation: suggest). Events: {}
+> write storybook stories
+Suggested skill `storybook` (matched write, storybook, stories): /accept storybook to activate, /dismiss to ignore.
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+> /accept
+Loaded skill `storybook` from repo:.agents/skills ({bytes} bytes).
+┌ skill context: storybook
+│ Give every story a title and args.
+└
+> thanks, that looks good
+(prompt noted; this CLI has no model: /render shows what the turn would send)
+",
+            events.display()
+        )
+    );
+    // The score is the one `skills search` gives the same task.
+    let search = sandbox.run(&["skills", "search", "--json", "write storybook stories"]);
+    let search: serde_json::Value = serde_json::from_slice(&search.stdout).unwrap();
+    assert_eq!(search["results"][0]["id"], "storybook");
+    let score = search["results"][0]["score"].clone();
+    assert!(score.as_f64().unwrap() > 0.0, "{search}");
+    let relevance = serde_json::json!({
+        "score": score,
+        "coverage": 1.0,
+        "matched": [
+            {"term": "write", "fields": ["description"]},
+            {"term": "storybook", "fields": ["name", "description"]},
+            {"term": "stories", "fields": ["description", "body"]},
+        ],
+    });
+    let logged: Vec<serde_json::Value> = fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("at");
+            v
+        })
+        .collect();
+    assert_eq!(
+        serde_json::Value::Array(logged),
+        serde_json::json!([
+            {"seq": 0, "event": "SkillSuggested", "id": "storybook", "source": "repo:.agents/skills", "matched_keywords": [], "relevance": relevance},
+            {"seq": 1, "event": "SkillActivated", "id": "storybook", "source": "repo:.agents/skills", "arguments": [], "reason": "accepted suggestion: matched write, storybook, stories", "relevance": relevance},
+            {"seq": 2, "event": "SkillContextLoaded", "id": "storybook", "source": "repo:.agents/skills", "bytes": bytes, "truncated": false, "preview": "Give every story a title and args."},
+        ])
+    );
+}

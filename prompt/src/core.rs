@@ -26,7 +26,9 @@ use bcode_prompt_sections::stages;
 use bcode_skill::search::LazySkillIndex;
 use bcode_skill::{
     CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
-    context::shown_summary, format_catalog, session::parse_command,
+    context::shown_summary,
+    format_catalog,
+    session::{SnapshotIndexes, parse_command},
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
@@ -407,9 +409,15 @@ impl Core {
             let changed = snapshot
                 .changed
                 .unwrap_or_else(|| snapshot.registry.ids().map(str::to_owned).collect());
-            let reload = self.skills.session.replace_registry_with_index(
+            // The session suggests from the very relevance index routing
+            // and `search` use.
+            let indexes = SnapshotIndexes {
+                keywords: snapshot.index,
+                relevance: Arc::clone(&self.skills.search),
+            };
+            let reload = self.skills.session.replace_registry_with_indexes(
                 snapshot.registry,
-                snapshot.index,
+                indexes,
                 &changed,
             );
             self.skills.catalog = None;
@@ -812,9 +820,12 @@ impl Skills {
         Ok(Skills {
             pool: Some(pool),
             generation: snapshot.generation,
-            session: SkillSession::with_index(
+            session: SkillSession::with_indexes(
                 snapshot.registry,
-                snapshot.index,
+                SnapshotIndexes {
+                    keywords: snapshot.index,
+                    relevance: Arc::clone(&snapshot.search),
+                },
                 options,
                 templates,
             ),

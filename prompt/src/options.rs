@@ -321,13 +321,13 @@ pub enum SkillLifetime {
     StampChecked,
     /// Followed as [`SkillLifetime::Watched`], in registries shared with the
     /// other sessions opened with a clone of the same [`SharedSkills`]:
-    /// sessions on the same skill roots then share one registry, keyword
-    /// index and catalog.
+    /// sessions on the same skill roots then share one registry, its
+    /// keyword and relevance indexes and its catalog.
     Shared(SharedSkills),
     /// A session that answers one turn (a one-shot render): skills are
     /// discovered once and not followed between turns, so it pays for no
-    /// per-skill stamps or watcher, and a prompt is matched against skill
-    /// keywords only when `auto_activate = "on"` (suggestions would wait for
+    /// per-skill stamps or watcher, and a prompt is matched against skills
+    /// only when `auto_activate = "on"` (suggestions would wait for
     /// a turn that never comes). Config and repository files are still
     /// re-checked if it is asked for more turns.
     SingleTurn,

@@ -191,7 +191,8 @@ pub struct Turn {
     /// skill is a failed reply here, with a near-miss hint, not a turn
     /// error).
     pub command: Option<CommandReply>,
-    /// Skills suggested by the prompt's keywords (not activated).
+    /// Skills suggested for the prompt (its keywords, the paths touched, or
+    /// the relevance index), not activated.
     pub suggestions: Vec<Suggestion>,
     /// Skill diagnostics new since the previous turn (all of them on the
     /// first turn).

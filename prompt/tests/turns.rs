@@ -430,3 +430,41 @@ fn a_kept_catalog_and_a_handed_over_one_give_the_same_prompt() {
     assert_eq!(catalog.chars, text.chars().count());
     assert!(catalog.chars < catalog.bytes);
 }
+
+/// A skill with no Bcode field is suggested for the task its description
+/// names, by the relevance index the sessions of one pool share; a skill
+/// added between turns is suggested on the next turn of either session.
+#[test]
+fn a_skill_the_task_describes_is_suggested_before_and_after_a_change() {
+    let repo = Repo::new();
+    write(
+        &repo.root.join("skills/storybook/SKILL.md"),
+        "---\nname: storybook\ndescription: Write Storybook stories for React components\n---\nOne story per state.\n",
+    );
+    let shared = bcode_prompt::skills::SharedSkills::new();
+    let open = || {
+        PromptSession::open_blocking(
+            repo.options()
+                .skill_lifetime(SkillLifetime::Shared(shared.clone())),
+        )
+        .unwrap()
+    };
+    let (mut a, mut b) = (open(), open());
+    let suggested = |session: &mut PromptSession, text: &str| -> Vec<String> {
+        let turn = session
+            .next_turn_blocking(TurnInput::new(text).now(at("2026-12-01T10:00:00Z")))
+            .unwrap();
+        assert!(turn.suggestions.iter().all(|s| s.relevance.is_some()));
+        turn.suggestions.iter().map(|s| s.id.to_string()).collect()
+    };
+    assert_eq!(suggested(&mut a, "write storybook stories"), ["storybook"]);
+    assert_eq!(suggested(&mut b, "write playwright tests"), [] as [&str; 0]);
+
+    write(
+        &repo.root.join("skills/playwright/SKILL.md"),
+        "---\nname: playwright\ndescription: Write end-to-end browser tests with Playwright\n---\nRun headless.\n",
+    );
+    assert_eq!(suggested(&mut a, "write playwright tests"), ["playwright"]);
+    assert_eq!(suggested(&mut b, "write playwright tests"), ["playwright"]);
+    assert_eq!(suggested(&mut b, "write storybook stories"), ["storybook"]);
+}

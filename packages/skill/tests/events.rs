@@ -19,7 +19,10 @@ use bcode_skill::{
         context_loaded, read_events,
     },
 };
-use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig, SourceKind};
+use bcode_skill_models::{
+    Figure, RelevanceMatch, RelevanceTerm, SkillContextRequest, SkillEvent, SkillId, SkillsConfig,
+    SourceKind,
+};
 
 /// A clock that starts at 2026-03-01T12:00:00Z and advances one second per
 /// reading, so each record has a distinct, predictable time.
@@ -45,6 +48,7 @@ fn activated(id: &str) -> SkillEvent {
         arguments_truncated: false,
         arguments_bytes: None,
         reason: "explicit".into(),
+        relevance: None,
     }
 }
 
@@ -87,6 +91,30 @@ fn log_path() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// A suggestion the relevance index made, with its record.
+fn storybook_suggested() -> SkillEvent {
+    SkillEvent::SkillSuggested {
+        id: "storybook".into(),
+        source: "repo:.agents/skills".into(),
+        matched_keywords: Vec::new(),
+        matched_paths: Vec::new(),
+        relevance: Some(RelevanceMatch {
+            score: Figure::new(12.511_34),
+            coverage: Figure::new(0.75),
+            matched: vec![
+                RelevanceTerm {
+                    term: "storybook".into(),
+                    fields: vec!["name".into(), "body".into()],
+                },
+                RelevanceTerm {
+                    term: "stories".into(),
+                    fields: vec!["description".into()],
+                },
+            ],
+        }),
+    }
+}
+
 fn all_events() -> Vec<SkillEvent> {
     vec![
         SkillEvent::SkillSuggested {
@@ -94,7 +122,9 @@ fn all_events() -> Vec<SkillEvent> {
             source: "repo:.bcode/skills".into(),
             matched_keywords: vec!["cargo".into()],
             matched_paths: Vec::new(),
+            relevance: None,
         },
+        storybook_suggested(),
         activated("rust-debugging"),
         SkillEvent::SkillContextLoaded {
             id: "rust-debugging".into(),
@@ -161,6 +191,39 @@ fn the_line_format_is_flat_and_tagged() {
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         "{\"seq\":0,\"at\":\"2026-03-01T12:00:00.000Z\",\"event\":\"SkillDeactivated\",\"id\":\"a\",\"reason\":\"user\"}\n"
+    );
+}
+
+/// The relevance index's record of a suggestion is one more object on the
+/// line, its figures rounded to four decimals; a line written before it
+/// existed (no `relevance`) reads as a suggestion without one.
+#[test]
+fn a_suggestion_records_the_index_score_and_old_lines_still_read() {
+    let (_dir, path) = log_path();
+    sink(&path).emit(&storybook_suggested()).unwrap();
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "{\"seq\":0,\"at\":\"2026-03-01T12:00:00.000Z\",\"event\":\"SkillSuggested\",\"id\":\"storybook\",\"source\":\"repo:.agents/skills\",\"matched_keywords\":[],\"relevance\":{\"score\":12.5113,\"coverage\":0.75,\"matched\":[{\"term\":\"storybook\",\"fields\":[\"name\",\"body\"]},{\"term\":\"stories\",\"fields\":[\"description\"]}]}}\n"
+    );
+    append(
+        &path,
+        b"{\"seq\":1,\"at\":\"2026-03-01T12:00:01.000Z\",\"event\":\"SkillSuggested\",\"id\":\"rust\",\"source\":\"repo:.bcode/skills\",\"matched_keywords\":[\"rust\"]}\n",
+    );
+    assert_eq!(
+        read_events(&path).unwrap().events,
+        [
+            stepped(0, storybook_suggested()),
+            stepped(
+                1,
+                SkillEvent::SkillSuggested {
+                    id: "rust".into(),
+                    source: "repo:.bcode/skills".into(),
+                    matched_keywords: vec!["rust".into()],
+                    matched_paths: Vec::new(),
+                    relevance: None,
+                }
+            ),
+        ]
     );
 }
 

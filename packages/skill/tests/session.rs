@@ -121,6 +121,7 @@ fn explicit_activation_events_and_errors() {
                 arguments_truncated: false,
                 arguments_bytes: None,
                 reason: "explicit".into(),
+                relevance: None,
             },
             SkillEvent::SkillContextLoaded {
                 id: "rust-debugging".into(),
@@ -254,6 +255,7 @@ fn suggestions_are_ranked_word_bounded_and_never_hidden() {
             source: "repo:.bcode/skills".into(),
             matched_keywords: vec!["pull request".into(), "review".into()],
             matched_paths: Vec::new(),
+            relevance: None,
         }
     );
     // Word boundaries: "trust" is not "rust"; "pull" alone is not "pull request".
@@ -422,6 +424,7 @@ fn a_model_only_skill_is_refused_to_the_user_and_allowed_to_the_model() {
     let refused = ActivationReason::Accepted {
         matched_keywords: vec!["release".into()],
         matched_paths: Vec::new(),
+        relevance: None,
     };
     for reason in [ActivationReason::Explicit, refused] {
         let out = session.activate("release-bot", &[], reason);

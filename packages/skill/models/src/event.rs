@@ -3,14 +3,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::relevance::RelevanceMatch;
+
 /// One auditable thing that happened to a skill in a session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "PascalCase")]
 #[non_exhaustive]
 pub enum SkillEvent {
-    /// A skill's activation keywords matched the prompt and it was offered,
-    /// not activated (auto-activation is set to suggest only, the match was
-    /// too weak, the per-prompt cap was reached, or activating failed).
+    /// A skill's activation keywords or `paths` matched the turn, or the
+    /// relevance index ranked it confidently for the prompt, and it was
+    /// offered, not activated (auto-activation is set to suggest only, the
+    /// match was too weak, the per-prompt cap was reached, or activating
+    /// failed).
     SkillSuggested {
         /// The suggested skill.
         id: String,
@@ -21,8 +25,14 @@ pub enum SkillEvent {
         /// The touched paths the skill's `paths` globs matched.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         matched_paths: Vec<String>,
+        /// The relevance index's score, coverage and matched words, when
+        /// the index is why the skill is offered; absent when its keywords
+        /// or paths are (as in every event written before the index).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        relevance: Option<RelevanceMatch>,
     },
-    /// A skill became active, by `/skill` or by keyword auto-activation.
+    /// A skill became active, by `/skill`, an accepted suggestion or
+    /// auto-activation.
     SkillActivated {
         /// The activated skill.
         id: String,
@@ -42,6 +52,10 @@ pub enum SkillEvent {
         arguments_bytes: Option<usize>,
         /// `explicit` or `auto`, with the matched keywords for `auto`.
         reason: String,
+        /// For an automatic or accepted activation the relevance index is
+        /// why of: its score, coverage and matched words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        relevance: Option<RelevanceMatch>,
     },
     /// An active skill was deactivated and its context is no longer sent.
     SkillDeactivated {

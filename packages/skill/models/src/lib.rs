@@ -12,6 +12,7 @@ mod event;
 mod field_map;
 mod id;
 mod manifest;
+mod relevance;
 mod source;
 mod summary;
 
@@ -29,5 +30,6 @@ pub use event::SkillEvent;
 pub use field_map::FieldMap;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, NAMESPACE_SEPARATOR, SkillId};
 pub use manifest::{SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
+pub use relevance::{Figure, RelevanceMatch, RelevanceTerm};
 pub use source::{SkillSource, SourceKind};
 pub use summary::{SkillLayout, SkillSummary, directory_override};

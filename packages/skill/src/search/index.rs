@@ -334,6 +334,18 @@ impl SkillIndex {
             .collect()
     }
 
+    /// The query's terms this index knows, each as the query first wrote
+    /// it (as [`MatchedTerm::term`] names it) with its weight, in the
+    /// query's order: what [`SearchHit::coverage`] is a share of. A caller
+    /// that weighs fields apart (a suggestion that must match in a name,
+    /// a description or keywords) takes its own share of these.
+    pub fn query_weights(&self, query: &str) -> Vec<(String, f32)> {
+        self.query_terms(query)
+            .into_iter()
+            .map(|term| (term.written, term.weight))
+            .collect()
+    }
+
     fn list(&self, term: u32) -> &[Posting] {
         self.postings.get(term as usize).map_or(&[], Vec::as_slice)
     }

@@ -42,6 +42,13 @@ pub struct Suggestion {
     /// Whether the user may invoke it (`user-invocable`); a skill for the
     /// model only may be auto-activated but is never offered to the user.
     pub user_invocable: bool,
+    /// What the relevance index said of the skill, when the index is why it
+    /// is offered ([`crate::session::relevance`]): no keyword or path of the
+    /// skill matched (its `score` is then 0), or the index's clear winner is
+    /// activated although its keywords alone would not have been enough.
+    /// `None` when keywords or paths alone point at it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<bcode_skill_models::RelevanceMatch>,
 }
 
 #[derive(Clone, Debug)]
@@ -235,6 +242,7 @@ impl KeywordIndex {
             score: 0,
             model_visible: skill.model_visible,
             user_invocable: skill.user_invocable,
+            relevance: None,
         }
     }
 

@@ -1,12 +1,14 @@
 //! A skill session: which skills are active (with their arguments and the
-//! context loaded for them), explicit activation and deactivation, keyword
-//! suggestion and conservative auto-activation, and registry changes between
-//! turns. The session owns no storage: every change is returned as
-//! [`SkillEvent`]s for the host to emit through its sink.
+//! context loaded for them), explicit activation and deactivation,
+//! suggestion (by keywords, `paths` and the relevance index) and
+//! conservative auto-activation, and registry changes between turns. The
+//! session owns no storage: every change is returned as [`SkillEvent`]s
+//! for the host to emit through its sink.
 //!
 //! This room owns everything that lives for a conversation: the session
 //! itself, parsing the skill slash commands (`commands`), keyword suggestion
 //! (`keywords`) and path triggers (`path_triggers`) over indexed summaries,
+//! suggestion from the relevance index of [`crate::search`] (`relevance`),
 //! the execution options of an invoked-skill turn (`turn_options`), and the
 //! sinks the host emits the session's events into (`events`, whose JSON-lines
 //! log is this room's only file access).
@@ -19,14 +21,15 @@ mod commands;
 pub(crate) mod events;
 pub(crate) mod keywords;
 pub(crate) mod path_triggers;
+pub(crate) mod relevance;
 pub(crate) mod turn_options;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bcode_skill_models::{
-    AutoActivate, Diagnostic, DiagnosticCode, LoadCause, SkillContextRequest, SkillContextResponse,
-    SkillError, SkillEvent, SkillId, SkillsConfig,
+    AutoActivate, Diagnostic, DiagnosticCode, LoadCause, RelevanceMatch, SkillContextRequest,
+    SkillContextResponse, SkillError, SkillEvent, SkillId, SkillsConfig,
 };
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
@@ -37,6 +40,10 @@ pub use events::{
 };
 pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
 pub use path_triggers::{MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL};
+pub use relevance::{
+    ACTIVATE_MIN_COVERAGE, ACTIVATE_MIN_MARGIN, SUGGEST_MIN_COVERAGE, SUGGEST_MIN_COVERAGE_NAMED,
+    SUGGEST_TOP_HITS, strong_terms,
+};
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,
@@ -44,11 +51,13 @@ pub use turn_options::{
 
 use crate::context::preview_arguments;
 use crate::discover::registry::SkillRegistry;
+use crate::search::LazySkillIndex;
 use bcode_templates::Templates;
 
-/// Auto-activation needs matched keywords worth at least this many words: two
-/// one-word keywords, or one keyword of two words or more. One common word
-/// such as `rust` only ever suggests.
+/// Auto-activation by keywords needs matched keywords worth at least this
+/// many words: two one-word keywords, or one keyword of two words or more.
+/// One common word such as `rust` only ever suggests. (The relevance index
+/// has its own rule: [`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`].)
 pub const AUTO_ACTIVATE_MIN_SCORE: usize = 2;
 
 /// At most this many skills are activated automatically per prompt.
@@ -120,22 +129,32 @@ pub enum ActivationReason {
     /// The user asked for it (`/skill <id>`).
     Explicit,
     /// `skills.auto_activate = "on"` activated it because the prompt matched
-    /// its keywords or the turn touched a path it names.
+    /// its keywords, the turn touched a path it names, or the relevance
+    /// index ranked it a clear winner.
     Auto {
         /// The keywords that matched, as the skill wrote them.
         matched_keywords: Vec<String>,
         /// The touched paths its `paths` globs matched.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         matched_paths: Vec<String>,
+        /// What the relevance index said, when it is why the skill was
+        /// activated (its keywords and paths alone were not enough).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        relevance: Option<RelevanceMatch>,
     },
     /// The user accepted a suggestion (`/accept`) made because the prompt
-    /// matched its keywords or the turn touched a path it names.
+    /// matched its keywords, the turn touched a path it names, or the
+    /// relevance index vouched for it.
     Accepted {
         /// The keywords that matched, as the skill wrote them.
         matched_keywords: Vec<String>,
         /// The touched paths its `paths` globs matched.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         matched_paths: Vec<String>,
+        /// What the relevance index said, when it is why the skill was
+        /// suggested.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        relevance: Option<RelevanceMatch>,
     },
     /// The model asked for it (the host's skill tool); allowed for skills
     /// kept for the model (`user-invocable: false`).
@@ -150,21 +169,32 @@ impl ActivationReason {
             ActivationReason::Auto {
                 matched_keywords,
                 matched_paths,
+                relevance,
             } => {
                 format!(
                     "auto: matched {}",
-                    describe_matches(matched_keywords, matched_paths)
+                    describe_matches(matched_keywords, matched_paths, relevance.as_ref())
                 )
             }
             ActivationReason::Accepted {
                 matched_keywords,
                 matched_paths,
+                relevance,
             } => {
                 format!(
                     "accepted suggestion: matched {}",
-                    describe_matches(matched_keywords, matched_paths)
+                    describe_matches(matched_keywords, matched_paths, relevance.as_ref())
                 )
             }
+        }
+    }
+
+    /// What the relevance index said, for the activation's event.
+    fn relevance(&self) -> Option<&RelevanceMatch> {
+        match self {
+            ActivationReason::Auto { relevance, .. }
+            | ActivationReason::Accepted { relevance, .. } => relevance.as_ref(),
+            ActivationReason::Explicit | ActivationReason::Model => None,
         }
     }
 
@@ -179,15 +209,22 @@ impl ActivationReason {
 }
 
 /// What a suggestion or activation matched, for its event and reply: the
-/// keywords, then the touched paths (`path src/a.rs`).
-pub fn describe_matches(keywords: &[String], paths: &[String]) -> String {
+/// keywords, then the touched paths (`path src/a.rs`); for a suggestion
+/// the relevance index alone made (no keyword, no path), the prompt's
+/// words it found in the skill's name, description or keywords.
+pub fn describe_matches(
+    keywords: &[String],
+    paths: &[String],
+    relevance: Option<&RelevanceMatch>,
+) -> String {
     let paths = paths.iter().map(|path| format!("path {path}"));
-    keywords
-        .iter()
-        .cloned()
-        .chain(paths)
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut words: Vec<String> = keywords.iter().cloned().chain(paths).collect();
+    if words.is_empty()
+        && let Some(relevance) = relevance
+    {
+        words = strong_terms(relevance);
+    }
+    words.join(", ")
 }
 
 /// An active skill and the context that was loaded for it.
@@ -350,13 +387,47 @@ pub struct ReloadOutcome {
     pub events: Vec<SkillEvent>,
 }
 
+/// The indexes a session matches prompts against, of one registry
+/// snapshot: each built the first time a prompt needs it (a render without
+/// a prompt never pays for them) and shared by every session on that
+/// snapshot (a clone shares them).
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotIndexes {
+    /// Activation keywords and `paths` globs; cheap, from summaries.
+    pub keywords: Arc<LazyKeywordIndex>,
+    /// The relevance index ([`crate::search`]), which reads every body.
+    pub relevance: Arc<LazySkillIndex>,
+}
+
+impl SnapshotIndexes {
+    /// Indexes not built yet.
+    pub fn new() -> SnapshotIndexes {
+        SnapshotIndexes::default()
+    }
+
+    /// The indexes of the registry rebuilt from `before` (whose indexes
+    /// these are), none built yet: the keyword index is built anew when
+    /// needed (it is cheap); the relevance index starts from this one when
+    /// it was built, indexing again only what the rebuild changed
+    /// ([`LazySkillIndex::following`]).
+    pub fn following(&self, before: &SkillRegistry) -> SnapshotIndexes {
+        SnapshotIndexes {
+            keywords: Arc::new(LazyKeywordIndex::new()),
+            relevance: Arc::new(LazySkillIndex::following(
+                Arc::clone(&self.relevance),
+                before.clone(),
+            )),
+        }
+    }
+}
+
 /// The state of one session.
 #[derive(Debug)]
 pub struct SkillSession {
     registry: SkillRegistry,
-    /// Shared: sessions on one registry snapshot share its index, built
-    /// when a prompt first needs it.
-    index: Arc<LazyKeywordIndex>,
+    /// Shared: sessions on one registry snapshot share its indexes, built
+    /// when a prompt first needs them.
+    indexes: SnapshotIndexes,
     templates: Templates,
     options: SkillSessionOptions,
     active: Vec<ActiveSkill>,
@@ -371,32 +442,27 @@ pub struct SkillSession {
 pub const MAX_SEEN_PATHS: usize = 65_536;
 
 impl SkillSession {
-    /// A session with no active skill, building the keyword index of
-    /// `registry` for it.
+    /// A session with no active skill, building the indexes of `registry`
+    /// for it when a prompt first needs them.
     pub fn new(
         registry: SkillRegistry,
         options: SkillSessionOptions,
         templates: Templates,
     ) -> Self {
-        Self::with_index(
-            registry,
-            Arc::new(LazyKeywordIndex::new()),
-            options,
-            templates,
-        )
+        Self::with_indexes(registry, SnapshotIndexes::new(), options, templates)
     }
 
-    /// [`SkillSession::new`] with the keyword index of `registry` already
-    /// built (many sessions on one registry share one index).
-    pub fn with_index(
+    /// [`SkillSession::new`] with the indexes of `registry` given (many
+    /// sessions on one registry share them).
+    pub fn with_indexes(
         registry: SkillRegistry,
-        index: Arc<LazyKeywordIndex>,
+        indexes: SnapshotIndexes,
         options: SkillSessionOptions,
         templates: Templates,
     ) -> Self {
         SkillSession {
             registry,
-            index,
+            indexes,
             templates,
             options,
             active: Vec::new(),
@@ -407,6 +473,12 @@ impl SkillSession {
     /// The registry the session currently uses (replaced by a reload).
     pub fn registry(&self) -> &SkillRegistry {
         &self.registry
+    }
+
+    /// The indexes prompts are matched against: those of [`Self::registry`],
+    /// each built once a prompt needed it.
+    pub fn indexes(&self) -> &SnapshotIndexes {
+        &self.indexes
     }
 
     /// Renders later context blocks and previews with `templates` (an
@@ -547,6 +619,7 @@ impl SkillSession {
             arguments_bytes: shown.truncated.then_some(shown.original_bytes),
             arguments: shown.arguments,
             reason: reason.describe(),
+            relevance: reason.relevance().cloned(),
         });
         events.push(loaded_event(&context));
         let reply = SessionReply::Activated {
@@ -627,7 +700,16 @@ impl SkillSession {
     /// Applies `skills.auto_activate` to a user prompt: `off` does nothing;
     /// `suggest` ranks matching skills; `on` activates the strongest matches
     /// (never a hidden skill, at most [`AUTO_ACTIVATE_MAX_PER_PROMPT`], each
-    /// scoring at least [`AUTO_ACTIVATE_MIN_SCORE`]) and suggests the rest.
+    /// scoring at least [`AUTO_ACTIVATE_MIN_SCORE`] or the relevance index's
+    /// clear winner) and suggests the rest.
+    ///
+    /// A skill matches when the prompt has one of its keywords, or when the
+    /// relevance index ranks it among its [`SUGGEST_TOP_HITS`] best for the
+    /// prompt and the prompt's words found in its name, description or
+    /// keywords pass the confidence floor ([`SUGGEST_MIN_COVERAGE`],
+    /// [`SUGGEST_MIN_COVERAGE_NAMED`]); so a skill with no Bcode field is
+    /// suggested too. Keyword and path matches come first, as they always
+    /// ranked; skills only the index vouched for follow, best first.
     pub fn on_prompt(&mut self, prompt: &str) -> PromptOutcome {
         self.on_turn(prompt, &[])
     }
@@ -645,22 +727,29 @@ impl SkillSession {
         }
         let fresh = self.fresh_paths(touched);
         let active: BTreeSet<SkillId> = self.active.iter().map(|a| a.id.clone()).collect();
+        let (candidates, winner) = self.candidates(prompt, &fresh);
         // Hidden skills are kept out of automatic discovery of every kind.
-        let candidates: Vec<Suggestion> = self
-            .index
-            .get_or_build(self.registry.skills())
-            .suggest_turn(prompt, &fresh)
+        let candidates: Vec<Suggestion> = candidates
             .into_iter()
             .filter(|s| s.model_visible && !active.contains(&s.id))
             .collect();
-        for candidate in candidates {
+        for mut candidate in candidates {
+            let by_keywords = candidate.score >= AUTO_ACTIVATE_MIN_SCORE;
+            let by_index =
+                !by_keywords && winner.as_ref().is_some_and(|(id, _)| *id == candidate.id);
             let eligible = self.options.auto_activate == AutoActivate::On
-                && candidate.score >= AUTO_ACTIVATE_MIN_SCORE
+                && (by_keywords || by_index)
                 && outcome.activated.len() < AUTO_ACTIVATE_MAX_PER_PROMPT;
             if eligible {
+                if by_index && candidate.relevance.is_none() {
+                    // Its keywords alone were too weak: the index is why
+                    // it is activated, and its record says so.
+                    candidate.relevance = winner.as_ref().map(|(_, relevance)| relevance.clone());
+                }
                 let reason = ActivationReason::Auto {
                     matched_keywords: candidate.matched_keywords.clone(),
                     matched_paths: candidate.matched_paths.clone(),
+                    relevance: candidate.relevance.clone(),
                 };
                 let result = self.activate(candidate.id.as_str(), &[], reason);
                 outcome.events.extend(result.events);
@@ -677,10 +766,62 @@ impl SkillSession {
                 source: candidate.source.clone(),
                 matched_keywords: candidate.matched_keywords.clone(),
                 matched_paths: candidate.matched_paths.clone(),
+                relevance: candidate.relevance.clone(),
             });
             outcome.suggestions.push(candidate);
         }
         outcome
+    }
+
+    /// Every skill the turn points at, in the order they are offered
+    /// (keyword and path matches, as they always were, then those only the
+    /// relevance index vouched for, with what it said), and the index's
+    /// clear winner, if any, with what it said. The relevance index is
+    /// built here, the first time a prompt with words needs it.
+    fn candidates(
+        &self,
+        prompt: &str,
+        fresh: &[String],
+    ) -> (Vec<Suggestion>, Option<(SkillId, RelevanceMatch)>) {
+        let mut candidates = self
+            .indexes
+            .keywords
+            .get_or_build(self.registry.skills())
+            .suggest_turn(prompt, fresh);
+        if prompt.trim().is_empty() {
+            return (candidates, None);
+        }
+        let index = self.indexes.relevance.get_or_build(&self.registry);
+        let mut winner = None;
+        let hidden = |id: &SkillId| {
+            self.registry
+                .get(id.as_str())
+                .is_none_or(|skill| !skill.model_visible())
+        };
+        for routed in relevance::route(index, prompt, &hidden) {
+            if routed.clear_winner {
+                winner = Some((routed.id.clone(), routed.relevance.clone()));
+            }
+            // A skill its keywords or paths already point at keeps its
+            // suggestion, and its record, as they were.
+            if candidates.iter().any(|c| c.id == routed.id) {
+                continue;
+            }
+            let Some(skill) = self.registry.get(routed.id.as_str()) else {
+                continue;
+            };
+            candidates.push(Suggestion {
+                id: routed.id,
+                source: skill.source.label.clone(),
+                matched_keywords: Vec::new(),
+                matched_paths: Vec::new(),
+                score: 0,
+                model_visible: skill.model_visible(),
+                user_invocable: skill.manifest.user_invocable(),
+                relevance: Some(routed.relevance),
+            });
+        }
+        (candidates, winner)
     }
 
     /// The paths of `touched` that are repository paths not seen before,
@@ -713,15 +854,16 @@ impl SkillSession {
         registry: SkillRegistry,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
-        self.replace_registry_with_index(registry, Arc::new(LazyKeywordIndex::new()), changed_files)
+        let indexes = self.indexes.following(&self.registry);
+        self.replace_registry_with_indexes(registry, indexes, changed_files)
     }
 
-    /// [`SkillSession::replace_registry`] with the new registry's keyword
-    /// index already built.
-    pub fn replace_registry_with_index(
+    /// [`SkillSession::replace_registry`] with the new registry's indexes
+    /// given (sessions on one registry share them).
+    pub fn replace_registry_with_indexes(
         &mut self,
         registry: SkillRegistry,
-        index: Arc<LazyKeywordIndex>,
+        indexes: SnapshotIndexes,
         changed_files: &BTreeSet<String>,
     ) -> ReloadOutcome {
         let old: BTreeSet<String> = self.registry.ids().map(str::to_owned).collect();
@@ -737,7 +879,7 @@ impl SkillSession {
             }
         }
         self.registry = registry;
-        self.index = index;
+        self.indexes = indexes;
         let mut outcome = ReloadOutcome::default();
         for slot in 0..self.active.len() {
             let id = self.active[slot].id.to_string();
