@@ -25,11 +25,15 @@
 //! its confinement, temporary files created `O_EXCL`, renamed into place
 //! (`output.rs`).
 //!
+//! [`Canonicalizer`] resolves the paths of many roots that share folders,
+//! each folder once (`canonical.rs`).
+//!
 //! [`repository_root`] finds where a working folder's repository begins, as
 //! git does (`root.rs`).
 
 #![warn(missing_docs)]
 
+mod canonical;
 mod confine;
 mod dir;
 mod list;
@@ -41,6 +45,7 @@ mod state;
 mod threads;
 mod watch;
 
+pub use canonical::Canonicalizer;
 pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};

@@ -349,3 +349,42 @@ warning missing_root [ROOT]/missing skill root `[ROOT]/missing` does not exist |
 "
     );
 }
+
+/// A working folder hundreds of levels deep (issue 38, item 10): the
+/// repository has four roots in every folder from the root down to it, and
+/// each used to be resolved whole (one `readlink` per component: hundreds
+/// of thousands of calls at depth 400, each walking a path as long as the
+/// depth). The folders the roots share are resolved once in a build now:
+/// one call per folder, one per root's first missing component.
+#[test]
+fn a_deep_working_folder_resolves_each_folder_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = support::canonical(tmp.path());
+    let depth = 400;
+    let work = (0..depth).fold(repo.clone(), |path, _| path.join("d"));
+    fs::create_dir_all(&work).unwrap();
+    write_tree(
+        &repo,
+        &[(".bcode/skills/top/SKILL.md", "---\ndescription: top\n---\n")],
+    );
+    let (env, config) = (bcode_skill::SourceEnv::default(), SkillsConfig::default());
+    let roots = bcode_skill::source_roots(bcode_skill::RootsInput {
+        repo: &repo,
+        work: &work,
+        env: &env,
+        config: &config,
+        configured: &[],
+        bundled: &[],
+    });
+    assert_eq!(roots.len(), 4 * (depth + 1));
+    let mut discovery = Discovery::new(quick_options(&config));
+    let registry = discovery.build(&roots);
+    let ids: Vec<&str> = registry.ids().collect();
+    assert_eq!(ids, ["top"]);
+    // The root's own components, then per folder itself and the first
+    // component of each of its four roots; `.bcode/skills` exists at the
+    // root (two more).
+    let bound = repo.components().count() + 5 * (depth + 1) + 2;
+    let lookups = discovery.last_stats().root_lookups;
+    assert!(lookups <= bound, "{lookups} lookups, more than {bound}");
+}

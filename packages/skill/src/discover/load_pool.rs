@@ -325,9 +325,11 @@ mod tests {
         let mut found = Vec::new();
         walk_root(
             &root,
+            bcode_fs::Confinement::anywhere_but_system(),
             &WalkOptions::default(),
             SystemTime::now(),
             true,
+            &mut bcode_fs::Canonicalizer::new(),
             &mut |c| found.push(c),
         );
         assert_eq!(found.len(), n);

@@ -48,7 +48,9 @@ impl Default for WalkOptions {
     }
 }
 
-use bcode_fs::{Confinement, Escape, EscapeReason, FileInfo, FileKind, FileStamp, ListedEntry};
+use bcode_fs::{
+    Canonicalizer, Confinement, Escape, EscapeReason, FileInfo, FileKind, FileStamp, ListedEntry,
+};
 
 /// What walking one root found besides its candidates, which go to the
 /// walk's sink as they are found.
@@ -97,11 +99,19 @@ const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
 /// answer at the next build) only when `record`: a build that is never
 /// repeated needs none, and at 60,000 skills it is an eighth of the build's
 /// peak memory.
+///
+/// `confinement` is the root's (see `RootConfinements`, which makes each
+/// repository's once) and `paths` resolves the root: one for all the roots
+/// of a build, so the folders the repository's roots share are resolved
+/// once, not once per root (a deep working folder has four roots in each
+/// folder above it).
 pub fn walk_root(
     root: &SourceRoot,
+    confinement: Confinement,
     options: &WalkOptions,
     started: SystemTime,
     record: bool,
+    paths: &mut Canonicalizer,
     sink: &mut dyn FnMut(Candidate),
 ) -> WalkResult {
     let mut snapshot = RootSnapshot::new(root, started, options.racy_window);
@@ -122,12 +132,9 @@ pub fn walk_root(
         entries_seen: 0,
         exhausted: false,
         source: None,
-        confinement: match &root.repository {
-            Some(repo) => Confinement::within(repo),
-            None => Confinement::anywhere_but_system(),
-        },
+        confinement,
     };
-    let canonical = match fs::canonicalize(&root.path) {
+    let canonical = match paths.canonicalize(&root.path) {
         Ok(path) => path,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             if matches!(root.source.kind, SourceKind::Config | SourceKind::Bundled) {
