@@ -17,7 +17,9 @@ use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::section::SectionKind;
 use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
-use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
+use bcode_prompt_sections::instructions::{
+    InstructionLimits, RepositoryInstructions, instruction_files,
+};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
 };
@@ -345,6 +347,11 @@ impl Core {
                 let invariant_budget_changed =
                     InvariantBudget::from(&fresh.loaded.config.invariants)
                         != InvariantBudget::from(&self.configured.loaded.config.invariants);
+                let instruction_limits_changed =
+                    InstructionLimits::from_config(&fresh.loaded.config.system_prompt)
+                        != InstructionLimits::from_config(
+                            &self.configured.loaded.config.system_prompt,
+                        );
                 self.skills
                     .session
                     .set_templates((*fresh.templates).clone());
@@ -354,6 +361,10 @@ impl Core {
                 if invariant_budget_changed {
                     // Read the invariants again under the new budget.
                     self.invariants = None;
+                }
+                if instruction_limits_changed {
+                    // Which files are read depends on the total.
+                    self.instructions = None;
                 }
                 if skills_changed {
                     // New roots and options: discover again, and diff the
@@ -577,11 +588,12 @@ impl Core {
         }
         let repo = self.opened.repo_path();
         let work = self.opened.work_path();
+        let limits = InstructionLimits::from_config(&self.configured.loaded.config.system_prompt);
         let (value, changed) = cached(
             &mut self.instructions,
             self.opened.options.racy_window,
             || instruction_paths(&repo, &work),
-            || bcode_prompt_sections::instructions::gather(&repo, &work),
+            || bcode_prompt_sections::instructions::gather(&repo, &work, &limits),
         );
         changes.instructions = changed;
         let mut instructions = (*value).clone();

@@ -153,6 +153,8 @@ pub struct SystemPromptConfig {
     pub text: String,
     /// Optional bound, in characters, on each repository instruction file, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_instructions_max_chars: Option<usize>,
+    /// Bound, in characters, on all repository instruction files together, in the order they are placed (root first, `BCODE.md` before `AGENTS.md`): the file that crosses it is cut with the truncation marker and the files after it are left out (each named in the section notes) without being read. Each file counts its text as the model sees it, at most its `repository_instructions_max_chars`. The default, 1,048,576, is far above real instructions; a repository's config may lower it, never raise it.
+    pub repository_instructions_total_max_chars: usize,
     /// Optional bound, in characters, on the repository invariants catalog, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_invariants_max_chars: Option<usize>,
     /// Bound, in characters, on git status context, marked when applied. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
@@ -164,12 +166,19 @@ pub struct SystemPromptConfig {
     pub sections: SectionToggles,
 }
 
+/// The default of `system_prompt.repository_instructions_total_max_chars`
+/// (1 Mi characters): instructions are placed whole in any real repository,
+/// but links or nested folders cannot make them fill the prompt (twenty
+/// links to an 8 MiB file were a 160 MiB prompt).
+pub const REPOSITORY_INSTRUCTIONS_TOTAL_MAX_CHARS: usize = 1 << 20;
+
 impl Default for SystemPromptConfig {
     fn default() -> Self {
         SystemPromptConfig {
             mode: PromptMode::Default,
             text: String::new(),
             repository_instructions_max_chars: None,
+            repository_instructions_total_max_chars: REPOSITORY_INSTRUCTIONS_TOTAL_MAX_CHARS,
             repository_invariants_max_chars: None,
             git_status_max_chars: 4000,
             templates_dir: None,

@@ -208,6 +208,7 @@ pub(crate) const LIMITS: &[&str] = &[
     "skills.routing.max_results",
     "system_prompt.git_status_max_chars",
     "system_prompt.repository_instructions_max_chars",
+    "system_prompt.repository_instructions_total_max_chars",
     "system_prompt.repository_invariants_max_chars",
 ];
 
