@@ -158,13 +158,26 @@ impl TotalBudget {
 /// already read (the same device and inode, through a link) is a problem
 /// naming that one; files past `limits.total` (see [`TotalBudget`]) are
 /// problems too, and are not read.
-pub fn gather(repo: &Path, work: &Path, limits: &InstructionLimits) -> RepositoryInstructions {
+///
+/// A file in a folder above `work` is read only when `owners` takes both
+/// the folder and the file for the user's (see `bcode_fs::Ownership`);
+/// otherwise it is a problem naming the owner. The working folder's own
+/// files are the user's choice.
+pub fn gather(
+    repo: &Path,
+    work: &Path,
+    limits: &InstructionLimits,
+    owners: &bcode_fs::Ownership,
+) -> RepositoryInstructions {
     let mut out = RepositoryInstructions::default();
     let confinement = bcode_fs::Confinement::within(repo);
+    let work = bcode_text::lexical(work);
+    // The last folder above `work` checked, and what the check said.
+    let mut checked: Option<(PathBuf, Result<(), bcode_fs::NotOwned>)> = None;
     let mut budget = TotalBudget::new(*limits);
     // Each file read so far, by identity, with its name.
     let mut seen: Vec<(Identity, String)> = Vec::new();
-    for (path, folder, name) in instruction_files(repo, work) {
+    for (path, folder, name) in instruction_files(repo, &work) {
         if budget.is_spent() {
             // Not read; only a file that exists is worth a note, and one
             // already placed is named as such (its `stat` says so).
@@ -181,10 +194,32 @@ pub fn gather(repo: &Path, work: &Path, limits: &InstructionLimits) -> Repositor
             }
             continue;
         }
+        // A folder above the working folder, and a file in it, must be the
+        // user's (checked on the opened file, before a byte is read).
+        let above = path.parent().filter(|folder| *folder != work);
+        let owner_check = |meta: &std::fs::Metadata| -> Result<(), bcode_fs::NotOwned> {
+            let Some(folder) = above else {
+                return Ok(());
+            };
+            let folder_check = match &checked {
+                Some((known, result)) if known == folder => result.clone(),
+                _ => {
+                    let result = owners.check(folder);
+                    checked = Some((folder.to_path_buf(), result.clone()));
+                    result
+                }
+            };
+            folder_check?;
+            owners.check_metadata(&path, meta)
+        };
         // Untruncated in the prompt by default, but never read without limit
         // or from a FIFO: the read cap is far above any real instructions file.
-        match read(&confinement, &path) {
-            Ok((identity, bytes)) => {
+        match read(&confinement, &path, owner_check) {
+            Ok(Read::Foreign(refused)) => out.problems.push(format!(
+                "{name} was left out: {refused}, and it is above the working folder; \
+                 if you trust it, add it to `trust.safe_directories` in your user config"
+            )),
+            Ok(Read::Text(identity, bytes)) => {
                 if let Some(first) = first_seen(&seen, identity) {
                     out.problems.push(same_file(&name, first));
                     continue;
@@ -234,27 +269,37 @@ fn same_file(name: &str, first: &str) -> String {
     format!("{name} is the same file as {first} (a link to it) and was left out")
 }
 
+/// What reading one instruction file gave.
+enum Read {
+    /// Its identity (device and inode) and its bytes.
+    Text(Option<Identity>, Vec<u8>),
+    /// Not read: the file or its folder is another user's.
+    Foreign(bcode_fs::NotOwned),
+}
+
 /// One instruction file through `confinement`, at most
-/// [`MAX_INSTRUCTION_FILE_BYTES`], with the identity (device and inode) of
-/// the file opened.
+/// [`MAX_INSTRUCTION_FILE_BYTES`], read only when `owner_check` passes the
+/// opened file's metadata.
 fn read(
     confinement: &bcode_fs::Confinement,
     path: &Path,
-) -> Result<(Option<Identity>, Vec<u8>), bcode_fs::ReadError> {
+    owner_check: impl FnOnce(&std::fs::Metadata) -> Result<(), bcode_fs::NotOwned>,
+) -> Result<Read, bcode_fs::ReadError> {
     let (mut file, len) = confinement.open_regular(path)?;
+    let meta = file.metadata().map_err(bcode_fs::ReadError::Io)?;
+    if let Err(refused) = owner_check(&meta) {
+        return Ok(Read::Foreign(refused));
+    }
     if len > MAX_INSTRUCTION_FILE_BYTES as u64 {
         return Err(bcode_fs::ReadError::TooLarge {
             len,
             max: MAX_INSTRUCTION_FILE_BYTES,
         });
     }
-    let identity = file
-        .metadata()
-        .ok()
-        .and_then(|meta| bcode_fs::FileStamp::of(&meta).identity());
+    let identity = bcode_fs::FileStamp::of(&meta).identity();
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     bcode_fs::read_rest(&mut file, &mut bytes, MAX_INSTRUCTION_FILE_BYTES)?;
-    Ok((identity, bytes))
+    Ok(Read::Text(identity, bytes))
 }
 
 /// Every instruction file [`gather`] reads, in order: `(path, folder from
@@ -290,6 +335,11 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
+    /// This process's own folders count.
+    fn mine() -> bcode_fs::Ownership {
+        bcode_fs::Ownership::of_process(false, &[])
+    }
+
     #[test]
     fn links_out_of_the_repository_are_problems_and_links_inside_are_read() {
         let dir = tempfile::tempdir().unwrap();
@@ -299,7 +349,7 @@ mod tests {
         std::fs::write(repo.join("docs/agents.md"), "Use tabs.").unwrap();
         symlink(dir.path().join("secret.md"), repo.join("BCODE.md")).unwrap();
         symlink("docs/agents.md", repo.join("AGENTS.md")).unwrap();
-        let found = gather(&repo, &repo, &InstructionLimits::default());
+        let found = gather(&repo, &repo, &InstructionLimits::default(), &mine());
         let texts: Vec<&str> = found.files.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["Use tabs."]);
         assert_eq!(found.problems.len(), 1);
@@ -314,7 +364,12 @@ mod tests {
     fn an_instruction_file_linked_into_proc_is_never_read() {
         let dir = tempfile::tempdir().unwrap();
         symlink("/proc/self/environ", dir.path().join("AGENTS.md")).unwrap();
-        let found = gather(dir.path(), dir.path(), &InstructionLimits::default());
+        let found = gather(
+            dir.path(),
+            dir.path(),
+            &InstructionLimits::default(),
+            &mine(),
+        );
         assert!(found.files.is_empty());
         assert!(
             found.problems[0].contains("under /proc, /sys or /dev"),
@@ -335,7 +390,12 @@ mod tests {
         symlink("../AGENTS.md", repo.join("a/BCODE.md")).unwrap();
         std::fs::hard_link(repo.join("AGENTS.md"), repo.join("a/b/AGENTS.md")).unwrap();
         std::fs::write(repo.join("a/b/BCODE.md"), "B rules.").unwrap();
-        let found = gather(repo, &repo.join("a/b"), &InstructionLimits::default());
+        let found = gather(
+            repo,
+            &repo.join("a/b"),
+            &InstructionLimits::default(),
+            &mine(),
+        );
         let names: Vec<(&str, &str)> = found
             .files
             .iter()
@@ -369,7 +429,7 @@ mod tests {
             per_file: None,
             total: 15,
         };
-        let found = gather(repo, &repo.join("a/b"), &limits);
+        let found = gather(repo, &repo.join("a/b"), &limits, &mine());
         let names: Vec<&str> = found.files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["BCODE.md", "AGENTS.md"]);
         assert_eq!(
@@ -412,5 +472,50 @@ mod tests {
         );
         // What is left is not below the file's own limit: that limit cuts.
         assert_eq!(shares(Some(30), 100, &[60, 50]), [Own, Own]);
+    }
+
+    /// Seen as another user: files in the folders above the working folder
+    /// are left out, naming the owner; the working folder's own are read;
+    /// a trusted folder (and what is below it) counts.
+    #[test]
+    fn files_above_the_working_folder_that_another_user_owns_are_left_out() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let repo = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(repo.join("a/b")).unwrap();
+        for file in ["AGENTS.md", "a/AGENTS.md", "a/b/AGENTS.md"] {
+            std::fs::write(repo.join(file), file).unwrap();
+        }
+        let me = std::fs::metadata(&repo).unwrap().uid();
+        let other = me.wrapping_add(4242);
+        let work = repo.join("a/b");
+        let limits = InstructionLimits::default();
+        let found = gather(
+            &repo,
+            &work,
+            &limits,
+            &bcode_fs::Ownership::of_user(other, false, &[]),
+        );
+        let names: Vec<&str> = found.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a/b/AGENTS.md"]);
+        let refused = |name: &str, folder: &Path| {
+            format!(
+                "{name} was left out: `{}` belongs to uid {me}, not to this user (uid {other}), \
+                 and it is above the working folder; if you trust it, add it to \
+                 `trust.safe_directories` in your user config",
+                folder.display()
+            )
+        };
+        assert_eq!(
+            found.problems,
+            [
+                refused("AGENTS.md", &repo),
+                refused("a/AGENTS.md", &repo.join("a"))
+            ]
+        );
+        let trusted = bcode_fs::Ownership::of_user(other, false, std::slice::from_ref(&repo));
+        let found = gather(&repo, &work, &limits, &trusted);
+        assert_eq!(found.files.len(), 3);
+        assert_eq!(found.problems, Vec::<String>::new());
     }
 }

@@ -739,6 +739,7 @@ fn instruction_files_that_are_fifos_or_huge_are_left_out_without_blocking() {
         dir.path(),
         dir.path(),
         &bcode_prompt_sections::instructions::InstructionLimits::default(),
+        &bcode_fs::Ownership::of_process(false, &[]),
     );
     assert_eq!(
         gathered

@@ -375,6 +375,7 @@ fn a_deep_working_folder_resolves_each_folder_once() {
         config: &config,
         configured: &[],
         bundled: &[],
+        owners: None,
     });
     assert_eq!(roots.len(), 4 * (depth + 1));
     let mut discovery = Discovery::new(quick_options(&config));
@@ -387,4 +388,79 @@ fn a_deep_working_folder_resolves_each_folder_once() {
     let bound = repo.components().count() + 5 * (depth + 1) + 2;
     let lookups = discovery.last_stats().root_lookups;
     assert!(lookups <= bound, "{lookups} lookups, more than {bound}");
+}
+
+/// Seen as another user (issue 38, item 5): the repository's skill roots
+/// in folders above the working folder are not searched, each existing one
+/// a `foreign_owner` warning naming the folder's owner; the working
+/// folder's own roots are; a trusted folder's are too.
+#[cfg(unix)]
+#[test]
+fn skill_roots_above_the_working_folder_that_another_user_owns_are_not_searched() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = support::canonical(tmp.path());
+    let skill = |d: &str| format!("---\ndescription: {d}\n---\n");
+    write_tree(
+        &repo,
+        &[
+            (".bcode/skills/top/SKILL.md", &skill("top")),
+            ("a/.agents/skills/mid/SKILL.md", &skill("mid")),
+            ("a/b/.bcode/skills/here/SKILL.md", &skill("here")),
+        ],
+    );
+    let work = repo.join("a/b");
+    let me = fs::metadata(&repo).unwrap().uid();
+    let other = me.wrapping_add(4242);
+    let (env, config) = (bcode_skill::SourceEnv::default(), SkillsConfig::default());
+    let build_as = |owners: &bcode_fs::Ownership| {
+        let roots = bcode_skill::source_roots(bcode_skill::RootsInput {
+            repo: &repo,
+            work: &work,
+            env: &env,
+            config: &config,
+            configured: &[],
+            bundled: &[],
+            owners: Some(owners),
+        });
+        Discovery::new(quick_options(&config)).build(&roots)
+    };
+    let registry = build_as(&bcode_fs::Ownership::of_user(other, false, &[]));
+    let ids: Vec<&str> = registry.ids().collect();
+    assert_eq!(ids, ["here"]);
+    let foreign: Vec<(String, String)> = registry
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code.as_str() == "foreign_owner")
+        .map(|d| {
+            (
+                d.path.clone().unwrap().display().to_string(),
+                d.message.clone(),
+            )
+        })
+        .collect();
+    let refused = |root: &str, folder: &std::path::Path| {
+        let root = repo.join(root).display().to_string();
+        let message = format!(
+            "skills in `{root}` are not loaded: `{}` belongs to uid {me}, not to this user \
+             (uid {other}), and it is above the working folder",
+            folder.display()
+        );
+        (root, message)
+    };
+    assert_eq!(
+        foreign,
+        [
+            refused(".bcode/skills", &repo),
+            refused("a/.agents/skills", &repo.join("a")),
+        ]
+    );
+    let registry = build_as(&bcode_fs::Ownership::of_user(
+        other,
+        false,
+        std::slice::from_ref(&repo),
+    ));
+    let mut ids: Vec<&str> = registry.ids().collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["here", "mid", "top"]);
 }

@@ -130,6 +130,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
     ])),
     ("trust", Shape::Table(&[
         ("repositories", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
+        ("safe_directories", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
     ])),
 ]);
 
@@ -220,4 +221,5 @@ pub(crate) static LEAF_KEYS: &[&str] = &[
     "system_prompt.templates_dir",
     "system_prompt.text",
     "trust.repositories",
+    "trust.safe_directories",
 ];

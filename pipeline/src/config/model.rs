@@ -36,7 +36,8 @@ pub struct BcodeConfig {
     pub trust: TrustConfig,
 }
 
-/// `[trust]`: which repositories' own config is applied in full. Honoured
+/// `[trust]`: which repositories' own config is applied in full, and which
+/// folders other users own count as yours. Honoured
 /// only from the user's layers (user file, environment, `--config`,
 /// `--set`); a repository's config cannot trust anything.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -48,6 +49,12 @@ pub struct TrustConfig {
     /// the file that set them; a repository is trusted when its root is one
     /// of the entries (folders below an entry are not).
     pub repositories: Vec<String>,
+    /// Folders that other users own and that you take for yours, with
+    /// everything below them, as git's `safe.directory` does: a repository
+    /// root above the working folder, and the folders between them, count
+    /// only when you own them or they are listed here (`*` lists every
+    /// folder). `~/` and relative entries resolve as `repositories` does.
+    pub safe_directories: Vec<String>,
 }
 
 /// How invariant guidance is chosen.

@@ -321,6 +321,7 @@ mod tests {
             },
             path: dir.path().to_path_buf(),
             repository: None,
+            owner_check: None,
         };
         let mut found = Vec::new();
         walk_root(

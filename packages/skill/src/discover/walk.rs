@@ -160,7 +160,21 @@ pub fn walk_root(
         return w.result;
     }
     let meta = match fs::metadata(&canonical) {
-        Ok(meta) => FileInfo::of(&meta),
+        Ok(meta) => {
+            if let Some(check) = &root.owner_check {
+                let refused = check
+                    .owners
+                    .check(&check.folder)
+                    .and_then(|()| check.owners.check_metadata(&canonical, &meta));
+                if let Err(refused) = refused {
+                    // Not searched; the next build looks again.
+                    w.result.snapshot.distrust();
+                    w.foreign(&root.path, &refused);
+                    return w.result;
+                }
+            }
+            FileInfo::of(&meta)
+        }
         Err(err) => {
             w.io_problem(&canonical, &err);
             return w.result;
@@ -747,6 +761,22 @@ impl Walker<'_> {
                 path.display()
             ),
             Some("replace it with a regular file"),
+        );
+    }
+
+    /// A repository's root above the working folder that is not the
+    /// user's: another user may have put it there for them.
+    fn foreign(&mut self, root: &Path, refused: &bcode_fs::NotOwned) {
+        self.warn(
+            DiagnosticCode::ForeignOwner,
+            root,
+            format!(
+                "skills in `{}` are not loaded: {refused}, and it is above the working folder",
+                root.display()
+            ),
+            Some(
+                "if you trust that folder, add it to `trust.safe_directories` in your user config",
+            ),
         );
     }
 
