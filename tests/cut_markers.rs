@@ -263,3 +263,56 @@ fn catalog_description_cuts_are_marked() {
 fn catalog_cuts_are_marked() {
     check_limit("skills.prompt.max_bytes");
 }
+
+/// `system_prompt.repository_instructions_total_max_chars` bounds the
+/// instruction files together: at every total, the files placed are the
+/// first ones in order, all whole but the last, which is whole or carries
+/// the marker; and when a file is left out, the last one placed carries the
+/// marker (the model always learns where the total cut).
+#[test]
+fn repository_instructions_total_cuts_are_marked() {
+    let key = "system_prompt.repository_instructions_total_max_chars";
+    let limited = Limited {
+        key,
+        sections: &["repository_context:"],
+        marker: "[truncated: ",
+        skills: &[],
+    };
+    let fixture = fixture();
+    let whole = render(&fixture, None, &[]);
+    let uncut: Vec<(&str, &str)> = bounded_sections(&whole, &limited).into_iter().collect();
+    assert_eq!(uncut.len(), 2, "{uncut:?}");
+    // Map order is by id; placing order is the prompt's.
+    let order = |sections: &mut Vec<(&str, &str)>, prompt: &AssembledPrompt| {
+        sections.sort_by_key(|(id, _)| prompt.sections.iter().position(|s| s.id == *id));
+    };
+    let mut uncut = uncut;
+    order(&mut uncut, &whole);
+    let top: usize = uncut.iter().map(|(_, t)| t.len()).sum::<usize>() + 8;
+    let mut failures = Vec::new();
+    for total in (0..=top.min(DENSE_UP_TO)).chain((DENSE_UP_TO..top).step_by(STRIDE)) {
+        let prompt = render(&fixture, Some(format!("{key}={total}")), &[]);
+        let mut placed: Vec<(&str, &str)> =
+            bounded_sections(&prompt, &limited).into_iter().collect();
+        order(&mut placed, &prompt);
+        let Some((last, rest)) = placed.split_last() else {
+            failures.push(format!(
+                "{key}={total}: no instructions at all, not even a marker"
+            ));
+            continue;
+        };
+        let prefix = uncut.get(..placed.len()).unwrap_or(&[]);
+        let ids_match = prefix
+            .iter()
+            .map(|(id, _)| id)
+            .eq(placed.iter().map(|(id, _)| id));
+        let rest_whole = rest.iter().zip(prefix).all(|(a, b)| a.1 == b.1);
+        let last_ok = prefix.last().is_some_and(|(_, text)| *text == last.1)
+            || last.1.contains(limited.marker);
+        let marked_when_short = placed.len() == uncut.len() || last.1.contains(limited.marker);
+        if !(ids_match && rest_whole && last_ok && marked_when_short) {
+            failures.push(format!("{key}={total}: placed {placed:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -99,6 +99,7 @@ pub fn roots_for(paths: &[PathBuf]) -> Vec<SourceRoot> {
                 },
                 path: path.clone(),
                 repository: None,
+                owner_check: None,
             }
         })
         .collect()

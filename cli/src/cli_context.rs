@@ -63,7 +63,8 @@ pub struct LayerFlags {
 #[derive(Clone, Debug)]
 pub struct ProcessInputs {
     /// The repository root, canonical: the nearest folder at or above
-    /// `--repo` holding a `.git`, else `--repo` itself.
+    /// `--repo` holding a `.git`, else `--repo` itself (also when that
+    /// folder is above `--repo` and another user owns it: `refused_root`).
     pub repo: PathBuf,
     /// The working folder `--repo` names (canonical): the root, or a
     /// folder inside it whose instructions and skills are added.
@@ -72,6 +73,13 @@ pub struct ProcessInputs {
     pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
     pub flags: LayerFlags,
+    /// Who counts as the user for the folders above `work` (the user's
+    /// `trust.safe_directories` decides which other users' folders count).
+    pub owners: bcode_prompt::repository::Ownership,
+    /// The folder holding the nearest `.git` above `work`, not taken as the
+    /// root because another user owns it; a session reports it as a notice,
+    /// [`CliContext::from_process`] on stderr.
+    pub refused_root: Option<bcode_prompt::repository::RefusedRoot>,
 }
 
 impl ProcessInputs {
@@ -137,13 +145,22 @@ impl ProcessInputs {
         for warning in &warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        Ok(ProcessInputs {
-            repo: bcode_fs::repository_root(&repo),
+        let mut inputs = ProcessInputs {
+            repo: repo.clone(),
             work: repo,
             cwd,
             env,
             flags,
-        })
+            owners: bcode_prompt::repository::Ownership::of_process(false, &[]),
+            refused_root: None,
+        };
+        // The session opened later finds the same root from the same inputs.
+        let (found, owners) =
+            bcode_prompt::repository::repository_root(&inputs.work, &inputs.config_inputs());
+        inputs.repo = found.root;
+        inputs.refused_root = found.refused;
+        inputs.owners = owners;
+        Ok(inputs)
     }
 
     /// The inputs of config loading.
@@ -239,6 +256,12 @@ impl CliContext {
     /// layered configuration. Config warnings go to stderr.
     pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
         let inputs = ProcessInputs::read(flags, false)?;
+        if let Some(refused) = &inputs.refused_root {
+            eprintln!(
+                "bcode-prompt: warning: {}",
+                bcode_prompt::Notice::from_foreign_root(refused)
+            );
+        }
         let loaded =
             load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
         for warning in &loaded.warnings {
@@ -255,6 +278,7 @@ impl CliContext {
             &self.inputs.work,
             &self.inputs.env,
             &self.loaded,
+            &self.inputs.owners,
         )
     }
 }

@@ -216,7 +216,11 @@ fn report_warnings(rendered: &Turn) {
             .iter()
             .filter(move |notice| sources.contains(&notice.source))
     };
-    for notice in from(&[NoticeSource::Config, NoticeSource::Templates]) {
+    for notice in from(&[
+        NoticeSource::Config,
+        NoticeSource::Templates,
+        NoticeSource::Repository,
+    ]) {
         eprintln!("bcode-prompt: warning: {notice}");
     }
     for warning in limit_warnings(&rendered.prompt) {

@@ -333,7 +333,9 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
             }
             // The turn carries them when they are new: the first, and after
             // an edit.
-            NoticeSource::Templates => eprintln!("bcode-prompt: warning: {notice}"),
+            NoticeSource::Templates | NoticeSource::Repository => {
+                eprintln!("bcode-prompt: warning: {notice}");
+            }
             NoticeSource::Catalog if first_turn || changed => {
                 eprintln!("bcode-prompt: warning: {notice}");
             }

@@ -532,6 +532,7 @@ mod tests {
             },
             path: dir.to_path_buf(),
             repository: None,
+            owner_check: None,
         };
         Discovery::new(bcode_skill::DiscoveryOptions::from_config(
             &Default::default(),

@@ -710,3 +710,177 @@ fn a_runaway_template_override_ends_with_an_error() {
         );
     }
 }
+
+/// `bcode-prompt --repo work` with `args`, its address space capped at
+/// `kib` KiB and its time at two minutes, stdout to a file (a prompt that
+/// ran away must not fill the test's own memory). Returns the exit code,
+/// stdout (`None` when over 4 MiB: only its size then) and stderr.
+fn capped(
+    sandbox: &Sandbox,
+    work: &std::path::Path,
+    args: &[&str],
+    kib: u64,
+) -> (Option<i32>, u64, Option<String>, String) {
+    let stdout = sandbox.base.join("stdout.txt");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$1\" && shift && exec timeout 120 \"$@\"")
+        .arg("sh")
+        .arg(kib.to_string())
+        .arg(env!("CARGO_BIN_EXE_bcode-prompt"))
+        .arg("--repo")
+        .arg(work)
+        .args(args)
+        .env_clear()
+        .env("HOME", &sandbox.home)
+        .env("BCODE_STATE_DIR", &sandbox.state)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout).unwrap())
+        .output()
+        .unwrap();
+    let size = std::fs::metadata(&stdout).unwrap().len();
+    let shown = (size <= 4 << 20).then(|| std::fs::read_to_string(&stdout).unwrap());
+    (out.status.code(), size, shown, text(&out.stderr))
+}
+
+/// The issue's case (issue 38, item 11): one 8 MiB file linked as
+/// `BCODE.md` and `AGENTS.md` in each of 40 nested folders made a 671 MB
+/// prompt and took 2 GB. The same file through another link is placed once,
+/// and all instructions together are bounded (by default 1 Mi characters),
+/// cut with the marker: the render stays small, under a 1 GB address space.
+#[test]
+fn one_big_file_linked_as_every_instruction_file_is_placed_once_and_cut() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let rules = sandbox.repo.join("rules.md");
+    std::fs::write(&rules, "Rule.\n".repeat((8 << 20) / 6)).unwrap();
+    let mut folder = sandbox.repo.clone();
+    for level in 0..40 {
+        if level > 0 {
+            folder.push("d");
+        }
+        std::fs::create_dir_all(&folder).unwrap();
+        for name in ["BCODE.md", "AGENTS.md"] {
+            std::os::unix::fs::symlink(&rules, folder.join(name)).unwrap();
+        }
+    }
+    let (code, size, shown, stderr) = capped(&sandbox, &folder, &["render", "--json"], 1 << 20);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    assert!(size < 3 << 20, "{size} bytes");
+    let json: Value = serde_json::from_str(&shown.unwrap()).unwrap();
+    let sections: Vec<&Value> = json["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["id"].as_str().unwrap().starts_with("repository_context"))
+        .collect();
+    let ids: Vec<&str> = sections.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["repository_context:BCODE.md"]);
+    let notes: Vec<&str> = sections[0]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 80, "{notes:?}");
+    assert_eq!(
+        notes[..3],
+        [
+            "cut by system_prompt.repository_instructions_total_max_chars",
+            "AGENTS.md is the same file as BCODE.md (a link to it) and was left out",
+            "d/BCODE.md is the same file as BCODE.md (a link to it) and was left out",
+        ]
+    );
+    let len = 8 * 1024 * 1024 / 6 * 6;
+    assert_eq!(
+        sections[0]["truncations"],
+        json!([{
+            "cut_at_byte": 1_048_483,
+            "full_text_at": format!("{}/BCODE.md", sandbox.repo.display()),
+            "limit": {"chars": 1 << 20},
+            "omitted_bytes": len - 1_048_483,
+            "omitted_chars": len - 1_048_483,
+            "original_bytes": len,
+            "original_chars": len,
+        }])
+    );
+    let system = json["system"].as_str().unwrap();
+    assert_eq!(system.matches("[truncated: ").count(), 1);
+}
+
+/// Distinct instruction files together past
+/// `system_prompt.repository_instructions_total_max_chars` (issue 38, item
+/// 11): the file that crosses the total is cut with the marker, the one
+/// after it is left out (unread), and the notes say why.
+#[test]
+fn instructions_past_the_total_are_cut_then_left_out() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let body = |c: &str| format!("{}\n", c.repeat(999));
+    for (path, c) in [
+        ("BCODE.md", "r"),
+        ("packages/AGENTS.md", "p"),
+        ("packages/web/AGENTS.md", "w"),
+    ] {
+        write(&sandbox.repo.join(path), &body(c));
+    }
+    let work = sandbox.repo.join("packages/web");
+    let (code, _, shown, stderr) = capped(
+        &sandbox,
+        &work,
+        &[
+            "--set",
+            "system_prompt.repository_instructions_total_max_chars=1500",
+            "render",
+            "--json",
+        ],
+        4 << 20,
+    );
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    let json: Value = serde_json::from_str(&shown.unwrap()).unwrap();
+    let sections: Vec<(&str, &Value, &Value)> = json["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["id"].as_str().unwrap().starts_with("repository_context"))
+        .map(|s| (s["id"].as_str().unwrap(), &s["notes"], &s["truncations"]))
+        .collect();
+    let agents = format!("{}/packages/AGENTS.md", sandbox.repo.display());
+    // The kept prefix and its marker fit in the 500 characters left.
+    let marker = |omitted: usize| {
+        format!("\n[truncated: {omitted} of 1000 characters omitted; full text: {agents}]")
+    };
+    let cut = sections[1].2[0]["cut_at_byte"].as_u64().unwrap() as usize;
+    assert!(cut > 300 && cut + marker(1000 - cut).len() <= 500, "{cut}");
+    assert!(json["system"].as_str().unwrap().contains(&format!(
+        "{}{}\n</repository_instructions>",
+        "p".repeat(cut),
+        marker(1000 - cut)
+    )));
+    assert_eq!(
+        sections,
+        [
+            (
+                "repository_context:BCODE.md",
+                &json!([
+                    "packages/web/AGENTS.md was left out: the instructions before it fill \
+                     system_prompt.repository_instructions_total_max_chars (1500 characters)"
+                ]),
+                &json!([])
+            ),
+            (
+                "repository_context:packages/AGENTS.md",
+                &json!(["cut by system_prompt.repository_instructions_total_max_chars"]),
+                &json!([{
+                    "cut_at_byte": cut,
+                    "full_text_at": agents,
+                    "limit": {"chars": 500},
+                    "omitted_bytes": 1000 - cut,
+                    "omitted_chars": 1000 - cut,
+                    "original_bytes": 1000,
+                    "original_chars": 1000,
+                }])
+            ),
+        ]
+    );
+}

@@ -84,9 +84,16 @@ fn render_explain_of_two_8_mib_punctuation_files_is_bounded_and_marked() {
     write(&sandbox.repo.join("BCODE.md"), &text);
     write(&sandbox.repo.join("AGENTS.md"), &text);
     let out = sandbox.base.join("explain.txt");
+    // Both files whole: the user may raise the total bound on instructions
+    // (1 Mi characters by default), and the counts are what is tested here.
+    let whole = [
+        "--set",
+        "system_prompt.repository_instructions_total_max_chars=20000000",
+    ];
     let (code, stderr, explain_kib) = run_bounded(
         sandbox
             .command()
+            .args(whole)
             .args(common::RENDER_PINNED)
             .arg("--explain"),
         &out,
@@ -119,7 +126,7 @@ fn render_explain_of_two_8_mib_punctuation_files_is_bounded_and_marked() {
     // The plain render of the same repository holds the prompt too: the
     // counts add a fixed amount, not one proportional to the text.
     let (code, _, render_kib) = run_bounded(
-        sandbox.command().args(common::RENDER_PINNED),
+        sandbox.command().args(whole).args(common::RENDER_PINNED),
         &sandbox.base.join("render.txt"),
     );
     assert_eq!(code, Some(0));

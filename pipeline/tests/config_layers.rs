@@ -134,7 +134,7 @@ fn no_files_and_no_variables_give_the_defaults() {
     assert_eq!(loaded.warnings, vec![]);
     assert_eq!(fixture.explained(&loaded), Vec::<String>::new());
     let explain = loaded.explain();
-    assert_eq!(explain.len(), 83);
+    assert_eq!(explain.len(), 85);
     let keys: Vec<&str> = explain.iter().map(|line| line.key.as_str()).collect();
     let mut sorted = keys.clone();
     sorted.sort();

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use bcode_prompt_pipeline::config::{
     AutoActivate, ConfigInputs, ConfigWarningKind, InvariantsMode, LoadedConfig, Origin,
-    PromptMode, RepoTrust, check, load,
+    PromptMode, RepoTrust, SafeDirectories, check, load, safe_directories,
 };
 use bcode_skill_models::McpServerConfig;
 
@@ -439,6 +439,56 @@ fn a_repository_cannot_trust_itself() {
     assert_eq!(loaded.config.skills.auto_activate, AutoActivate::Suggest);
     let keys: Vec<&str> = loaded.warnings.iter().map(|w| w.key.as_str()).collect();
     assert_eq!(keys, ["trust.repositories", "skills.auto_activate"]);
+}
+
+/// `trust.safe_directories` (issue 38, item 5) is read from the user's
+/// layers before the root is known, resolved like `trust.repositories`
+/// (`~/`, relative to the file, `*`); a repository's list never counts,
+/// trusted or not, and is ignored with a warning.
+#[test]
+fn only_the_users_layers_list_safe_directories() {
+    let tree = Tree::new()
+        .user_config("[trust]\nsafe_directories = [\"~/shared\", \"team\", \"*\"]\n")
+        .repo_config("[trust]\nsafe_directories = [\"/\"]\n");
+    assert_eq!(
+        safe_directories(&tree.inputs),
+        SafeDirectories {
+            any: true,
+            folders: vec![
+                tree.root.join("home/shared"),
+                tree.root.join("home/.config/bcode/team"),
+            ],
+        }
+    );
+    let loaded = tree.load();
+    assert!(
+        loaded
+            .config
+            .trust
+            .safe_directories
+            .contains(&"*".to_owned())
+    );
+    assert_eq!(
+        tree.warnings(&loaded),
+        [
+            "repo file [ROOT]/repo/.bcode/bcode.toml:2: `trust.safe_directories = [\"/\"]` ignored: \
+             only the user's own config can trust folders that other users own; set it in your \
+             user config instead"
+        ]
+    );
+    // The highest user layer that sets the list is the list.
+    let mut inputs = tree.inputs.clone();
+    inputs.set = vec!["trust.safe_directories=[\"elsewhere\"]".to_owned()];
+    assert_eq!(
+        safe_directories(&inputs),
+        SafeDirectories {
+            any: false,
+            folders: vec![tree.root.join("elsewhere")],
+        }
+    );
+    // No user layer, no list: the repository's is never read.
+    let tree = Tree::new().repo_config("[trust]\nsafe_directories = [\"*\"]\n");
+    assert_eq!(safe_directories(&tree.inputs), SafeDirectories::default());
 }
 
 #[cfg(unix)]

@@ -17,7 +17,9 @@ use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::section::SectionKind;
 use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
-use bcode_prompt_sections::instructions::{RepositoryInstructions, instruction_files};
+use bcode_prompt_sections::instructions::{
+    InstructionLimits, RepositoryInstructions, instruction_files,
+};
 use bcode_prompt_sections::invariants::{
     INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
 };
@@ -52,6 +54,13 @@ pub(crate) struct Opened {
     /// The working folder: the folder the host named, the root or a
     /// folder inside it (its instructions and skills are added).
     pub(crate) work: PathBuf,
+    /// Who counts as the user, for the root and the folders between it and
+    /// the working folder (decided at open, from the user's
+    /// `trust.safe_directories`).
+    pub(crate) owners: bcode_fs::Ownership,
+    /// The folder holding the nearest `.git` above the working folder,
+    /// refused as the root because another user owns it.
+    pub(crate) refused_root: Option<bcode_fs::RefusedRoot>,
     /// The skill pools: the host's shared ones, or the session's own.
     pools: SharedSkills,
 }
@@ -68,6 +77,8 @@ impl Opened {
         Opened {
             repo: options.repo.clone(),
             work: options.repo.clone(),
+            owners: bcode_fs::Ownership::of_process(false, &[]),
+            refused_root: None,
             pools: options.skill_lifetime.pools(),
             options,
         }
@@ -203,6 +214,8 @@ pub(crate) struct Prepared {
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) config_warnings: Vec<bcode_prompt_pipeline::config::ConfigWarning>,
     pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
+    /// The root refused at open, on the first turn.
+    pub(crate) foreign_root: Option<bcode_fs::RefusedRoot>,
     pub(crate) changes: TurnChanges,
     /// Relevant mode is on: the catalog and config the driver needs.
     pub(crate) relevant: Option<(
@@ -240,7 +253,11 @@ impl Core {
         // The folder given may be any folder inside a repository: its root
         // (trust, config, git, invariants) is found as git finds it.
         opened.work = bcode_text::lexical(&repo);
-        opened.repo = bcode_fs::repository_root(&opened.work);
+        let (found, owners) =
+            setup::repository_root(&opened.work, &opened.options.config_inputs(&opened.work));
+        opened.repo = found.root;
+        opened.refused_root = found.refused;
+        opened.owners = owners;
         let configured = Configured::build(&opened)?;
         let skills = Skills::open(&opened, &configured)?;
         Ok(Core {
@@ -306,6 +323,7 @@ impl Core {
             diagnostics: Vec::new(),
             config_warnings: Vec::new(),
             template_warnings: Vec::new(),
+            foreign_root: None,
             changes: TurnChanges::default(),
             relevant: None,
             task: None,
@@ -330,6 +348,7 @@ impl Core {
     /// Picks up what changed since the last turn.
     fn refresh(&mut self, prepared: &mut Prepared) -> Result<(), PromptError> {
         if self.first_turn {
+            prepared.foreign_root = self.opened.refused_root.clone();
             prepared.config_warnings = self.configured.loaded.warnings.clone();
             prepared.template_warnings = self.configured.templates.warnings().to_vec();
             prepared.diagnostics = self.registry().diagnostics().to_vec();
@@ -347,6 +366,11 @@ impl Core {
                 let invariant_budget_changed =
                     InvariantBudget::from(&fresh.loaded.config.invariants)
                         != InvariantBudget::from(&self.configured.loaded.config.invariants);
+                let instruction_limits_changed =
+                    InstructionLimits::from_config(&fresh.loaded.config.system_prompt)
+                        != InstructionLimits::from_config(
+                            &self.configured.loaded.config.system_prompt,
+                        );
                 self.skills
                     .session
                     .set_templates((*fresh.templates).clone());
@@ -356,6 +380,10 @@ impl Core {
                 if invariant_budget_changed {
                     // Read the invariants again under the new budget.
                     self.invariants = None;
+                }
+                if instruction_limits_changed {
+                    // Which files are read depends on the total.
+                    self.instructions = None;
                 }
                 if skills_changed {
                     // New roots and options: discover again, and diff the
@@ -585,11 +613,19 @@ impl Core {
         }
         let repo = self.opened.repo_path();
         let work = self.opened.work_path();
+        let limits = InstructionLimits::from_config(&self.configured.loaded.config.system_prompt);
         let (value, changed) = cached(
             &mut self.instructions,
             self.opened.options.racy_window,
             || instruction_paths(&repo, &work),
-            || bcode_prompt_sections::instructions::gather(&repo, &work),
+            || {
+                bcode_prompt_sections::instructions::gather(
+                    &repo,
+                    &work,
+                    &limits,
+                    &self.opened.owners,
+                )
+            },
         );
         changes.instructions = changed;
         let mut instructions = (*value).clone();
@@ -789,6 +825,7 @@ impl Skills {
             &opened.work_path(),
             &opened.options.env,
             &configured.loaded,
+            &opened.owners,
         );
         // The host's providers first, then one per configured MCP server
         // (they rank as `mcp:<name>` whatever the order).

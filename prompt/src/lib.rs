@@ -119,6 +119,15 @@ pub mod skills {
     pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};
 }
 
+/// Where a working folder's repository begins, as git finds it, and whose
+/// folders above the working folder count as the user's (a root another
+/// user owns is refused unless `trust.safe_directories` lists it; see
+/// [`crate::Notice`] with [`crate::NoticeSource::Repository`]).
+pub mod repository {
+    pub use crate::setup::repository_root;
+    pub use bcode_fs::{NotOwned, Ownership, RefusedRoot, RepositoryRoot};
+}
+
 /// Relevant-mode invariants: the selector a host may plug in
 /// ([`crate::SessionOptions::selector`]) and what it is asked and answers.
 pub mod invariants {

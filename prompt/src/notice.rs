@@ -1,12 +1,14 @@
 //! One channel for every problem of a turn: skill diagnostics, config and
-//! template warnings, catalog warnings, failed sections and events the sink
-//! refused, each as a [`Notice`] with the shape of a skill [`Diagnostic`]
+//! template warnings, a refused repository root, catalog warnings, failed
+//! sections and events the sink refused, each as a [`Notice`] with the
+//! shape of a skill [`Diagnostic`]
 //! (severity, stable code, message, hint) and the part of the session it
 //! came from.
 
 use std::fmt;
 use std::path::PathBuf;
 
+use bcode_fs::RefusedRoot;
 use bcode_prompt_pipeline::config::{ConfigWarning, ConfigWarningKind};
 use bcode_skill::catalog::CatalogWarning;
 use bcode_skill_models::{Diagnostic, Severity};
@@ -47,6 +49,9 @@ pub enum NoticeSource {
     Config,
     /// The template overrides of `system_prompt.templates_dir`.
     Templates,
+    /// The repository root: the nearest `.git` above the working folder
+    /// was another user's and was not taken (`foreign_owner`).
+    Repository,
     /// The skill catalog this turn's prompt holds.
     Catalog,
     /// A section whose stage failed; it was left out of the prompt.
@@ -134,6 +139,30 @@ impl Notice {
         notice
     }
 
+    /// The notice of a repository root refused because another user owns
+    /// it ([`crate::Turn::foreign_root`]); a command that opens no session
+    /// shows the same.
+    pub fn from_foreign_root(refused: &RefusedRoot) -> Notice {
+        let mut notice = Notice::new(
+            NoticeSource::Repository,
+            Severity::Warning,
+            "foreign_owner",
+            format!(
+                "`{}` holds a `.git` above the working folder but is not taken as the \
+                 repository root: {}; the working folder is its own root and nothing above it \
+                 is read",
+                refused.folder.display(),
+                refused.not_owned
+            ),
+        );
+        notice.hint = Some(format!(
+            "if you trust that folder, add {:?} to `trust.safe_directories` in your user config",
+            refused.folder.display().to_string()
+        ));
+        notice.path = Some(refused.folder.clone());
+        notice
+    }
+
     fn from_catalog(warning: &CatalogWarning) -> Notice {
         let code = match warning {
             CatalogWarning::TooLarge(_) => "catalog_too_large",
@@ -173,6 +202,7 @@ pub(crate) struct Problems<'a> {
     pub(crate) diagnostics: &'a [Diagnostic],
     pub(crate) config: &'a [ConfigWarning],
     pub(crate) templates: &'a [TemplateWarning],
+    pub(crate) foreign_root: Option<&'a RefusedRoot>,
     pub(crate) catalog: &'a [CatalogWarning],
     /// Each failed section's id and what its stage said.
     pub(crate) failed_sections: Vec<(&'a str, &'a str)>,
@@ -188,6 +218,7 @@ pub(crate) fn collect(problems: Problems<'_>) -> Vec<Notice> {
         .collect();
     notices.extend(problems.config.iter().map(Notice::from_config));
     notices.extend(problems.templates.iter().map(Notice::from_template));
+    notices.extend(problems.foreign_root.map(Notice::from_foreign_root));
     notices.extend(problems.catalog.iter().map(Notice::from_catalog));
     notices.extend(
         problems

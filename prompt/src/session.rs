@@ -215,6 +215,7 @@ impl PromptSession {
             diagnostics: prepared.diagnostics,
             config_warnings: prepared.config_warnings,
             template_warnings: prepared.template_warnings,
+            foreign_root: prepared.foreign_root,
             changes: prepared.changes,
             event_log_problems: prepared.event_log_problems,
             section_failures,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use bcode_fs::Confinement;
+use bcode_fs::{Confinement, Ownership, RepositoryRoot};
 use bcode_prompt_pipeline::config::Origin;
 use bcode_prompt_pipeline::config::{self, ConfigInputs, LoadedConfig};
 use bcode_skill::{
@@ -84,14 +84,30 @@ fn templates_confinement(loaded: &LoadedConfig) -> Confinement {
     }
 }
 
+/// The repository root of the working folder `work` (absolute) as git
+/// finds it, and who counts as the user: the process's effective user,
+/// trusting the folders the user's layers of `inputs` list in
+/// `trust.safe_directories` (read here, before the root is known; the
+/// inputs' `repo` is not used). A root above `work` that another user owns
+/// is refused (see `bcode_fs::repository_root`); the same [`Ownership`]
+/// then decides the folders between the root and `work`.
+pub fn repository_root(work: &Path, inputs: &ConfigInputs) -> (RepositoryRoot, Ownership) {
+    let safe = config::safe_directories(inputs);
+    let owners = Ownership::of_process(safe.any, &safe.folders);
+    (bcode_fs::repository_root(work, &owners), owners)
+}
+
 /// The skill roots of the repository at `repo` seen from the working folder
 /// `work` (the root itself, or a folder inside it), highest precedence
-/// first, from the config and the environment snapshot.
+/// first, from the config and the environment snapshot. The repository's
+/// roots in folders above `work` are searched only where `owners` takes
+/// them for the user's.
 pub fn skill_roots(
     repo: &Path,
     work: &Path,
     env: &BTreeMap<String, String>,
     loaded: &LoadedConfig,
+    owners: &Ownership,
 ) -> Vec<SourceRoot> {
     let source_env = SourceEnv::from_vars(&|name| env.get(name).cloned());
     let configured: Vec<ConfiguredRoot> = loaded
@@ -109,6 +125,7 @@ pub fn skill_roots(
         config: &loaded.config.skills,
         configured: &configured,
         bundled: &[],
+        owners: Some(owners),
     })
 }
 

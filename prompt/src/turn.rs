@@ -204,6 +204,12 @@ pub struct Turn {
     /// first turn, after the config changed, and after an override edit
     /// that changed them.
     pub template_warnings: Vec<TemplateWarning>,
+    /// On the first turn: the folder holding the nearest `.git` above the
+    /// working folder, not taken as the repository root because another
+    /// user owns it (or its `.git`) and `trust.safe_directories` does not
+    /// list it; the working folder was its own root, and nothing above it
+    /// was read.
+    pub foreign_root: Option<bcode_fs::RefusedRoot>,
     /// Warnings about the skill catalog this turn's prompt holds, on every
     /// turn they apply to: estimated to take more than
     /// `skills.prompt.warn_percent` of `skills.prompt.context_window_tokens`
@@ -260,14 +266,16 @@ impl Turn {
     }
 
     /// Every problem of the turn, in one type: the skill diagnostics, the
-    /// config, template and catalog warnings, the failed sections and the
-    /// events the sink refused, in that order (the fields above hold each
+    /// config and template warnings, the refused repository root, the
+    /// catalog warnings, the failed sections and the events the sink
+    /// refused, in that order (the fields above hold each
     /// kind with its own structure).
     pub fn notices(&self) -> Vec<Notice> {
         crate::notice::collect(Problems {
             diagnostics: &self.diagnostics,
             config: &self.config_warnings,
             templates: &self.template_warnings,
+            foreign_root: self.foreign_root.as_ref(),
             catalog: &self.catalog_warnings,
             failed_sections: self
                 .section_failures

@@ -735,7 +735,12 @@ fn instruction_files_that_are_fifos_or_huge_are_left_out_without_blocking() {
             .success()
     );
     std::fs::write(dir.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
-    let gathered = bcode_prompt_sections::instructions::gather(dir.path(), dir.path());
+    let gathered = bcode_prompt_sections::instructions::gather(
+        dir.path(),
+        dir.path(),
+        &bcode_prompt_sections::instructions::InstructionLimits::default(),
+        &bcode_fs::Ownership::of_process(false, &[]),
+    );
     assert_eq!(
         gathered
             .files

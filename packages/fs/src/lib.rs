@@ -25,15 +25,21 @@
 //! its confinement, temporary files created `O_EXCL`, renamed into place
 //! (`output.rs`).
 //!
+//! [`Canonicalizer`] resolves the paths of many roots that share folders,
+//! each folder once (`canonical.rs`).
+//!
 //! [`repository_root`] finds where a working folder's repository begins, as
-//! git does (`root.rs`).
+//! git does (`root.rs`), refusing a root above the working folder that
+//! another user owns unless [`Ownership`] trusts it (`owner.rs`).
 
 #![warn(missing_docs)]
 
+mod canonical;
 mod confine;
 mod dir;
 mod list;
 mod output;
+mod owner;
 mod read;
 mod root;
 mod stamp;
@@ -41,12 +47,14 @@ mod state;
 mod threads;
 mod watch;
 
+pub use canonical::Canonicalizer;
 pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
 pub use dir::{DirHandle, below};
 pub use list::{ListedEntry, for_each_entry};
 pub use output::OutputDir;
+pub use owner::{NotOwned, Ownership};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
-pub use root::{enclosing_repository, repository_root};
+pub use root::{RefusedRoot, RepositoryRoot, enclosing_repository, repository_root};
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use state::{StateDir, StateError};
 pub use threads::worker_threads;

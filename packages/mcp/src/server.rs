@@ -878,6 +878,7 @@ mod tests {
             },
             path: dir.to_path_buf(),
             repository: None,
+            owner_check: None,
         };
         discovery.build(&[root])
     }

@@ -43,8 +43,8 @@ pub use cache::DiskCache;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::format_context;
 pub use discover::{
-    Discovery, DiscoveryOptions, LiveRegistry, ReloadMode, RootsInput, SkillRegistry, SourceRoot,
-    source_roots,
+    Discovery, DiscoveryOptions, LiveRegistry, OwnerCheck, ReloadMode, RootsInput, SkillRegistry,
+    SourceRoot, source_roots,
 };
 pub use provider::SkillProvider;
 pub use search::{SearchHit, SkillIndex};

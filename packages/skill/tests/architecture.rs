@@ -390,9 +390,15 @@ fn touches_filesystem(code: &str) -> Option<&'static str> {
             let (head, tail) = (&code[..at], &code[at + api.len()..]);
             if head.ends_with("bcode_") {
                 // `bcode_fs::FileStamp` names a type, not a call.
-                return !["FileStamp", "FileInfo", "FileKind", "worker_threads"]
-                    .iter()
-                    .any(|t| tail.starts_with(t));
+                return ![
+                    "FileStamp",
+                    "FileInfo",
+                    "FileKind",
+                    "worker_threads",
+                    "Ownership",
+                ]
+                .iter()
+                .any(|t| tail.starts_with(t));
             }
             !head
                 .chars()

@@ -31,6 +31,7 @@ fn discover(base: &Path) -> String {
         config: &config,
         configured: &[],
         bundled: &[],
+        owners: None,
     });
     report(&build(&roots, &config), base)
 }

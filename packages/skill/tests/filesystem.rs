@@ -349,3 +349,118 @@ warning missing_root [ROOT]/missing skill root `[ROOT]/missing` does not exist |
 "
     );
 }
+
+/// A working folder hundreds of levels deep (issue 38, item 10): the
+/// repository has four roots in every folder from the root down to it, and
+/// each used to be resolved whole (one `readlink` per component: hundreds
+/// of thousands of calls at depth 400, each walking a path as long as the
+/// depth). The folders the roots share are resolved once in a build now:
+/// one call per folder, one per root's first missing component.
+#[test]
+fn a_deep_working_folder_resolves_each_folder_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = support::canonical(tmp.path());
+    let depth = 400;
+    let work = (0..depth).fold(repo.clone(), |path, _| path.join("d"));
+    fs::create_dir_all(&work).unwrap();
+    write_tree(
+        &repo,
+        &[(".bcode/skills/top/SKILL.md", "---\ndescription: top\n---\n")],
+    );
+    let (env, config) = (bcode_skill::SourceEnv::default(), SkillsConfig::default());
+    let roots = bcode_skill::source_roots(bcode_skill::RootsInput {
+        repo: &repo,
+        work: &work,
+        env: &env,
+        config: &config,
+        configured: &[],
+        bundled: &[],
+        owners: None,
+    });
+    assert_eq!(roots.len(), 4 * (depth + 1));
+    let mut discovery = Discovery::new(quick_options(&config));
+    let registry = discovery.build(&roots);
+    let ids: Vec<&str> = registry.ids().collect();
+    assert_eq!(ids, ["top"]);
+    // The root's own components, then per folder itself and the first
+    // component of each of its four roots; `.bcode/skills` exists at the
+    // root (two more).
+    let bound = repo.components().count() + 5 * (depth + 1) + 2;
+    let lookups = discovery.last_stats().root_lookups;
+    assert!(lookups <= bound, "{lookups} lookups, more than {bound}");
+}
+
+/// Seen as another user (issue 38, item 5): the repository's skill roots
+/// in folders above the working folder are not searched, each existing one
+/// a `foreign_owner` warning naming the folder's owner; the working
+/// folder's own roots are; a trusted folder's are too.
+#[cfg(unix)]
+#[test]
+fn skill_roots_above_the_working_folder_that_another_user_owns_are_not_searched() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = support::canonical(tmp.path());
+    let skill = |d: &str| format!("---\ndescription: {d}\n---\n");
+    write_tree(
+        &repo,
+        &[
+            (".bcode/skills/top/SKILL.md", &skill("top")),
+            ("a/.agents/skills/mid/SKILL.md", &skill("mid")),
+            ("a/b/.bcode/skills/here/SKILL.md", &skill("here")),
+        ],
+    );
+    let work = repo.join("a/b");
+    let me = fs::metadata(&repo).unwrap().uid();
+    let other = me.wrapping_add(4242);
+    let (env, config) = (bcode_skill::SourceEnv::default(), SkillsConfig::default());
+    let build_as = |owners: &bcode_fs::Ownership| {
+        let roots = bcode_skill::source_roots(bcode_skill::RootsInput {
+            repo: &repo,
+            work: &work,
+            env: &env,
+            config: &config,
+            configured: &[],
+            bundled: &[],
+            owners: Some(owners),
+        });
+        Discovery::new(quick_options(&config)).build(&roots)
+    };
+    let registry = build_as(&bcode_fs::Ownership::of_user(other, false, &[]));
+    let ids: Vec<&str> = registry.ids().collect();
+    assert_eq!(ids, ["here"]);
+    let foreign: Vec<(String, String)> = registry
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code.as_str() == "foreign_owner")
+        .map(|d| {
+            (
+                d.path.clone().unwrap().display().to_string(),
+                d.message.clone(),
+            )
+        })
+        .collect();
+    let refused = |root: &str, folder: &std::path::Path| {
+        let root = repo.join(root).display().to_string();
+        let message = format!(
+            "skills in `{root}` are not loaded: `{}` belongs to uid {me}, not to this user \
+             (uid {other}), and it is above the working folder",
+            folder.display()
+        );
+        (root, message)
+    };
+    assert_eq!(
+        foreign,
+        [
+            refused(".bcode/skills", &repo),
+            refused("a/.agents/skills", &repo.join("a")),
+        ]
+    );
+    let registry = build_as(&bcode_fs::Ownership::of_user(
+        other,
+        false,
+        std::slice::from_ref(&repo),
+    ));
+    let mut ids: Vec<&str> = registry.ids().collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["here", "mid", "top"]);
+}

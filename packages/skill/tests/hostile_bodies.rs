@@ -35,6 +35,7 @@ fn registry(base: &Path) -> SkillRegistry {
         config: &config,
         configured: &[],
         bundled: &[],
+        owners: None,
     });
     build(&roots, &config)
 }

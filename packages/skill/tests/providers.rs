@@ -672,6 +672,7 @@ fn live_reload_keeps_provider_skills() {
         },
         path: tmp.path().to_path_buf(),
         repository: None,
+        owner_check: None,
     }];
     let (mut live, first) = bcode_skill::LiveRegistry::with_providers(
         bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),

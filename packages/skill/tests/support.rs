@@ -75,6 +75,7 @@ pub fn root(kind: SourceKind, label: &str, path: &Path) -> SourceRoot {
         },
         path: path.to_path_buf(),
         repository: None,
+        owner_check: None,
     }
 }
 

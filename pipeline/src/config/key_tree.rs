@@ -105,6 +105,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("git_status_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
         ("mode", Shape::Leaf { kind: LeafKind::Enum(&["default", "replace"]), nullable: false }),
         ("repository_instructions_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: true }),
+        ("repository_instructions_total_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
         ("repository_invariants_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: true }),
         ("sections", Shape::Table(&[
             ("agent_suffix", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
@@ -129,6 +130,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
     ])),
     ("trust", Shape::Table(&[
         ("repositories", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
+        ("safe_directories", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
     ])),
 ]);
 
@@ -198,6 +200,7 @@ pub(crate) static LEAF_KEYS: &[&str] = &[
     "system_prompt.git_status_max_chars",
     "system_prompt.mode",
     "system_prompt.repository_instructions_max_chars",
+    "system_prompt.repository_instructions_total_max_chars",
     "system_prompt.repository_invariants_max_chars",
     "system_prompt.sections.agent_suffix",
     "system_prompt.sections.config_profile",
@@ -218,4 +221,5 @@ pub(crate) static LEAF_KEYS: &[&str] = &[
     "system_prompt.templates_dir",
     "system_prompt.text",
     "trust.repositories",
+    "trust.safe_directories",
 ];

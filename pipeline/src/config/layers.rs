@@ -25,7 +25,7 @@ use std::path::Component;
 use super::error::{ConfigError, ConfigErrorKind};
 use super::loaded::{LoadedConfig, merge};
 use super::origin::{ConfigWarning, ConfigWarningKind, Origin};
-use super::trust::{TRUST_ENV_VAR, TrustInputs};
+use super::trust::{SafeDirectories, TRUST_ENV_VAR, TrustInputs};
 use super::validate::{self, Found, Layer};
 use bcode_text::lexical;
 
@@ -116,37 +116,7 @@ impl ConfigCheck {
 pub fn check(inputs: &ConfigInputs) -> ConfigCheck {
     let cwd = inputs.cwd.clone();
     let mut found = Found::default();
-    let mut layers = Vec::new();
-    let mut read = |origin: Origin, optional: bool, layers: &mut Vec<Layer>| match read_layer(
-        origin, optional,
-    ) {
-        Ok(Some(layer)) => layers.push(layer),
-        Ok(None) => {}
-        Err(error) => found.errors.push(error),
-    };
-
-    if let Some(path) = user_file(&inputs.env) {
-        read(Origin::UserFile { path }, true, &mut layers);
-    }
-    let repo_file = cwd.join(&inputs.repo).join(".bcode").join("bcode.toml");
-    read(Origin::RepoFile { path: repo_file }, true, &mut layers);
-    for (var, value) in &inputs.env {
-        if let Some(path) = env_key(var) {
-            let origin = Origin::Env { var: var.clone() };
-            layers.push(validate::assignment(origin, &path, value));
-        }
-    }
-    for file in &inputs.config_files {
-        let path = cwd.join(file);
-        read(Origin::ConfigFile { path }, false, &mut layers);
-    }
-    for arg in &inputs.set {
-        match set_layer(arg) {
-            Ok(layer) => layers.push(layer),
-            Err(error) => found.errors.push(error),
-        }
-    }
-
+    let layers = read_layers(inputs, true, &mut found);
     let origins = layers.iter().map(|layer| layer.origin.clone()).collect();
     let trust = TrustInputs {
         repo: cwd.join(&inputs.repo),
@@ -164,6 +134,59 @@ pub fn check(inputs: &ConfigInputs) -> ConfigCheck {
         errors: found.errors,
         loaded,
     }
+}
+
+/// Every layer in precedence order (the repository's file only when
+/// `with_repo`); files that cannot be read or parsed and malformed `--set`
+/// flags go to `found`.
+fn read_layers(inputs: &ConfigInputs, with_repo: bool, found: &mut Found) -> Vec<Layer> {
+    let cwd = &inputs.cwd;
+    let mut layers = Vec::new();
+    let mut read = |origin: Origin, optional: bool, layers: &mut Vec<Layer>| match read_layer(
+        origin, optional,
+    ) {
+        Ok(Some(layer)) => layers.push(layer),
+        Ok(None) => {}
+        Err(error) => found.errors.push(error),
+    };
+    if let Some(path) = user_file(&inputs.env) {
+        read(Origin::UserFile { path }, true, &mut layers);
+    }
+    if with_repo {
+        let repo_file = cwd.join(&inputs.repo).join(".bcode").join("bcode.toml");
+        read(Origin::RepoFile { path: repo_file }, true, &mut layers);
+    }
+    for (var, value) in &inputs.env {
+        if let Some(path) = env_key(var) {
+            let origin = Origin::Env { var: var.clone() };
+            layers.push(validate::assignment(origin, &path, value));
+        }
+    }
+    for file in &inputs.config_files {
+        let path = cwd.join(file);
+        read(Origin::ConfigFile { path }, false, &mut layers);
+    }
+    for arg in &inputs.set {
+        match set_layer(arg) {
+            Ok(layer) => layers.push(layer),
+            Err(error) => found.errors.push(error),
+        }
+    }
+    layers
+}
+
+/// `trust.safe_directories` as the user's layers set it (the user file,
+/// `BCODE_*__*` variables, `--config`, `--set`; never a repository's),
+/// read before the repository root is known, since the list decides which
+/// folder the root may be (`bcode_fs::repository_root`). The highest layer
+/// that sets the list is the list (arrays are replaced whole); entries
+/// resolve as `trust.repositories` does (`~/` is the home, a relative entry
+/// joins the folder of the file that set it); `*` trusts every folder.
+/// Layers that cannot be read are skipped here; [`load`] reports them.
+pub fn safe_directories(inputs: &ConfigInputs) -> SafeDirectories {
+    let layers = read_layers(inputs, false, &mut Found::default());
+    let home = non_empty(&inputs.env, "HOME").map(PathBuf::from);
+    SafeDirectories::of_layers(&layers, home.as_deref(), &inputs.cwd)
 }
 
 /// The path a file operation on `path` reaches: the longest part of it that

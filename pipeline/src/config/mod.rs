@@ -20,9 +20,9 @@ mod trust;
 mod validate;
 
 pub use error::{ConfigError, ConfigErrorKind};
-pub use layers::{ConfigCheck, ConfigInputs, check, config_files, load};
+pub use layers::{ConfigCheck, ConfigInputs, check, config_files, load, safe_directories};
 pub use loaded::{ConfiguredSkillRoot, ExplainedValue, LoadedConfig, UNSET};
 pub use model::*;
 pub use origin::{ConfigWarning, ConfigWarningKind, Origin};
 pub use schema::json_schema;
-pub use trust::{IgnoredValue, RepoTrust, TRUST_ENV_VAR};
+pub use trust::{IgnoredValue, RepoTrust, SafeDirectories, TRUST_ENV_VAR};

@@ -36,7 +36,8 @@ pub struct BcodeConfig {
     pub trust: TrustConfig,
 }
 
-/// `[trust]`: which repositories' own config is applied in full. Honoured
+/// `[trust]`: which repositories' own config is applied in full, and which
+/// folders other users own count as yours. Honoured
 /// only from the user's layers (user file, environment, `--config`,
 /// `--set`); a repository's config cannot trust anything.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -48,6 +49,12 @@ pub struct TrustConfig {
     /// the file that set them; a repository is trusted when its root is one
     /// of the entries (folders below an entry are not).
     pub repositories: Vec<String>,
+    /// Folders that other users own and that you take for yours, with
+    /// everything below them, as git's `safe.directory` does: a repository
+    /// root above the working folder, and the folders between them, count
+    /// only when you own them or they are listed here (`*` lists every
+    /// folder). `~/` and relative entries resolve as `repositories` does.
+    pub safe_directories: Vec<String>,
 }
 
 /// How invariant guidance is chosen.
@@ -153,6 +160,8 @@ pub struct SystemPromptConfig {
     pub text: String,
     /// Optional bound, in characters, on each repository instruction file, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_instructions_max_chars: Option<usize>,
+    /// Bound, in characters, on all repository instruction files together, in the order they are placed (root first, `BCODE.md` before `AGENTS.md`): the file that crosses it is cut with the truncation marker and the files after it are left out (each named in the section notes) without being read. Each file counts its text as the model sees it, at most its `repository_instructions_max_chars`. The default, 1,048,576, is far above real instructions; a repository's config may lower it, never raise it.
+    pub repository_instructions_total_max_chars: usize,
     /// Optional bound, in characters, on the repository invariants catalog, marked when applied; omitted means unlimited. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
     pub repository_invariants_max_chars: Option<usize>,
     /// Bound, in characters, on git status context, marked when applied. A limit smaller than the truncation marker keeps none of the text: the marker alone is shown (the marker wins over the limit) and `render` warns.
@@ -164,12 +173,19 @@ pub struct SystemPromptConfig {
     pub sections: SectionToggles,
 }
 
+/// The default of `system_prompt.repository_instructions_total_max_chars`
+/// (1 Mi characters): instructions are placed whole in any real repository,
+/// but links or nested folders cannot make them fill the prompt (twenty
+/// links to an 8 MiB file were a 160 MiB prompt).
+pub const REPOSITORY_INSTRUCTIONS_TOTAL_MAX_CHARS: usize = 1 << 20;
+
 impl Default for SystemPromptConfig {
     fn default() -> Self {
         SystemPromptConfig {
             mode: PromptMode::Default,
             text: String::new(),
             repository_instructions_max_chars: None,
+            repository_instructions_total_max_chars: REPOSITORY_INSTRUCTIONS_TOTAL_MAX_CHARS,
             repository_invariants_max_chars: None,
             git_status_max_chars: 4000,
             templates_dir: None,

@@ -115,6 +115,11 @@ pub(crate) const GATES: &[Gate] = &[
         why: "only the user's own config can trust a repository",
     },
     Gate {
+        key: "trust.safe_directories",
+        rule: Rule::UserOnly,
+        why: "only the user's own config can trust folders that other users own",
+    },
+    Gate {
         key: "skills.sources.paths",
         rule: Rule::PathOutside,
         why: "it would read skills from outside the repository",
@@ -208,6 +213,7 @@ pub(crate) const LIMITS: &[&str] = &[
     "skills.routing.max_results",
     "system_prompt.git_status_max_chars",
     "system_prompt.repository_instructions_max_chars",
+    "system_prompt.repository_instructions_total_max_chars",
     "system_prompt.repository_invariants_max_chars",
 ];
 
@@ -388,14 +394,56 @@ impl TrustInputs<'_> {
     /// paths join the directory of the file that set them (else the working
     /// directory).
     fn resolve(&self, origin: &Origin, written: &str) -> PathBuf {
-        if let (Some(rest), Some(home)) = (written.strip_prefix("~/"), &self.home) {
-            return home.join(rest);
+        resolve(origin, written, self.home.as_deref(), &self.cwd)
+    }
+}
+
+/// A path written in the layer `origin`, as `LoadedConfig` resolves it:
+/// `~/` is the home; relative paths join the directory of the file that
+/// set them (else `cwd`).
+fn resolve(origin: &Origin, written: &str, home: Option<&Path>, cwd: &Path) -> PathBuf {
+    if let (Some(rest), Some(home)) = (written.strip_prefix("~/"), home) {
+        return home.join(rest);
+    }
+    let base = origin.file().and_then(|file| file.parent()).unwrap_or(cwd);
+    base.join(written)
+}
+
+/// `trust.safe_directories`, resolved: the folders the user takes for
+/// theirs whoever owns them (with everything below them), as
+/// `bcode_fs::Ownership` checks them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SafeDirectories {
+    /// `*` is listed: every folder.
+    pub any: bool,
+    /// The folders listed, resolved.
+    pub folders: Vec<PathBuf>,
+}
+
+impl SafeDirectories {
+    /// The list of the highest of the user's `layers` that sets it (a
+    /// repository's layer never counts).
+    pub(crate) fn of_layers(layers: &[Layer], home: Option<&Path>, cwd: &Path) -> Self {
+        let Some((layer, entries)) = layers.iter().rev().find_map(|layer| {
+            if layer.origin.is_repository() {
+                return None;
+            }
+            Some((
+                layer,
+                find(&layer.table, "trust.safe_directories")?.as_array()?,
+            ))
+        }) else {
+            return SafeDirectories::default();
+        };
+        let written: Vec<&str> = entries.iter().filter_map(Value::as_str).collect();
+        SafeDirectories {
+            any: written.contains(&"*"),
+            folders: written
+                .iter()
+                .filter(|entry| **entry != "*")
+                .map(|entry| bcode_text::lexical(&resolve(&layer.origin, entry, home, cwd)))
+                .collect(),
         }
-        let base = origin
-            .file()
-            .and_then(|file| file.parent())
-            .unwrap_or(&self.cwd);
-        base.join(written)
     }
 }
 

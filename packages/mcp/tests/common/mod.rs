@@ -19,6 +19,7 @@ pub fn registry(dir: &Path) -> SkillRegistry {
         },
         path: dir.to_path_buf(),
         repository: None,
+        owner_check: None,
     };
     Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root])
 }

@@ -94,6 +94,10 @@ pub enum DiagnosticCode {
     ScanLimit,
     /// A configured source root does not exist or is not a directory.
     MissingRoot,
+    /// A repository's skill root in a folder above the working folder belongs
+    /// (or that folder does) to another user the user does not trust
+    /// (`trust.safe_directories`); its skills are not loaded.
+    ForeignOwner,
     /// A skill provider failed or panicked; its skills are unavailable.
     ProviderFailed,
     /// An active skill's file disappeared; it stays active with the context loaded earlier.
@@ -167,6 +171,7 @@ impl DiagnosticCode {
             DiagnosticCode::MisnamedSkillFile => "misnamed_skill_file",
             DiagnosticCode::ScanLimit => "scan_limit",
             DiagnosticCode::MissingRoot => "missing_root",
+            DiagnosticCode::ForeignOwner => "foreign_owner",
             DiagnosticCode::ProviderFailed => "provider_failed",
             DiagnosticCode::RemovedWhileActive => "removed_while_active",
             DiagnosticCode::InvalidPathsGlob => "invalid_paths_glob",

@@ -22,7 +22,7 @@ use crate::cache::memory::{Loaded, Lookup, SummaryCache, lost_load};
 use crate::discover::candidate::{CacheKey, Candidate};
 use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::discover::precedence;
-use crate::discover::read::RootConfinements;
+use crate::discover::read::{RootConfinements, confinement_of};
 use crate::discover::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::discover::snapshot::{RootSnapshot, WalkSnapshot};
 use crate::discover::sources::SourceRoot;
@@ -49,6 +49,11 @@ pub struct DiscoveryStats {
     pub from_disk_cache: bool,
     /// The build was written to the disk cache.
     pub written_to_disk_cache: bool,
+    /// Filesystem calls made to resolve the roots: one per folder on their
+    /// paths not resolved before in this build (the repository's roots in
+    /// the folders down to a deep working folder share them), so linear in
+    /// the depth.
+    pub root_lookups: usize,
 }
 
 /// Builds registries, keeping the summary cache between builds.
@@ -286,14 +291,30 @@ impl Discovery {
         let record = !self.single || self.disk.is_some();
         std::thread::scope(|scope| {
             let mut pool = LoadPool::new(scope, &queue, bcode_fs::worker_threads());
+            // One for every root: the folders the repository's roots share
+            // are resolved once.
+            let mut paths = bcode_fs::Canonicalizer::new();
             for (index, root) in roots.iter().enumerate() {
-                let walked = walk_root(root, walk_options, now, record, &mut |candidate| {
-                    intake.accept(index, candidate, &mut pool);
-                    // Filed as they come, so no result waits in a list.
-                    for (slot, loaded) in pool.ready() {
-                        intake.receive(slot, loaded);
-                    }
-                });
+                let confinement = intake
+                    .confinements
+                    .at(index)
+                    .unwrap_or_else(|| confinement_of(root));
+                let walked = walk_root(
+                    root,
+                    confinement,
+                    walk_options,
+                    now,
+                    record,
+                    &mut paths,
+                    &mut |candidate| {
+                        intake.accept(index, candidate, &mut pool);
+                        // Filed as they come, so no result waits in a list.
+                        for (slot, loaded) in pool.ready() {
+                            intake.receive(slot, loaded);
+                        }
+                    },
+                );
+                intake.stats.root_lookups = paths.calls();
                 snapshots.push(walked.snapshot);
                 diagnostics.extend(walked.diagnostics);
                 reports.push(RootReport {

@@ -321,13 +321,16 @@ mod tests {
             },
             path: dir.path().to_path_buf(),
             repository: None,
+            owner_check: None,
         };
         let mut found = Vec::new();
         walk_root(
             &root,
+            bcode_fs::Confinement::anywhere_but_system(),
             &WalkOptions::default(),
             SystemTime::now(),
             true,
+            &mut bcode_fs::Canonicalizer::new(),
             &mut |c| found.push(c),
         );
         assert_eq!(found.len(), n);

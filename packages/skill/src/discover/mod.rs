@@ -29,5 +29,5 @@ pub(crate) mod walk;
 pub use discovery::{Discovery, DiscoveryStats};
 pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
-pub use sources::{BundledRoot, ConfiguredRoot, RootsInput, SourceRoot, source_roots};
+pub use sources::{BundledRoot, ConfiguredRoot, OwnerCheck, RootsInput, SourceRoot, source_roots};
 pub use walk::WalkOptions;

@@ -74,6 +74,15 @@ pub fn read_front(
     }
 }
 
+/// Where the files of `root` may resolve: inside its repository for a
+/// repository's root, anywhere but `/proc`, `/sys` and `/dev` otherwise.
+pub(crate) fn confinement_of(root: &SourceRoot) -> Confinement {
+    match &root.repository {
+        Some(repo) => Confinement::within(repo),
+        None => Confinement::anywhere_but_system(),
+    }
+}
+
 /// The confinement of each root a build searched, by the source its skills
 /// carry (kind, ordinal and label, as the disk cache matches them): the one
 /// the walk applied, so a body is read under the same rule as its entry was
@@ -92,12 +101,12 @@ impl RootConfinements {
                     Some(repo) => match within.iter().find(|(r, _)| r == repo) {
                         Some((_, confinement)) => confinement.clone(),
                         None => {
-                            let confinement = Confinement::within(repo);
+                            let confinement = confinement_of(root);
                             within.push((repo, confinement.clone()));
                             confinement
                         }
                     },
-                    None => Confinement::anywhere_but_system(),
+                    None => confinement_of(root),
                 };
                 let source = &root.source;
                 (
@@ -109,6 +118,13 @@ impl RootConfinements {
             })
             .collect();
         RootConfinements(Arc::new(entries))
+    }
+
+    /// The confinement of the root at `index` of the roots it was made of.
+    pub(crate) fn at(&self, index: usize) -> Option<Confinement> {
+        self.0
+            .get(index)
+            .map(|(.., confinement)| confinement.clone())
     }
 
     /// Where the files of `source`'s skills may resolve. A source of no root

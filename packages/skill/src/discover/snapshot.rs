@@ -20,7 +20,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::{DirHandle, FileStamp, below};
+use bcode_fs::{Canonicalizer, DirHandle, FileStamp, below};
 use serde::{Deserialize, Serialize};
 
 use crate::discover::freshness::{self, Observed, RACY_WINDOW};
@@ -157,7 +157,7 @@ impl RootSnapshot {
     /// The root resolves as before and its folder can be opened: the handle
     /// to check its probes with (`Some(None)` for a root that still does
     /// not exist). `None` when it changed or cannot be trusted.
-    fn reopen(&self, root: &SourceRoot) -> Option<Option<DirHandle>> {
+    fn reopen(&self, root: &SourceRoot, paths: &mut Canonicalizer) -> Option<Option<DirHandle>> {
         if !self.trusted || self.racy || *root != self.root {
             return None;
         }
@@ -168,7 +168,7 @@ impl RootSnapshot {
         if !links_hold {
             return None;
         }
-        match (std::fs::canonicalize(&root.path), &self.canonical) {
+        match (paths.canonicalize(&root.path), &self.canonical) {
             (Err(err), None) if err.kind() == io::ErrorKind::NotFound => Some(None),
             (Ok(now), Some(before)) if now == *before => {
                 DirHandle::open(self.base.as_deref()?).ok().map(Some)
@@ -242,8 +242,10 @@ impl WalkSnapshot {
         }
         let mut work: Vec<(&DirHandle, &RootSnapshot, &[Probe])> = Vec::new();
         let mut handles = Vec::new();
+        // The roots share their folders (see `walk_root`): each resolved once.
+        let mut paths = Canonicalizer::new();
         for (root, snapshot) in roots.iter().zip(&self.roots) {
-            match snapshot.reopen(root) {
+            match snapshot.reopen(root, &mut paths) {
                 Some(Some(handle)) => handles.push((handle, snapshot)),
                 Some(None) => {}
                 None => return false,

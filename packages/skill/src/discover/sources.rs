@@ -20,6 +20,21 @@ pub struct SourceRoot {
     /// skill folders may lead anywhere (a Nix store, a dotfiles checkout)
     /// but `/proc`, `/sys` and `/dev`.
     pub repository: Option<PathBuf>,
+    /// For a repository's root in a folder above the working folder: that
+    /// folder, and whose it must be. The root is searched only when the
+    /// user owns (or trusts) both the folder and the root; otherwise it is a
+    /// `foreign_owner` warning. `None`: no such check (the working folder's
+    /// own roots, the user's, configured and bundled ones).
+    pub owner_check: Option<OwnerCheck>,
+}
+
+/// Whose a folder above the working folder, and a root in it, must be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerCheck {
+    /// The folder above the working folder that holds the root.
+    pub folder: PathBuf,
+    /// Who counts as the user, and what the user trusts.
+    pub owners: bcode_fs::Ownership,
 }
 
 /// An entry of `skills.sources.paths`: as written, and resolved against the
@@ -60,6 +75,9 @@ pub struct RootsInput<'a> {
     pub configured: &'a [ConfiguredRoot],
     /// Roots shipped with Bcode or plugins, weakest of all.
     pub bundled: &'a [BundledRoot],
+    /// Whose folders above the working folder count: their roots get an
+    /// [`OwnerCheck`]. `None`: no check.
+    pub owners: Option<&'a bcode_fs::Ownership>,
 }
 
 /// The roots to search, highest precedence first, honouring the
@@ -70,7 +88,11 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
         return Vec::new();
     }
     let mut roots = Vec::new();
-    let mut push = |kind: SourceKind, label: String, ordinal: usize, path: PathBuf| {
+    let mut push = |kind: SourceKind,
+                    label: String,
+                    ordinal: usize,
+                    path: PathBuf,
+                    owner_check: Option<OwnerCheck>| {
         // Repository roots, and configured ones written into the repository:
         // what the repository holds stays confined to it.
         // (`..` applied first: `.bcode/../../elsewhere` is not inside.)
@@ -86,6 +108,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 provider: None,
             },
             path,
+            owner_check,
         });
     };
     // The repository's kinds in the working folder, then in each folder
@@ -124,6 +147,15 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 ".claude/skills",
             ),
         ];
+        // A folder above the working folder counts only when it is the
+        // user's (see `bcode_fs::Ownership`); the working folder is theirs.
+        let owner_check = input
+            .owners
+            .filter(|_| distance > 0)
+            .map(|owners| OwnerCheck {
+                folder: folder.clone(),
+                owners: owners.clone(),
+            });
         for (on, kind, group, below) in kinds {
             if on {
                 push(
@@ -131,6 +163,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                     format!("{group}:{prefix}{below}"),
                     distance,
                     folder.join(below),
+                    owner_check.clone(),
                 );
             }
         }
@@ -142,6 +175,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 "user-config:skills".into(),
                 0,
                 dir.join("skills"),
+                None,
             );
         }
         if let (true, Some(home)) = (config.include_agents_skills, &input.env.home) {
@@ -150,6 +184,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 "user:.agents/skills".into(),
                 0,
                 home.join(".agents").join("skills"),
+                None,
             );
         }
         if let Some(dir) = input.env.state_dir() {
@@ -158,6 +193,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
                 "user-state:skills".into(),
                 0,
                 dir.join("skills"),
+                None,
             );
         }
     }
@@ -167,6 +203,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
             format!("config:{}", root.written),
             ordinal,
             root.resolved.clone(),
+            None,
         );
     }
     for (ordinal, root) in input.bundled.iter().enumerate() {
@@ -175,6 +212,7 @@ pub fn source_roots(input: RootsInput<'_>) -> Vec<SourceRoot> {
             format!("bundled:{}", root.name),
             ordinal,
             root.path.clone(),
+            None,
         );
     }
     roots
@@ -200,6 +238,7 @@ mod tests {
             config,
             configured: &configured,
             bundled: &bundled,
+            owners: None,
         })
         .into_iter()
         .map(|r| (r.source.label, r.path.display().to_string()))
@@ -283,6 +322,7 @@ mod tests {
             config: &SkillsConfig::default(),
             configured: &configured,
             bundled: &[],
+            owners: None,
         });
         let confined: Vec<(&str, bool)> = roots
             .iter()

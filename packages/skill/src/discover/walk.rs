@@ -48,7 +48,9 @@ impl Default for WalkOptions {
     }
 }
 
-use bcode_fs::{Confinement, Escape, EscapeReason, FileInfo, FileKind, FileStamp, ListedEntry};
+use bcode_fs::{
+    Canonicalizer, Confinement, Escape, EscapeReason, FileInfo, FileKind, FileStamp, ListedEntry,
+};
 
 /// What walking one root found besides its candidates, which go to the
 /// walk's sink as they are found.
@@ -97,11 +99,19 @@ const INSTRUCTION_FILES: [(&str, InstructionKind); 3] = [
 /// answer at the next build) only when `record`: a build that is never
 /// repeated needs none, and at 60,000 skills it is an eighth of the build's
 /// peak memory.
+///
+/// `confinement` is the root's (see `RootConfinements`, which makes each
+/// repository's once) and `paths` resolves the root: one for all the roots
+/// of a build, so the folders the repository's roots share are resolved
+/// once, not once per root (a deep working folder has four roots in each
+/// folder above it).
 pub fn walk_root(
     root: &SourceRoot,
+    confinement: Confinement,
     options: &WalkOptions,
     started: SystemTime,
     record: bool,
+    paths: &mut Canonicalizer,
     sink: &mut dyn FnMut(Candidate),
 ) -> WalkResult {
     let mut snapshot = RootSnapshot::new(root, started, options.racy_window);
@@ -122,12 +132,9 @@ pub fn walk_root(
         entries_seen: 0,
         exhausted: false,
         source: None,
-        confinement: match &root.repository {
-            Some(repo) => Confinement::within(repo),
-            None => Confinement::anywhere_but_system(),
-        },
+        confinement,
     };
-    let canonical = match fs::canonicalize(&root.path) {
+    let canonical = match paths.canonicalize(&root.path) {
         Ok(path) => path,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             if matches!(root.source.kind, SourceKind::Config | SourceKind::Bundled) {
@@ -153,7 +160,21 @@ pub fn walk_root(
         return w.result;
     }
     let meta = match fs::metadata(&canonical) {
-        Ok(meta) => FileInfo::of(&meta),
+        Ok(meta) => {
+            if let Some(check) = &root.owner_check {
+                let refused = check
+                    .owners
+                    .check(&check.folder)
+                    .and_then(|()| check.owners.check_metadata(&canonical, &meta));
+                if let Err(refused) = refused {
+                    // Not searched; the next build looks again.
+                    w.result.snapshot.distrust();
+                    w.foreign(&root.path, &refused);
+                    return w.result;
+                }
+            }
+            FileInfo::of(&meta)
+        }
         Err(err) => {
             w.io_problem(&canonical, &err);
             return w.result;
@@ -740,6 +761,22 @@ impl Walker<'_> {
                 path.display()
             ),
             Some("replace it with a regular file"),
+        );
+    }
+
+    /// A repository's root above the working folder that is not the
+    /// user's: another user may have put it there for them.
+    fn foreign(&mut self, root: &Path, refused: &bcode_fs::NotOwned) {
+        self.warn(
+            DiagnosticCode::ForeignOwner,
+            root,
+            format!(
+                "skills in `{}` are not loaded: {refused}, and it is above the working folder",
+                root.display()
+            ),
+            Some(
+                "if you trust that folder, add it to `trust.safe_directories` in your user config",
+            ),
         );
     }
 
