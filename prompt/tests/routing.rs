@@ -138,39 +138,34 @@ async fn touched_paths_route_too() {
     assert!(routed(&turn)[0].starts_with("routed storybook"));
 }
 
+/// What one turn of "write storybook stories" routes with routing on and
+/// `set` added to the options.
+async fn routed_with(repo: &Repo, set: &str) -> Vec<String> {
+    let options = repo.options().set("skills.routing.enabled=true").set(set);
+    let mut session = PromptSession::open(options).await.unwrap();
+    let turn = session
+        .next_turn(TurnInput::new("write storybook stories").now(at("2026-12-01T10:00:00Z")))
+        .await
+        .unwrap();
+    routed(&turn)
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_floor_and_the_count_bound_the_section() {
     let repo = repo();
-    let options = repo
-        .options()
-        .set("skills.routing.enabled=true")
-        .set("skills.routing.min_score=100.0");
-    let mut session = PromptSession::open(options).await.unwrap();
-    let turn = session
-        .next_turn(TurnInput::new("write storybook stories").now(at("2026-12-01T10:00:00Z")))
-        .await
-        .unwrap();
-    assert!(routed(&turn).is_empty());
-    let options = repo
-        .options()
-        .set("skills.routing.enabled=true")
-        .set("skills.routing.max_results=0");
-    let mut session = PromptSession::open(options).await.unwrap();
-    let turn = session
-        .next_turn(TurnInput::new("write storybook stories").now(at("2026-12-01T10:00:00Z")))
-        .await
-        .unwrap();
-    assert!(routed(&turn).is_empty());
-    let options = repo
-        .options()
-        .set("skills.routing.enabled=true")
-        .set("system_prompt.sections.relevant_skills=false");
-    let mut session = PromptSession::open(options).await.unwrap();
-    let turn = session
-        .next_turn(TurnInput::new("write storybook stories").now(at("2026-12-01T10:00:00Z")))
-        .await
-        .unwrap();
-    assert!(routed(&turn).is_empty());
+    assert_eq!(
+        routed_with(&repo, "skills.routing.min_score=1.0")
+            .await
+            .len(),
+        1
+    );
+    for set in [
+        "skills.routing.min_score=100.0",
+        "skills.routing.max_results=0",
+        "system_prompt.sections.relevant_skills=false",
+    ] {
+        assert!(routed_with(&repo, set).await.is_empty(), "{set}");
+    }
 }
 
 #[tokio::test(flavor = "current_thread")]
