@@ -23,6 +23,7 @@ use crate::terminal::{printable, printable_line};
 
 const HELP: &str = "commands:
   /skills                  list available skills
+  /skills <task words>     the skills that best fit a task, best first
   /skill <id> [args...]    activate a skill
   /skill active            list active skills
   /skill off <id>          deactivate a skill

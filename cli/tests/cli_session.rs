@@ -412,3 +412,35 @@ Loaded skill `storybook` from repo:.agents/skills ({bytes} bytes).
         ])
     );
 }
+
+#[test]
+fn skills_with_words_lists_the_best_fits_first() {
+    let sandbox = Sandbox::new();
+    let skills = sandbox.repo.join(".agents/skills");
+    write(
+        &skills.join("storybook/SKILL.md"),
+        "---\nname: storybook\ndescription: Use when writing or reviewing Storybook stories.\n---\nGive every story a title.\n",
+    );
+    write(
+        &skills.join("changelog-writing/SKILL.md"),
+        "---\nname: changelog-writing\ndescription: Write a changelog entry.\n---\nOne entry per change.\n",
+    );
+    let (code, transcript) = session(
+        &sandbox,
+        "/skills review storybook stories\n/skills kubernetes\n",
+        &[],
+    );
+    assert_eq!(code, 0);
+    let listed: Vec<&str> = transcript
+        .lines()
+        .skip_while(|l| *l != "> /skills review storybook stories")
+        .skip(1)
+        .take_while(|l| !l.starts_with("> "))
+        .collect();
+    assert_eq!(listed.len(), 1, "{transcript}");
+    assert!(listed[0].contains("storybook"), "{transcript}");
+    assert!(
+        transcript.contains("> /skills kubernetes\nNo skills available."),
+        "{transcript}"
+    );
+}

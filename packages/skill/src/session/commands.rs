@@ -1,4 +1,4 @@
-//! Parsing the skill slash commands: `/skills`, `/skill <id> [args...]`,
+//! Parsing the skill slash commands: `/skills [query]`, `/skill <id> [args...]`,
 //! `/skill active`, `/skill off <id>`. Pure text in, a command or an error
 //! with a hint out; whether an id exists is the session's business.
 
@@ -10,6 +10,11 @@ use bcode_text::closest;
 pub enum SlashCommand {
     /// `/skills`: list available skills.
     List,
+    /// `/skills <query>`: the skills that best fit the query, best first.
+    Search {
+        /// The words after `/skills`, trimmed.
+        query: String,
+    },
     /// `/skill <id> [args...]`: activate a skill with arguments.
     Activate {
         /// The id as typed; not yet checked against the registry.
@@ -81,10 +86,9 @@ pub fn parse_command(
     match head {
         "" => Err(CommandError::new("empty command", usage)),
         "skills" if tail.is_empty() => Ok(Some(SlashCommand::List)),
-        "skills" => Err(CommandError::new(
-            "`/skills` takes no arguments",
-            "to activate a skill, use /skill <id>",
-        )),
+        "skills" => Ok(Some(SlashCommand::Search {
+            query: tail.to_owned(),
+        })),
         "skill" => parse_skill(tail).map(Some),
         other if other_commands.contains(&format!("/{other}").as_str()) => Ok(None),
         other => {
@@ -202,8 +206,10 @@ mod tests {
             ),
         );
         check(
-            "/skills rust",
-            Err("`/skills` takes no arguments (to activate a skill, use /skill <id>)"),
+            "/skills  fix the rust build ",
+            Ok(Some(Search {
+                query: "fix the rust build".into(),
+            })),
         );
         check(
             "/skil rust",

@@ -60,6 +60,9 @@ use bcode_templates::Templates;
 /// has its own rule: [`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`].)
 pub const AUTO_ACTIVATE_MIN_SCORE: usize = 2;
 
+/// The most skills `/skills <query>` lists.
+pub const SEARCH_LISTED: usize = 10;
+
 /// At most this many skills are activated automatically per prompt.
 pub const AUTO_ACTIVATE_MAX_PER_PROMPT: usize = 2;
 
@@ -505,6 +508,10 @@ impl SkillSession {
                 reply: Ok(SessionReply::Listing(self.listing())),
                 events: Vec::new(),
             },
+            SlashCommand::Search { query } => CommandOutcome {
+                reply: Ok(SessionReply::Listing(self.search_listing(query))),
+                events: Vec::new(),
+            },
             SlashCommand::Active => CommandOutcome {
                 reply: Ok(SessionReply::ActiveList(
                     self.active
@@ -529,20 +536,33 @@ impl SkillSession {
     }
 
     fn listing(&self) -> Vec<SkillListing> {
-        let active: BTreeSet<&SkillId> = self.active.iter().map(|a| &a.id).collect();
-        self.registry
-            .skills()
-            .map(|s| SkillListing {
-                id: s.manifest.id.clone(),
-                name: s.manifest.name.clone(),
-                description: s.manifest.description.clone(),
-                source: s.source.label.clone(),
-                model_visible: s.model_visible(),
-                user_invocable: s.manifest.user_invocable(),
-                argument_hint: s.manifest.details().argument_hint.clone(),
-                active: active.contains(&s.manifest.id),
-            })
+        self.registry.skills().map(|s| self.listed(s)).collect()
+    }
+
+    /// `/skills <query>`: the skills of the relevance index's best
+    /// matches, best first, at most [`SEARCH_LISTED`] (hidden ones
+    /// included, as `/skills` lists them).
+    fn search_listing(&self, query: &str) -> Vec<SkillListing> {
+        let index = self.indexes.relevance.get_or_build(&self.registry);
+        index
+            .search(query, SEARCH_LISTED)
+            .into_iter()
+            .filter_map(|hit| self.registry.get(hit.id.as_str()))
+            .map(|s| self.listed(s))
             .collect()
+    }
+
+    fn listed(&self, s: &bcode_skill_models::SkillSummary) -> SkillListing {
+        SkillListing {
+            id: s.manifest.id.clone(),
+            name: s.manifest.name.clone(),
+            description: s.manifest.description.clone(),
+            source: s.source.label.clone(),
+            model_visible: s.model_visible(),
+            user_invocable: s.manifest.user_invocable(),
+            argument_hint: s.manifest.details().argument_hint.clone(),
+            active: self.active.iter().any(|a| a.id == s.manifest.id),
+        }
     }
 
     /// Activates `id` (hidden skills included: explicit invocation is always
