@@ -137,7 +137,7 @@ pub fn target_dir() -> PathBuf {
 
 /// The corpus of `n` skills: reused when complete, else generated with
 /// `gen_corpus.py` or, failing that, the built-in generator. Its files are
-/// then dated an hour back (see [`AGE`]).
+/// then dated an hour back (see `AGE`).
 pub fn corpus(n: usize) -> io::Result<Corpus> {
     let base = corpora_dir();
     fs::create_dir_all(&base)?;
@@ -180,7 +180,7 @@ fn run_gen_corpus(n: usize, out: &Path) -> bool {
 }
 
 /// Moves the modification time of every regular file under `dir` that is
-/// younger than [`AGE`] an hour back, then waits out the racy window. Symlinks are skipped (their targets
+/// younger than `AGE` an hour back, then waits out the racy window. Symlinks are skipped (their targets
 /// are files of the same tree).
 pub fn age_files(dir: &Path) -> io::Result<()> {
     let past = SystemTime::now() - AGE;

@@ -11,7 +11,7 @@
 //! should it run without the switch). The section toggle only controls the
 //! placement of the complete catalog.
 //!
-//! Relevant mode: [`FocusedInvariantsStage`] renders the
+//! Relevant mode: `FocusedInvariantsStage` renders the
 //! [`crate::relevant::Decision`] the relevant-mode driver made (the focused
 //! selection, the task summary and every step of the decision as notes).
 //! [`InvariantSelection`] remains the simpler seam for a host that picks ids

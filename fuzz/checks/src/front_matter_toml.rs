@@ -18,7 +18,7 @@ const MAX_UNKNOWN_FIELD_DIAGNOSTICS: usize = 21;
 /// than [`MAX_NODES`] nodes or deeper than [`MAX_DEPTH`] is rejected as too
 /// complex (the skill skipped with `front_matter_too_complex`), one within
 /// it never is, and a skill file never reports more than
-/// [`MAX_UNKNOWN_FIELD_DIAGNOSTICS`] unknown fields.
+/// `MAX_UNKNOWN_FIELD_DIAGNOSTICS` unknown fields.
 pub fn check(data: &[u8]) {
     let outcome = front_matter::check(data, b"+++", fuzzing::toml);
     let unknown = outcome

@@ -12,10 +12,10 @@
 //! the deadline passes is reported as timed out, and the section says so.
 //!
 //! A worker cannot be stopped, so three things keep a hostile repository from
-//! costing a thread per turn: [`preflight`](super::preflight) refuses a
+//! costing a thread per turn: `preflight` refuses a
 //! repository whose known files are not regular files, or are larger than
 //! libgit2 should read whole, before any thread starts;
-//! [`objects`](super::objects) inflates, bounded, the loose objects the
+//! `objects` inflates, bounded, the loose objects the
 //! status scan would inflate (`HEAD`'s commit, every tree below it, the
 //! blobs of staged renames) before it starts (a cut-short one would make it
 //! spin), and every checked-out submodule the scan opens gets both checks

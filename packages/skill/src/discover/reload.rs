@@ -158,7 +158,7 @@ impl LiveRegistry {
     /// skill file, through followed links (so a Nix / Home Manager link's
     /// target is covered), one watch each; a root that does not exist yet
     /// through its nearest existing ancestor. That is bounded by the walk's
-    /// own budgets, and capped at [`MAX_WATCHED_FOLDERS`]. When the folders
+    /// own budgets, and capped at `MAX_WATCHED_FOLDERS`. When the folders
     /// cannot be covered (off Linux, a network file system, the user's
     /// inotify limit) the registry stays in metadata-check mode and the
     /// reason is returned for the host to show.

@@ -96,7 +96,7 @@ fn add(index: &mut SkillIndex, registry: &SkillRegistry, skill: &SkillSummary, n
 }
 
 /// The paths of a folder skill's other files, relative to its folder,
-/// files before folders, each by name: at most [`MAX_FILES_LISTED`], [`MAX_FILE_DEPTH`] folders down,
+/// files before folders, each by name: at most [`MAX_FILES_LISTED`], `MAX_FILE_DEPTH` folders down,
 /// hidden entries and links to folders not followed.
 pub fn other_files(skill: &SkillSummary) -> Vec<String> {
     let mut out = Vec::new();

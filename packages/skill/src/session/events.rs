@@ -92,8 +92,8 @@ pub enum EventSinkError {
     },
     /// The file is not a log this sink can continue or read: not a regular
     /// file (a FIFO, device, folder or link in its place), a last line over
-    /// [`MAX_RECORD_BYTES`], no intact record within [`TAIL_SCAN_BYTES`] of
-    /// its end, or (for [`read_events`]) larger than [`MAX_LOG_BYTES`].
+    /// [`MAX_RECORD_BYTES`], no intact record within `TAIL_SCAN_BYTES` of
+    /// its end, or (for [`read_events`]) larger than `MAX_LOG_BYTES`.
     #[error("event log `{path}` refused: {reason}")]
     NotALog {
         /// The log file.
@@ -326,7 +326,7 @@ pub enum LogProblemKind {
 /// Reads the log at `path`. Damaged lines are reported and skipped; only
 /// failing to open or read the file is an error.
 /// Like a sink, it opens only a regular file and never through a link, and
-/// it refuses a log over [`MAX_LOG_BYTES`] rather than hold it in memory.
+/// it refuses a log over `MAX_LOG_BYTES` rather than hold it in memory.
 pub fn read_events(path: &Path) -> Result<ReadOutcome, EventSinkError> {
     let io_error = |source| EventSinkError::Io {
         path: path.to_path_buf(),

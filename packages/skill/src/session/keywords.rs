@@ -43,7 +43,7 @@ pub struct Suggestion {
     /// model only may be auto-activated but is never offered to the user.
     pub user_invocable: bool,
     /// What the relevance index said of the skill, when the index is why it
-    /// is offered ([`crate::session::relevance`]): no keyword or path of the
+    /// is offered (`crate::session::relevance`): no keyword or path of the
     /// skill matched (its `score` is then 0), or the index's clear winner is
     /// activated although its keywords alone would not have been enough.
     /// `None` when keywords or paths alone point at it.
@@ -212,7 +212,7 @@ impl KeywordIndex {
 
     /// Skills whose keywords occur in `prompt` or whose `paths` globs match
     /// one of `touched` (repository paths, already normalised by
-    /// [`crate::session::path_triggers::normalize`]), best first (score, then id).
+    /// `crate::session::path_triggers::normalize`), best first (score, then id).
     pub fn suggest_turn(&self, prompt: &str, touched: &[String]) -> Vec<Suggestion> {
         let mut out: BTreeMap<usize, Suggestion> =
             self.suggest_keywords(prompt).into_iter().collect();
