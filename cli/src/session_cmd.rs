@@ -183,8 +183,9 @@ pub fn run(
             "/quit" | "/exit" => break,
             "/help" => {
                 for line in HELP.lines() {
-                    // Wrapped under the description column.
-                    fit.wrap(out, line, &" ".repeat(27), 4).map_err(io)?;
+                    // A command's line wraps under the description column.
+                    let indent = if line.starts_with("  /") { 27 } else { 2 };
+                    fit.wrap(out, line, &" ".repeat(indent), 4).map_err(io)?;
                 }
                 continue;
             }

@@ -180,6 +180,22 @@ fn output_fits_a_60_column_terminal() {
         ],
         "{loaded}"
     );
+    // The help too: a command's description wraps under its column.
+    let help = run(&mut pty, "/help");
+    let lines = fitted(&help, 60);
+    let touched = lines
+        .iter()
+        .position(|l| l.starts_with("  /touched"))
+        .unwrap();
+    assert_eq!(
+        lines[touched..touched + 3],
+        [
+            "  /touched <path>...       note paths the task touched:",
+            "                           skills whose `paths` match are",
+            "                           suggested",
+        ],
+        "{help}"
+    );
     end(pty);
 }
 
