@@ -16,10 +16,12 @@ mod explain;
 mod facts_cmd;
 mod help;
 mod input_lines;
+mod line_editor;
 #[cfg(feature = "mcp")]
 mod mcp_cmd;
 mod render_cmd;
 mod session_cmd;
+mod session_history;
 mod skills_cmd;
 mod skills_json;
 mod terminal;

@@ -4,7 +4,14 @@
 //! commands; anything else is a user prompt, matched against activation
 //! keywords and the relevance index (names, descriptions). Every skill event goes to `events.jsonl` in the session folder
 //! under the state directory.
+//!
+//! On a terminal (standard input and output both), lines are read with a
+//! line editor (`line_editor.rs`: editing keys, history kept in the state
+//! folder, Tab completion of commands and skill ids) and listings are
+//! fitted to the terminal's width; piped, lines are read as they come
+//! (`input_lines.rs`) and output stays whole.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,8 +25,10 @@ use bcode_skill::{
 };
 
 use crate::cli_context::{CliError, ProcessInputs};
-use crate::input_lines::LineError;
-use crate::terminal::{printable, printable_line};
+use crate::input_lines::{InputLines, LineError};
+use crate::line_editor::{Completions, LineEditor};
+use crate::session_history::{Bounds, HistoryFile};
+use crate::terminal::{Fit, printable, printable_line};
 
 const HELP: &str = "commands:
   /skills                  list available skills
@@ -39,6 +48,31 @@ anything else is a prompt: it is matched against skill names, descriptions and k
 const SESSION_COMMANDS: [&str; 6] = [
     "/accept", "/dismiss", "/touched", "/render", "/help", "/quit",
 ];
+
+/// Where the session's lines come from: the line editor on a terminal, the
+/// bounded line reader otherwise.
+enum Input {
+    Editor(Box<LineEditor>),
+    Lines(InputLines<std::io::StdinLock<'static>>),
+}
+
+impl Input {
+    /// The next line; `prompt` is shown first when a person types.
+    fn next(&mut self, prompt: Option<&str>) -> Option<Result<String, LineError>> {
+        match self {
+            Input::Editor(editor) => editor.read_line(prompt.unwrap_or_default()),
+            Input::Lines(lines) => {
+                if let Some(prompt) = prompt {
+                    eprint!("{prompt}");
+                }
+                lines.next()
+            }
+        }
+    }
+}
+
+/// The prompt a person types after.
+const PROMPT: &str = "bcode> ";
 
 /// Options of `session`.
 #[derive(Debug, Clone, Default)]
@@ -113,12 +147,21 @@ pub fn run(
     // skill session matches each path once.
     let mut touched: Vec<String> = Vec::new();
     let mut first_turn = true;
-    let mut lines = crate::input_lines::stdin_lines();
+    // The skills active so far, as the turns' events say, for completing
+    // `/skill off`.
+    let mut active: BTreeSet<String> = BTreeSet::new();
+    let mut input = open_input(interactive, inputs, &state_dir(inputs)?);
     loop {
-        if interactive {
-            eprint!("bcode> ");
+        // Measured at each line: the terminal may have been resized.
+        let fit = Fit {
+            columns: crate::terminal::stdout_columns(inputs.env.get("COLUMNS").map(String::as_str)),
+        };
+        if let Input::Editor(editor) = &mut input {
+            editor.set_completions(completions(&session, &active, &pending));
         }
-        let Some(line) = lines.next() else { break };
+        let Some(line) = input.next(interactive.then_some(PROMPT)) else {
+            break;
+        };
         let line = match line {
             Ok(line) => line,
             // An over-long or non-UTF-8 line costs only itself.
@@ -139,7 +182,11 @@ pub fn run(
         let input = match word {
             "/quit" | "/exit" => break,
             "/help" => {
-                writeln!(out, "{HELP}").map_err(io)?;
+                for line in HELP.lines() {
+                    // A command's line wraps under the description column.
+                    let indent = if line.starts_with("  /") { 27 } else { 2 };
+                    fit.wrap(out, line, &" ".repeat(indent), 4).map_err(io)?;
+                }
                 continue;
             }
             "/dismiss" => {
@@ -230,9 +277,20 @@ pub fn run(
         };
         report_turn(&turn, first_turn, out)?;
         first_turn = false;
+        for event in &turn.events {
+            match event {
+                SkillEvent::SkillActivated { id, .. } => {
+                    active.insert(id.clone());
+                }
+                SkillEvent::SkillDeactivated { id, .. } => {
+                    active.remove(id);
+                }
+                _ => {}
+            }
+        }
         match word {
             "/render" => show_render(&turn, out)?,
-            "/accept" => show_loaded(&turn.events, out)?,
+            "/accept" => show_loaded(&turn.events, fit, out)?,
             _ if is_prompt => {
                 for event in &turn.events {
                     if let SkillEvent::SkillActivated { id, reason, .. } = event {
@@ -252,8 +310,13 @@ pub fn run(
                         &s.matched_paths,
                         s.relevance.as_ref(),
                     );
-                    writeln!(out, "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.", s.id, printable_line(&matched), s.id)
-                        .map_err(io)?;
+                    let line = format!(
+                        "Suggested skill `{}` (matched {}): /accept {} to activate, /dismiss to ignore.",
+                        s.id,
+                        printable_line(&matched),
+                        s.id
+                    );
+                    fit.wrap(out, &line, "  ", 4).map_err(io)?;
                 }
                 if word != "/touched" {
                     writeln!(
@@ -266,9 +329,9 @@ pub fn run(
             _ => match turn.command {
                 Some(CommandReply::Done(reply)) => {
                     note_unclosed_quote(trimmed, &reply, out)?;
-                    show_listing(out, Ok(reply))?;
+                    show_listing(out, fit, Ok(reply))?;
                 }
-                Some(CommandReply::Failed(err)) => show_listing(out, Err(err))?,
+                Some(CommandReply::Failed(err)) => show_listing(out, fit, Err(err))?,
                 Some(CommandReply::Invalid(err)) => {
                     writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
                 }
@@ -350,7 +413,7 @@ fn report_turn(turn: &Turn, first_turn: bool, out: &mut dyn Write) -> Result<(),
 }
 
 /// The "loaded" transcript item of each skill whose context a turn loaded.
-fn show_loaded(events: &[SkillEvent], out: &mut dyn Write) -> Result<(), CliError> {
+fn show_loaded(events: &[SkillEvent], fit: Fit, out: &mut dyn Write) -> Result<(), CliError> {
     for event in events {
         if let SkillEvent::SkillContextLoaded {
             id,
@@ -365,6 +428,7 @@ fn show_loaded(events: &[SkillEvent], out: &mut dyn Write) -> Result<(), CliErro
             };
             show_reply(
                 out,
+                fit,
                 Ok(SessionReply::Activated {
                     id,
                     source: source.clone(),
@@ -389,14 +453,67 @@ fn show_render(turn: &Turn, out: &mut dyn Write) -> Result<(), CliError> {
     .map_err(CliError::Io)
 }
 
+/// The user's state folder (not yet checked).
+fn state_dir(inputs: &ProcessInputs) -> Result<PathBuf, CliError> {
+    inputs.source_env().state_dir().ok_or_else(|| {
+        CliError::Usage("no state directory: set BCODE_STATE_DIR, XDG_STATE_HOME or HOME".into())
+    })
+}
+
+/// The line editor when a person types at a terminal that can edit (and
+/// output goes to the terminal too: the editor draws there), with the
+/// history of the state folder `state` when it is usable; else the bounded
+/// reader of piped lines.
+fn open_input(interactive: bool, inputs: &ProcessInputs, state: &std::path::Path) -> Input {
+    let editing = interactive
+        && crate::terminal::stdout_is_terminal()
+        && crate::line_editor::supports_editing(inputs.env.get("TERM").map(String::as_str));
+    if editing {
+        let history = match HistoryFile::open(state, Bounds::default()) {
+            Ok(history) => Some(history),
+            Err(err) => {
+                eprintln!("bcode-prompt: warning: session history not kept: {err}");
+                None
+            }
+        };
+        match LineEditor::new(history) {
+            Ok(editor) => return Input::Editor(Box::new(editor)),
+            Err(err) => eprintln!("bcode-prompt: warning: no line editing: {err}"),
+        }
+    }
+    Input::Lines(crate::input_lines::stdin_lines())
+}
+
+/// What Tab completes to before the next line.
+fn completions(
+    session: &PromptSession,
+    active: &BTreeSet<String>,
+    pending: &[Suggestion],
+) -> Completions {
+    // An id is typed, so one a person could not type is not offered.
+    let typable = |id: &str| !id.chars().any(|c| c.is_control() || c.is_whitespace());
+    Completions {
+        skills: session
+            .registry()
+            .ids()
+            .filter(|id| typable(id))
+            .map(str::to_owned)
+            .collect(),
+        active: active.iter().filter(|id| typable(id)).cloned().collect(),
+        pending: pending
+            .iter()
+            .map(|s| s.id.as_str().to_owned())
+            .filter(|id| typable(id))
+            .collect(),
+    }
+}
+
 /// `<state dir>/sessions/<id>/`, created.
 fn session_folder(
     inputs: &ProcessInputs,
     options: &SessionCmdOptions,
 ) -> Result<PathBuf, CliError> {
-    let state = inputs.source_env().state_dir().ok_or_else(|| {
-        CliError::Usage("no state directory: set BCODE_STATE_DIR, XDG_STATE_HOME or HOME".into())
-    })?;
+    let state = state_dir(inputs)?;
     let id = match &options.id {
         Some(id)
             if !id.is_empty()
@@ -428,6 +545,7 @@ fn session_folder(
 
 fn show_listing(
     out: &mut dyn Write,
+    fit: Fit,
     reply: Result<SessionReply, bcode_prompt::skills::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
@@ -460,23 +578,26 @@ fn show_listing(
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                writeln!(
-                    out,
-                    "  {} [{}]{marks}: {}",
+                let line = format!(
+                    "  {} [{}]{}: {}",
                     s.id,
                     printable_line(&s.source),
+                    printable_line(&marks),
                     printable_line(&description)
-                )
-                .map_err(io)?;
+                );
+                // At most three lines a skill on a terminal, the rest
+                // under the id: the whole description is in `skills list`.
+                fit.wrap(out, &line, "      ", 3).map_err(io)?;
             }
             Ok(())
         }
-        other => show_reply(out, other),
+        other => show_reply(out, fit, other),
     }
 }
 
 fn show_reply(
     out: &mut dyn Write,
+    fit: Fit,
     reply: Result<SessionReply, bcode_prompt::skills::SessionError>,
 ) -> Result<(), CliError> {
     let io = CliError::Io;
@@ -493,16 +614,19 @@ fn show_reply(
             } else {
                 ""
             };
-            writeln!(
-                out,
+            let loaded = format!(
                 "Loaded skill `{id}` from {} ({bytes} bytes{cut}).",
                 printable_line(&source)
-            )
-            .map_err(io)?;
-            // The transcript preview item: what was injected, bounded.
-            writeln!(out, "┌ skill context: {id}").map_err(io)?;
+            );
+            fit.wrap(out, &loaded, "  ", 4).map_err(io)?;
+            // The transcript preview item: what was injected, bounded. Its
+            // lines are cut, not wrapped, on a terminal: a table's rows
+            // stay rows.
+            fit.cut(out, &format!("┌ skill context: {id}"))
+                .map_err(io)?;
             for line in preview.lines() {
-                writeln!(out, "│ {}", printable_line(line)).map_err(io)?;
+                fit.cut(out, &format!("│ {}", printable_line(line)))
+                    .map_err(io)?;
             }
             writeln!(out, "└").map_err(io)
         }
@@ -541,13 +665,8 @@ fn show_reply(
                 } else {
                     format!(" args: {}", arguments.join(" "))
                 };
-                writeln!(
-                    out,
-                    "  {id} ({}){}",
-                    printable_line(&how),
-                    printable_line(&args)
-                )
-                .map_err(io)?;
+                let row = format!("  {id} ({}){}", printable_line(&how), printable_line(&args));
+                fit.cut(out, &row).map_err(io)?;
             }
             Ok(())
         }

@@ -13,9 +13,12 @@
 //! context`) or quotes it line by line (`diff`) is escaped only on a
 //! terminal ([`on_stdout`]): piped or redirected, it stays byte for byte
 //! what the model receives.
+//!
+//! Output meant for reading in a session is fitted to the terminal's width
+//! ([`Fit`]); on a pipe it stays whole.
 
 use std::borrow::Cow;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 /// Whether standard output is a terminal.
 pub fn stdout_is_terminal() -> bool {
@@ -61,6 +64,92 @@ fn escape(text: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// The width assumed when a terminal does not tell its own (a pseudo-
+/// terminal nobody sized reports 0) and `COLUMNS` does not either: the
+/// width terminals open with.
+pub const DEFAULT_COLUMNS: usize = 80;
+
+/// The narrowest width output is fitted to: narrower, a wrapped listing
+/// would be a column of fragments.
+pub const MIN_COLUMNS: usize = 20;
+
+/// The width of the terminal on standard output: `None` when standard
+/// output is not a terminal (output then stays whole, for a pipe or a
+/// file); else the terminal's own width, or `columns` (the `COLUMNS`
+/// variable) when the terminal tells none, or [`DEFAULT_COLUMNS`]. Never
+/// below [`MIN_COLUMNS`].
+pub fn stdout_columns(columns: Option<&str>) -> Option<usize> {
+    if !stdout_is_terminal() {
+        return None;
+    }
+    let told = terminal_columns()
+        .filter(|&n| n > 0)
+        .or_else(|| columns.and_then(|c| c.trim().parse::<usize>().ok()))
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_COLUMNS);
+    Some(told.max(MIN_COLUMNS))
+}
+
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .map(|size| usize::from(size.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    None
+}
+
+/// How lines of a session are fitted to the terminal: `None` columns
+/// writes them whole (standard output is not a terminal). Lines are given
+/// already made [`printable_line`], so what is measured is what is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fit {
+    /// The width to fit to.
+    pub columns: Option<usize>,
+}
+
+/// The mark at the end of a line cut at the terminal's width.
+pub const CUT_MARKER: &str = "…";
+
+impl Fit {
+    /// `text` (one line) wrapped at the width, the lines after the first
+    /// starting with `indent`, at most `max_lines` of them, the last one
+    /// cut with [`CUT_MARKER`] when text is left over.
+    pub fn wrap(
+        self,
+        out: &mut dyn Write,
+        text: &str,
+        indent: &str,
+        max_lines: usize,
+    ) -> std::io::Result<()> {
+        let Some(max) = self.columns else {
+            return writeln!(out, "{text}");
+        };
+        let wrap = bcode_text::Wrap {
+            max,
+            indent,
+            max_lines,
+            marker: CUT_MARKER,
+        };
+        for line in bcode_text::wrap_columns(text, wrap) {
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    }
+
+    /// `text` (one line) cut at the width with [`CUT_MARKER`]: for rows
+    /// that must stay one line each (a table's, a preview's).
+    pub fn cut(self, out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+        match self.columns {
+            Some(max) => writeln!(out, "{}", bcode_text::fit_columns(text, max, CUT_MARKER)),
+            None => writeln!(out, "{text}"),
+        }
+    }
 }
 
 /// C0 controls (ESC, BEL, CR, ...), DEL, C1 controls (the 8-bit CSI and OSC
@@ -138,6 +227,35 @@ mod tests {
             "👩\u{200d}👧 می\u{200c}خواهم",
             "👩\u{200d}👧 می\u{200c}خواهم",
             "👩\u{200d}👧 می\u{200c}خواهم",
+        );
+    }
+
+    fn fitted(columns: Option<usize>, write: impl Fn(Fit, &mut Vec<u8>)) -> String {
+        let mut out = Vec::new();
+        write(Fit { columns }, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn lines_are_fitted_only_to_a_known_width() {
+        let text = "  storybook [repo:.agents/skills]: Use when writing Storybook stories";
+        assert_eq!(
+            fitted(None, |fit, out| fit.wrap(out, text, "    ", 3).unwrap()),
+            format!("{text}\n")
+        );
+        assert_eq!(
+            fitted(Some(30), |fit, out| fit.wrap(out, text, "    ", 3).unwrap()),
+            "  storybook\n    [repo:.agents/skills]: Use\n    when writing Storybook st…\n"
+        );
+        assert_eq!(
+            fitted(Some(30), |fit, out| fit
+                .cut(out, "│ | a | b | c | d | e | f | g | h |")
+                .unwrap()),
+            "│ | a | b | c | d | e | f | g…\n"
+        );
+        assert_eq!(
+            fitted(None, |fit, out| fit.cut(out, "a b").unwrap()),
+            "a b\n"
         );
     }
 

@@ -8,6 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[cfg(unix)]
+pub mod pty;
+
 /// The binary with an empty environment and no arguments yet (for the
 /// commands that take no repository, or a test that sets its own).
 pub fn binary() -> Command {
