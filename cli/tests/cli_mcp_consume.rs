@@ -137,9 +137,9 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
     assert_eq!(
         block,
         "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
-         References are relative to bcode-provider://other/other:pdf.\n\
+         References are relative to skill://pdf/.\n\
          Source label: mcp:other\n\
-         Skill resource root: bcode-provider://other/other:pdf\n\
+         Skill resource root: skill://pdf/\n\
          \n\
          The PDF body.\n\
          </skill>\n"
@@ -574,12 +574,18 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
         })]
     );
 
-    for (id, description, body) in [
-        ("srv:git-workflow", "The plain workflow.", "The plain body."),
+    for (id, description, body, base) in [
+        (
+            "srv:git-workflow",
+            "The plain workflow.",
+            "The plain body.",
+            "skill://git-workflow/",
+        ),
         (
             "srv:acme--git-workflow",
             "Acme's workflow.",
             "The Acme body.",
+            "skill://acme/git-workflow/",
         ),
     ] {
         let shown: Value =
@@ -597,9 +603,9 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
             block,
             format!(
                 "<skill id=\"{id}\" name=\"git-workflow\" location=\"{location}\">\n\
-                 References are relative to {location}.\n\
+                 References are relative to {base}.\n\
                  Source label: mcp:srv\n\
-                 Skill resource root: {location}\n\
+                 Skill resource root: {base}\n\
                  \n\
                  {body}\n\
                  </skill>\n"
@@ -769,7 +775,23 @@ fn the_skills_servers_written_elsewhere_are_consumed() {
             "{name}"
         );
         let block = ok(sandbox.run(&["skills", "context", &id]));
-        assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{name}: {block}");
+        assert!(
+            block.starts_with(&format!(
+                "<skill id=\"{id}\" name=\"pdf\" location=\"{location}\">\n\
+                 References are relative to skill://pdf/.\n\
+                 Source label: mcp:{name}\n\
+                 Skill resource root: skill://pdf/\n"
+            )),
+            "{name}: {block}"
+        );
+        assert!(
+            block.ends_with("\nThe PDF body.\n</skill>\n"),
+            "{name}: {block}"
+        );
+        // Item 5: the supporting file the body names is read through the
+        // consumer, on demand, verified against the listing.
+        let read = ok(sandbox.run(&["skills", "read", &id, "references/FORM.md"]));
+        assert_eq!(read, FORM, "{name}");
     }
 }
 
@@ -788,9 +810,13 @@ fn one_bad_entry_costs_one_entry() {
     let ok_body = "---\nname: ok\ndescription: Loads.\n---\nThe good body.\n";
     let dyn_body = "---\nname: dyn\ndescription: Generated.\n---\nThe generated body.\n";
     let d = digest(b"x");
-    let many: Vec<Value> = std::iter::once(json!({"uri": "skill://many/SKILL.md", "digest": d, "size": 1}))
-        .chain((1..513).map(|n| json!({"uri": format!("skill://many/f{n}"), "digest": d, "size": 1})))
-        .collect();
+    let many: Vec<Value> =
+        std::iter::once(json!({"uri": "skill://many/SKILL.md", "digest": d, "size": 1}))
+            .chain(
+                (1..513)
+                    .map(|n| json!({"uri": format!("skill://many/f{n}"), "digest": d, "size": 1})),
+            )
+            .collect();
     let listing = json!({"resultType": "complete", "skills": [
         entry(ok_uri, "ok", "Loads.", ok_body),
         {"uri": "skill://nosize/SKILL.md", "frontmatter": {"name": "nosize", "description": "d"},
@@ -848,12 +874,18 @@ fn one_bad_entry_costs_one_entry() {
         ]
     );
     let refused = [
-        left_out("skill://nosize/SKILL.md", "its file `skill://nosize/SKILL.md` has no `size`"),
+        left_out(
+            "skill://nosize/SKILL.md",
+            "its file `skill://nosize/SKILL.md` has no `size`",
+        ),
         left_out(
             "skill://bare/SKILL.md",
             "it has no `resources`, which the SEP requires (a list of its files, or \"dynamic\")",
         ),
-        left_out("file:///etc/SKILL.md", "its URI has the scheme `file`, not `skill`"),
+        left_out(
+            "file:///etc/SKILL.md",
+            "its URI has the scheme `file`, not `skill`",
+        ),
         left_out(
             "skill://many/SKILL.md",
             "it lists 513 files, more than the 512 a skill may have",
@@ -866,7 +898,10 @@ fn one_bad_entry_costs_one_entry() {
     }));
     assert_eq!(brief(diagnostics), brief(expected));
     let block = ok(sandbox.run(&["skills", "context", "srv:dyn"]));
-    assert!(block.ends_with("\nThe generated body.\n</skill>\n"), "{block}");
+    assert!(
+        block.ends_with("\nThe generated body.\n</skill>\n"),
+        "{block}"
+    );
     let block = ok(sandbox.run(&["skills", "context", "srv:ok"]));
     assert!(block.ends_with("\nThe good body.\n</skill>\n"), "{block}");
 
@@ -875,14 +910,44 @@ fn one_bad_entry_costs_one_entry() {
         &format!("{}allow_dynamic = false\n", server("srv", "sh", &[&script])),
     );
     let (skills, diagnostics) = list(&sandbox);
-    assert_eq!(
-        skills,
-        [local(&sandbox), remote("srv:ok", "ok", "Loads.")]
-    );
+    assert_eq!(skills, [local(&sandbox), remote("srv:ok", "ok", "Loads.")]);
     let mut expected = refused.to_vec();
     expected.push(json!({
         "code": "disabled",
         "message": "MCP server `srv`: its skill `skill://dyn/SKILL.md` is left out: it lists its files as \"dynamic\", which no digest vouches for, and its entry says `allow_dynamic = false`",
     }));
     assert_eq!(brief(diagnostics), brief(expected));
+}
+
+/// Issue 40, item 5: `skills read ID PATH` reads a supporting file of an
+/// MCP skill through its server (verified against the listing, as a
+/// `SKILL.md` is), only the files its listing names: a path that could
+/// climb or a file the listing does not name is refused without asking;
+/// a folder skill's files are not read through it.
+#[test]
+fn a_supporting_file_is_read_through_the_consumer_and_verified() {
+    let sandbox = consumer("");
+    let (other, entry) = other(&sandbox);
+    write(
+        &other.join(".bcode/skills/pdf/references/FORM.md"),
+        "Fill the form.\n",
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &entry);
+    let read = |path: &str| sandbox.run(&["skills", "read", "other:pdf", path]);
+    assert_eq!(ok(read("references/FORM.md")), "Fill the form.\n");
+    let refused = |path: &str| {
+        let out = read(path);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        refused("../../etc/passwd"),
+        "bcode-prompt: skill provider `other` failed: MCP server `other`: `../../etc/passwd` is not a path inside the folder of `other:pdf` (`skill://pdf/`)\n"
+    );
+    assert_eq!(
+        refused("references/NONE.md"),
+        "bcode-prompt: skill provider `other` failed: MCP server `other`: `skill://pdf/references/NONE.md` is not among the files its listing names for `other:pdf`, so it is not read\n"
+    );
+    let local = sandbox.run(&["skills", "read", "local", "SKILL.md"]);
+    assert_eq!(local.status.code(), Some(2));
 }

@@ -37,14 +37,16 @@ use bcode_skill_models::{
     Diagnostic, DiagnosticCode, McpServerConfig, SkillContextRequest, SkillError, SkillId,
     SkillManifest, SourceKind,
 };
+use rmcp::RoleClient;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListSkillsRequest,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
     SkillResource,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RunningService,
+};
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::RoleClient;
 use serde_json::{Map, Value};
 
 use crate::client_cache::FileCache;
@@ -392,9 +394,9 @@ impl McpProvider {
             }
             return Ok(id);
         }
-        let mut entry = self.admit(listed).map_err(|diagnostic| {
-            self.fail(diagnostic.message.clone())
-        })?;
+        let mut entry = self
+            .admit(listed)
+            .map_err(|diagnostic| self.fail(diagnostic.message.clone()))?;
         if state.entries.contains_key(&entry.id) {
             let id = path_id(&self.name, &entry.listed).map_err(|why| {
                 self.fail(format!(
@@ -574,6 +576,14 @@ impl SkillProvider for McpProvider {
 
     fn describe(&self, id: &SkillId) -> Result<(SkillManifest, Vec<Diagnostic>), SkillError> {
         Ok((self.entry(id)?.manifest(), Vec::new()))
+    }
+
+    fn resource_base(&self, id: &SkillId) -> Option<String> {
+        self.skill_base(id).ok().map(|(_, base)| base)
+    }
+
+    fn read_file(&self, id: &SkillId, path: &str) -> Result<Vec<u8>, SkillError> {
+        McpProvider::read_file(self, id, path)
     }
 
     fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError> {
@@ -955,9 +965,9 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
     };
     let mut stdin = stdin;
     let mut stdout = tokio::io::BufReader::new(stdout);
-    let modern = probe(&mut stdout, &mut stdin).await.map_err(|why| {
-        format!("the MCP handshake with `{}` failed: {why}", spec.command)
-    })?;
+    let modern = probe(&mut stdout, &mut stdin)
+        .await
+        .map_err(|why| format!("the MCP handshake with `{}` failed: {why}", spec.command))?;
     let (config, lifecycle) = if modern {
         (
             client_config(),

@@ -433,7 +433,10 @@ mod tests {
             })
         );
         let mut no_name = skill(json!([file("skill://pdf/SKILL.md", 1)]));
-        no_name["frontmatter"].as_object_mut().unwrap().remove("name");
+        no_name["frontmatter"]
+            .as_object_mut()
+            .unwrap()
+            .remove("name");
         assert_eq!(refused(no_name), "its front matter has no `name`");
         assert_eq!(
             entry(json!({"frontmatter": {}})),

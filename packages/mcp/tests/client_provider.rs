@@ -365,10 +365,7 @@ fn supporting_files_are_read_on_demand_and_a_skill_loads_by_its_uri() {
         refused("references/OTHER.md"),
         "MCP server `host`: `skill://pdf/references/OTHER.md` is not among the files its listing names for `host:pdf`, so it is not read"
     );
-    assert_eq!(
-        *read.lock().unwrap(),
-        ["skill://pdf/references/FORM.md"]
-    );
+    assert_eq!(*read.lock().unwrap(), ["skill://pdf/references/FORM.md"]);
 
     let hidden = provider.load_uri("skill://hidden/SKILL.md").unwrap();
     assert_eq!(hidden.to_string(), "host:hidden");
