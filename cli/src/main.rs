@@ -377,6 +377,15 @@ enum SkillsCommand {
         #[arg(trailing_var_arg = true)]
         args: Vec<String>,
     },
+    /// A supporting file of a skill an MCP server serves, read now through
+    /// the server and verified against its listing.
+    #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
+    Read {
+        /// The skill's id (`skills list` shows them).
+        id: String,
+        /// The file, relative to the skill's folder (`references/FORM.md`).
+        path: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -483,6 +492,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     json,
                 },
                 SkillsCommand::Context { id, args } => skills_cmd::SkillsCmd::Context { id, args },
+                SkillsCommand::Read { id, path } => skills_cmd::SkillsCmd::Read { id, path },
             };
             skills_cmd::run(&cmd, &context, &mut stdout)
         }

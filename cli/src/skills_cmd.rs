@@ -1,4 +1,4 @@
-//! `bcode-prompt skills list|show|doctor|catalog|search|context`.
+//! `bcode-prompt skills list|show|doctor|catalog|search|context|read`.
 
 use std::io::Write;
 use std::path::Path;
@@ -36,6 +36,10 @@ pub enum SkillsCmd {
     Context {
         id: String,
         args: Vec<String>,
+    },
+    Read {
+        id: String,
+        path: String,
     },
     Search {
         query: String,
@@ -224,6 +228,30 @@ pub fn run(
                 }
                 report_summary(registry.diagnostics());
             }
+        }
+        SkillsCmd::Read { id, path } => {
+            let skill = lookup(&registry, id)?;
+            let bytes = registry
+                .read_file(skill, path)
+                .map_err(|err| CliError::Usage(err.to_string()))?;
+            // The file as it is on a pipe; escaped on a terminal, like
+            // every other output a server or repository wrote.
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => write!(out, "{}", on_stdout(text)).map_err(io)?,
+                Err(_) if crate::terminal::stdout_is_terminal() => write!(
+                    out,
+                    "{}",
+                    crate::terminal::printable(&String::from_utf8_lossy(&bytes))
+                )
+                .map_err(io)?,
+                Err(_) => out.write_all(&bytes).map_err(io)?,
+            }
+            eprintln!(
+                "bcode-prompt: read `{path}` of skill `{}` from {}: {} bytes",
+                skill.manifest.id,
+                printable_line(&skill.source.label),
+                bytes.len()
+            );
         }
         SkillsCmd::Context { id, args } => {
             let skill = lookup(&registry, id)?;

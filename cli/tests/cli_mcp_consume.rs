@@ -34,10 +34,11 @@ const FAULT_TIMEOUT_MS: u64 = 3000;
 /// once, plus a process start and a discovery on a busy machine.
 const DEADLINE: Duration = Duration::from_millis(FAULT_TIMEOUT_MS + 2000);
 
-/// A server that answers the handshake (declaring the skills extension)
-/// late, two seconds in, and then never answers again: starting and
-/// listing share one timeout, so this costs no more than a silent server.
-const STALLS: &str = r#"read line; sleep 2; printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"serverInfo":{"name":"stalls","version":"1"}}}'; sleep 60"#;
+/// A server that answers the discovery (declaring the skills extension on
+/// protocol 2026-07-28) late, two seconds in, and then never answers
+/// again: starting and listing share one timeout, so this costs no more
+/// than a silent server.
+const STALLS: &str = r#"read line; sleep 2; printf '%s\n' '{"jsonrpc":"2.0","id":"bcode-discover","result":{"supportedVersions":["2026-07-28"],"capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"ttlMs":0,"cacheScope":"private","resultType":"complete"}}'; sleep 60"#;
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
 
@@ -136,9 +137,9 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
     assert_eq!(
         block,
         "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
-         References are relative to bcode-provider://other/other:pdf.\n\
+         References are relative to skill://pdf/.\n\
          Source label: mcp:other\n\
-         Skill resource root: bcode-provider://other/other:pdf\n\
+         Skill resource root: skill://pdf/\n\
          \n\
          The PDF body.\n\
          </skill>\n"
@@ -462,8 +463,9 @@ fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// A fake MCP server in `sh`, written to `<base>/<name>.sh`: it answers
-/// `initialize` declaring the skills extension, `skills/list` with what
+/// A fake MCP server in `sh`, written to `<base>/<name>.sh`: a server of
+/// the 2025-11-25 era, it answers `server/discover` with "method not found"
+/// and `initialize` declaring the skills extension, `skills/list` with what
 /// the `sh` code `list` prints (the result object; `$id` is the request's
 /// id), and `resources/read` of each `(uri, text)` of `files`.
 fn fake_server(sandbox: &Sandbox, name: &str, list: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -478,8 +480,10 @@ fn fake_server(sandbox: &Sandbox, name: &str, list: &str, files: &[(&str, &str)]
     }
     let script = format!(
         r#"while IFS= read -r line; do
-  id=$(printf '%s\n' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  id=$(printf '%s\n' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\|"[^"]*"\),.*/\1/p')
   case "$line" in
+    *'"method":"server/discover"'*)
+      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}" ;;
     *'"method":"initialize"'*)
       printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"resources\":{{}},\"extensions\":{{\"io.modelcontextprotocol/skills\":{{}}}}}},\"serverInfo\":{{\"name\":\"fake\",\"version\":\"1\"}}}}}}" ;;
     *'"method":"skills/list"'*)
@@ -570,12 +574,18 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
         })]
     );
 
-    for (id, description, body) in [
-        ("srv:git-workflow", "The plain workflow.", "The plain body."),
+    for (id, description, body, base) in [
+        (
+            "srv:git-workflow",
+            "The plain workflow.",
+            "The plain body.",
+            "skill://git-workflow/",
+        ),
         (
             "srv:acme--git-workflow",
             "Acme's workflow.",
             "The Acme body.",
+            "skill://acme/git-workflow/",
         ),
     ] {
         let shown: Value =
@@ -593,9 +603,9 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
             block,
             format!(
                 "<skill id=\"{id}\" name=\"git-workflow\" location=\"{location}\">\n\
-                 References are relative to {location}.\n\
+                 References are relative to {base}.\n\
                  Source label: mcp:srv\n\
-                 Skill resource root: {location}\n\
+                 Skill resource root: {base}\n\
                  \n\
                  {body}\n\
                  </skill>\n"
@@ -664,4 +674,280 @@ fn a_listing_past_its_byte_bound_is_refused_within_bounded_memory() {
     // after it.
     let served = std::fs::read_to_string(&pages).unwrap();
     assert_eq!(served, "1\n2\n3\n4\n5\n");
+}
+
+/// The Python with FastMCP (4.1.6) and `agentskills-mcp-server` (0.7.0)
+/// that `.ci/run` installs under the build folder; `None` (the test then
+/// says so and passes) when it is not set up, unless
+/// `BCODE_REQUIRE_MCP_CLIENT` is.
+fn python_with_servers() -> Option<String> {
+    let python = std::env::var("BCODE_MCP_SERVERS_PYTHON").ok();
+    if python.is_none() {
+        assert!(
+            std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
+            "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_SERVERS_PYTHON is not"
+        );
+        eprintln!(
+            "skipped: set BCODE_MCP_SERVERS_PYTHON to a Python with fastmcp 4.1.6 and \
+             agentskills-mcp-server 0.7.0 (.ci/run does)"
+        );
+    }
+    python
+}
+
+const FORM: &str = "Fill the form.\n";
+
+/// Starting Python with either server's imports takes seconds on a busy
+/// machine; the bound is still one start, not a hang.
+const OUTSIDE_TIMEOUT_MS: u64 = 60_000;
+
+/// The skills folder both outside servers serve: `pdf`, with a
+/// supporting file.
+fn outside_skills(sandbox: &Sandbox) -> PathBuf {
+    let skills = sandbox.base.join("served");
+    write(&skills.join("pdf/SKILL.md"), PDF);
+    write(&skills.join("pdf/references/FORM.md"), FORM);
+    skills
+}
+
+/// Issue 40, items 1 and 8: the skills servers written elsewhere that
+/// install from PyPI serve skills only on protocol 2026-07-28, reached by
+/// `server/discover`; the consumer lists their skill, and loads its body
+/// verified against the listing.
+#[test]
+fn the_skills_servers_written_elsewhere_are_consumed() {
+    let Some(python) = python_with_servers() else {
+        return;
+    };
+    let sandbox = consumer("");
+    let skills = outside_skills(&sandbox);
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_servers");
+    let config = sandbox.base.join("agentskills.json");
+    write(
+        &config,
+        &json!({
+            "name": "agentskills",
+            "skills": [{"id": "pdf", "provider": "fs", "options": {"root": skills}}],
+        })
+        .to_string(),
+    );
+    let servers = [
+        (
+            "fastmcp",
+            vec![
+                scripts.join("fastmcp_skills.py").display().to_string(),
+                skills.display().to_string(),
+            ],
+        ),
+        (
+            "agentskills",
+            vec![
+                "-m".to_owned(),
+                "agentskills_mcp_server".to_owned(),
+                "--config".to_owned(),
+                config.display().to_string(),
+            ],
+        ),
+    ];
+    for (name, args) in servers {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        write(
+            &sandbox.home.join(".config/bcode/bcode.toml"),
+            &server_with_timeout(name, &python, &args, OUTSIDE_TIMEOUT_MS),
+        );
+        let (listed, diagnostics) = list(&sandbox);
+        assert_eq!(diagnostics, Vec::<Value>::new(), "{name}");
+        let id = format!("{name}:pdf");
+        let location = format!("bcode-provider://{name}/{id}");
+        // Sorted by id: both names sort before `local`.
+        assert_eq!(
+            listed,
+            [
+                json!({
+                    "id": id,
+                    "name": "pdf",
+                    "description": "Reads PDFs.",
+                    "source": format!("mcp:{name}"),
+                    "location": location,
+                }),
+                local(&sandbox),
+            ],
+            "{name}"
+        );
+        let block = ok(sandbox.run(&["skills", "context", &id]));
+        assert!(
+            block.starts_with(&format!(
+                "<skill id=\"{id}\" name=\"pdf\" location=\"{location}\">\n\
+                 References are relative to skill://pdf/.\n\
+                 Source label: mcp:{name}\n\
+                 Skill resource root: skill://pdf/\n"
+            )),
+            "{name}: {block}"
+        );
+        assert!(
+            block.ends_with("\nThe PDF body.\n</skill>\n"),
+            "{name}: {block}"
+        );
+        // Item 5: the supporting file the body names is read through the
+        // consumer, on demand, verified against the listing.
+        let read = ok(sandbox.run(&["skills", "read", &id, "references/FORM.md"]));
+        assert_eq!(read, FORM, "{name}");
+    }
+}
+
+/// Issue 40, item 3: one bad entry costs one entry. A listing holding a
+/// good skill, one whose file has no `size`, one without `resources`, one
+/// of another scheme, one over the SEP's 512 files and one listed as
+/// `"dynamic"`: the good and the dynamic skills load (the dynamic one said
+/// to be unverified, its body read unverified), every other is left out
+/// with a diagnostic naming it and why; `allow_dynamic = false` leaves the
+/// dynamic one out too.
+#[test]
+fn one_bad_entry_costs_one_entry() {
+    let sandbox = consumer("");
+    let ok_uri = "skill://ok/SKILL.md";
+    let dyn_uri = "skill://dyn/SKILL.md";
+    let ok_body = "---\nname: ok\ndescription: Loads.\n---\nThe good body.\n";
+    let dyn_body = "---\nname: dyn\ndescription: Generated.\n---\nThe generated body.\n";
+    let d = digest(b"x");
+    let many: Vec<Value> =
+        std::iter::once(json!({"uri": "skill://many/SKILL.md", "digest": d, "size": 1}))
+            .chain(
+                (1..513)
+                    .map(|n| json!({"uri": format!("skill://many/f{n}"), "digest": d, "size": 1})),
+            )
+            .collect();
+    let listing = json!({"resultType": "complete", "skills": [
+        entry(ok_uri, "ok", "Loads.", ok_body),
+        {"uri": "skill://nosize/SKILL.md", "frontmatter": {"name": "nosize", "description": "d"},
+         "resources": [{"uri": "skill://nosize/SKILL.md", "digest": d}]},
+        {"uri": "skill://bare/SKILL.md", "frontmatter": {"name": "bare", "description": "d"}},
+        {"uri": "file:///etc/SKILL.md", "frontmatter": {"name": "etc", "description": "d"},
+         "resources": [{"uri": "file:///etc/SKILL.md", "digest": d, "size": 1}]},
+        {"uri": "skill://many/SKILL.md", "frontmatter": {"name": "many", "description": "d"},
+         "resources": many},
+        {"uri": dyn_uri, "frontmatter": {"name": "dyn", "description": "Generated."},
+         "resources": "dynamic"},
+    ]});
+    let script = fake_server(
+        &sandbox,
+        "mixed",
+        &format!("      printf '%s' {}", sh_quote(&listing.to_string())),
+        &[(ok_uri, ok_body), (dyn_uri, dyn_body)],
+    );
+    let script = script.display().to_string();
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &server("srv", "sh", &[&script]),
+    );
+    let remote = |id: &str, name: &str, description: &str| {
+        json!({
+            "id": id,
+            "name": name,
+            "description": description,
+            "source": "mcp:srv",
+            "location": format!("bcode-provider://srv/{id}"),
+        })
+    };
+    let left_out = |uri: &str, why: &str| {
+        json!({
+            "code": "provider_failed",
+            "message": format!("MCP server `srv`: its skill `{uri}` is left out: {why}"),
+        })
+    };
+    // The registry reports diagnostics sorted; so are both sides here.
+    let brief = |diagnostics: Vec<Value>| -> Vec<String> {
+        let mut brief: Vec<String> = diagnostics
+            .iter()
+            .map(|d| json!({"code": d["code"], "message": d["message"]}).to_string())
+            .collect();
+        brief.sort();
+        brief
+    };
+    let (skills, diagnostics) = list(&sandbox);
+    assert_eq!(
+        skills,
+        [
+            local(&sandbox),
+            remote("srv:dyn", "dyn", "Generated."),
+            remote("srv:ok", "ok", "Loads."),
+        ]
+    );
+    let refused = [
+        left_out(
+            "skill://nosize/SKILL.md",
+            "its file `skill://nosize/SKILL.md` has no `size`",
+        ),
+        left_out(
+            "skill://bare/SKILL.md",
+            "it has no `resources`, which the SEP requires (a list of its files, or \"dynamic\")",
+        ),
+        left_out(
+            "file:///etc/SKILL.md",
+            "its URI has the scheme `file`, not `skill`",
+        ),
+        left_out(
+            "skill://many/SKILL.md",
+            "it lists 513 files, more than the 512 a skill may have",
+        ),
+    ];
+    let mut expected = refused.to_vec();
+    expected.push(json!({
+        "code": "invalid_field",
+        "message": "MCP server `srv`: its skill `skill://dyn/SKILL.md` lists its files as \"dynamic\": no digest vouches for them, so they are loaded unverified (`allow_dynamic = false` leaves such skills out)",
+    }));
+    assert_eq!(brief(diagnostics), brief(expected));
+    let block = ok(sandbox.run(&["skills", "context", "srv:dyn"]));
+    assert!(
+        block.ends_with("\nThe generated body.\n</skill>\n"),
+        "{block}"
+    );
+    let block = ok(sandbox.run(&["skills", "context", "srv:ok"]));
+    assert!(block.ends_with("\nThe good body.\n</skill>\n"), "{block}");
+
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &format!("{}allow_dynamic = false\n", server("srv", "sh", &[&script])),
+    );
+    let (skills, diagnostics) = list(&sandbox);
+    assert_eq!(skills, [local(&sandbox), remote("srv:ok", "ok", "Loads.")]);
+    let mut expected = refused.to_vec();
+    expected.push(json!({
+        "code": "disabled",
+        "message": "MCP server `srv`: its skill `skill://dyn/SKILL.md` is left out: it lists its files as \"dynamic\", which no digest vouches for, and its entry says `allow_dynamic = false`",
+    }));
+    assert_eq!(brief(diagnostics), brief(expected));
+}
+
+/// Issue 40, item 5: `skills read ID PATH` reads a supporting file of an
+/// MCP skill through its server (verified against the listing, as a
+/// `SKILL.md` is), only the files its listing names: a path that could
+/// climb or a file the listing does not name is refused without asking;
+/// a folder skill's files are not read through it.
+#[test]
+fn a_supporting_file_is_read_through_the_consumer_and_verified() {
+    let sandbox = consumer("");
+    let (other, entry) = other(&sandbox);
+    write(
+        &other.join(".bcode/skills/pdf/references/FORM.md"),
+        "Fill the form.\n",
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), &entry);
+    let read = |path: &str| sandbox.run(&["skills", "read", "other:pdf", path]);
+    assert_eq!(ok(read("references/FORM.md")), "Fill the form.\n");
+    let refused = |path: &str| {
+        let out = read(path);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        refused("../../etc/passwd"),
+        "bcode-prompt: skill provider `other` failed: MCP server `other`: `../../etc/passwd` is not a path inside the folder of `other:pdf` (`skill://pdf/`)\n"
+    );
+    assert_eq!(
+        refused("references/NONE.md"),
+        "bcode-prompt: skill provider `other` failed: MCP server `other`: `skill://pdf/references/NONE.md` is not among the files its listing names for `other:pdf`, so it is not read\n"
+    );
+    let local = sandbox.run(&["skills", "read", "local", "SKILL.md"]);
+    assert_eq!(local.status.code(), Some(2));
 }

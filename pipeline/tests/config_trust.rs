@@ -370,6 +370,7 @@ fn a_trusted_repository_is_applied_in_full_except_its_trust_list() {
             env: BTreeMap::new(),
             timeout_ms: 5000,
             cwd: None,
+            allow_dynamic: true,
         }]
     );
     // The user's list stands; the repository's own list never counts.

@@ -37,16 +37,21 @@ use bcode_skill_models::{
     Diagnostic, DiagnosticCode, McpServerConfig, SkillContextRequest, SkillError, SkillId,
     SkillManifest, SourceKind,
 };
+use rmcp::RoleClient;
 use rmcp::model::{
-    PaginatedRequestParams, ReadResourceRequestParams, ResourceContents, Skill, SkillResource,
-    SkillResources,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListSkillsRequest,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
+    SkillResource,
 };
-use rmcp::service::{Peer, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RunningService,
+};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Map, Value};
 
 use crate::client_cache::FileCache;
+use crate::client_listing::{Listed, MAX_SKILL_BYTES, Refused, decode_page};
+use crate::client_tap::{RawResults, Tap};
 
 /// `skills/list` pages read at most; a server that keeps handing out
 /// cursors past this is cut off with an error.
@@ -97,6 +102,8 @@ pub struct McpServerSpec {
     /// The folder it is started in, as the entry's `cwd` resolves; `None`
     /// starts it in [`NEUTRAL_DIR`], never the host's working folder.
     pub dir: Option<PathBuf>,
+    /// Whether its skills listed with `"dynamic"` files are loaded.
+    pub allow_dynamic: bool,
 }
 
 impl McpServerSpec {
@@ -117,6 +124,7 @@ impl McpServerSpec {
             env,
             timeout: Duration::from_millis(entry.timeout_ms),
             dir,
+            allow_dynamic: entry.allow_dynamic,
         }
     }
 }
@@ -138,6 +146,10 @@ struct State {
     running: Option<Started>,
     /// The peer requests go to.
     peer: Option<Peer<RoleClient>>,
+    /// The raw skills answers of the server the provider started (none for
+    /// a session the host handed in: its answers are read as the SDK
+    /// decoded them).
+    raw: Option<RawResults>,
     /// Why the server could not be reached, once it could not: not tried
     /// again, so a dead server costs its timeout once.
     failed: Option<String>,
@@ -146,6 +158,23 @@ struct State {
     entries: BTreeMap<SkillId, Admitted>,
     /// What the last listing left out.
     diagnostics: Vec<Diagnostic>,
+    /// Until when the last listing is fresh (its `ttlMs`); `None`: ask
+    /// again each time.
+    fresh_until: Option<std::time::Instant>,
+}
+
+/// What the registry is given of the admitted entries.
+fn provided(entries: &BTreeMap<SkillId, Admitted>) -> Vec<ProvidedSkill> {
+    entries
+        .values()
+        .map(|entry| ProvidedSkill {
+            manifest: entry.manifest(),
+            body_bytes: entry
+                .listed
+                .file(&entry.listed.uri)
+                .and_then(|file| usize::try_from(file.size).ok()),
+        })
+        .collect()
 }
 
 /// A `bcode.skill/v1` provider relaying one MCP server's skills.
@@ -153,6 +182,7 @@ struct State {
 pub struct McpProvider {
     name: String,
     timeout: Duration,
+    allow_dynamic: bool,
     link: Link,
     cache: Option<FileCache>,
     runtime: OnceLock<Result<tokio::runtime::Runtime, String>>,
@@ -167,6 +197,7 @@ impl McpProvider {
         McpProvider {
             name: spec.name.clone(),
             timeout: spec.timeout,
+            allow_dynamic: spec.allow_dynamic,
             link: Link::Command(spec),
             cache: cache.map(FileCache::new),
             runtime: OnceLock::new(),
@@ -185,6 +216,7 @@ impl McpProvider {
         McpProvider {
             name: name.into(),
             timeout,
+            allow_dynamic: true,
             link: Link::Peer(peer),
             cache: cache.map(FileCache::new),
             runtime: OnceLock::new(),
@@ -261,6 +293,7 @@ impl McpProvider {
                 Err(why)
             }
             Ok((running, peer)) => {
+                state.raw = running.as_ref().map(|started| started.raw.clone());
                 state.running = running;
                 state.peer = Some(peer.clone());
                 Ok(peer)
@@ -270,6 +303,118 @@ impl McpProvider {
                 Err(why)
             }
         }
+    }
+
+    /// The server's name and the `skill://` folder the files of skill `id`
+    /// are named below (`skill://pdf/`), as its listing entry gives it: a
+    /// host tells the model these with the skill's `SKILL.md`, so that
+    /// `references/FORM.md` resolves to `skill://pdf/references/FORM.md`
+    /// and is read through [`McpProvider::read_file`].
+    pub fn skill_base(&self, id: &SkillId) -> Result<(String, String), SkillError> {
+        let entry = self.entry(id)?;
+        Ok((self.name.clone(), entry.listed.base().to_owned()))
+    }
+
+    /// Reads the supporting file `path` (relative to the skill's folder,
+    /// as the model reads it in `SKILL.md`: `references/FORM.md`) of skill
+    /// `id`, now, not before (SEP-2640: "never in advance"): from the cache
+    /// while it matches the listing, else from the server, checked against
+    /// the entry's size and digest. A path that could climb, or a file the
+    /// entry does not list, is refused without asking the server. A skill
+    /// listed as `"dynamic"` is read unverified (the caller is told by
+    /// [`McpProvider::is_dynamic`]).
+    pub fn read_file(&self, id: &SkillId, path: &str) -> Result<Vec<u8>, SkillError> {
+        let entry = self.entry(id)?;
+        let listed = &entry.listed;
+        if path.is_empty()
+            || path.starts_with('/')
+            || path
+                .split('/')
+                .any(|segment| segment.is_empty() || segment == "." || segment == "..")
+            || path.contains(['\\', '?', '#'])
+        {
+            return Err(self.fail(format!(
+                "`{path}` is not a path inside the folder of `{id}` (`{}`)",
+                listed.base()
+            )));
+        }
+        let uri = format!("{}{path}", listed.base());
+        if listed.is_dynamic() {
+            return self.fetch_unverified(&uri);
+        }
+        match listed.file(&uri) {
+            Some(file) => {
+                let file = file.clone();
+                self.fetch(&file)
+            }
+            None => Err(self.fail(format!(
+                "`{uri}` is not among the files its listing names for `{id}`, so it is not read"
+            ))),
+        }
+    }
+
+    /// Whether skill `id` lists its files as `"dynamic"`: generated content
+    /// that no digest vouches for, which a host may decline.
+    pub fn is_dynamic(&self, id: &SkillId) -> Result<bool, SkillError> {
+        Ok(self.entry(id)?.listed.is_dynamic())
+    }
+
+    /// Loads a skill given only its `SKILL.md` URI (SEP-2640: hosts must
+    /// support it), listed or not: asks `skills/get`, checks the entry as a
+    /// listing's, and keeps it under the id it would get in the listing
+    /// (its plain `<server>:<name>` unless another skill holds it, then its
+    /// path id). Returns that id; [`SkillProvider::context`] then loads it.
+    pub fn load_uri(&self, uri: &str) -> Result<SkillId, SkillError> {
+        let (peer, raw) = {
+            let mut state = self.state();
+            let peer = self.peer(&mut state).map_err(|why| self.fail(why))?;
+            (peer, state.raw.clone())
+        };
+        let wanted = uri.to_owned();
+        let text = self
+            .run(async move { get_skill(&peer, raw.as_ref(), wanted).await })
+            .map_err(|why| self.fail(why))?;
+        let listed = crate::client_listing::decode_get(&text)
+            .map_err(|why| self.fail(format!("skills/get of `{uri}`: {why}")))?;
+        if listed.uri != uri {
+            return Err(self.fail(format!(
+                "skills/get of `{uri}` answered with another skill, `{}`",
+                listed.uri
+            )));
+        }
+        let mut state = self.state();
+        if let Some((id, _)) = state
+            .entries
+            .iter()
+            .find(|(_, entry)| entry.listed.uri == uri)
+        {
+            let id = id.clone();
+            if let Some(entry) = state.entries.get_mut(&id) {
+                entry.listed = listed;
+            }
+            return Ok(id);
+        }
+        let mut entry = self
+            .admit(listed)
+            .map_err(|diagnostic| self.fail(diagnostic.message.clone()))?;
+        if state.entries.contains_key(&entry.id) {
+            let id = path_id(&self.name, &entry.listed).map_err(|why| {
+                self.fail(format!(
+                    "`{}` names another of its skills, and the path of `{uri}` gives no id of its own ({why})",
+                    entry.id
+                ))
+            })?;
+            if state.entries.contains_key(&id) {
+                return Err(self.fail(format!(
+                    "`{}` and `{id}` name other skills of it, so `{uri}` has no id",
+                    entry.id
+                )));
+            }
+            entry.id = id;
+        }
+        let id = entry.id.clone();
+        state.entries.insert(id.clone(), entry);
+        Ok(id)
     }
 
     /// The admitted listing entry of `id`.
@@ -316,6 +461,32 @@ impl McpProvider {
         }
         Ok(bytes)
     }
+
+    /// The bytes of `uri` of a skill whose files are `"dynamic"`: read
+    /// each time, never cached (nothing says when they change), and
+    /// bounded by the SEP's limit on a skill's files, but not verifiable.
+    fn fetch_unverified(&self, uri: &str) -> Result<Vec<u8>, SkillError> {
+        let peer = {
+            let mut state = self.state();
+            self.peer(&mut state).map_err(|why| self.fail(why))?
+        };
+        let uri = uri.to_owned();
+        self.run(async move {
+            let result = peer
+                .read_resource(ReadResourceRequestParams::new(uri.clone()))
+                .await
+                .map_err(|err| format!("reading `{uri}` failed: {err}"))?;
+            let bytes = contents_of(&uri, result.contents, MAX_SKILL_BYTES)?;
+            if bytes.len() as u64 > MAX_SKILL_BYTES {
+                return Err(format!(
+                    "`{uri}` is longer than the {} MiB a skill may hold",
+                    MAX_SKILL_BYTES / (1024 * 1024)
+                ));
+            }
+            Ok(bytes)
+        })
+        .map_err(|why| self.fail(why))
+    }
 }
 
 impl Drop for McpProvider {
@@ -350,6 +521,15 @@ impl SkillProvider for McpProvider {
 
     fn list(&self) -> Result<Vec<ProvidedSkill>, SkillError> {
         let mut state = self.state();
+        // A listing is used again, unasked, while the server's `ttlMs`
+        // says it is fresh (SEP-2549). Its `cacheScope` asks nothing more
+        // of this cache, which is the user's own, in memory.
+        if state.failed.is_none()
+            && let Some(until) = state.fresh_until
+            && std::time::Instant::now() < until
+        {
+            return Ok(provided(&state.entries));
+        }
         let listed = match (&self.link, &state.peer, &state.failed) {
             // Starting the server and its first listing share one timeout,
             // so a server that answers the handshake and then hangs costs
@@ -358,13 +538,16 @@ impl SkillProvider for McpProvider {
                 self.run(start_and_list(spec.clone()))
                     .map(|(started, listed)| {
                         state.peer = Some(started.running.peer().clone());
+                        state.raw = Some(started.raw.clone());
                         state.running = Some(started);
                         listed
                     })
             }
-            _ => self
-                .peer(&mut state)
-                .and_then(|peer| self.run(list_all(peer))),
+            _ => {
+                let raw = state.raw.clone();
+                self.peer(&mut state)
+                    .and_then(|peer| self.run(list_all(peer, raw)))
+            }
         };
         let listed = match listed {
             Ok(listed) => listed,
@@ -373,20 +556,18 @@ impl SkillProvider for McpProvider {
                 // again.
                 state.failed = Some(why.clone());
                 state.peer = None;
+                state.raw = None;
                 return Err(self.fail(why));
             }
         };
-        let (entries, diagnostics) = self.admit_all(listed);
-        let provided = entries
-            .values()
-            .map(|entry| ProvidedSkill {
-                manifest: entry.manifest(),
-                body_bytes: usize::try_from(entry.skill_md.size).ok(),
-            })
-            .collect();
+        state.fresh_until = listed
+            .ttl_ms
+            .filter(|ttl| *ttl > 0)
+            .and_then(|ttl| std::time::Instant::now().checked_add(Duration::from_millis(ttl)));
+        let (entries, diagnostics) = self.admit_all(listed.entries);
         state.entries = entries;
         state.diagnostics = diagnostics;
-        Ok(provided)
+        Ok(provided(&state.entries))
     }
 
     fn list_diagnostics(&self) -> Vec<Diagnostic> {
@@ -397,10 +578,21 @@ impl SkillProvider for McpProvider {
         Ok((self.entry(id)?.manifest(), Vec::new()))
     }
 
+    fn resource_base(&self, id: &SkillId) -> Option<String> {
+        self.skill_base(id).ok().map(|(_, base)| base)
+    }
+
+    fn read_file(&self, id: &SkillId, path: &str) -> Result<Vec<u8>, SkillError> {
+        McpProvider::read_file(self, id, path)
+    }
+
     fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError> {
         let entry = self.entry(&request.id)?;
         let skill = &entry.listed;
-        let bytes = self.fetch(&entry.skill_md)?;
+        let bytes = match skill.file(&skill.uri) {
+            Some(skill_md) => self.fetch(skill_md)?,
+            None => self.fetch_unverified(&skill.uri)?,
+        };
         let text = String::from_utf8(bytes)
             .map_err(|_| self.fail(format!("`{}` is not UTF-8 text", skill.uri)))?;
         let document = parse_document(&text)
@@ -432,11 +624,27 @@ impl McpProvider {
     /// an id another entry holds, is left out with a diagnostic, never
     /// dropped in silence; an entry listed again under the same URI is one
     /// entry (the first listed), with a diagnostic.
-    fn admit_all(&self, listed: Vec<Listed>) -> (BTreeMap<SkillId, Admitted>, Vec<Diagnostic>) {
+    fn admit_all(
+        &self,
+        listed: Vec<Result<Listed, Refused>>,
+    ) -> (BTreeMap<SkillId, Admitted>, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
         let mut uris = std::collections::BTreeSet::new();
         let mut by_name: BTreeMap<SkillId, Vec<Admitted>> = BTreeMap::new();
         for skill in listed {
+            let skill = match skill {
+                Ok(skill) => skill,
+                Err(refused) => {
+                    diagnostics.push(self.left_out(
+                        DiagnosticCode::ProviderFailed,
+                        match refused.uri {
+                            Some(uri) => format!("its skill `{uri}` is left out: {}", refused.why),
+                            None => format!("an entry of its listing is left out: {}", refused.why),
+                        },
+                    ));
+                    continue;
+                }
+            };
             if !uris.insert(skill.uri.clone()) {
                 diagnostics.push(self.left_out(
                     DiagnosticCode::DuplicateId,
@@ -448,7 +656,18 @@ impl McpProvider {
                 continue;
             }
             match self.admit(skill) {
-                Ok(entry) => by_name.entry(entry.id.clone()).or_default().push(entry),
+                Ok(entry) => {
+                    if entry.listed.is_dynamic() {
+                        diagnostics.push(self.left_out(
+                            DiagnosticCode::InvalidField,
+                            format!(
+                                "its skill `{}` lists its files as \"dynamic\": no digest vouches for them, so they are loaded unverified (`allow_dynamic = false` leaves such skills out)",
+                                entry.listed.uri
+                            ),
+                        ));
+                    }
+                    by_name.entry(entry.id.clone()).or_default().push(entry)
+                }
                 Err(diagnostic) => diagnostics.push(*diagnostic),
             }
         }
@@ -504,7 +723,7 @@ impl McpProvider {
 
     /// A listed skill as a registry entry under its plain id
     /// (`<server>:<name>`), or why it cannot be one.
-    fn admit(&self, mut skill: Listed) -> Result<Admitted, Box<Diagnostic>> {
+    fn admit(&self, skill: Listed) -> Result<Admitted, Box<Diagnostic>> {
         let name = &skill.name;
         let id = SkillId::namespaced(&self.name, name).map_err(|err| {
             Box::new(self.left_out(
@@ -512,58 +731,23 @@ impl McpProvider {
                 format!("its skill {name:?} ({}) is left out: {err}", skill.uri),
             ))
         })?;
-        let Some(skill_md) = skill.skill_md.take() else {
+        if skill.is_dynamic() && !self.allow_dynamic {
             return Err(Box::new(self.left_out(
-                DiagnosticCode::ProviderFailed,
+                DiagnosticCode::Disabled,
                 format!(
-                    "its skill `{id}` is left out: its entry lists no digest for `{}`, so the file could not be checked",
+                    "its skill `{}` is left out: it lists its files as \"dynamic\", which no digest vouches for, and its entry says `allow_dynamic = false`",
                     skill.uri
                 ),
             )));
-        };
-        Ok(Admitted {
-            id,
-            skill_md,
-            listed: skill,
-        })
-    }
-}
-
-/// One entry of a listing, as much of it as the provider uses: taken from
-/// each page before the next is asked for, so a listing costs what it
-/// keeps, not what the server sent.
-#[derive(Clone, Debug)]
-struct Listed {
-    uri: String,
-    name: String,
-    description: String,
-    /// The other front-matter fields as listed, as compact JSON text
-    /// (parsed again only when the skill is activated).
-    extra: String,
-    /// The resource of `uri` itself (its `SKILL.md`), when the entry lists
-    /// it with a digest (taken into [`Admitted`] when the entry is).
-    skill_md: Option<SkillResource>,
-}
-
-impl Listed {
-    fn new(skill: Skill) -> Listed {
-        let skill_md = skill_md(&skill).cloned();
-        Listed {
-            extra: serde_json::to_string(&skill.frontmatter.extra).unwrap_or_default(),
-            uri: skill.uri,
-            name: skill.frontmatter.name,
-            description: skill.frontmatter.description,
-            skill_md,
         }
+        Ok(Admitted { id, listed: skill })
     }
 }
 
-/// A listed skill the registry has: the id it was given, its `SKILL.md`
-/// resource and its entry.
+/// A listed skill the registry has: the id it was given and its entry.
 #[derive(Clone, Debug)]
 struct Admitted {
     id: SkillId,
-    skill_md: SkillResource,
     listed: Listed,
 }
 
@@ -617,11 +801,133 @@ impl Drop for Group {
     }
 }
 
-/// A session with a server the provider started, and its process group.
+/// A session with a server the provider started, its process and its
+/// process group.
 #[derive(Debug)]
 struct Started {
-    running: RunningService<RoleClient, ()>,
+    running: RunningService<RoleClient, ClientConfig>,
+    raw: RawResults,
+    _child: ChildProcess,
     _group: Group,
+}
+
+/// The started program, kept so that it is reaped; the group's kill stops
+/// it.
+struct ChildProcess(#[allow(dead_code)] Box<dyn process_wrap::tokio::ChildWrapper>);
+
+impl std::fmt::Debug for ChildProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChildProcess")
+    }
+}
+
+/// What the consumer tells a server about itself: its name and version,
+/// and that it speaks the skills extension (SEP-2133: clients advertise the
+/// extensions they support, and some servers serve skills only to a client
+/// that does).
+fn client_config() -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.extensions = Some(BTreeMap::from([(
+        rmcp::model::SKILLS_EXTENSION_ID.to_owned(),
+        Map::new(),
+    )]));
+    ClientConfig::new(
+        capabilities,
+        Implementation::new("bcode-prompt", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+/// The id of the consumer's own `server/discover` probe: a string, so no
+/// id the SDK counts from 0 can be taken for it.
+const PROBE_ID: &str = "bcode-discover";
+
+/// Which protocol era a server speaks: asks `server/discover` on protocol
+/// 2026-07-28 over the server's pipes, before the SDK takes them, and
+/// reads lines until its answer. A result means the 2026-07-28 era
+/// (servers that serve skills only there, as FastMCP's and
+/// `agentskills-mcp-server` are, are reached); an error, the 2025-11-25
+/// era (`initialize`), as JSON-RPC has a server of that era answer a
+/// method it does not know. The SDK's own fallback gives up on a discovery
+/// after a fixed 10 s, then sends `initialize` while the late answer is
+/// still coming, which fails a server that takes longer to start (Python
+/// with FastMCP's imports on a busy machine); this probe waits as long as
+/// the entry's timeout, which bounds it with the rest of the start. Lines
+/// that are not its answer (a log notice, say) are skipped, each read
+/// within the SDK's bound on a line.
+async fn probe<R, W>(read: &mut R, write: &mut W) -> Result<bool, String>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let config = client_config();
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28,
+        "io.modelcontextprotocol/clientInfo": config.client_info,
+        "io.modelcontextprotocol/clientCapabilities": config.capabilities,
+    });
+    // Written in the order JSON-RPC messages usually are, for servers that
+    // read them less than fully.
+    let mut line = format!(
+        r#"{{"jsonrpc":"2.0","id":"{PROBE_ID}","method":"server/discover","params":{{"_meta":{meta}}}}}"#
+    )
+    .into_bytes();
+    line.push(b'\n');
+    write
+        .write_all(&line)
+        .await
+        .map_err(|err| format!("sending server/discover failed: {err}"))?;
+    write
+        .flush()
+        .await
+        .map_err(|err| format!("sending server/discover failed: {err}"))?;
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        id: Option<Value>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = crate::client_tap::MAX_LINE as u64 + 1;
+        let read_len = (&mut *read)
+            .take(limit)
+            .read_until(b'\n', &mut line)
+            .await
+            .map_err(|err| format!("reading the answer to server/discover failed: {err}"))?;
+        if read_len == 0 {
+            return Err("it closed its output before answering server/discover".to_owned());
+        }
+        if read_len as u64 >= limit && line.last() != Some(&b'\n') {
+            // Past the bound: the rest of the line is skipped, unread.
+            loop {
+                line.clear();
+                let more = (&mut *read)
+                    .take(limit)
+                    .read_until(b'\n', &mut line)
+                    .await
+                    .map_err(|err| {
+                        format!("reading the answer to server/discover failed: {err}")
+                    })?;
+                if more == 0 || line.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            continue;
+        }
+        let Ok(answer) = serde_json::from_slice::<Answer>(&line) else {
+            continue;
+        };
+        if answer.id != Some(Value::String(PROBE_ID.to_owned())) {
+            continue;
+        }
+        match (answer.result, answer.error) {
+            (Some(_), _) => return Ok(true),
+            (None, Some(_)) => return Ok(false),
+            (None, None) => continue,
+        }
+    }
 }
 
 /// Starts the server of `spec` and completes the MCP handshake.
@@ -633,34 +939,59 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
         .current_dir(dir)
         .env_clear()
         .envs(&spec.env)
-        // Whatever happens to the session, the server does not outlive it.
-        .kill_on_drop(true);
-    let command = process_wrap::tokio::CommandWrap::from(command);
-    #[cfg(unix)]
-    let command = {
-        let mut command = command;
-        command.wrap(process_wrap::tokio::ProcessGroup::leader());
-        command
-    };
-    let (transport, _) = TokioChildProcess::builder(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         // The server's own messages are not ours to print.
         .stderr(Stdio::null())
-        .spawn()
-        .map_err(|err| match &spec.dir {
-            Some(dir) => format!(
-                "`{}` could not be started in `{}` (its `cwd`): {err}",
-                spec.command,
-                dir.display()
-            ),
-            None => format!("`{}` could not be started: {err}", spec.command),
-        })?;
-    let group = Group(transport.id());
-    let running = ()
-        .serve(transport)
+        // Whatever happens to the session, the server does not outlive it.
+        .kill_on_drop(true);
+    let mut command = process_wrap::tokio::CommandWrap::from(command);
+    #[cfg(unix)]
+    command.wrap(process_wrap::tokio::ProcessGroup::leader());
+    let mut child = command.spawn().map_err(|err| match &spec.dir {
+        Some(dir) => format!(
+            "`{}` could not be started in `{}` (its `cwd`): {err}",
+            spec.command,
+            dir.display()
+        ),
+        None => format!("`{}` could not be started: {err}", spec.command),
+    })?;
+    let group = Group(child.id());
+    let (Some(stdin), Some(stdout)) = (
+        child.inner_mut().stdin().take(),
+        child.inner_mut().stdout().take(),
+    ) else {
+        return Err(format!("`{}` was started without pipes", spec.command));
+    };
+    let mut stdin = stdin;
+    let mut stdout = tokio::io::BufReader::new(stdout);
+    let modern = probe(&mut stdout, &mut stdin)
+        .await
+        .map_err(|why| format!("the MCP handshake with `{}` failed: {why}", spec.command))?;
+    let (config, lifecycle) = if modern {
+        (
+            client_config(),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+    } else {
+        (
+            client_config().with_protocol_version(ProtocolVersion::V_2025_11_25),
+            ClientLifecycleMode::Initialize,
+        )
+    };
+    let raw = RawResults::default();
+    let transport =
+        AsyncRwTransport::<RoleClient, _, _>::new_client(Tap::new(stdout, raw.clone()), stdin);
+    let running = config
+        .serve_with_lifecycle(transport, lifecycle)
         .await
         .map_err(|err| format!("the MCP handshake with `{}` failed: {err}", spec.command))?;
     Ok(Started {
         running,
+        raw,
+        _child: ChildProcess(child),
         _group: group,
     })
 }
@@ -675,14 +1006,23 @@ fn declares_skills(peer: &Peer<RoleClient>) -> bool {
 
 /// Starts the server of `spec` and reads its whole listing. On any error
 /// the started server is dropped here, which kills its process group.
-async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Listed>), String> {
+async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Listing), String> {
     let started = start(spec).await?;
     let peer = started.running.peer().clone();
     if !declares_skills(&peer) {
         return Err(NO_SKILLS.to_owned());
     }
-    let listed = list_all(peer).await?;
+    let listed = list_all(peer, Some(started.raw.clone())).await?;
     Ok((started, listed))
+}
+
+/// A whole listing: every entry read or refused, and the freshness the
+/// server gave it.
+#[derive(Debug, Default)]
+struct Listing {
+    entries: Vec<Result<Listed, Refused>>,
+    /// The smallest `ttlMs` of its pages; `None` when a page gave none.
+    ttl_ms: Option<u64>,
 }
 
 /// Every page of `skills/list`, each entry cut down to what is kept before
@@ -692,35 +1032,40 @@ async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Vec<Listed>), S
 /// could give a name's plain id to an entry the rest would have taken it
 /// from. (Each page is one message, which the SDK's transport reads only up
 /// to 16 MiB; a longer one is dropped unanswered, so it costs the timeout.)
-async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Listed>, String> {
-    let mut listed = Vec::new();
+async fn list_all(peer: Peer<RoleClient>, raw: Option<RawResults>) -> Result<Listing, String> {
+    let mut listing = Listing::default();
+    let mut ttl: Option<Option<u64>> = None;
     let mut bytes: u64 = 0;
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..MAX_PAGES {
-        let page = peer
-            .list_skills(Some(
-                PaginatedRequestParams::default().with_cursor(cursor.clone()),
-            ))
-            .await
-            .map_err(|err| format!("skills/list failed: {err}"))?;
-        for skill in page.skills {
-            if listed.len() >= MAX_LISTED_SKILLS {
+        let page = list_page(&peer, raw.as_ref(), cursor.clone()).await?;
+        let page = decode_page(&page)?;
+        // The listing is fresh as long as its least fresh page.
+        ttl = Some(match ttl {
+            None => page.ttl_ms,
+            Some(before) => before.zip(page.ttl_ms).map(|(a, b)| a.min(b)),
+        });
+        for (entry, len) in page.entries {
+            if listing.entries.len() >= MAX_LISTED_SKILLS {
                 return Err(format!(
                     "skills/list lists more than {MAX_LISTED_SKILLS} skills, the bound on one listing; none of them are used"
                 ));
             }
-            bytes = bytes.saturating_add(json_len(&skill));
+            bytes = bytes.saturating_add(len);
             if bytes > MAX_LISTING_BYTES {
                 return Err(format!(
                     "skills/list sent more than {} MiB of entries, the bound on one listing; none of them are used",
                     MAX_LISTING_BYTES / (1024 * 1024)
                 ));
             }
-            listed.push(Listed::new(skill));
+            listing.entries.push(entry);
         }
         match page.next_cursor {
-            None => return Ok(listed),
+            None => {
+                listing.ttl_ms = ttl.flatten();
+                return Ok(listing);
+            }
             Some(next) if !seen.insert(next.clone()) => {
                 return Err(format!("skills/list handed out the cursor {next:?} twice"));
             }
@@ -730,23 +1075,58 @@ async fn list_all(peer: Peer<RoleClient>) -> Result<Vec<Listed>, String> {
     Err(format!("skills/list did not end within {MAX_PAGES} pages"))
 }
 
-/// The length of `skill` as JSON text, counted without writing it out.
-fn json_len(skill: &Skill) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(buf.len() as u64);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+/// The JSON text of one `skills/list` result: as the server sent it when
+/// the tap kept it, else as the SDK decoded it.
+async fn list_page(
+    peer: &Peer<RoleClient>,
+    raw: Option<&RawResults>,
+    cursor: Option<String>,
+) -> Result<String, String> {
+    let request = ClientRequest::ListSkillsRequest(ListSkillsRequest {
+        method: Default::default(),
+        params: Some(PaginatedRequestParams::default().with_cursor(cursor)),
+        extensions: Default::default(),
+    });
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|err| format!("skills/list failed: {err}"))?;
+    let id = serde_json::to_string(&handle.id).unwrap_or_default();
+    let answer = handle
+        .await_response()
+        .await
+        .map_err(|err| format!("skills/list failed: {err}"));
+    if let Some(text) = raw.and_then(|raw| raw.take(&id)) {
+        return Ok(text.get().to_owned());
     }
-    let mut count = Count(0);
-    // Writing to a counter cannot fail; a value serde cannot write (none
-    // here) counts as far as it got.
-    let _ = serde_json::to_writer(&mut count, skill);
-    count.0
+    let answer = answer?;
+    serde_json::to_string(&answer).map_err(|err| format!("skills/list: {err}"))
+}
+
+/// The JSON text of the `skills/get` result for `uri`: as the server sent
+/// it when the tap kept it, else as the SDK decoded it.
+async fn get_skill(
+    peer: &Peer<RoleClient>,
+    raw: Option<&RawResults>,
+    uri: String,
+) -> Result<String, String> {
+    let request = ClientRequest::GetSkillRequest(rmcp::model::GetSkillRequest::new(
+        rmcp::model::GetSkillRequestParams::new(uri.clone()),
+    ));
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|err| format!("skills/get of `{uri}` failed: {err}"))?;
+    let id = serde_json::to_string(&handle.id).unwrap_or_default();
+    let answer = handle
+        .await_response()
+        .await
+        .map_err(|err| format!("skills/get of `{uri}` failed: {err}"));
+    if let Some(text) = raw.and_then(|raw| raw.take(&id)) {
+        return Ok(text.get().to_owned());
+    }
+    let answer = answer?;
+    serde_json::to_string(&answer).map_err(|err| format!("skills/get of `{uri}`: {err}"))
 }
 
 /// The bytes `resources/read` returned for `uri`, refused past `limit`
@@ -781,14 +1161,6 @@ fn contents_of(uri: &str, contents: Vec<ResourceContents>, limit: u64) -> Result
     }
 }
 
-/// The `SKILL.md` resource of a listed skill.
-fn skill_md(skill: &Skill) -> Option<&SkillResource> {
-    match &skill.resources {
-        SkillResources::Files(files) => files.iter().find(|file| file.uri == skill.uri),
-        _ => None,
-    }
-}
-
 /// The front-matter fields on which `file` (as parsed from the fetched
 /// `SKILL.md`) and the listing disagree, each named with backticks. A file
 /// without `name` takes the name its URI gives, as the open specification
@@ -819,20 +1191,24 @@ fn no_answer(timeout: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client_listing::Files;
+
+    fn entry(uri: &str, name: &str, description: &str, extra: Map<String, Value>) -> Listed {
+        Listed {
+            uri: uri.to_owned(),
+            name: name.to_owned(),
+            description: description.to_owned(),
+            extra: serde_json::to_string(&extra).unwrap(),
+            files: Files::Listed(vec![SkillResource::from_bytes(uri, b"x")]),
+        }
+    }
 
     fn listed(extra: &[(&str, Value)]) -> Listed {
-        let mut frontmatter = rmcp::model::SkillFrontmatter::new("pdf", "Reads PDFs.");
-        for (key, value) in extra {
-            frontmatter = frontmatter.with_field(*key, value.clone());
-        }
-        Listed::new(Skill::new(
-            "skill://pdf/SKILL.md",
-            frontmatter,
-            SkillResources::Files(vec![SkillResource::from_bytes(
-                "skill://pdf/SKILL.md",
-                b"x",
-            )]),
-        ))
+        let extra = extra
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), value.clone()))
+            .collect();
+        entry("skill://pdf/SKILL.md", "pdf", "Reads PDFs.", extra)
     }
 
     fn fields(text: &str) -> Map<String, Value> {
@@ -877,18 +1253,13 @@ mod tests {
                 env: BTreeMap::new(),
                 timeout: Duration::from_secs(1),
                 dir: None,
+                allow_dynamic: true,
             },
             None,
         );
         let listed = listing
             .iter()
-            .map(|(uri, name)| {
-                Listed::new(Skill::new(
-                    *uri,
-                    rmcp::model::SkillFrontmatter::new(*name, "A skill."),
-                    SkillResources::Files(vec![SkillResource::from_bytes(*uri, b"x")]),
-                ))
-            })
+            .map(|(uri, name)| Ok(entry(uri, name, "A skill.", Map::new())))
             .collect();
         let (entries, diagnostics) = provider.admit_all(listed);
         (

@@ -22,6 +22,10 @@
 mod client;
 #[cfg(feature = "client")]
 mod client_cache;
+#[cfg(feature = "client")]
+mod client_listing;
+#[cfg(feature = "client")]
+mod client_tap;
 mod digests;
 mod entry;
 mod follow;
@@ -36,6 +40,8 @@ mod uri;
 pub use client::{
     MAX_LISTED_SKILLS, MAX_LISTING_BYTES, MAX_PAGES, McpProvider, McpServerSpec, NEUTRAL_DIR,
 };
+#[cfg(feature = "client")]
+pub use client_listing::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
 pub use request_line::{MAX_REQUEST_ESCAPED_BYTES, MAX_REQUEST_VALUES};

@@ -230,3 +230,165 @@ fn a_listing_past_its_entry_bound_is_refused_where_it_passes_it() {
         )
     );
 }
+
+const FORM: &str = "Fill the form.\n";
+
+/// A server of `pdf` (listed, with `references/FORM.md`) and `hidden`
+/// (served by `skills/get` only), whose listing says `ttl_ms`; it counts
+/// the listings and records each URI read.
+#[derive(Clone)]
+struct Folder {
+    ttl_ms: Option<u64>,
+    listings: Arc<AtomicUsize>,
+    read: Arc<Mutex<Vec<String>>>,
+}
+
+fn pdf_entry() -> Skill {
+    let uri = "skill://pdf/SKILL.md";
+    Skill::new(
+        uri,
+        SkillFrontmatter::new("pdf", "Reads PDFs."),
+        SkillResources::Files(vec![
+            SkillResource::from_bytes(uri, BODY.as_bytes()),
+            SkillResource::from_bytes("skill://pdf/references/FORM.md", FORM.as_bytes()),
+        ]),
+    )
+}
+
+const HIDDEN: &str = "---\nname: hidden\ndescription: Not listed.\n---\nThe hidden body.\n";
+
+impl ServerHandler for Folder {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_skills()
+                .build(),
+        )
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.listings.fetch_add(1, Ordering::SeqCst);
+        let mut result = ListSkillsResult::with_all_items(vec![pdf_entry()]);
+        result.ttl_ms = self.ttl_ms;
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: rmcp::model::GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetSkillResult, ErrorData> {
+        let uri = "skill://hidden/SKILL.md";
+        if request.uri != uri {
+            return Err(ErrorData::invalid_params("unknown skill", None));
+        }
+        Ok(rmcp::model::GetSkillResult::new(Skill::new(
+            uri,
+            SkillFrontmatter::new("hidden", "Not listed."),
+            SkillResources::Files(vec![SkillResource::from_bytes(uri, HIDDEN.as_bytes())]),
+        )))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.read.lock().unwrap().push(request.uri.clone());
+        let text = match request.uri.as_str() {
+            "skill://pdf/SKILL.md" => BODY,
+            "skill://pdf/references/FORM.md" => FORM,
+            "skill://hidden/SKILL.md" => HIDDEN,
+            _ => return Err(ErrorData::invalid_params("unknown resource", None)),
+        };
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
+    }
+}
+
+fn folder(ttl_ms: Option<u64>) -> Folder {
+    Folder {
+        ttl_ms,
+        listings: Arc::new(AtomicUsize::new(0)),
+        read: Arc::new(Mutex::new(Vec::new())),
+    }
+}
+
+/// Issue 40, item 3: a listing is used again, unasked, while its `ttlMs`
+/// says it is fresh; without one (or with 0) each listing asks again.
+#[test]
+fn a_listing_is_asked_again_only_when_its_ttl_has_passed() {
+    for (ttl_ms, asked) in [(Some(3_600_000), 1), (Some(0), 2), (None, 2)] {
+        let server = folder(ttl_ms);
+        let listings = Arc::clone(&server.listings);
+        let (provider, _kept) = hosted(server);
+        let first = provider.list().unwrap();
+        let second = provider.list().unwrap();
+        assert_eq!(first, second);
+        assert_eq!(listings.load(Ordering::SeqCst), asked, "{ttl_ms:?}");
+    }
+}
+
+/// Issue 40, item 5: a supporting file is read through the consumer only
+/// when asked for, verified against the entry; a path that could climb or
+/// a file the entry does not list is refused without asking the server;
+/// a skill the listing does not name loads given only its URI.
+#[test]
+fn supporting_files_are_read_on_demand_and_a_skill_loads_by_its_uri() {
+    let server = folder(None);
+    let read = Arc::clone(&server.read);
+    let (provider, _kept) = hosted(server);
+    provider.list().unwrap();
+    let pdf = bcode_skill_models::SkillId::namespaced("host", "pdf").unwrap();
+    assert_eq!(
+        provider.skill_base(&pdf).unwrap(),
+        ("host".to_owned(), "skill://pdf/".to_owned())
+    );
+    assert_eq!(read.lock().unwrap().len(), 0);
+    assert_eq!(
+        provider.read_file(&pdf, "references/FORM.md").unwrap(),
+        FORM.as_bytes()
+    );
+    let refused = |path: &str| match provider.read_file(&pdf, path) {
+        Err(SkillError::Provider { reason, .. }) => reason,
+        other => panic!("{path}: {other:?}"),
+    };
+    assert_eq!(
+        refused("../other/SKILL.md"),
+        "MCP server `host`: `../other/SKILL.md` is not a path inside the folder of `host:pdf` (`skill://pdf/`)"
+    );
+    assert_eq!(
+        refused("references/OTHER.md"),
+        "MCP server `host`: `skill://pdf/references/OTHER.md` is not among the files its listing names for `host:pdf`, so it is not read"
+    );
+    assert_eq!(*read.lock().unwrap(), ["skill://pdf/references/FORM.md"]);
+
+    let hidden = provider.load_uri("skill://hidden/SKILL.md").unwrap();
+    assert_eq!(hidden.to_string(), "host:hidden");
+    let body = provider
+        .context(&bcode_skill_models::SkillContextRequest {
+            id: hidden,
+            arguments: Vec::new(),
+            raw_arguments: None,
+            substitute_arguments: false,
+            max_bytes: None,
+            preview_max_chars: 2000,
+        })
+        .unwrap();
+    assert_eq!(body, "The hidden body.\n");
+    // The SDK words the server's -32602 itself; the consumer names the
+    // request and the URI before it.
+    match provider.load_uri("skill://nowhere/SKILL.md") {
+        Err(SkillError::Provider { reason, .. }) => assert!(
+            reason.starts_with(
+                "MCP server `host`: skills/get of `skill://nowhere/SKILL.md` failed: "
+            ),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -74,6 +74,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("max_context_bytes", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: true }),
         ("max_skill_file_bytes", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
         ("mcp_servers", Shape::Leaf { kind: LeafKind::TableArray(&Shape::Table(&[
+            ("allow_dynamic", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
             ("args", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
             ("command", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
             ("cwd", Shape::Leaf { kind: LeafKind::Str, nullable: true }),

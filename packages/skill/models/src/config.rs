@@ -93,6 +93,13 @@ pub struct McpServerConfig {
     /// The folder the server is started in: absolute, `~/`-relative, or relative to the folder of the config file that names it. Omitted: a neutral folder (`/`), never the repository or the folder Bcode runs in, so a relative command, script or module name cannot pick up a repository's file.
     #[serde(default)]
     pub cwd: Option<String>,
+    /// Whether skills whose files the server lists as `"dynamic"` (generated content that no digest vouches for) are loaded; `false` leaves them out with a diagnostic. Default `true`, as SEP-2640 allows.
+    #[serde(default = "default_allow_dynamic")]
+    pub allow_dynamic: bool,
+}
+
+fn default_allow_dynamic() -> bool {
+    true
 }
 
 /// The default of [`McpServerConfig::timeout_ms`].

@@ -231,6 +231,31 @@ impl SkillRegistry {
         body_of(skill, &bytes)
     }
 
+    /// The bytes of the supporting file `path` (relative to the skill's
+    /// folder: `references/FORM.md`) of a provider skill, read through its
+    /// provider now (an MCP skill's is fetched on this demand and verified
+    /// against its listing), bounded by `max_skill_file_bytes`. A folder
+    /// skill's files are on disk in its folder; asking here for one is an
+    /// error that says where.
+    pub fn read_file(&self, skill: &SkillSummary, path: &str) -> Result<Vec<u8>, SkillError> {
+        if skill.layout == SkillLayout::Provided {
+            return provider::provided_file(
+                &self.providers,
+                skill,
+                path,
+                self.max_skill_file_bytes,
+            );
+        }
+        Err(SkillError::Provider {
+            provider: skill.source.label.clone(),
+            reason: format!(
+                "`{}` is not served by a provider; its files are in `{}`",
+                skill.manifest.id,
+                skill.directory().display()
+            ),
+        })
+    }
+
     /// The skill as its file says now and its body, both from one read, so
     /// a `/skill` after an edit never pairs the front matter discovery saw
     /// with the body written since. The id must not have changed: the
@@ -241,7 +266,16 @@ impl SkillRegistry {
         skill: &SkillSummary,
     ) -> Result<(Arc<SkillSummary>, String), SkillError> {
         if skill.layout == SkillLayout::Provided {
-            return Ok((Arc::new(skill.clone()), self.body(skill)?));
+            let body = self.body(skill)?;
+            let mut skill = skill.clone();
+            // A skill whose files have names of their own (an MCP skill's
+            // `skill://` folder) shows that folder as the one its
+            // references are relative to, so the model can name its
+            // supporting files.
+            if let Some(base) = provider::provided_base(&self.providers, &skill) {
+                skill.directory_override = Some(PathBuf::from(base));
+            }
+            return Ok((Arc::new(skill), body));
         }
         let bytes = self.read_instruction(skill)?;
         let origin = crate::parse::skill::SkillOrigin {

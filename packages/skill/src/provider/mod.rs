@@ -123,6 +123,25 @@ pub trait SkillProvider: Send + Sync {
     /// with provenance and applies `max_bytes` and the preview itself.
     fn context(&self, request: &SkillContextRequest) -> Result<String, SkillError>;
 
+    /// Where the files of skill `id` are named for the model, when they
+    /// have names of their own (an MCP skill's `skill://pdf/` folder): the
+    /// `<skill>` block then gives it as the folder its references are
+    /// relative to. `None`: the synthetic `bcode-provider://` location.
+    fn resource_base(&self, id: &SkillId) -> Option<String> {
+        let _ = id;
+        None
+    }
+
+    /// The bytes of the supporting file `path` of skill `id` (relative to
+    /// its folder, as `SKILL.md` names it: `references/FORM.md`), read now.
+    /// A provider whose skills have no files refuses.
+    fn read_file(&self, id: &SkillId, path: &str) -> Result<Vec<u8>, SkillError> {
+        Err(SkillError::Provider {
+            provider: self.name().to_owned(),
+            reason: format!("its skill `{id}` has no file `{path}` to read"),
+        })
+    }
+
     /// Plugin-backed behaviour. Everything it does goes through `host`.
     fn invoke(
         &self,
@@ -528,6 +547,40 @@ impl ProviderSet {
                 },
             })
     }
+}
+
+/// Where the files of a provider skill are named, when its provider says.
+pub(crate) fn provided_base(providers: &ProviderSet, skill: &SkillSummary) -> Option<String> {
+    let (name, provider) = providers.serving(skill).ok()?;
+    guarded(name.to_owned(), "resource_base", || {
+        Ok(provider.resource_base(&skill.manifest.id))
+    })
+    .ok()
+    .flatten()
+}
+
+/// A supporting file of a provider skill, read through its provider and
+/// bounded like a skill file.
+pub(crate) fn provided_file(
+    providers: &ProviderSet,
+    skill: &SkillSummary,
+    path: &str,
+    max_bytes: usize,
+) -> Result<Vec<u8>, SkillError> {
+    let (name, provider) = providers.serving(skill)?;
+    let bytes = guarded(name.to_owned(), "read_file", || {
+        provider.read_file(&skill.manifest.id, path)
+    })?;
+    if bytes.len() > max_bytes {
+        return Err(SkillError::Load {
+            id: skill.manifest.id.to_string(),
+            cause: LoadCause::ProviderBodyTooLarge {
+                len: bytes.len(),
+                max: max_bytes,
+            },
+        });
+    }
+    Ok(bytes)
 }
 
 /// The body of a provider skill, bounded like a skill file.
