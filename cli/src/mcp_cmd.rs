@@ -52,11 +52,20 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     // The `search_skills` tool is worded by the templates a render would
     // use (`system_prompt.templates_dir` may override `mcp/*.j2`).
     let templates = crate::skills_cmd::skill_templates(context)?;
+    // A listing is as fresh as the last check of the skill trees: clients
+    // of 2026-07-28 are told so (`ttlMs`).
     let server = SkillServer::with_digests(&registry, digests)
+        .with_cache_ttl(REFRESH)
         .with_templates(templates)
         .map_err(|err| CliError::Config(err.to_string()))?;
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");
+    }
+    for id in server.names_clients_refuse() {
+        eprintln!(
+            "bcode-prompt: skill `{id}` has a name that is not ASCII: {}",
+            bcode_skill::portability::MCP_CLIENTS_REFUSE
+        );
     }
     eprintln!(
         "bcode-prompt: serving {} skill(s) over MCP on stdin/stdout",

@@ -4,11 +4,13 @@
 //! need), then the one parse into the SDK's message. What the SDK would
 //! drop without a word, or answer wrongly, is answered here: a line that is
 //! not JSON (`-32700`), one with too many values or that is no JSON-RPC
-//! request (`-32600`), a `skills/get` without a string `uri`, and a
+//! request (`-32600`), a `skills/get` without a string `uri`, a
 //! `tools/call` without a string `name` or with `arguments` that are no
-//! object, which the SDK would call an unknown method (`-32602`, invalid
-//! params, as MCP answers a request that does not fit its schema). A
-//! notification is never answered, even when it cannot be read.
+//! object, which the SDK would call an unknown method, and an `initialize`
+//! without what its schema requires, which the SDK would take for a
+//! request of 2026-07-28 without its `_meta` (`-32602`, invalid params,
+//! naming what is missing, as MCP answers a request that does not fit its
+//! schema). A notification is never answered, even when it cannot be read.
 
 use std::fmt;
 
@@ -63,6 +65,13 @@ pub(crate) fn take(line: &[u8]) -> Taken {
         let message = "skills/get needs params.uri, the skill's SKILL.md URI";
         return Taken::Answered(answer_line(&census.id, -32602, message));
     }
+    if census.method == Method::Initialize && census.has_id {
+        let missing = census.initialize.missing();
+        if !missing.is_empty() {
+            let message = format!("initialize is missing {}", missing.join(", "));
+            return Taken::Answered(answer_line(&census.id, -32602, &message));
+        }
+    }
     if census.method == Method::ToolsCall
         && census.has_id
         && !(census.name_is_string && census.arguments.fits())
@@ -101,9 +110,44 @@ pub(crate) fn answer_line(id: &Value, code: i64, message: &str) -> Vec<u8> {
 enum Method {
     #[default]
     Absent,
+    Initialize,
     SkillsGet,
     ToolsCall,
     Other,
+}
+
+/// What `initialize`'s params hold of what its schema requires.
+#[derive(Clone, Copy, Debug, Default)]
+struct InitializeParams {
+    protocol_version: bool,
+    capabilities: bool,
+    client_info: bool,
+    client_name: bool,
+    client_version: bool,
+}
+
+impl InitializeParams {
+    /// What is missing (or of the wrong type), as the answer names it.
+    fn missing(self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if !self.protocol_version {
+            missing.push("params.protocolVersion (a string)");
+        }
+        if !self.capabilities {
+            missing.push("params.capabilities (an object)");
+        }
+        if !self.client_info {
+            missing.push("params.clientInfo (an object)");
+        } else {
+            if !self.client_name {
+                missing.push("params.clientInfo.name (a string)");
+            }
+            if !self.client_version {
+                missing.push("params.clientInfo.version (a string)");
+            }
+        }
+        missing
+    }
 }
 
 /// What `params.arguments` is, as far as a `tools/call` needs it.
@@ -142,6 +186,8 @@ struct Census {
     name_is_string: bool,
     /// What `params.arguments` is.
     arguments: Arguments,
+    /// What an `initialize` needs of `params`.
+    initialize: InitializeParams,
 }
 
 impl Census {
@@ -181,6 +227,12 @@ enum Place {
     Uri,
     Name,
     Arguments,
+    ProtocolVersion,
+    Capabilities,
+    /// `params.clientInfo`: its `name` and `version` are looked at.
+    ClientInfo,
+    ClientName,
+    ClientVersion,
     /// Anywhere else: only counted.
     Inside,
 }
@@ -204,13 +256,21 @@ impl Scan<'_> {
         census.count_string(text, escaped);
         match place {
             Place::Id => census.id = Value::String(text.to_owned()),
+            Place::Method if text == "initialize" => census.method = Method::Initialize,
             Place::Method if text == "skills/get" => census.method = Method::SkillsGet,
             Place::Method if text == "tools/call" => census.method = Method::ToolsCall,
             Place::Method => census.method = Method::Other,
             Place::Uri => census.uri_is_string = true,
             Place::Name => census.name_is_string = true,
             Place::Arguments => census.arguments = Arguments::Other,
-            Place::Top | Place::Params | Place::Inside => {}
+            Place::ProtocolVersion => census.initialize.protocol_version = true,
+            Place::ClientName => census.initialize.client_name = true,
+            Place::ClientVersion => census.initialize.client_version = true,
+            Place::Top
+            | Place::Params
+            | Place::Capabilities
+            | Place::ClientInfo
+            | Place::Inside => {}
         }
     }
 
@@ -238,8 +298,11 @@ impl<'de> Visitor<'de> for Scan<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let Scan(census, place) = self;
         census.count();
-        if place == Place::Arguments {
-            census.arguments = Arguments::Object;
+        match place {
+            Place::Arguments => census.arguments = Arguments::Object,
+            Place::Capabilities => census.initialize.capabilities = true,
+            Place::ClientInfo => census.initialize.client_info = true,
+            _ => {}
         }
         while let Some(key) = map.next_key_seed(KeySeed(census))? {
             let inner = match (place, key) {
@@ -252,6 +315,11 @@ impl<'de> Visitor<'de> for Scan<'_> {
                 (Place::Params, Key::Uri) => Place::Uri,
                 (Place::Params, Key::Name) => Place::Name,
                 (Place::Params, Key::Arguments) => Place::Arguments,
+                (Place::Params, Key::ProtocolVersion) => Place::ProtocolVersion,
+                (Place::Params, Key::Capabilities) => Place::Capabilities,
+                (Place::Params, Key::ClientInfo) => Place::ClientInfo,
+                (Place::ClientInfo, Key::Name) => Place::ClientName,
+                (Place::ClientInfo, Key::Version) => Place::ClientVersion,
                 _ => Place::Inside,
             };
             map.next_value_seed(Scan(census, inner))?;
@@ -317,6 +385,10 @@ enum Key {
     Uri,
     Name,
     Arguments,
+    ProtocolVersion,
+    Capabilities,
+    ClientInfo,
+    Version,
     Other,
 }
 
@@ -358,6 +430,10 @@ impl Key {
             "uri" => Key::Uri,
             "name" => Key::Name,
             "arguments" => Key::Arguments,
+            "protocolVersion" => Key::ProtocolVersion,
+            "capabilities" => Key::Capabilities,
+            "clientInfo" => Key::ClientInfo,
+            "version" => Key::Version,
             _ => Key::Other,
         }
     }
@@ -465,6 +541,36 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+        // Issue 40, item 6: an `initialize` without what its schema
+        // requires is answered naming what is missing.
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#),
+            error(
+                1.into(),
+                -32602,
+                "initialize is missing params.capabilities (an object), params.clientInfo (an object)"
+            )
+        );
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":2,"method":"initialize"}"#),
+            error(
+                2.into(),
+                -32602,
+                "initialize is missing params.protocolVersion (a string), params.capabilities (an object), params.clientInfo (an object)"
+            )
+        );
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":3,"params":{"clientInfo":{"name":"x","version":1},"capabilities":[],"protocolVersion":"2025-11-25"},"method":"initialize"}"#),
+            error(
+                3.into(),
+                -32602,
+                "initialize is missing params.capabilities (an object), params.clientInfo.version (a string)"
+            )
+        );
+        assert!(matches!(
+            take(br#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"x":{"name":1}},"clientInfo":{"name":"x","version":"1"}}}"#),
+            Taken::Message(_)
+        ));
         // JSON, but no request: answered with its id when it has one.
         assert_eq!(
             answer(br#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#),

@@ -93,8 +93,12 @@ where
     let (to_sdk, requests) = mpsc::channel(1);
     let reader = {
         let outbox = Arc::clone(&outbox);
+        let server = server.clone();
         tokio::spawn(async move {
-            read_requests(tokio::io::stdin(), &outbox, to_sdk, &notices).await;
+            read_requests(tokio::io::stdin(), &outbox, to_sdk, &notices, &|| {
+                server.end_subscriptions();
+            })
+            .await;
         })
     };
     let transport = StdioTransport {
@@ -142,7 +146,12 @@ where
             }
             if changed || edited {
                 warm_in_background(&server);
-                if peer.notify_resource_list_changed().await.is_err() {
+                // A client of 2026-07-28 asks for notices with
+                // `subscriptions/listen` and gets them there alone; one that
+                // opened with `initialize` is told directly, as always.
+                server.announce();
+                if peer.peer_info().is_some() && peer.notify_resource_list_changed().await.is_err()
+                {
                     return;
                 }
             }
@@ -420,14 +429,16 @@ fn write_answers(outbox: &Outbox, out: &mut impl Write) {
 
 /// Reads `input` a line at a time while there is room (see
 /// [`Outbox::room_for_a_request`]), hands each message to the SDK through
-/// `sdk` and queues the answers given here; at the end of `input`, waits
-/// until every request handed over is answered, then lets `sdk` go, which
-/// ends the SDK's service.
+/// `sdk` and queues the answers given here; at the end of `input`, calls
+/// `ending` (which ends the requests that stay open, `subscriptions/listen`),
+/// waits until every request handed over is answered, then lets `sdk` go,
+/// which ends the SDK's service.
 async fn read_requests(
     input: impl AsyncRead + Unpin,
     outbox: &Outbox,
     sdk: mpsc::Sender<ClientJsonRpcMessage>,
     notices: &(dyn Fn(StdioNotice) + Send + Sync),
+    ending: &(dyn Fn() + Send + Sync),
 ) {
     let mut input = BufReader::new(input);
     let mut told = false;
@@ -471,6 +482,7 @@ async fn read_requests(
             return;
         }
     }
+    ending();
     outbox.all_answered().await;
 }
 
