@@ -47,29 +47,65 @@ pub(crate) fn take(line: &[u8]) -> Taken {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Taken::Ignored;
     }
+    let census = match scan(line) {
+        Ok(census) => census,
+        Err(answer) => return Taken::Answered(answer),
+    };
+    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(message) => Taken::Message(Box::new(message)),
+        Err(_) if census.method != Method::Absent && !census.has_id => Taken::Ignored,
+        // The SDK's own words for a line that is JSON but no message.
+        Err(_) => Taken::Answered(answer_line(&census.id, -32600, "Invalid request")),
+    }
+}
+
+/// What [`check`] found of a message the SDK may parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Checked {
+    /// A `subscriptions/listen` request: its answer is a stream that stays
+    /// open.
+    Stream,
+    /// Anything else.
+    Plain,
+}
+
+/// The same scan as [`take`] without the parse, for a transport whose SDK
+/// service parses the message itself (an HTTP body): the answer line when
+/// it is refused here.
+pub(crate) fn check(body: &[u8]) -> Result<Checked, Vec<u8>> {
+    let census = scan(body)?;
+    Ok(if census.method == Method::SubscriptionsListen {
+        Checked::Stream
+    } else {
+        Checked::Plain
+    })
+}
+
+/// The scan of `line`, or the answer refusing it.
+fn scan(line: &[u8]) -> Result<Census, Vec<u8>> {
     let census = match Census::of(line) {
         Ok(census) => census,
-        Err(err) => return Taken::Answered(error_line(-32700, &format!("parse error: {err}"))),
+        Err(err) => return Err(error_line(-32700, &format!("parse error: {err}"))),
     };
     if census.values > MAX_REQUEST_VALUES {
         let message = format!("the request holds more than {MAX_REQUEST_VALUES} JSON values");
-        return Taken::Answered(answer_line(&census.id, -32600, &message));
+        return Err(answer_line(&census.id, -32600, &message));
     }
     if census.escaped_bytes > MAX_REQUEST_ESCAPED_BYTES {
         let message = format!(
             "the request's strings hold more than {MAX_REQUEST_ESCAPED_BYTES} bytes written with escapes"
         );
-        return Taken::Answered(answer_line(&census.id, -32600, &message));
+        return Err(answer_line(&census.id, -32600, &message));
     }
     if census.method == Method::SkillsGet && census.has_id && !census.uri_is_string {
         let message = "skills/get needs params.uri, the skill's SKILL.md URI";
-        return Taken::Answered(answer_line(&census.id, -32602, message));
+        return Err(answer_line(&census.id, -32602, message));
     }
     if census.method == Method::Initialize && census.has_id {
         let missing = census.initialize.missing();
         if !missing.is_empty() {
             let message = format!("initialize is missing {}", missing.join(", "));
-            return Taken::Answered(answer_line(&census.id, -32602, &message));
+            return Err(answer_line(&census.id, -32602, &message));
         }
     }
     if census.method == Method::ToolsCall
@@ -77,14 +113,9 @@ pub(crate) fn take(line: &[u8]) -> Taken {
         && !(census.name_is_string && census.arguments.fits())
     {
         let message = "tools/call needs params.name, the tool's name, and params.arguments, when given, an object";
-        return Taken::Answered(answer_line(&census.id, -32602, message));
+        return Err(answer_line(&census.id, -32602, message));
     }
-    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-        Ok(message) => Taken::Message(Box::new(message)),
-        Err(_) if census.method != Method::Absent && !census.has_id => Taken::Ignored,
-        // The SDK's own words for a line that is JSON but no message.
-        Err(_) => Taken::Answered(answer_line(&census.id, -32600, "Invalid request")),
-    }
+    Ok(census)
 }
 
 /// A JSON-RPC error answer with no id (the request's could not be read).
@@ -112,6 +143,7 @@ enum Method {
     Absent,
     Initialize,
     SkillsGet,
+    SubscriptionsListen,
     ToolsCall,
     Other,
 }
@@ -258,6 +290,9 @@ impl Scan<'_> {
             Place::Id => census.id = Value::String(text.to_owned()),
             Place::Method if text == "initialize" => census.method = Method::Initialize,
             Place::Method if text == "skills/get" => census.method = Method::SkillsGet,
+            Place::Method if text == "subscriptions/listen" => {
+                census.method = Method::SubscriptionsListen;
+            }
             Place::Method if text == "tools/call" => census.method = Method::ToolsCall,
             Place::Method => census.method = Method::Other,
             Place::Uri => census.uri_is_string = true,

@@ -224,9 +224,16 @@ pub struct SkillServer {
 /// announced, and whether serving is ending (each stream then ends with
 /// its final result, so a client that closed stdin gets every answer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Changes {
+pub(crate) struct Changes {
     announced: u64,
     ending: bool,
+}
+
+impl Changes {
+    /// Whether serving is ending.
+    pub(crate) fn ending(&self) -> bool {
+        self.ending
+    }
 }
 
 /// A page made ahead: which snapshot, from which skill, and the skills
@@ -284,6 +291,13 @@ impl SkillServer {
     /// its final result: serving is ending.
     pub fn end_subscriptions(&self) {
         self.changes.send_modify(|changes| changes.ending = true);
+    }
+
+    /// Follows [`SkillServer::announce`] and
+    /// [`SkillServer::end_subscriptions`] (for a transport that tells its
+    /// client itself).
+    pub(crate) fn follow_changes(&self) -> tokio::sync::watch::Receiver<Changes> {
+        self.changes.subscribe()
     }
 
     /// How many `subscriptions/listen` streams are open.
