@@ -506,3 +506,88 @@ fn connections_and_subscriptions_are_bounded() {
         "{told:?}"
     );
 }
+
+/// The `node_modules` folder holding the pinned TypeScript MCP SDK that
+/// `.ci/run` installs under the build folder (`BCODE_MCP_NODE_MODULES`);
+/// `None` (the test then says so and passes) when it is not set up,
+/// unless `BCODE_REQUIRE_MCP_CLIENT` is.
+fn node_with_the_ts_sdk() -> Option<String> {
+    let modules = std::env::var("BCODE_MCP_NODE_MODULES").ok();
+    if modules.is_none() {
+        assert!(
+            std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
+            "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_NODE_MODULES is not"
+        );
+        eprintln!(
+            "skipped: set BCODE_MCP_NODE_MODULES to a node_modules with @modelcontextprotocol/sdk (.ci/run does)"
+        );
+    }
+    modules
+}
+
+/// Issue 40, item 8: the official TypeScript SDK's client (1.32.2, which
+/// speaks the protocol up to 2025-11-25) lists, gets and reads every file
+/// over stdio and over Streamable HTTP, and both transports tell it the
+/// same.
+#[test]
+fn the_typescript_sdk_client_lists_gets_and_reads_over_stdio_and_http() {
+    let Some(modules) = node_with_the_ts_sdk() else {
+        return;
+    };
+    let sandbox = sandbox();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_sdk.mjs");
+    let run = |args: &[&str]| -> Value {
+        let out = std::process::Command::new("node")
+            .arg(&script)
+            .arg(&modules)
+            .args(args)
+            .env("HOME", &sandbox.home)
+            .env("BCODE_STATE_DIR", &sandbox.state)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let binary = env!("CARGO_BIN_EXE_bcode-prompt");
+    let repo = sandbox.repo.to_str().unwrap();
+    let mut stdio = run(&["stdio", binary, repo]);
+    let server = Server::start(&sandbox, &[], &[]);
+    let url = format!("http://{}/mcp", server.addr);
+    let mut http = run(&["http", &url]);
+    assert_eq!(server.stop(), Some(0));
+
+    assert_eq!(http["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        stdio["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}})
+    );
+    assert_eq!(stdio["unknownError"], -32602);
+    let skills = stdio["skills"]["skills"].as_array().unwrap().clone();
+    assert_eq!(skills.len(), 2, "{stdio}");
+    assert_eq!(stdio["get"]["skill"], skills[0]);
+    assert_eq!(
+        stdio["read"],
+        json!({
+            "skill://donn%C3%A9es-csv/SKILL.md": "---\nname: données-csv\ndescription: Read CSV data\n---\nB.\n",
+            "skill://pdf-tools/SKILL.md": "---\nname: pdf-tools\ndescription: Work with PDFs\n---\nRead refs/guide.md.\n",
+            "skill://pdf-tools/refs/guide.md": "# Guide\n",
+        })
+    );
+    assert_eq!(
+        stdio["resources"],
+        json!([
+            "skill://donn%C3%A9es-csv/SKILL.md",
+            "skill://pdf-tools/SKILL.md"
+        ])
+    );
+    // Everything but the transport's own report is the same over HTTP.
+    for seen in [&mut stdio, &mut http] {
+        seen.as_object_mut().unwrap().remove("protocolVersion");
+    }
+    assert_eq!(stdio, http);
+}
