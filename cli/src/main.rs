@@ -300,20 +300,27 @@ enum Command {
         #[arg(long)]
         id: Option<String>,
     },
-    /// Serve the skills over MCP on stdin/stdout (newline-delimited JSON-RPC 2.0), with the
-    /// skills extension (SEP-2640): skills/list, skills/get, resources/list and resources/read
-    /// of skill://<id>/<file>, and the tool search_skills (query, limit), which ranks the served
-    /// skills for a task and answers with their skill:// URIs. Add `bcode-prompt --repo DIR mcp`
-    /// to another agent's MCP config.
+    /// Serve the skills over MCP on stdin/stdout (newline-delimited JSON-RPC 2.0), or over
+    /// Streamable HTTP with --http, with the skills extension (SEP-2640): skills/list,
+    /// skills/get, resources/list and resources/read of skill://<id>/<file>, and the tool
+    /// search_skills (query, limit), which ranks the served skills for a task and answers with
+    /// their skill:// URIs. Add `bcode-prompt --repo DIR mcp` to another agent's MCP config.
     #[cfg(feature = "mcp")]
     #[command(after_help = help::after(
-        "Skills whose front-matter name is not their id are not served (SEP-2640 serves a skill under its name); they are named on stderr at start.",
+        "Skills whose front-matter name is not their id are not served (SEP-2640 serves a skill under its name); they are named on stderr at start, and so are skills whose name is not ASCII (common MCP clients refuse them).\n\nWith --http ADDR the endpoint is http://ADDR/mcp, until SIGINT or SIGTERM; the address bound is told on stderr. A request from a web page (with an Origin header) is refused. Serving on an address other than loopback needs --http-token-env.",
         help::EXIT_CODES,
         help::Reads::Config,
     ))]
     Mcp {
         #[command(flatten)]
         layers: Layers,
+        /// Serve over Streamable HTTP on ADDR (IP:PORT; port 0 picks one), instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// With --http: every request must carry `Authorization: Bearer <token>`, the token
+        /// read from the environment variable VAR (needed for an address other than loopback).
+        #[arg(long, value_name = "VAR", requires = "http")]
+        http_token_env: Option<String>,
     },
 }
 
@@ -461,12 +468,23 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             })
         }
         #[cfg(feature = "mcp")]
-        Command::Mcp { layers } => {
+        Command::Mcp {
+            layers,
+            http,
+            http_token_env,
+        } => {
             // The SDK writes the protocol to stdout itself, from another
             // thread: the lock this function holds would stop it.
             drop(stdout);
             let context = load(flags_of(layers))?;
-            mcp_cmd::run(&context)
+            let transport = match http {
+                Some(addr) => mcp_cmd::Transport::Http {
+                    addr,
+                    token_env: http_token_env,
+                },
+                None => mcp_cmd::Transport::Stdio,
+            };
+            mcp_cmd::run(&context, transport)
         }
         Command::Skills {
             layers,

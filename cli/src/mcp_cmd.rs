@@ -1,7 +1,8 @@
-//! `bcode-prompt mcp`: the registry served over MCP's stdio transport with
-//! the skills extension and the `search_skills` tool; the library does the
-//! serving, this is its edge (the registry, the templates, the reload, what
-//! the operator is told on stderr).
+//! `bcode-prompt mcp`: the registry served over MCP's stdio transport (or
+//! Streamable HTTP with `--http`) with the skills extension and the
+//! `search_skills` tool; the library does the serving, this is its edge
+//! (the registry, the templates, the reload, the bearer token from the
+//! environment, what the operator is told on stderr).
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
@@ -9,14 +10,45 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bcode_skill::LiveRegistry;
-use bcode_skill_mcp::{DigestCache, SkillServer, StdioNotice};
+use bcode_skill_mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
 
 use crate::cli_context::{CliContext, CliError};
 
 /// How often the skill tree is re-checked while serving.
 const REFRESH: Duration = Duration::from_millis(500);
 
-pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
+/// Where the skills are served.
+pub enum Transport {
+    Stdio,
+    Http {
+        addr: std::net::SocketAddr,
+        /// The environment variable holding the bearer token.
+        token_env: Option<String>,
+    },
+}
+
+pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliError> {
+    // Refused before anything is read: a non-loopback address without a
+    // token, a token variable unset or empty.
+    let http = match transport {
+        Transport::Stdio => None,
+        Transport::Http { addr, token_env } => {
+            let mut options = HttpOptions::new(addr);
+            if let Some(var) = token_env {
+                let token = context.inputs.env.get(&var).cloned().unwrap_or_default();
+                if token.is_empty() {
+                    return Err(CliError::Usage(format!(
+                        "--http-token-env {var}: the environment variable {var} is not set or empty"
+                    )));
+                }
+                options = options.with_bearer_token(token);
+            }
+            if let Some(why) = options.refusal() {
+                return Err(CliError::Usage(format!("--http {addr}: {why}")));
+            }
+            Some(options)
+        }
+    };
     let config = &context.loaded.config.skills;
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
@@ -52,16 +84,27 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
     // The `search_skills` tool is worded by the templates a render would
     // use (`system_prompt.templates_dir` may override `mcp/*.j2`).
     let templates = crate::skills_cmd::skill_templates(context)?;
+    // A listing is as fresh as the last check of the skill trees: clients
+    // of 2026-07-28 are told so (`ttlMs`).
     let server = SkillServer::with_digests(&registry, digests)
+        .with_cache_ttl(REFRESH)
         .with_templates(templates)
         .map_err(|err| CliError::Config(err.to_string()))?;
     for (id, why) in server.unserved() {
         eprintln!("bcode-prompt: skill `{id}` is not served: {why}");
     }
-    eprintln!(
-        "bcode-prompt: serving {} skill(s) over MCP on stdin/stdout",
-        server.len()
-    );
+    for id in server.names_clients_refuse() {
+        eprintln!(
+            "bcode-prompt: skill `{id}` has a name that is not ASCII: {}",
+            bcode_skill::portability::MCP_CLIENTS_REFUSE
+        );
+    }
+    if http.is_none() {
+        eprintln!(
+            "bcode-prompt: serving {} skill(s) over MCP on stdin/stdout",
+            server.len()
+        );
+    }
     // The folder watch (a watch per folder: a tenth of a second at 10,000
     // skills) is set up by the first refresh, off the path of the client's
     // first requests; it then checks stamps once, so an edit made before
@@ -79,7 +122,15 @@ pub fn run(context: &CliContext) -> Result<ExitCode, CliError> {
         told.tell(&reporter);
         live.begin_turn().map(|turn| turn.registry)
     };
-    let ended = bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH, tell_operator);
+    let ended = match http {
+        None => bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH, tell_operator),
+        Some(options) => {
+            let count = server.len();
+            bcode_skill_mcp::run_http(server.clone(), options, refresh, REFRESH, move |notice| {
+                tell_http(notice, count);
+            })
+        }
+    };
     refusals.tell(&server);
     ended.map_err(|err| CliError::Usage(err.to_string()))?;
     Ok(ExitCode::SUCCESS)
@@ -91,6 +142,21 @@ fn tell_operator(notice: StdioNotice) {
         eprintln!(
             "bcode-prompt: the client has left {bytes} bytes of answers unread; no request is read until it reads them"
         );
+    }
+}
+
+/// What the HTTP server notices while it serves, on stderr.
+fn tell_http(notice: HttpNotice, count: usize) {
+    match notice {
+        HttpNotice::Listening { addr } => eprintln!(
+            "bcode-prompt: serving {count} skill(s) over MCP at http://{addr}{}",
+            bcode_skill_mcp::MCP_PATH
+        ),
+        HttpNotice::TooManyConnections => eprintln!(
+            "bcode-prompt: {} connections are open; more are answered 503",
+            bcode_skill_mcp::MAX_HTTP_CONNECTIONS
+        ),
+        _ => {}
     }
 }
 

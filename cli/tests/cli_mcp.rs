@@ -31,6 +31,27 @@ struct Client {
 
 impl Client {
     fn start(sandbox: &Sandbox, extra: &[&str]) -> Client {
+        let mut client = Client::spawn(sandbox, extra);
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+            json!({}),
+            "{init}"
+        );
+        assert!(
+            init["result"]["capabilities"]["resources"].is_object(),
+            "{init}"
+        );
+        client.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client.init = init;
+        client
+    }
+
+    /// The server started, nothing sent yet.
+    fn spawn(sandbox: &Sandbox, extra: &[&str]) -> Client {
         let mut child = sandbox
             .command()
             .args(extra)
@@ -51,29 +72,24 @@ impl Client {
             }
         });
         let stdin = child.stdin.take();
-        let mut client = Client {
+        Client {
             child,
             stdin,
             lines,
             next_id: 1,
             init: Value::Null,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert_eq!(
-            init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
-            json!({}),
-            "{init}"
-        );
-        assert!(
-            init["result"]["capabilities"]["resources"].is_object(),
-            "{init}"
-        );
-        client.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        client.init = init;
-        client
+        }
+    }
+
+    /// A request of protocol 2026-07-28: no session, each request carries
+    /// the protocol version and the client's capabilities in its `_meta`.
+    fn request_2026(&mut self, method: &str, mut params: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        });
+        self.request(method, params)
     }
 
     fn send_raw(&mut self, line: &[u8]) {
@@ -1301,6 +1317,228 @@ fn the_operators_templates_word_search_skills() {
     assert!(
         stderr.contains("template `mcp/search_skills.j2` overridden by ")
             && stderr.contains("undefined value: `nowhere` is undefined"),
+        "{stderr}"
+    );
+}
+
+/// Issue 40, item 1: a client of protocol 2026-07-28 finds the server with
+/// `server/discover` (the skills extension declared there), gets listings
+/// with the caching attributes (item 3), and hears of a change only on the
+/// `subscriptions/listen` stream it opened: acknowledged with what it asked
+/// for and the server sends, each notice tagged with the subscription, and
+/// the stream ended with its final result when the client closes stdin.
+#[test]
+fn a_2026_client_discovers_lists_with_cache_hints_and_hears_changes_on_its_subscription() {
+    let sandbox = sandbox();
+    let mut client = Client::spawn(&sandbox, &[]);
+    let discover = client.request_2026("server/discover", json!({}));
+    let found = &discover["result"];
+    assert_eq!(
+        found["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}}),
+        "{discover}"
+    );
+    assert_eq!(
+        found["capabilities"]["resources"],
+        json!({"listChanged": true}),
+        "{discover}"
+    );
+    let versions = found["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+    assert!(versions.contains(&json!("2025-11-25")), "{discover}");
+
+    let list = client.request_2026("skills/list", json!({}))["result"].clone();
+    assert_eq!(list["resultType"], "complete", "{list}");
+    assert_eq!(list["ttlMs"], 500, "{list}");
+    assert_eq!(list["cacheScope"], "private", "{list}");
+    let pdf = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["uri"] == "skill://pdf-tools/SKILL.md")
+        .unwrap()
+        .clone();
+    let guide = pdf["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|file| file["uri"] == "skill://pdf-tools/refs/guide.md")
+        .unwrap();
+    assert_eq!(guide["size"], "# Guide\n".len(), "{pdf}");
+    let got = client.request_2026("skills/get", json!({"uri": "skill://pdf-tools/SKILL.md"}));
+    assert_eq!(
+        [
+            &got["result"]["ttlMs"],
+            &got["result"]["cacheScope"],
+            &got["result"]["resultType"]
+        ],
+        [&json!(500), &json!("private"), &json!("complete")],
+        "{got}"
+    );
+    assert_eq!(got["result"]["skill"], pdf);
+    let read = client.request_2026(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    );
+    assert_eq!(read["result"]["ttlMs"], 500, "{read}");
+    assert_eq!(read["result"]["contents"][0]["text"], "# Guide\n", "{read}");
+
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let listen = json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": {
+        "_meta": meta,
+        "notifications": {"resourcesListChanged": true, "toolsListChanged": true, "promptsListChanged": true},
+    }});
+    client.send_raw(listen.to_string().as_bytes());
+    let acknowledged = client.next();
+    assert_eq!(
+        acknowledged,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"},
+            "notifications": {"resourcesListChanged": true},
+        }})
+    );
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[("added/SKILL.md", "---\ndescription: Added later\n---\nB.\n")],
+    );
+    // The first notice is the subscription's: none is sent untagged (a
+    // session without `initialize` never asked for one).
+    let notice = client.next();
+    assert_eq!(
+        notice,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"},
+        }})
+    );
+    let after = client.request_2026("skills/get", json!({"uri": "skill://added/SKILL.md"}));
+    assert_eq!(
+        after["result"]["skill"]["frontmatter"]["description"], "Added later",
+        "{after}"
+    );
+    drop(client.stdin.take());
+    let mut rest = Vec::new();
+    while let Ok(line) = client.lines.recv_timeout(ANSWER) {
+        rest.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let ended: Vec<&Value> = rest.iter().filter(|m| m["id"] == "sub-1").collect();
+    assert_eq!(ended.len(), 1, "{rest:?}");
+    assert_eq!(ended[0]["result"]["resultType"], "complete", "{rest:?}");
+    assert_eq!(
+        ended[0]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1",
+        "{rest:?}"
+    );
+    assert!(
+        rest.iter()
+            .all(|m| m["method"] != "notifications/resources/list_changed"
+                || m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub-1"),
+        "{rest:?}"
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Issue 40, item 1: a client of 2025-11-25 sees the server as before: no
+/// caching attributes, no `resultType`, and `subscriptions/listen` is not
+/// a method of its era.
+#[test]
+fn a_2025_client_sees_no_2026_fields() {
+    let sandbox = sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let list = client.result("skills/list", json!({}));
+    assert_eq!(list.get("ttlMs"), None, "{list}");
+    assert_eq!(list.get("cacheScope"), None, "{list}");
+    assert_eq!(list.get("resultType"), None, "{list}");
+    let got = client.result("skills/get", json!({"uri": "skill://pdf-tools/SKILL.md"}));
+    assert_eq!(got.get("ttlMs"), None, "{got}");
+    assert_eq!(
+        client.error_code(
+            "subscriptions/listen",
+            json!({"notifications": {"resourcesListChanged": true}})
+        ),
+        -32601
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// A repository with one skill named outside ASCII.
+fn non_ascii_sandbox() -> Sandbox {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[
+            (
+                "données-csv/SKILL.md",
+                "---\nname: données-csv\ndescription: Read CSV data\n---\nSee refs/a b.md.\n",
+            ),
+            ("données-csv/refs/a b.md", "# A\n"),
+            ("plain/SKILL.md", "---\ndescription: Plain\n---\nB.\n"),
+        ],
+    );
+    sandbox
+}
+
+/// Issue 40, item 6: `skills/get` of a URI typed unencoded answers the skill
+/// (in the spelling asked; the SDK called the listed spelling an internal
+/// error, -32603), and a read takes either spelling. Item 7: the operator
+/// is told on start that common MCP clients refuse the name.
+#[test]
+fn a_non_ascii_uri_typed_unencoded_answers_the_skill_and_the_operator_is_warned() {
+    let sandbox = non_ascii_sandbox();
+    let mut client = Client::start(&sandbox, &[]);
+    let list = client.result("skills/list", json!({}));
+    assert_eq!(
+        list["skills"][0]["uri"], "skill://donn%C3%A9es-csv/SKILL.md",
+        "{list}"
+    );
+    let asked = "skill://données-csv/SKILL.md";
+    let got = client.request("skills/get", json!({"uri": asked}));
+    assert!(got.get("error").is_none(), "{got}");
+    let skill = &got["result"]["skill"];
+    assert_eq!(skill["uri"], asked);
+    assert_eq!(skill["frontmatter"]["name"], "données-csv");
+    let files: Vec<&str> = skill["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://données-csv/SKILL.md",
+            "skill://données-csv/refs/a%20b.md"
+        ]
+    );
+    for uri in [
+        asked,
+        "skill://données-csv/refs/a%20b.md",
+        "skill://donn%c3%a9es-csv/refs/a%20b.md",
+    ] {
+        let read = client.result("resources/read", json!({"uri": uri}));
+        assert_eq!(read["contents"][0]["uri"], uri, "{read}");
+    }
+    // Unknown, in either spelling: invalid params.
+    assert_eq!(
+        client.error_code("skills/get", json!({"uri": "skill://données-xls/SKILL.md"})),
+        -32602
+    );
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let warned: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("not ASCII"))
+        .collect();
+    assert_eq!(
+        warned,
+        [format!(
+            "bcode-prompt: skill `données-csv` has a name that is not ASCII: {}",
+            bcode_skill::portability::MCP_CLIENTS_REFUSE
+        )],
         "{stderr}"
     );
 }

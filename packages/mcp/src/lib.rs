@@ -7,7 +7,8 @@
 //! outside a served skill's folder is ever read: request URIs are decoded
 //! and refused when a segment could climb, only files the skill's entry
 //! lists are read, and they are opened below the skill's folder.
-//! [`serve_stdio`] runs it on standard input and output, swapping in each
+//! [`serve_stdio`] runs it on standard input and output (and, with the
+//! `http` feature, [`serve_http`] over Streamable HTTP), swapping in each
 //! registry a refresh returns and telling the client the list changed; it
 //! parses each request line once, within bounds, reads no further while
 //! answers wait unread, and answers every request read before it stops.
@@ -29,6 +30,8 @@ mod client_tap;
 mod digests;
 mod entry;
 mod follow;
+#[cfg(feature = "http")]
+mod http;
 mod request_line;
 mod server;
 mod service;
@@ -44,6 +47,11 @@ pub use client::{
 pub use client_listing::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use digests::DigestCache;
 pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
+#[cfg(feature = "http")]
+pub use http::{
+    HttpNotice, HttpOptions, MAX_HTTP_BODY_BYTES, MAX_HTTP_CONNECTIONS,
+    MAX_HTTP_REQUESTS_IN_FLIGHT, MAX_HTTP_STREAMS, MCP_PATH, run_http, serve_http,
+};
 pub use request_line::{MAX_REQUEST_ESCAPED_BYTES, MAX_REQUEST_VALUES};
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
 pub use service::SkillService;

@@ -4,11 +4,13 @@
 //! need), then the one parse into the SDK's message. What the SDK would
 //! drop without a word, or answer wrongly, is answered here: a line that is
 //! not JSON (`-32700`), one with too many values or that is no JSON-RPC
-//! request (`-32600`), a `skills/get` without a string `uri`, and a
+//! request (`-32600`), a `skills/get` without a string `uri`, a
 //! `tools/call` without a string `name` or with `arguments` that are no
-//! object, which the SDK would call an unknown method (`-32602`, invalid
-//! params, as MCP answers a request that does not fit its schema). A
-//! notification is never answered, even when it cannot be read.
+//! object, which the SDK would call an unknown method, and an `initialize`
+//! without what its schema requires, which the SDK would take for a
+//! request of 2026-07-28 without its `_meta` (`-32602`, invalid params,
+//! naming what is missing, as MCP answers a request that does not fit its
+//! schema). A notification is never answered, even when it cannot be read.
 
 use std::fmt;
 
@@ -45,37 +47,75 @@ pub(crate) fn take(line: &[u8]) -> Taken {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Taken::Ignored;
     }
-    let census = match Census::of(line) {
+    let census = match scan(line) {
         Ok(census) => census,
-        Err(err) => return Taken::Answered(error_line(-32700, &format!("parse error: {err}"))),
+        Err(answer) => return Taken::Answered(answer),
     };
-    if census.values > MAX_REQUEST_VALUES {
-        let message = format!("the request holds more than {MAX_REQUEST_VALUES} JSON values");
-        return Taken::Answered(answer_line(&census.id, -32600, &message));
-    }
-    if census.escaped_bytes > MAX_REQUEST_ESCAPED_BYTES {
-        let message = format!(
-            "the request's strings hold more than {MAX_REQUEST_ESCAPED_BYTES} bytes written with escapes"
-        );
-        return Taken::Answered(answer_line(&census.id, -32600, &message));
-    }
-    if census.method == Method::SkillsGet && census.has_id && !census.uri_is_string {
-        let message = "skills/get needs params.uri, the skill's SKILL.md URI";
-        return Taken::Answered(answer_line(&census.id, -32602, message));
-    }
-    if census.method == Method::ToolsCall
-        && census.has_id
-        && !(census.name_is_string && census.arguments.fits())
-    {
-        let message = "tools/call needs params.name, the tool's name, and params.arguments, when given, an object";
-        return Taken::Answered(answer_line(&census.id, -32602, message));
-    }
     match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(message) => Taken::Message(Box::new(message)),
         Err(_) if census.method != Method::Absent && !census.has_id => Taken::Ignored,
         // The SDK's own words for a line that is JSON but no message.
         Err(_) => Taken::Answered(answer_line(&census.id, -32600, "Invalid request")),
     }
+}
+
+/// What [`check`] found of a message the SDK may parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Checked {
+    /// A `subscriptions/listen` request: its answer is a stream that stays
+    /// open.
+    Stream,
+    /// Anything else.
+    Plain,
+}
+
+/// The same scan as [`take`] without the parse, for a transport whose SDK
+/// service parses the message itself (an HTTP body): the answer line when
+/// it is refused here.
+pub(crate) fn check(body: &[u8]) -> Result<Checked, Vec<u8>> {
+    let census = scan(body)?;
+    Ok(if census.method == Method::SubscriptionsListen {
+        Checked::Stream
+    } else {
+        Checked::Plain
+    })
+}
+
+/// The scan of `line`, or the answer refusing it.
+fn scan(line: &[u8]) -> Result<Census, Vec<u8>> {
+    let census = match Census::of(line) {
+        Ok(census) => census,
+        Err(err) => return Err(error_line(-32700, &format!("parse error: {err}"))),
+    };
+    if census.values > MAX_REQUEST_VALUES {
+        let message = format!("the request holds more than {MAX_REQUEST_VALUES} JSON values");
+        return Err(answer_line(&census.id, -32600, &message));
+    }
+    if census.escaped_bytes > MAX_REQUEST_ESCAPED_BYTES {
+        let message = format!(
+            "the request's strings hold more than {MAX_REQUEST_ESCAPED_BYTES} bytes written with escapes"
+        );
+        return Err(answer_line(&census.id, -32600, &message));
+    }
+    if census.method == Method::SkillsGet && census.has_id && !census.uri_is_string {
+        let message = "skills/get needs params.uri, the skill's SKILL.md URI";
+        return Err(answer_line(&census.id, -32602, message));
+    }
+    if census.method == Method::Initialize && census.has_id {
+        let missing = census.initialize.missing();
+        if !missing.is_empty() {
+            let message = format!("initialize is missing {}", missing.join(", "));
+            return Err(answer_line(&census.id, -32602, &message));
+        }
+    }
+    if census.method == Method::ToolsCall
+        && census.has_id
+        && !(census.name_is_string && census.arguments.fits())
+    {
+        let message = "tools/call needs params.name, the tool's name, and params.arguments, when given, an object";
+        return Err(answer_line(&census.id, -32602, message));
+    }
+    Ok(census)
 }
 
 /// A JSON-RPC error answer with no id (the request's could not be read).
@@ -101,9 +141,45 @@ pub(crate) fn answer_line(id: &Value, code: i64, message: &str) -> Vec<u8> {
 enum Method {
     #[default]
     Absent,
+    Initialize,
     SkillsGet,
+    SubscriptionsListen,
     ToolsCall,
     Other,
+}
+
+/// What `initialize`'s params hold of what its schema requires.
+#[derive(Clone, Copy, Debug, Default)]
+struct InitializeParams {
+    protocol_version: bool,
+    capabilities: bool,
+    client_info: bool,
+    client_name: bool,
+    client_version: bool,
+}
+
+impl InitializeParams {
+    /// What is missing (or of the wrong type), as the answer names it.
+    fn missing(self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if !self.protocol_version {
+            missing.push("params.protocolVersion (a string)");
+        }
+        if !self.capabilities {
+            missing.push("params.capabilities (an object)");
+        }
+        if !self.client_info {
+            missing.push("params.clientInfo (an object)");
+        } else {
+            if !self.client_name {
+                missing.push("params.clientInfo.name (a string)");
+            }
+            if !self.client_version {
+                missing.push("params.clientInfo.version (a string)");
+            }
+        }
+        missing
+    }
 }
 
 /// What `params.arguments` is, as far as a `tools/call` needs it.
@@ -142,6 +218,8 @@ struct Census {
     name_is_string: bool,
     /// What `params.arguments` is.
     arguments: Arguments,
+    /// What an `initialize` needs of `params`.
+    initialize: InitializeParams,
 }
 
 impl Census {
@@ -181,6 +259,12 @@ enum Place {
     Uri,
     Name,
     Arguments,
+    ProtocolVersion,
+    Capabilities,
+    /// `params.clientInfo`: its `name` and `version` are looked at.
+    ClientInfo,
+    ClientName,
+    ClientVersion,
     /// Anywhere else: only counted.
     Inside,
 }
@@ -204,13 +288,24 @@ impl Scan<'_> {
         census.count_string(text, escaped);
         match place {
             Place::Id => census.id = Value::String(text.to_owned()),
+            Place::Method if text == "initialize" => census.method = Method::Initialize,
             Place::Method if text == "skills/get" => census.method = Method::SkillsGet,
+            Place::Method if text == "subscriptions/listen" => {
+                census.method = Method::SubscriptionsListen;
+            }
             Place::Method if text == "tools/call" => census.method = Method::ToolsCall,
             Place::Method => census.method = Method::Other,
             Place::Uri => census.uri_is_string = true,
             Place::Name => census.name_is_string = true,
             Place::Arguments => census.arguments = Arguments::Other,
-            Place::Top | Place::Params | Place::Inside => {}
+            Place::ProtocolVersion => census.initialize.protocol_version = true,
+            Place::ClientName => census.initialize.client_name = true,
+            Place::ClientVersion => census.initialize.client_version = true,
+            Place::Top
+            | Place::Params
+            | Place::Capabilities
+            | Place::ClientInfo
+            | Place::Inside => {}
         }
     }
 
@@ -238,8 +333,11 @@ impl<'de> Visitor<'de> for Scan<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let Scan(census, place) = self;
         census.count();
-        if place == Place::Arguments {
-            census.arguments = Arguments::Object;
+        match place {
+            Place::Arguments => census.arguments = Arguments::Object,
+            Place::Capabilities => census.initialize.capabilities = true,
+            Place::ClientInfo => census.initialize.client_info = true,
+            _ => {}
         }
         while let Some(key) = map.next_key_seed(KeySeed(census))? {
             let inner = match (place, key) {
@@ -252,6 +350,11 @@ impl<'de> Visitor<'de> for Scan<'_> {
                 (Place::Params, Key::Uri) => Place::Uri,
                 (Place::Params, Key::Name) => Place::Name,
                 (Place::Params, Key::Arguments) => Place::Arguments,
+                (Place::Params, Key::ProtocolVersion) => Place::ProtocolVersion,
+                (Place::Params, Key::Capabilities) => Place::Capabilities,
+                (Place::Params, Key::ClientInfo) => Place::ClientInfo,
+                (Place::ClientInfo, Key::Name) => Place::ClientName,
+                (Place::ClientInfo, Key::Version) => Place::ClientVersion,
                 _ => Place::Inside,
             };
             map.next_value_seed(Scan(census, inner))?;
@@ -317,6 +420,10 @@ enum Key {
     Uri,
     Name,
     Arguments,
+    ProtocolVersion,
+    Capabilities,
+    ClientInfo,
+    Version,
     Other,
 }
 
@@ -358,6 +465,10 @@ impl Key {
             "uri" => Key::Uri,
             "name" => Key::Name,
             "arguments" => Key::Arguments,
+            "protocolVersion" => Key::ProtocolVersion,
+            "capabilities" => Key::Capabilities,
+            "clientInfo" => Key::ClientInfo,
+            "version" => Key::Version,
             _ => Key::Other,
         }
     }
@@ -465,6 +576,36 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+        // Issue 40, item 6: an `initialize` without what its schema
+        // requires is answered naming what is missing.
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#),
+            error(
+                1.into(),
+                -32602,
+                "initialize is missing params.capabilities (an object), params.clientInfo (an object)"
+            )
+        );
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":2,"method":"initialize"}"#),
+            error(
+                2.into(),
+                -32602,
+                "initialize is missing params.protocolVersion (a string), params.capabilities (an object), params.clientInfo (an object)"
+            )
+        );
+        assert_eq!(
+            answer(br#"{"jsonrpc":"2.0","id":3,"params":{"clientInfo":{"name":"x","version":1},"capabilities":[],"protocolVersion":"2025-11-25"},"method":"initialize"}"#),
+            error(
+                3.into(),
+                -32602,
+                "initialize is missing params.capabilities (an object), params.clientInfo.version (a string)"
+            )
+        );
+        assert!(matches!(
+            take(br#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"x":{"name":1}},"clientInfo":{"name":"x","version":"1"}}}"#),
+            Taken::Message(_)
+        ));
         // JSON, but no request: answered with its id when it has one.
         assert_eq!(
             answer(br#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#),

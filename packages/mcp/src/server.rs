@@ -20,12 +20,13 @@ use bcode_skill::search::LazySkillIndex;
 use bcode_skill::{SkillRegistry, TemplateError, Templates};
 use bcode_skill_models::{SkillId, SkillSummary};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetSkillRequestParams, GetSkillResult,
-    Implementation, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Skill, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, GetSkillRequestParams,
+    GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Skill,
+    SkillResources, SubscriptionFilter, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::digests::{DigestCache, StoredEntry};
@@ -212,6 +213,27 @@ pub struct SkillServer {
     generation: Arc<std::sync::atomic::AtomicU64>,
     /// The `search_skills` tool, or why its text could not be rendered.
     tool: Arc<Result<SearchTool, String>>,
+    /// What each `subscriptions/listen` stream follows (see
+    /// [`SkillServer::announce`]).
+    changes: Arc<tokio::sync::watch::Sender<Changes>>,
+    /// The `ttlMs` sent with every cacheable result on 2026-07-28 and later.
+    ttl_ms: u64,
+}
+
+/// What the `subscriptions/listen` streams follow: a count of the changes
+/// announced, and whether serving is ending (each stream then ends with
+/// its final result, so a client that closed stdin gets every answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Changes {
+    announced: u64,
+    ending: bool,
+}
+
+impl Changes {
+    /// Whether serving is ending.
+    pub(crate) fn ending(&self) -> bool {
+        self.ending
+    }
 }
 
 /// A page made ahead: which snapshot, from which skill, and the skills
@@ -239,7 +261,48 @@ impl SkillServer {
             ahead: Arc::default(),
             generation: Arc::default(),
             tool: Arc::new(SearchTool::new(Templates::builtin()).map_err(|err| err.to_string())),
+            changes: Arc::new(tokio::sync::watch::Sender::new(Changes::default())),
+            ttl_ms: 0,
         }
+    }
+
+    /// The server telling clients of protocol 2026-07-28 and later that a
+    /// listing (and a file it lists) may be taken as fresh for `ttl`: the
+    /// `ttlMs` of every cacheable result, with `cacheScope: "private"` (what
+    /// is served is one user's skills). Without it, `ttlMs` is 0. A
+    /// `bcode-prompt mcp` passes the interval at which it checks the skill
+    /// trees, the time an edit may take to show.
+    pub fn with_cache_ttl(mut self, ttl: std::time::Duration) -> SkillServer {
+        self.ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Tells every open `subscriptions/listen` stream that the list of
+    /// skills changed (`notifications/resources/list_changed`, tagged with
+    /// the stream's subscription id). A session opened with `initialize`
+    /// has no such stream: its transport tells it directly.
+    pub fn announce(&self) {
+        self.changes.send_modify(|changes| {
+            changes.announced = changes.announced.wrapping_add(1);
+        });
+    }
+
+    /// Ends every `subscriptions/listen` stream, open or opened later, with
+    /// its final result: serving is ending.
+    pub fn end_subscriptions(&self) {
+        self.changes.send_modify(|changes| changes.ending = true);
+    }
+
+    /// Follows [`SkillServer::announce`] and
+    /// [`SkillServer::end_subscriptions`] (for a transport that tells its
+    /// client itself).
+    pub(crate) fn follow_changes(&self) -> tokio::sync::watch::Receiver<Changes> {
+        self.changes.subscribe()
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn subscriptions(&self) -> usize {
+        self.changes.receiver_count()
     }
 
     /// The server with the `search_skills` tool worded by `templates` (an
@@ -373,6 +436,21 @@ impl SkillServer {
                 Err(why) => Some((served.id().to_owned(), why.clone())),
                 Ok(_) => None,
             })
+            .collect()
+    }
+
+    /// The ids of the served skills that common MCP clients refuse, by
+    /// their id (the `skill://` URI's segment) or their name (see
+    /// [`bcode_skill::portability::mcp_clients_refuse`]), in listing order.
+    pub fn names_clients_refuse(&self) -> Vec<String> {
+        use bcode_skill::portability::mcp_clients_refuse;
+        self.current()
+            .skills
+            .iter()
+            .filter(|served| {
+                mcp_clients_refuse(served.id()) || mcp_clients_refuse(&served.summary.manifest.name)
+            })
+            .map(|served| served.id().to_owned())
             .collect()
     }
 
@@ -558,7 +636,7 @@ impl SkillServer {
         let skill = entry
             .skill()
             .ok_or_else(|| invalid(uri, "its front matter does not read back"))?;
-        Ok(GetSkillResult::new(skill))
+        Ok(GetSkillResult::new(respelled(skill, uri)))
     }
 
     /// The `resources/read` answer for `uri`, blocking: the file's bytes,
@@ -694,6 +772,41 @@ impl SkillServer {
     }
 }
 
+/// `skill` with its URI spelled as `asked`, which names the same skill
+/// (it decoded to the same id): `skill://données-csv/SKILL.md` typed
+/// unencoded asks for what is listed as `skill://donn%C3%A9es-csv/SKILL.md`.
+/// The SDK refuses, as an internal error, an entry whose URI is not the
+/// one asked for, so the entry answers in the asker's spelling: its URI,
+/// and the base of every file's (the files' own paths stay as listed; a
+/// read takes either spelling).
+fn respelled(mut skill: Skill, asked: &str) -> Skill {
+    if skill.uri == asked {
+        return skill;
+    }
+    let base = |uri: &str| uri.strip_suffix(SKILL_MD).map(str::len);
+    let (Some(listed_base), Some(asked_base)) = (base(&skill.uri), base(asked)) else {
+        return skill;
+    };
+    let asked_prefix = asked.get(..asked_base).unwrap_or_default();
+    if let SkillResources::Files(files) = &mut skill.resources {
+        for file in files {
+            if let Some(rest) = file.uri.get(listed_base..) {
+                file.uri = format!("{asked_prefix}{rest}");
+            }
+        }
+    }
+    skill.uri = asked.to_owned();
+    skill
+}
+
+/// Whether `context` speaks protocol 2026-07-28 or later, whose cacheable
+/// results carry `ttlMs` and `cacheScope`.
+fn caching_era(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 /// Builds the entries of `page` not built yet, on the worker threads the
 /// skill walk uses: each entry reads and digests every file of its skill,
 /// and a page of them is most of what a `skills/list` costs.
@@ -788,23 +901,74 @@ impl ServerHandler for SkillServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        if let Some(page) = self.ready_skills_page(cursor.as_deref()) {
-            return Ok(page);
+        let mut page = match self.ready_skills_page(cursor.as_deref()) {
+            Some(page) => page,
+            None => {
+                let server = self.clone();
+                blocking(move || server.list_skills_page(cursor.as_deref())).await?
+            }
+        };
+        if caching_era(&context) {
+            (page.ttl_ms, page.cache_scope) = (Some(self.ttl_ms), Some(CacheScope::Private));
         }
-        let server = self.clone();
-        blocking(move || server.list_skills_page(cursor.as_deref())).await
+        Ok(page)
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
         let server = self.clone();
-        blocking(move || server.get_skill_blocking(&request.uri)).await
+        let mut got = blocking(move || server.get_skill_blocking(&request.uri)).await?;
+        if caching_era(&context) {
+            (got.ttl_ms, got.cache_scope) = (Some(self.ttl_ms), Some(CacheScope::Private));
+        }
+        Ok(got)
+    }
+
+    /// The one notice this server sends, `notifications/resources/list_changed`;
+    /// the SDK acknowledges the subscription with what was both asked for
+    /// and accepted, so nothing else is ever sent on it.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(
+            SubscriptionFilter::builder()
+                .resources_list_changed()
+                .build(),
+        )
+    }
+
+    /// Follows the announced changes until the client cancels the
+    /// subscription or serving ends (then the SDK sends the final result).
+    /// A client that did not ask for list changes gets nothing on it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.changes.subscribe();
+        let wanted = context.accepted().resources_list_changed == Some(true);
+        loop {
+            if changes.borrow_and_update().ending {
+                return Ok(());
+            }
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                moved = changes.changed() => {
+                    if moved.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+            if changes.borrow().ending {
+                return Ok(());
+            }
+            if wanted && context.sink().notify_resource_list_changed().await.is_err() {
+                return Ok(());
+            }
+        }
     }
 
     async fn list_tools(
@@ -835,21 +999,27 @@ impl ServerHandler for SkillServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        self.list_resources_page(cursor.as_deref())
+        let mut page = self.list_resources_page(cursor.as_deref())?;
+        if caching_era(&context) {
+            (page.ttl_ms, page.cache_scope) = (Some(self.ttl_ms), Some(CacheScope::Private));
+        }
+        Ok(page)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let server = self.clone();
-        blocking(move || server.read_resource_blocking(&request.uri))
-            .await
-            .map(Into::into)
+        let mut read = blocking(move || server.read_resource_blocking(&request.uri)).await?;
+        if caching_era(&context) {
+            (read.ttl_ms, read.cache_scope) = (Some(self.ttl_ms), Some(CacheScope::Private));
+        }
+        Ok(read.into())
     }
 }
 

@@ -33,7 +33,7 @@ use crate::service::SkillService;
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct ServeError(String);
+pub struct ServeError(pub(crate) String);
 
 /// The longest request line accepted; a longer one is dropped as it
 /// arrives (never held whole) and answered with an error.
@@ -68,7 +68,7 @@ pub enum StdioNotice {
 /// operator should know.
 pub async fn serve_stdio<F, N>(
     server: SkillServer,
-    mut refresh: F,
+    refresh: F,
     interval: Duration,
     notices: N,
 ) -> Result<(), ServeError>
@@ -93,8 +93,12 @@ where
     let (to_sdk, requests) = mpsc::channel(1);
     let reader = {
         let outbox = Arc::clone(&outbox);
+        let server = server.clone();
         tokio::spawn(async move {
-            read_requests(tokio::io::stdin(), &outbox, to_sdk, &notices).await;
+            read_requests(tokio::io::stdin(), &outbox, to_sdk, &notices, &|| {
+                server.end_subscriptions();
+            })
+            .await;
         })
     };
     let transport = StdioTransport {
@@ -115,43 +119,28 @@ where
             )));
         }
     };
+    let watcher = tokio::spawn(follow_trees(server.clone(), refresh, interval));
+    // A client of 2026-07-28 asks for notices with `subscriptions/listen`
+    // and gets them there alone; one that opened with `initialize` is told
+    // directly, as always.
     let peer = running.peer().clone();
-    let saver = server.clone();
-    let watcher = tokio::spawn(async move {
-        let mut entries = EntryWatch::default();
-        loop {
-            tokio::time::sleep(interval).await;
-            let looked = server.clone();
-            let (back, watch, registry, edited) = match tokio::task::spawn_blocking(move || {
-                let registry = refresh();
-                let edited = entries.edited(&looked);
-                (refresh, entries, registry, edited)
-            })
-            .await
-            {
-                Ok(answer) => answer,
-                Err(_) => return,
-            };
-            (refresh, entries) = (back, watch);
-            let changed = match registry {
-                Some(registry) => server.replace(&registry),
-                None => false,
-            };
-            if edited {
-                server.recheck();
+    let mut changes = server.follow_changes();
+    let teller = tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            if changes.borrow().ending() {
+                return;
             }
-            if changed || edited {
-                warm_in_background(&server);
-                if peer.notify_resource_list_changed().await.is_err() {
-                    return;
-                }
+            if peer.peer_info().is_some() && peer.notify_resource_list_changed().await.is_err() {
+                return;
             }
         }
     });
+    let saver = server;
     // The service ends once the reader has seen the end of stdin and every
     // request it read is answered (or stdout is gone).
     let ended = running.waiting().await;
     watcher.abort();
+    teller.abort();
     reader.abort();
     let _ = tokio::task::spawn_blocking(move || saver.save_digests()).await;
     finish(&outbox, writer).await;
@@ -160,9 +149,46 @@ where
         .map_err(|err| ServeError(format!("the server stopped: {err}")))
 }
 
+/// Every `interval`, runs `refresh` (off the async workers), which may
+/// return a rebuilt registry, and checks the served entries' folders; when
+/// what is served changed, swaps it in and announces it
+/// ([`SkillServer::announce`]). Runs until aborted.
+pub(crate) async fn follow_trees<F>(server: SkillServer, mut refresh: F, interval: Duration)
+where
+    F: FnMut() -> Option<SkillRegistry> + Send + 'static,
+{
+    let mut entries = EntryWatch::default();
+    loop {
+        tokio::time::sleep(interval).await;
+        let looked = server.clone();
+        let (back, watch, registry, edited) = match tokio::task::spawn_blocking(move || {
+            let registry = refresh();
+            let edited = entries.edited(&looked);
+            (refresh, entries, registry, edited)
+        })
+        .await
+        {
+            Ok(answer) => answer,
+            Err(_) => return,
+        };
+        (refresh, entries) = (back, watch);
+        let changed = match registry {
+            Some(registry) => server.replace(&registry),
+            None => false,
+        };
+        if edited {
+            server.recheck();
+        }
+        if changed || edited {
+            warm_in_background(&server);
+            server.announce();
+        }
+    }
+}
+
 /// [`SkillServer::warm`] on a thread of its own; nothing when no thread
 /// can be started (requests then build what they need).
-fn warm_in_background(server: &SkillServer) {
+pub(crate) fn warm_in_background(server: &SkillServer) {
     let server = server.clone();
     let _ = std::thread::Builder::new()
         .name("bcode-mcp-warm".into())
@@ -420,14 +446,16 @@ fn write_answers(outbox: &Outbox, out: &mut impl Write) {
 
 /// Reads `input` a line at a time while there is room (see
 /// [`Outbox::room_for_a_request`]), hands each message to the SDK through
-/// `sdk` and queues the answers given here; at the end of `input`, waits
-/// until every request handed over is answered, then lets `sdk` go, which
-/// ends the SDK's service.
+/// `sdk` and queues the answers given here; at the end of `input`, calls
+/// `ending` (which ends the requests that stay open, `subscriptions/listen`),
+/// waits until every request handed over is answered, then lets `sdk` go,
+/// which ends the SDK's service.
 async fn read_requests(
     input: impl AsyncRead + Unpin,
     outbox: &Outbox,
     sdk: mpsc::Sender<ClientJsonRpcMessage>,
     notices: &(dyn Fn(StdioNotice) + Send + Sync),
+    ending: &(dyn Fn() + Send + Sync),
 ) {
     let mut input = BufReader::new(input);
     let mut told = false;
@@ -471,6 +499,7 @@ async fn read_requests(
             return;
         }
     }
+    ending();
     outbox.all_answered().await;
 }
 

@@ -61,6 +61,18 @@ impl Profile {
     }
 }
 
+/// What happens to a skill whose name [`mcp_clients_refuse`], in the words
+/// the lint and `bcode-prompt mcp` use.
+pub const MCP_CLIENTS_REFUSE: &str = "common MCP clients (FastMCP, fast-agent, the MCP Inspector) refuse a skill name that is not ASCII, and one such name makes FastMCP and fast-agent drop every skill of the server that lists it";
+
+/// Whether common MCP clients refuse a skill named `name` served over MCP
+/// (SEP-2640 allows any Unicode letter, as the Agent Skills specification
+/// does; FastMCP 4.1.6, fast-agent 0.10.48 and the MCP Inspector 2.12
+/// accept ASCII alone).
+pub fn mcp_clients_refuse(name: &str) -> bool {
+    !name.is_ascii()
+}
+
 /// The top-level keys the open specification allows.
 pub const AGENT_SKILLS_FIELDS: &[&str] = &[
     "name",
@@ -360,6 +372,15 @@ impl<'a> Lint<'a> {
                 field,
                 format!("the name `{name}` has characters other than {what}"),
                 format!("use `name: {}`", suggest_name(&name)),
+            );
+        }
+        if self.profile == Profile::AgentSkills && mcp_clients_refuse(&name) {
+            self.push(
+                DiagnosticCode::PortabilityNameMcpClients,
+                line,
+                field,
+                format!("the name `{name}` is not ASCII: {MCP_CLIENTS_REFUSE}"),
+                "if the skill is served over MCP (`bcode-prompt mcp`), use lowercase ASCII letters, digits and hyphens".into(),
             );
         }
         if self.profile == Profile::AgentSkills {
@@ -752,12 +773,39 @@ mod tests {
 
     #[test]
     fn a_portable_skill_has_no_findings() {
+        let text = "---\nname: pdf-tools\ndescription: d\nlicense: MIT\nmetadata:\n  version: \"1.10\"\nallowed-tools: Read Grep\n---\n";
+        assert_eq!(codes(Profile::AgentSkills, text, "pdf-tools"), []);
+        assert_eq!(codes(Profile::Claude, text, "pdf-tools"), []);
+    }
+
+    /// Issue 40, item 7: a name the open specification allows but common
+    /// MCP clients refuse is a warning under `agentskills` saying so.
+    #[test]
+    fn a_non_ascii_name_is_valid_but_refused_by_mcp_clients() {
         let text = "---\nname: навык\ndescription: d\nlicense: MIT\nmetadata:\n  version: \"1.10\"\nallowed-tools: Read Grep\n---\n";
-        assert_eq!(codes(Profile::AgentSkills, text, "навык"), []);
+        let found = lint(
+            Profile::AgentSkills,
+            LintInput {
+                text: text.as_bytes(),
+                file_name: "SKILL.md",
+                folder: "навык",
+            },
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code.as_str(), "portability_name_mcp_clients");
+        assert_eq!(found[0].line, Some(2));
+        assert_eq!(
+            found[0].message,
+            format!(
+                "Agent Skills (agentskills): the name `навык` is not ASCII: {MCP_CLIENTS_REFUSE}"
+            )
+        );
         assert_eq!(
             codes(Profile::Claude, text, "навык"),
             [("portability_name_characters", Some(2))]
         );
+        assert!(!mcp_clients_refuse("pdf-tools"));
+        assert!(mcp_clients_refuse("données-csv"));
     }
 
     #[test]

@@ -124,6 +124,9 @@ pub enum DiagnosticCode {
     PortabilityNameCharacters,
     /// Portability lint (`skills doctor --profile`): The `name` is over 64 characters.
     PortabilityNameTooLong,
+    /// Portability lint (`skills doctor --profile`): The `name` is not ASCII, which
+    /// common MCP clients refuse when the skill is served over MCP.
+    PortabilityNameMcpClients,
     /// Portability lint (`skills doctor --profile`): There is no `description`, or it is not a non-empty string.
     PortabilityDescriptionMissing,
     /// Portability lint (`skills doctor --profile`): The `description` is over 1,024 characters.
@@ -184,6 +187,7 @@ impl DiagnosticCode {
             DiagnosticCode::PortabilityNameHyphens => "portability_name_hyphens",
             DiagnosticCode::PortabilityNameCharacters => "portability_name_characters",
             DiagnosticCode::PortabilityNameTooLong => "portability_name_too_long",
+            DiagnosticCode::PortabilityNameMcpClients => "portability_name_mcp_clients",
             DiagnosticCode::PortabilityDescriptionMissing => "portability_description_missing",
             DiagnosticCode::PortabilityDescriptionTooLong => "portability_description_too_long",
             DiagnosticCode::PortabilityCompatibilityTooLong => "portability_compatibility_too_long",

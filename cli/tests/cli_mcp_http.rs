@@ -1,0 +1,593 @@
+//! `bcode-prompt mcp --http ADDR` (issue 40, item 2): the same methods over
+//! MCP's Streamable HTTP transport, both protocol eras, driven here with a
+//! few lines of HTTP/1.1 over a socket; and what it refuses: an address
+//! other than loopback without a token, a request without the token, a
+//! web page's request (`Origin`), a body over the bound, connections and
+//! subscriptions past their bounds.
+
+#![cfg(feature = "mcp")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use common::{Sandbox, write_files};
+use serde_json::{Value, json};
+
+/// Long enough for a loaded machine; a healthy answer takes milliseconds.
+const ANSWER: Duration = Duration::from_secs(30);
+
+/// A running `bcode-prompt mcp --http 127.0.0.1:0` and the address it told.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Vec<String>,
+}
+
+impl Server {
+    fn start(sandbox: &Sandbox, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = sandbox.command();
+        command
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut stderr = Vec::new();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("the server ended before serving")
+                .unwrap();
+            stderr.push(line.clone());
+            if let Some(at) = line.split(" at http://").nth(1) {
+                break at.trim_end_matches("/mcp").parse().unwrap();
+            }
+        };
+        // Nothing more is read; a thread drains the rest so the server
+        // never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(ANSWER)).unwrap();
+        stream
+    }
+
+    /// Sends a POST to /mcp on a fresh connection (closed after the
+    /// answer): the status, the headers (names lowercased) and the body.
+    fn post<H: AsRef<str>>(&self, headers: &[(&str, H)], body: &[u8]) -> Answer {
+        let mut stream = self.connect();
+        send_post(&mut stream, self.addr, "/mcp", headers, body, true);
+        let mut bytes = Vec::new();
+        stream.read_to_end(&mut bytes).unwrap();
+        Answer::parse(&bytes)
+    }
+
+    /// A JSON-RPC request of the 2025-11-25 era (no session is needed:
+    /// the server is stateless).
+    fn legacy(&self, id: u64, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let answer = self.post(
+            &[("MCP-Protocol-Version", "2025-11-25")],
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(answer.status, 200, "{method}: {}", answer.text());
+        answer.json()
+    }
+
+    /// A JSON-RPC request of the 2026-07-28 era: its `_meta` and the
+    /// standard headers.
+    fn request_2026(&self, id: u64, method: &str, mut params: Value) -> Value {
+        params["_meta"] = meta_2026();
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let answer = self.post(&headers_2026(method), body.to_string().as_bytes());
+        assert_eq!(answer.status, 200, "{method}: {}", answer.text());
+        answer.json()
+    }
+
+    /// Stops the server as an operator would (`SIGTERM`): its exit code.
+    fn stop(mut self) -> Option<i32> {
+        std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = std::time::Instant::now() + ANSWER;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still running after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn meta_2026() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn headers_2026(method: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", method.to_owned()),
+    ]
+}
+
+fn send_post<H: AsRef<str>>(
+    stream: &mut TcpStream,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, H)],
+    body: &[u8],
+    close: bool,
+) {
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {}\r\n", value.as_ref()));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    stream.flush().unwrap();
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn parse(bytes: &[u8]) -> Answer {
+        let at = bytes
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("no head in {:?}", String::from_utf8_lossy(bytes)));
+        let head = std::str::from_utf8(&bytes[..at]).unwrap();
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .map(|line| {
+                let (name, value) = line.split_once(':').unwrap();
+                (name.to_ascii_lowercase(), value.trim().to_owned())
+            })
+            .collect();
+        Answer {
+            status,
+            headers,
+            body: bytes[at + 4..].to_vec(),
+        }
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|_| panic!("not JSON: {}", self.text()))
+    }
+}
+
+/// A repository with two served skills, one named outside ASCII.
+fn sandbox() -> Sandbox {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[
+            (
+                "pdf-tools/SKILL.md",
+                "---\nname: pdf-tools\ndescription: Work with PDFs\n---\nRead refs/guide.md.\n",
+            ),
+            ("pdf-tools/refs/guide.md", "# Guide\n"),
+            (
+                "données-csv/SKILL.md",
+                "---\nname: données-csv\ndescription: Read CSV data\n---\nB.\n",
+            ),
+        ],
+    );
+    sandbox
+}
+
+#[test]
+fn both_eras_list_get_and_read_over_http() {
+    let sandbox = sandbox();
+    let server = Server::start(&sandbox, &[], &[]);
+    let init = server.legacy(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}}),
+        "{init}"
+    );
+    let legacy = server.legacy(2, "skills/list", json!({}));
+    let uris: Vec<&str> = legacy["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://donn%C3%A9es-csv/SKILL.md",
+            "skill://pdf-tools/SKILL.md"
+        ]
+    );
+    assert_eq!(legacy["result"].get("ttlMs"), None, "{legacy}");
+
+    let discover = server.request_2026(3, "server/discover", json!({}));
+    assert_eq!(
+        discover["result"]["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}}),
+        "{discover}"
+    );
+    let list = server.request_2026(4, "skills/list", json!({}));
+    assert_eq!(list["result"]["skills"], legacy["result"]["skills"]);
+    assert_eq!(
+        [&list["result"]["ttlMs"], &list["result"]["cacheScope"]],
+        [&json!(500), &json!("private")],
+        "{list}"
+    );
+    let got = server.request_2026(
+        5,
+        "skills/get",
+        json!({"uri": "skill://données-csv/SKILL.md"}),
+    );
+    assert_eq!(
+        got["result"]["skill"]["uri"], "skill://données-csv/SKILL.md",
+        "{got}"
+    );
+    let read = server.legacy(
+        6,
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    );
+    assert_eq!(read["result"]["contents"][0]["text"], "# Guide\n", "{read}");
+    // A malformed request is answered as on stdio.
+    let bad = server.post(
+        &[] as &[(&str, &str)],
+        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\"}",
+    );
+    assert_eq!(bad.status, 400);
+    assert_eq!(
+        bad.json()["error"]["message"],
+        "initialize is missing params.protocolVersion (a string), params.capabilities (an object), params.clientInfo (an object)"
+    );
+    assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+fn a_subscription_hears_changes_tagged_with_its_id() {
+    let sandbox = sandbox();
+    let server = Server::start(&sandbox, &[], &[]);
+    let mut stream = server.connect();
+    let body = json!({"jsonrpc": "2.0", "id": "watch", "method": "subscriptions/listen", "params": {
+        "_meta": meta_2026(),
+        "notifications": {"resourcesListChanged": true, "toolsListChanged": true},
+    }});
+    send_post(
+        &mut stream,
+        server.addr,
+        "/mcp",
+        &headers_2026("subscriptions/listen"),
+        body.to_string().as_bytes(),
+        true,
+    );
+    let mut events = BufReader::new(stream);
+    let mut next_event = || loop {
+        let mut line = String::new();
+        assert!(events.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(data) = line.strip_prefix("data: ")
+            && let Ok(value) = serde_json::from_str::<Value>(data.trim_end())
+        {
+            return value;
+        }
+    };
+    assert_eq!(
+        next_event(),
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch"},
+            "notifications": {"resourcesListChanged": true},
+        }})
+    );
+    write_files(
+        &sandbox.repo.join(".bcode/skills"),
+        &[("added/SKILL.md", "---\ndescription: Added later\n---\nB.\n")],
+    );
+    assert_eq!(
+        next_event(),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch"},
+        }})
+    );
+    assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+fn an_address_other_than_loopback_needs_a_token_and_requests_must_carry_it() {
+    let sandbox = sandbox();
+    let out = sandbox.run(&["mcp", "--http", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().last().unwrap(),
+        "bcode-prompt: --http 0.0.0.0:0: 0.0.0.0:0 is not a loopback address: serving there needs a bearer token every client must send"
+    );
+    let out = sandbox.run(&[
+        "mcp",
+        "--http",
+        "0.0.0.0:0",
+        "--http-token-env",
+        "BCODE_TEST_TOKEN",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "--http-token-env BCODE_TEST_TOKEN: the environment variable BCODE_TEST_TOKEN is not set or empty"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let server = Server::start(
+        &sandbox,
+        &["--http-token-env", "BCODE_TEST_TOKEN"],
+        &[("BCODE_TEST_TOKEN", "s3cret-token")],
+    );
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
+    for given in [None, Some("Bearer wrong-token!"), Some("s3cret-token")] {
+        let headers: Vec<(&str, &str)> = given
+            .map(|value| ("Authorization", value))
+            .into_iter()
+            .collect();
+        let refused = server.post(&headers, list);
+        assert_eq!(refused.status, 401, "{given:?}");
+        assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    }
+    let answered = server.post(&[("Authorization", "Bearer s3cret-token")], list);
+    assert_eq!(answered.status, 200, "{}", answered.text());
+    assert_eq!(
+        answered.json()["result"]["skills"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+fn web_pages_large_bodies_and_other_paths_are_refused() {
+    let sandbox = sandbox();
+    let server = Server::start(&sandbox, &[], &[]);
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
+    let from_page = server.post(&[("Origin", "http://localhost:3000")], list);
+    assert_eq!(from_page.status, 403, "{}", from_page.text());
+    let mut huge = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":""#.to_vec();
+    huge.resize(huge.len() + bcode_skill_mcp::MAX_HTTP_BODY_BYTES, b'a');
+    huge.extend_from_slice(b"\"}}");
+    assert_eq!(server.post(&[] as &[(&str, &str)], &huge).status, 413);
+    let mut stream = server.connect();
+    send_post(
+        &mut stream,
+        server.addr,
+        "/other",
+        &[] as &[(&str, &str)],
+        list,
+        true,
+    );
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).unwrap();
+    assert_eq!(Answer::parse(&bytes).status, 404);
+    // A rebound DNS name is not this server.
+    let mut stream = server.connect();
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        .unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).unwrap();
+    assert_eq!(Answer::parse(&bytes).status, 403);
+    // Still serving.
+    assert_eq!(server.post(&[] as &[(&str, &str)], list).status, 200);
+    assert_eq!(server.stop(), Some(0));
+}
+
+/// Connections and open subscriptions are bounded, counted: past either
+/// bound the next is answered 503 at once (not left waiting), and the
+/// operator is told once; a closed connection frees its place.
+#[test]
+fn connections_and_subscriptions_are_bounded() {
+    let sandbox = sandbox();
+    let server = Server::start(&sandbox, &[], &[]);
+    let mut streams = Vec::new();
+    for n in 0..bcode_skill_mcp::MAX_HTTP_STREAMS {
+        let mut stream = server.connect();
+        let body = json!({"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen", "params": {
+            "_meta": meta_2026(), "notifications": {"resourcesListChanged": true},
+        }});
+        send_post(
+            &mut stream,
+            server.addr,
+            "/mcp",
+            &headers_2026("subscriptions/listen"),
+            body.to_string().as_bytes(),
+            true,
+        );
+        // Open once its head came back.
+        let mut reader = BufReader::new(stream);
+        let mut status = String::new();
+        reader.read_line(&mut status).unwrap();
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        streams.push(reader);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": "one-more", "method": "subscriptions/listen", "params": {
+        "_meta": meta_2026(), "notifications": {"resourcesListChanged": true},
+    }});
+    let refused = server.post(
+        &headers_2026("subscriptions/listen"),
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    drop(streams);
+
+    // Idle connections up to the bound; the next is refused.
+    let idle: Vec<TcpStream> = (0..bcode_skill_mcp::MAX_HTTP_CONNECTIONS)
+        .map(|_| server.connect())
+        .collect();
+    // The subscriptions' connections may still be closing: wait until
+    // exactly the bound is held.
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
+    let deadline = std::time::Instant::now() + ANSWER;
+    loop {
+        let answer = server.post(&[] as &[(&str, &str)], list);
+        if answer.status == 503 {
+            assert_eq!(answer.text(), "too many connections; try again later\n");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never refused");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(idle);
+    let deadline = std::time::Instant::now() + ANSWER;
+    while server.post(&[] as &[(&str, &str)], list).status != 200 {
+        assert!(std::time::Instant::now() < deadline, "never served again");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let told = server.stderr.clone();
+    assert_eq!(server.stop(), Some(0));
+    assert!(
+        told.iter()
+            .any(|line| line.contains("over MCP at http://127.0.0.1:")),
+        "{told:?}"
+    );
+}
+
+/// The `node_modules` folder holding the pinned TypeScript MCP SDK that
+/// `.ci/run` installs under the build folder (`BCODE_MCP_NODE_MODULES`);
+/// `None` (the test then says so and passes) when it is not set up,
+/// unless `BCODE_REQUIRE_MCP_CLIENT` is.
+fn node_with_the_ts_sdk() -> Option<String> {
+    let modules = std::env::var("BCODE_MCP_NODE_MODULES").ok();
+    if modules.is_none() {
+        assert!(
+            std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
+            "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_NODE_MODULES is not"
+        );
+        eprintln!(
+            "skipped: set BCODE_MCP_NODE_MODULES to a node_modules with @modelcontextprotocol/sdk (.ci/run does)"
+        );
+    }
+    modules
+}
+
+/// Issue 40, item 8: the official TypeScript SDK's client (1.32.2, which
+/// speaks the protocol up to 2025-11-25) lists, gets and reads every file
+/// over stdio and over Streamable HTTP, and both transports tell it the
+/// same.
+#[test]
+fn the_typescript_sdk_client_lists_gets_and_reads_over_stdio_and_http() {
+    let Some(modules) = node_with_the_ts_sdk() else {
+        return;
+    };
+    let sandbox = sandbox();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_sdk.mjs");
+    let run = |args: &[&str]| -> Value {
+        let out = std::process::Command::new("node")
+            .arg(&script)
+            .arg(&modules)
+            .args(args)
+            .env("HOME", &sandbox.home)
+            .env("BCODE_STATE_DIR", &sandbox.state)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let binary = env!("CARGO_BIN_EXE_bcode-prompt");
+    let repo = sandbox.repo.to_str().unwrap();
+    let mut stdio = run(&["stdio", binary, repo]);
+    let server = Server::start(&sandbox, &[], &[]);
+    let url = format!("http://{}/mcp", server.addr);
+    let mut http = run(&["http", &url]);
+    assert_eq!(server.stop(), Some(0));
+
+    assert_eq!(http["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        stdio["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/skills": {}})
+    );
+    assert_eq!(stdio["unknownError"], -32602);
+    let skills = stdio["skills"]["skills"].as_array().unwrap().clone();
+    assert_eq!(skills.len(), 2, "{stdio}");
+    assert_eq!(stdio["get"]["skill"], skills[0]);
+    assert_eq!(
+        stdio["read"],
+        json!({
+            "skill://donn%C3%A9es-csv/SKILL.md": "---\nname: données-csv\ndescription: Read CSV data\n---\nB.\n",
+            "skill://pdf-tools/SKILL.md": "---\nname: pdf-tools\ndescription: Work with PDFs\n---\nRead refs/guide.md.\n",
+            "skill://pdf-tools/refs/guide.md": "# Guide\n",
+        })
+    );
+    assert_eq!(
+        stdio["resources"],
+        json!([
+            "skill://donn%C3%A9es-csv/SKILL.md",
+            "skill://pdf-tools/SKILL.md"
+        ])
+    );
+    // Everything but the transport's own report is the same over HTTP.
+    for seen in [&mut stdio, &mut http] {
+        seen.as_object_mut().unwrap().remove("protocolVersion");
+    }
+    assert_eq!(stdio, http);
+}
