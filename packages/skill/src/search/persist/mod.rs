@@ -125,12 +125,18 @@ impl RoutingCache {
             if !plan.rewrite {
                 match load_query(stored, &plan, query) {
                     Ok(mut index) => {
-                        let (fresh, _) =
-                            analyze(registry, &plan.unstamped, self.racy_window, Some(query));
-                        index.append(fresh);
-                        stats.analyzed = plan.unstamped.len();
-                        stats.reused = plan.kept.len();
-                        return (index.search(query, limit), stats);
+                        let again: Vec<&Arc<SkillSummary>> =
+                            plan.retry.iter().chain(&plan.unstamped).copied().collect();
+                        let (fresh, stamps) =
+                            analyze(registry, &again, self.racy_window, Some(query));
+                        // An entry that vouches now is worth writing: then
+                        // the whole index is brought up to date below.
+                        if !stamps.values().any(|s| s.trusted) {
+                            index.append(fresh);
+                            stats.analyzed = again.len();
+                            stats.reused = plan.kept.len();
+                            return (index.search(query, limit), stats);
+                        }
                     }
                     Err(err) => stats.ignored = Some(err.to_string()),
                 }
@@ -173,7 +179,7 @@ impl RoutingCache {
                 }
             }
         });
-        let (mut index, mut stamps, stale, rewrite) = match from_file {
+        let (mut index, mut stamps, stale, unchanged) = match from_file {
             Some((index, plan)) => {
                 let stamps: Stamps = plan
                     .kept
@@ -182,14 +188,26 @@ impl RoutingCache {
                     .zip(plan.kept_stamps)
                     .collect();
                 stats.reused = plan.kept.len();
+                let retried: BTreeSet<SkillId> =
+                    plan.retry.iter().map(|s| s.manifest.id.clone()).collect();
                 let mut stale = plan.stale;
+                stale.extend(plan.retry);
                 stale.extend(plan.unstamped);
-                (index, stamps, stale, plan.rewrite)
+                (index, stamps, stale, Some(retried).filter(|_| !plan.rewrite))
             }
-            None => (SkillIndex::new(), Stamps::new(), all, true),
+            None => (SkillIndex::new(), Stamps::new(), all, None),
         };
         let (fresh, fresh_stamps) = analyze(registry, &stale, self.racy_window, None);
         stats.analyzed = stale.len();
+        // `unchanged`: the file holds every skill but those retried, whose
+        // entries could not vouch for them; it is rewritten only when one
+        // of them can now.
+        let rewrite = match unchanged {
+            None => true,
+            Some(retried) => retried
+                .iter()
+                .any(|id| fresh_stamps.get(id).is_some_and(|s| s.trusted)),
+        };
         index.append(fresh);
         stamps.extend(fresh_stamps);
         if rewrite {
@@ -493,8 +511,14 @@ struct Plan<'r> {
     /// The kept documents, in that numbering.
     kept: Vec<(SkillId, [u32; FIELDS])>,
     kept_stamps: Vec<DocStamps>,
-    /// Stored skills whose entries do not hold (or that have none).
+    /// Skills whose entries do not hold (or that have none).
     stale: Vec<&'r Arc<SkillSummary>>,
+    /// Skills whose entries could not vouch for them when written (a
+    /// stamp inside the racy window, a body that could not be read) and
+    /// whose stamps have not moved since: analyzed again, and written only
+    /// when they vouch now, so an unreadable skill does not make every
+    /// process rewrite the file.
+    retry: Vec<&'r Arc<SkillSummary>>,
     /// Skills without a file, analyzed every time and never stored.
     unstamped: Vec<&'r Arc<SkillSummary>>,
     /// The file no longer says what the registry holds.
@@ -509,23 +533,30 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
         .map(|(at, doc)| (doc.id.as_str(), at))
         .collect();
     let skills: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
-    let holds = in_parallel(&skills, &|skill: &&Arc<SkillSummary>| {
-        !is_unstamped(skill)
-            && by_id
-                .get(skill.manifest.id.as_str())
-                .and_then(|at| stored.docs.get(*at))
-                .is_some_and(|doc| entry_holds(skill, &doc.stamps))
+    let verdicts = in_parallel(&skills, &|skill: &&Arc<SkillSummary>| {
+        if is_unstamped(skill) {
+            return Verdict::Changed;
+        }
+        by_id
+            .get(skill.manifest.id.as_str())
+            .and_then(|at| stored.docs.get(*at))
+            .map_or(Verdict::Changed, |doc| verdict(skill, &doc.stamps))
     });
     let mut keep = vec![false; stored.docs.len()];
+    let mut retried = 0;
     let mut stale = Vec::new();
+    let mut retry = Vec::new();
     let mut unstamped = Vec::new();
-    for (skill, holds) in skills.into_iter().zip(holds) {
-        if is_unstamped(skill) {
-            unstamped.push(skill);
-        } else if holds && let Some(at) = by_id.get(skill.manifest.id.as_str()) {
-            keep[*at] = true;
-        } else {
-            stale.push(skill);
+    for (skill, verdict) in skills.into_iter().zip(verdicts) {
+        let at = by_id.get(skill.manifest.id.as_str());
+        match (verdict, at) {
+            _ if is_unstamped(skill) => unstamped.push(skill),
+            (Verdict::Holds, Some(at)) => keep[*at] = true,
+            (Verdict::Retry, Some(_)) => {
+                retried += 1;
+                retry.push(skill);
+            }
+            _ => stale.push(skill),
         }
     }
     let mut numbers = vec![None; stored.docs.len()];
@@ -538,12 +569,13 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
             kept_stamps.push(doc.stamps.clone());
         }
     }
-    let rewrite = !stale.is_empty() || kept.len() != stored.docs.len();
+    let rewrite = !stale.is_empty() || kept.len() + retried != stored.docs.len();
     Plan {
         numbers,
         kept,
         kept_stamps,
         stale,
+        retry,
         unstamped,
         rewrite,
     }
@@ -554,12 +586,26 @@ fn is_unstamped(skill: &SkillSummary) -> bool {
     skill.layout == SkillLayout::Provided || skill.source.provider.is_some()
 }
 
-/// Whether a stored entry still describes `skill`: it vouched when written,
-/// for the same instruction file, and every stamp answers the same now.
-fn entry_holds(skill: &SkillSummary, stamps: &DocStamps) -> bool {
-    stamps.trusted
-        && stamps.location == path_hash(&skill.location)
-        && current_digest(skill, &stamps.folders).is_some_and(|(digest, _)| digest == stamps.digest)
+/// What a stored entry says of a skill now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// It vouched when written, for the same instruction file, and every
+    /// stamp answers the same now: the entry is the skill's.
+    Holds,
+    /// The same, except that it could not vouch when written.
+    Retry,
+    /// Another file, or a stamp moved.
+    Changed,
+}
+
+fn verdict(skill: &SkillSummary, stamps: &DocStamps) -> Verdict {
+    let same = stamps.location == path_hash(&skill.location)
+        && current_digest(skill, &stamps.folders).is_some_and(|(digest, _)| digest == stamps.digest);
+    match (same, stamps.trusted) {
+        (true, true) => Verdict::Holds,
+        (true, false) => Verdict::Retry,
+        (false, _) => Verdict::Changed,
+    }
 }
 
 /// The digest of the stamps of `skill`'s instruction file and of
@@ -714,7 +760,7 @@ fn analyze_one(
 }
 
 /// `check` of each item, on worker threads for many.
-fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> bool + Sync)) -> Vec<bool> {
+fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> Verdict + Sync)) -> Vec<Verdict> {
     let threads = bcode_fs::worker_threads().min(items.len() / 1024).max(1);
     if threads == 1 {
         return items.iter().map(check).collect();
@@ -723,13 +769,13 @@ fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> bool + Sync)) -> Vec
     std::thread::scope(|scope| {
         let workers: Vec<_> = items
             .chunks(size)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(check).collect::<Vec<bool>>()))
+            .map(|chunk| scope.spawn(move || chunk.iter().map(check).collect::<Vec<Verdict>>()))
             .collect();
         workers
             .into_iter()
             .flat_map(|worker| {
-                // A worker that died answers "does not hold" for its part.
-                worker.join().unwrap_or_else(|_| vec![false; size])
+                // A worker that died answers "changed" for its part.
+                worker.join().unwrap_or_else(|_| vec![Verdict::Changed; size])
             })
             .take(items.len())
             .collect()
