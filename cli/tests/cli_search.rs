@@ -146,7 +146,15 @@ fn routing_file(sandbox: &Sandbox) -> Option<std::path::PathBuf> {
 
 fn search_json(sandbox: &Sandbox, extra: &[&str]) -> (String, String) {
     let mut args = extra.to_vec();
-    args.extend(["skills", "search", "--json", "fill", "component", "stories", "pdf"]);
+    args.extend([
+        "skills",
+        "search",
+        "--json",
+        "fill",
+        "component",
+        "stories",
+        "pdf",
+    ]);
     let out = sandbox.run(&args);
     common::assert_exit_0(&out);
     (text(&out.stdout), text(&out.stderr))
@@ -167,7 +175,10 @@ fn the_routing_cache_answers_byte_for_byte_as_no_cache() {
     assert_eq!(first, without);
     assert_eq!(second, without);
     // The second process read the file and had nothing to write.
-    assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), written);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        written
+    );
 }
 
 #[cfg(unix)]

@@ -5,7 +5,7 @@
 //! damaged, foreign or linked cache file is ignored with a reason while
 //! every answer stays the one a fresh build gives, byte for byte.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod support;
 
@@ -51,7 +51,10 @@ impl Fixture {
             .collect();
         files.push(("skill-07/notes.txt".into(), "x".into()));
         files.push(("skill-03/scripts/fill_acroform.py".into(), "x".into()));
-        let tree: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let tree: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         write_tree(&skills, &tree);
         age(&skills);
         past_racy_window();
@@ -63,7 +66,11 @@ impl Fixture {
     }
 
     fn roots(&self) -> Vec<SourceRoot> {
-        vec![root(SourceKind::RepoAgents, "repo:.agents/skills", &self.skills)]
+        vec![root(
+            SourceKind::RepoAgents,
+            "repo:.agents/skills",
+            &self.skills,
+        )]
     }
 
     fn routing(&self) -> RoutingCache {
@@ -241,7 +248,10 @@ fn check_ignored(f: &Fixture, damage: &dyn Fn(&Path), reason: &str) {
     let index = LazySkillIndex::with_disk_cache(f.routing());
     index.get_or_build(&registry);
     let stats = index.stats();
-    let ignored = stats.ignored.clone().unwrap_or_else(|| panic!("{reason}: not ignored"));
+    let ignored = stats
+        .ignored
+        .clone()
+        .unwrap_or_else(|| panic!("{reason}: not ignored"));
     assert!(ignored.contains(reason), "{reason}: {ignored}");
     assert_eq!((stats.analyzed, stats.written), (40, true), "{reason}");
     assert_same_answers(&index, &registry);
@@ -313,7 +323,11 @@ fn every_flipped_byte_of_the_cache_file_is_caught() {
         // Reading the whole file catches every flipped byte.
         let index = LazySkillIndex::with_disk_cache(f.routing());
         let built = index.get_or_build(&registry);
-        assert!(index.stats().ignored.is_some(), "byte {at} of {}", good.len());
+        assert!(
+            index.stats().ignored.is_some(),
+            "byte {at} of {}",
+            good.len()
+        );
         for (query, expected) in QUERIES.iter().zip(&expected) {
             assert_eq!(&built.search(query, 50), expected, "byte {at}: {query}");
         }
@@ -335,7 +349,11 @@ fn a_link_in_place_of_the_cache_file_is_neither_read_nor_written_through() {
     index.get_or_build(&registry);
     let stats = index.stats();
     assert!(
-        stats.ignored.as_deref().unwrap().contains("is a symbolic link"),
+        stats
+            .ignored
+            .as_deref()
+            .unwrap()
+            .contains("is a symbolic link"),
         "{stats:?}"
     );
     assert_eq!((stats.analyzed, stats.written), (40, true));

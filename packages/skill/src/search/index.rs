@@ -349,10 +349,9 @@ impl SkillIndex {
     /// The live skills in document order, each with its field lengths:
     /// what `search::persist` writes, with [`SkillIndex::term_postings`].
     pub(crate) fn doc_entries(&self) -> impl Iterator<Item = (u32, &SkillId, [u32; FIELDS])> {
-        self.docs
-            .iter()
-            .enumerate()
-            .filter_map(|(doc, entry)| Some((doc as u32, &entry.as_ref()?.id, entry.as_ref()?.lens)))
+        self.docs.iter().enumerate().filter_map(|(doc, entry)| {
+            Some((doc as u32, &entry.as_ref()?.id, entry.as_ref()?.lens))
+        })
     }
 
     /// Every term with postings (in no particular order).
@@ -365,7 +364,10 @@ impl SkillIndex {
 
     /// The postings of `term`, each as its document number and its counts
     /// by field (as kept: saturated as [`Posting`] saturates).
-    pub(crate) fn postings_of(&self, term: &str) -> impl Iterator<Item = (u32, [u32; FIELDS])> + '_ {
+    pub(crate) fn postings_of(
+        &self,
+        term: &str,
+    ) -> impl Iterator<Item = (u32, [u32; FIELDS])> + '_ {
         let list = self.terms.get(term).map_or(&[][..], |n| self.list(*n));
         list.iter()
             .map(|p| (p.doc, std::array::from_fn(|field| p.tf(field))))
@@ -395,7 +397,11 @@ impl SkillIndex {
     /// field. A posting that breaks those rules is left out (the reader
     /// has already refused a file that had one), and so is a term seen
     /// before.
-    pub(crate) fn push_term(&mut self, term: Box<str>, list: impl Iterator<Item = (u32, [u32; FIELDS])>) {
+    pub(crate) fn push_term(
+        &mut self,
+        term: Box<str>,
+        list: impl Iterator<Item = (u32, [u32; FIELDS])>,
+    ) {
         if self.terms.contains_key(&term) {
             return;
         }

@@ -105,7 +105,10 @@ impl LazySkillIndex {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .clone();
-                index.index.get().map(|built| (built.clone(), stamps, before))
+                index
+                    .index
+                    .get()
+                    .map(|built| (built.clone(), stamps, before))
             });
             let (index, stamps, stats) = match (built, &self.disk) {
                 (Some((mut index, Some(mut stamps), before)), Some(cache)) => {

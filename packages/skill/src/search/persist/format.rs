@@ -298,7 +298,9 @@ pub(super) fn read_header(bytes: &[u8]) -> io::Result<Header> {
         if at != expected {
             return Err(bad("sections out of place"));
         }
-        expected = at.checked_add(len).ok_or_else(|| bad("a section too long"))?;
+        expected = at
+            .checked_add(len)
+            .ok_or_else(|| bad("a section too long"))?;
     }
     if expected != header.file_len {
         return Err(bad("sections do not fill the file"));
@@ -431,7 +433,9 @@ pub(super) fn read_postings(
         let doc = match last {
             None => gap,
             Some(_) if gap == 0 => return Err(bad("postings out of order")),
-            Some(last) => last.checked_add(gap).ok_or_else(|| bad("a document out of range"))?,
+            Some(last) => last
+                .checked_add(gap)
+                .ok_or_else(|| bad("a document out of range"))?,
         };
         if doc >= docs {
             return Err(bad("a document out of range"));
@@ -477,7 +481,11 @@ mod tests {
 
     #[test]
     fn postings_read_back_and_lies_are_refused() {
-        let postings = vec![(0, [1, 0, 0, 0, 3]), (7, [0, 0, 0, 0, 300]), (9, [0, 2, 0, 1, 0])];
+        let postings = vec![
+            (0, [1, 0, 0, 0, 3]),
+            (7, [0, 0, 0, 0, 300]),
+            (9, [0, 2, 0, 1, 0]),
+        ];
         let mut out = Vec::new();
         write_postings(&mut out, &postings);
         assert_eq!(read_postings(&out, 3, 10).unwrap(), postings);

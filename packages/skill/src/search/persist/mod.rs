@@ -149,7 +149,10 @@ impl RoutingCache {
     /// The whole index of `registry` and its stamps: read from the file
     /// where entries hold, the rest analyzed, the file rewritten when
     /// anything changed.
-    pub(crate) fn load_or_build(&self, registry: &SkillRegistry) -> (SkillIndex, Stamps, RoutingStats) {
+    pub(crate) fn load_or_build(
+        &self,
+        registry: &SkillRegistry,
+    ) -> (SkillIndex, Stamps, RoutingStats) {
         let mut stats = RoutingStats::default();
         let stored = match self.open() {
             Ok(stored) => stored,
@@ -193,7 +196,12 @@ impl RoutingCache {
                 let mut stale = plan.stale;
                 stale.extend(plan.retry);
                 stale.extend(plan.unstamped);
-                (index, stamps, stale, Some(retried).filter(|_| !plan.rewrite))
+                (
+                    index,
+                    stamps,
+                    stale,
+                    Some(retried).filter(|_| !plan.rewrite),
+                )
             }
             None => (SkillIndex::new(), Stamps::new(), all, None),
         };
@@ -291,8 +299,7 @@ impl RoutingCache {
         }
         let meta_len = header.key.1 + header.docs_at.1 + header.block_index.1;
         let meta = read_at(&file, header.key.0, to_usize(meta_len)?)?;
-        let checksum =
-            format::checksum16(&[&head[..HEADER_BYTES - 16], &meta]);
+        let checksum = format::checksum16(&[&head[..HEADER_BYTES - 16], &meta]);
         if checksum != header.checksum {
             return Err(bad("a checksum does not match"));
         }
@@ -346,7 +353,9 @@ impl RoutingCache {
         let Ok(dir) = StateDir::open(&self.dir) else {
             return false;
         };
-        let written = dir.replace(&self.file_name(), &mut |file| self.write(file, index, stamps));
+        let written = dir.replace(&self.file_name(), &mut |file| {
+            self.write(file, index, stamps)
+        });
         if written.is_err() {
             return false;
         }
@@ -391,9 +400,11 @@ impl RoutingCache {
         let mut offset = 0u64;
         for term in terms {
             list.clear();
-            list.extend(index.postings_of(term).filter_map(|(doc, tf)| {
-                Some((numbers.get(doc as usize).copied().flatten()?, tf))
-            }));
+            list.extend(
+                index.postings_of(term).filter_map(|(doc, tf)| {
+                    Some((numbers.get(doc as usize).copied().flatten()?, tf))
+                }),
+            );
             if list.is_empty() || term.len() > 1024 {
                 continue;
             }
@@ -600,7 +611,8 @@ enum Verdict {
 
 fn verdict(skill: &SkillSummary, stamps: &DocStamps) -> Verdict {
     let same = stamps.location == path_hash(&skill.location)
-        && current_digest(skill, &stamps.folders).is_some_and(|(digest, _)| digest == stamps.digest);
+        && current_digest(skill, &stamps.folders)
+            .is_some_and(|(digest, _)| digest == stamps.digest);
     match (same, stamps.trusted) {
         (true, true) => Verdict::Holds,
         (true, false) => Verdict::Retry,
@@ -775,7 +787,9 @@ fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> Verdict + Sync)) -> 
             .into_iter()
             .flat_map(|worker| {
                 // A worker that died answers "changed" for its part.
-                worker.join().unwrap_or_else(|_| vec![Verdict::Changed; size])
+                worker
+                    .join()
+                    .unwrap_or_else(|_| vec![Verdict::Changed; size])
             })
             .take(items.len())
             .collect()
@@ -896,7 +910,11 @@ fn read_block(stored: &Stored, block: &BlockEntry) -> io::Result<Vec<TermEntry>>
         }
         entries.push(entry);
     }
-    if !cursor.is_done() || entries.first().is_none_or(|first| first.term != block.first) {
+    if !cursor.is_done()
+        || entries
+            .first()
+            .is_none_or(|first| first.term != block.first)
+    {
         return Err(bad("a block does not match its index"));
     }
     Ok(entries)
