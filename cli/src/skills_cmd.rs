@@ -96,7 +96,17 @@ pub fn run(
         // The skills of each configured MCP server join the local ones
         // (`mcp:<name>`); a server that fails is a diagnostic.
         let providers = bcode_prompt::skills::mcp_providers(&context.loaded, &context.inputs.env);
-        Discovery::new(context.inputs.discovery_options(config))
+        // A search reads the registry and the routing index from the disk
+        // cache (`skills.disk_cache`), as a session does.
+        let discovery = match cmd {
+            SkillsCmd::Search { .. } => bcode_prompt::skills::skill_discovery(
+                &context.loaded,
+                &context.inputs.env,
+                context.inputs.racy_window(),
+            ),
+            _ => Discovery::new(context.inputs.discovery_options(config)),
+        };
+        discovery
             .single_build()
             .build_with_providers(&context.skill_roots(), &providers)
     } else {
@@ -215,10 +225,33 @@ pub fn run(
             report_summary(registry.diagnostics());
         }
         SkillsCmd::Search { query, limit, json } => {
-            // A one-shot search knows its query: the index keeps only that
-            // query's terms, and answers as the whole index would.
-            let hits =
-                bcode_skill::search::index_registry(&registry, Some(query)).search(query, *limit);
+            let routing = bcode_prompt::skills::routing_cache(
+                &context.loaded,
+                &context.inputs.env,
+                context.inputs.racy_window(),
+                &context.skill_roots(),
+            );
+            let hits = match routing {
+                // Only the query's terms are read from the cache file while
+                // its entries hold; else only changed skills are analyzed
+                // and the file is brought up to date.
+                Some(cache) => {
+                    let (hits, stats) = cache.search(&registry, query, *limit);
+                    if let Some(why) = stats.ignored {
+                        eprintln!(
+                            "bcode-prompt: warning: the routing cache `{}` was not used ({}); it is rebuilt",
+                            printable_line(&cache.file_name()),
+                            printable_line(&why)
+                        );
+                    }
+                    hits
+                }
+                // Without a cache a one-shot search knows its query: the
+                // index keeps only that query's terms, and answers as the
+                // whole index would.
+                None => bcode_skill::search::index_registry(&registry, Some(query))
+                    .search(query, *limit),
+            };
             if *json {
                 write_json(out, &skills_json::search(query, &hits, &registry))?;
             } else {

@@ -133,3 +133,77 @@ fn no_query_is_a_usage_error_and_no_match_is_not() {
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("no skill matches the query"));
 }
+
+/// The routing cache file `search` keeps in the state folder, if any.
+fn routing_file(sandbox: &Sandbox) -> Option<std::path::PathBuf> {
+    let dir = sandbox.state.join("cache/skills");
+    std::fs::read_dir(dir).ok()?.find_map(|entry| {
+        let path = entry.unwrap().path();
+        let name = path.file_name()?.to_str()?.to_owned();
+        (name.starts_with("routing-") && name.ends_with(".idx")).then_some(path)
+    })
+}
+
+fn search_json(sandbox: &Sandbox, extra: &[&str]) -> (String, String) {
+    let mut args = extra.to_vec();
+    args.extend([
+        "skills",
+        "search",
+        "--json",
+        "fill",
+        "component",
+        "stories",
+        "pdf",
+    ]);
+    let out = sandbox.run(&args);
+    common::assert_exit_0(&out);
+    (text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn the_routing_cache_answers_byte_for_byte_as_no_cache() {
+    let sandbox = sandbox().short_racy_window();
+    common::age(&sandbox.repo);
+    common::past_racy_window();
+    let (without, _) = search_json(&sandbox, &["--set", "skills.disk_cache=false"]);
+    assert_eq!(routing_file(&sandbox), None, "written with the cache off");
+    let (first, _) = search_json(&sandbox, &[]);
+    let file = routing_file(&sandbox).expect("the routing cache was not written");
+    let written = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let (second, stderr) = search_json(&sandbox, &[]);
+    assert_eq!(stderr, "");
+    assert_eq!(first, without);
+    assert_eq!(second, without);
+    // The second process read the file and had nothing to write.
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        written
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_the_routing_cache_is_not_followed() {
+    let sandbox = sandbox().short_racy_window();
+    common::age(&sandbox.repo);
+    common::past_racy_window();
+    let (expected, _) = search_json(&sandbox, &[]);
+    let file = routing_file(&sandbox).unwrap();
+    let victim = sandbox.base.join("victim.idx");
+    std::fs::rename(&file, &victim).unwrap();
+    let before = std::fs::read(&victim).unwrap();
+    std::os::unix::fs::symlink(&victim, &file).unwrap();
+    let (out, stderr) = search_json(&sandbox, &[]);
+    assert_eq!(out, expected);
+    let name = file.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "bcode-prompt: warning: the routing cache `{name}` was not used (`{}` is a symbolic link; \
+             files in the state folder are never opened through links); it is rebuilt\n",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read(&victim).unwrap(), before);
+    assert!(!std::fs::symlink_metadata(&file).unwrap().is_symlink());
+}

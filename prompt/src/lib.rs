@@ -107,7 +107,7 @@ pub mod sections {
 /// how edits are followed, commands and their replies, events and where
 /// they go, and the skill diagnostics behind [`crate::Notice`].
 pub mod skills {
-    pub use crate::setup::{mcp_providers, skill_discovery, skill_roots};
+    pub use crate::setup::{mcp_providers, routing_cache, skill_discovery, skill_roots};
     pub use crate::shared::{SharedSkills, SkillReload};
     pub use crate::turn::{Activation, TurnChanges};
     pub use bcode_skill::{

@@ -156,6 +156,22 @@ pub fn skill_discovery(
     )
 }
 
+/// The routing cache a session of `loaded` over `roots` uses (see
+/// [`bcode_skill::search::RoutingCache`]), beside the registry's disk
+/// cache and under the same switch, for a host that searches a registry
+/// it built itself (as `bcode-prompt skills search` does); `None` when
+/// `skills.disk_cache` is off or the state folder is not safe to use.
+pub fn routing_cache(
+    loaded: &LoadedConfig,
+    env: &BTreeMap<String, String>,
+    racy_window: std::time::Duration,
+    roots: &[bcode_skill::SourceRoot],
+) -> Option<bcode_skill::search::RoutingCache> {
+    let dir = disk_cache_dir(loaded, env)?;
+    let options = discovery_options(&loaded.config.skills, racy_window);
+    Some(bcode_skill::search::RoutingCache::new(dir, &options, roots))
+}
+
 /// The discovery options of the config, with the session's racy window.
 pub(crate) fn discovery_options(
     config: &bcode_skill_models::SkillsConfig,

@@ -151,7 +151,7 @@ impl Pool {
                 .single_build()
                 .build_with_providers(&self.key.roots, providers);
             state.index = Arc::new(LazyKeywordIndex::new());
-            state.search = Arc::new(LazySkillIndex::new());
+            state.search = self.fresh_search();
             state.registry = registry;
             state.generation = 1;
         } else if live.is_none() && self.key.live {
@@ -166,13 +166,26 @@ impl Pool {
                 let _ = fresh.watch();
             }
             state.index = Arc::new(LazyKeywordIndex::new());
-            state.search = Arc::new(LazySkillIndex::new());
+            state.search = self.fresh_search();
             state.registry = registry;
             *live = Some(fresh);
         }
         drop(state);
         drop(live);
         self.snapshot(u64::MAX)
+    }
+
+    /// A relevance index not built yet, kept in the routing cache beside
+    /// the registry's disk cache when the pool has one.
+    fn fresh_search(&self) -> Arc<LazySkillIndex> {
+        Arc::new(match &self.key.disk_cache {
+            Some(dir) => LazySkillIndex::with_disk_cache(bcode_skill::search::RoutingCache::new(
+                dir,
+                &self.key.options,
+                &self.key.roots,
+            )),
+            None => LazySkillIndex::new(),
+        })
     }
 
     /// How this pool follows its roots (waits for a turn start that is

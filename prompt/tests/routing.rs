@@ -204,3 +204,53 @@ async fn search_answers_as_a_fresh_session_after_an_edit() {
     assert_eq!(after, fresh.search("pdf forms", 10));
     assert!(ids(after).contains(&"storybook".to_owned()));
 }
+
+/// The routing cache files under `home`'s state folder.
+fn routing_files(home: &std::path::Path) -> Vec<String> {
+    let dir = home.join(".local/state/bcode/cache/skills");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with("routing-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_keeps_its_index_in_the_disk_cache_and_answers_as_without() {
+    let repo = repo();
+    let options = |cache: bool| {
+        repo.options()
+            .set(format!("skills.disk_cache={cache}"))
+            .set("skills.routing.enabled=true")
+            .racy_window(std::time::Duration::ZERO)
+    };
+    let without = PromptSession::open(options(false)).await.unwrap();
+    let expected = without.search("fill pdf forms with a script", 10);
+    let turn_without = routed_with_session(without).await;
+    assert!(!turn_without.is_empty());
+    assert_eq!(routing_files(&repo.home), Vec::<String>::new());
+    // A session with the cache writes the index there as it builds it...
+    let first = PromptSession::open(options(true)).await.unwrap();
+    assert_eq!(first.search("fill pdf forms with a script", 10), expected);
+    let written = routing_files(&repo.home);
+    assert_eq!(written.len(), 1, "{written:?}");
+    // ... and the next session, reading it, answers the same: the search,
+    // the routed section.
+    let second = PromptSession::open(options(true)).await.unwrap();
+    assert_eq!(second.search("fill pdf forms with a script", 10), expected);
+    assert_eq!(routed_with_session(second).await, turn_without);
+    assert_eq!(routing_files(&repo.home), written);
+}
+
+async fn routed_with_session(mut session: PromptSession) -> Vec<String> {
+    let turn = session
+        .next_turn(TurnInput::new("fill in the tax pdf form").now(at("2026-12-01T10:00:00Z")))
+        .await
+        .unwrap();
+    routed(&turn)
+}

@@ -39,7 +39,7 @@ const KNOWN_LOOPS: &[(&str, &[&str])] = &[];
 /// Modules of `bcode-skill` that may touch the filesystem (ARCHITECTURE.md,
 /// "Architecture invariants"), each with the modules below it; every other
 /// module takes data.
-const SKILL_FS_EDGES: [&str; 11] = [
+const SKILL_FS_EDGES: [&str; 12] = [
     "cache::disk",
     "cache::memory",
     "discover::discovery",
@@ -51,6 +51,9 @@ const SKILL_FS_EDGES: [&str; 11] = [
     "discover::walk",
     // The relevance index's edge: it lists a skill's other files by name.
     "search::gather",
+    // The relevance index in the state folder's disk cache, and the stamps
+    // that vouch for its entries.
+    "search::persist",
     "session::events",
 ];
 

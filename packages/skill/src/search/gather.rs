@@ -99,16 +99,40 @@ fn add(index: &mut SkillIndex, registry: &SkillRegistry, skill: &SkillSummary, n
 /// files before folders, each by name: at most [`MAX_FILES_LISTED`], `MAX_FILE_DEPTH` folders down,
 /// hidden entries and links to folders not followed.
 pub fn other_files(skill: &SkillSummary) -> Vec<String> {
+    other_files_and_folders(skill).0
+}
+
+/// [`other_files`], and the folders it listed, relative to the skill's
+/// folder (`""` for the folder itself, then `scripts/`...): a name added
+/// or removed in one of them moves its stamp, which is how the routing
+/// cache knows the listing still holds.
+pub(crate) fn other_files_and_folders(skill: &SkillSummary) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
-    list_into(skill.directory(), "", 0, &skill.location, &mut out);
-    out
+    let mut listed = Vec::new();
+    list_into(
+        skill.directory(),
+        "",
+        0,
+        &skill.location,
+        &mut out,
+        &mut listed,
+    );
+    (out, listed)
 }
 
 /// Entries of one folder looked at most, before sorting picks the first
 /// names: a folder of a million files costs a bounded listing.
 const MAX_ENTRIES_READ: usize = 4096;
 
-fn list_into(dir: &Path, prefix: &str, depth: usize, instruction: &Path, out: &mut Vec<String>) {
+fn list_into(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    instruction: &Path,
+    out: &mut Vec<String>,
+    listed: &mut Vec<String>,
+) {
+    listed.push(prefix.to_owned());
     let mut files = Vec::new();
     let mut folders = Vec::new();
     let mut read = 0usize;
@@ -149,6 +173,7 @@ fn list_into(dir: &Path, prefix: &str, depth: usize, instruction: &Path, out: &m
             depth + 1,
             instruction,
             out,
+            listed,
         );
     }
 }

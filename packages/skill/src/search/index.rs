@@ -346,6 +346,84 @@ impl SkillIndex {
             .collect()
     }
 
+    /// The live skills in document order, each with its field lengths:
+    /// what `search::persist` writes, with [`SkillIndex::term_postings`].
+    pub(crate) fn doc_entries(&self) -> impl Iterator<Item = (u32, &SkillId, [u32; FIELDS])> {
+        self.docs.iter().enumerate().filter_map(|(doc, entry)| {
+            Some((doc as u32, &entry.as_ref()?.id, entry.as_ref()?.lens))
+        })
+    }
+
+    /// Every term with postings (in no particular order).
+    pub(crate) fn term_list(&self) -> impl Iterator<Item = &str> {
+        self.terms
+            .iter()
+            .filter(|(_, number)| self.list(**number).iter().next().is_some())
+            .map(|(term, _)| &**term)
+    }
+
+    /// The postings of `term`, each as its document number and its counts
+    /// by field (as kept: saturated as [`Posting`] saturates).
+    pub(crate) fn postings_of(
+        &self,
+        term: &str,
+    ) -> impl Iterator<Item = (u32, [u32; FIELDS])> + '_ {
+        let list = self.terms.get(term).map_or(&[][..], |n| self.list(*n));
+        list.iter()
+            .map(|p| (p.doc, std::array::from_fn(|field| p.tf(field))))
+    }
+
+    /// An index of `docs`, numbered in order, without postings yet (see
+    /// [`SkillIndex::push_term`]): how `search::persist` reads one back.
+    pub(crate) fn from_docs(docs: Vec<(SkillId, [u32; FIELDS])>) -> SkillIndex {
+        let mut index = SkillIndex::new();
+        for (id, lens) in docs {
+            if index.by_id.contains_key(&id) {
+                // A second entry for an id would count its lengths twice.
+                index.docs.push(None);
+                continue;
+            }
+            for (sum, len) in index.len_sums.iter_mut().zip(lens) {
+                *sum += u64::from(len);
+            }
+            index.by_id.insert(id.clone(), index.docs.len() as u32);
+            index.docs.push(Some(Doc { id, lens }));
+        }
+        index
+    }
+
+    /// Adds the postings of a term not seen before, each a document
+    /// number of this index, in increasing order, with its counts by
+    /// field. A posting that breaks those rules is left out (the reader
+    /// has already refused a file that had one), and so is a term seen
+    /// before.
+    pub(crate) fn push_term(
+        &mut self,
+        term: Box<str>,
+        list: impl Iterator<Item = (u32, [u32; FIELDS])>,
+    ) {
+        if self.terms.contains_key(&term) {
+            return;
+        }
+        let mut postings: Vec<Posting> = Vec::new();
+        for (doc, tf) in list {
+            let live = matches!(self.docs.get(doc as usize), Some(Some(_)));
+            let ordered = postings.last().is_none_or(|last| last.doc < doc);
+            if !live || !ordered {
+                continue;
+            }
+            let small = [0, 1, 2, 3].map(|f| u8::try_from(tf[f]).unwrap_or(u8::MAX));
+            let body = u16::try_from(tf[Field::Body.index()]).unwrap_or(u16::MAX);
+            postings.push(Posting { doc, body, small });
+        }
+        if postings.is_empty() {
+            return;
+        }
+        postings.shrink_to_fit();
+        self.terms.insert(term, self.postings.len() as u32);
+        self.postings.push(postings);
+    }
+
     fn list(&self, term: u32) -> &[Posting] {
         self.postings.get(term as usize).map_or(&[], Vec::as_slice)
     }

@@ -10,11 +10,15 @@
 //! - `index`: the inverted index, its updates and its ranking; pure.
 //! - `gather`: the edge that reads bodies and file names to index a
 //!   registry, and re-indexes only what a reload changed.
+//! - `persist`: the index in the state folder's disk cache, read back by
+//!   a later process (a query reads only its terms' postings) and updated
+//!   skill by skill.
 
 mod analyze;
 mod document;
 mod gather;
 mod index;
+mod persist;
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -22,6 +26,7 @@ pub use analyze::{MAX_WORD_BYTES, Normalizer, for_each_term, for_each_word};
 pub use document::{FIELDS, Field, SkillText};
 pub use gather::{MAX_FILES_LISTED, index_registry, other_files, refresh};
 pub use index::{MAX_QUERY_TERMS, MatchedTerm, SearchHit, SkillIndex};
+pub use persist::{RoutingCache, RoutingStats};
 
 use crate::discover::registry::SkillRegistry;
 
@@ -31,13 +36,19 @@ use crate::discover::registry::SkillRegistry;
 ///
 /// After a reload, the next snapshot's index starts from the last one:
 /// built from it with [`refresh`], so only the skills the reload changed
-/// are read and indexed again.
+/// are read and indexed again. With a [`RoutingCache`], a first build
+/// starts from the cache file instead (only skills whose stamps moved are
+/// analyzed), and every build that changed something is written back.
 #[derive(Debug, Default)]
 pub struct LazySkillIndex {
     index: OnceLock<SkillIndex>,
     /// The snapshot before this one, until this index is built: its index
     /// (if it was ever built) and its registry.
     previous: Mutex<Option<(Arc<LazySkillIndex>, SkillRegistry)>>,
+    disk: Option<RoutingCache>,
+    /// With `disk`, the stamps of the built index's stored skills.
+    stamps: Mutex<Option<persist::Stamps>>,
+    stats: Mutex<RoutingStats>,
 }
 
 impl LazySkillIndex {
@@ -46,12 +57,21 @@ impl LazySkillIndex {
         LazySkillIndex::default()
     }
 
+    /// An index not built yet, kept in `cache` (see [`RoutingCache`]).
+    pub fn with_disk_cache(cache: RoutingCache) -> Self {
+        LazySkillIndex {
+            disk: Some(cache),
+            ..LazySkillIndex::default()
+        }
+    }
+
     /// The index of the snapshot after `previous`'s (whose registry was
     /// `registry`), not built yet: when it is, it starts from `previous`'s
     /// index if that was built. When it was not, this one starts from
     /// what `previous` would have started from, so no chain of unbuilt
-    /// snapshots is kept.
+    /// snapshots is kept. It keeps to `previous`'s disk cache.
     pub fn following(previous: Arc<LazySkillIndex>, registry: SkillRegistry) -> Self {
+        let disk = previous.disk.clone();
         let base = if previous.index.get().is_some() {
             Some((previous, registry))
         } else {
@@ -64,6 +84,9 @@ impl LazySkillIndex {
         LazySkillIndex {
             index: OnceLock::new(),
             previous: Mutex::new(base),
+            disk,
+            stamps: Mutex::new(None),
+            stats: Mutex::new(RoutingStats::default()),
         }
     }
 
@@ -76,22 +99,61 @@ impl LazySkillIndex {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
-            match previous {
-                Some((index, before)) => match index.index.get() {
-                    Some(built) => {
-                        let mut index = built.clone();
-                        refresh(&mut index, &before, registry);
-                        index
-                    }
-                    None => index_registry(registry, None),
-                },
-                None => index_registry(registry, None),
-            }
+            let built = previous.and_then(|(index, before)| {
+                let stamps = index
+                    .stamps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
+                index
+                    .index
+                    .get()
+                    .map(|built| (built.clone(), stamps, before))
+            });
+            let (index, stamps, stats) = match (built, &self.disk) {
+                (Some((mut index, Some(mut stamps), before)), Some(cache)) => {
+                    let stats = cache.refresh(&mut index, &mut stamps, &before, registry);
+                    (index, Some(stamps), stats)
+                }
+                (Some((mut index, _, before)), None) => {
+                    let analyzed = refresh(&mut index, &before, registry);
+                    let stats = RoutingStats {
+                        analyzed,
+                        reused: registry.len() - analyzed,
+                        ..RoutingStats::default()
+                    };
+                    (index, None, stats)
+                }
+                (_, Some(cache)) => {
+                    let (index, stamps, stats) = cache.load_or_build(registry);
+                    (index, Some(stamps), stats)
+                }
+                (None, None) => {
+                    let stats = RoutingStats {
+                        analyzed: registry.len(),
+                        ..RoutingStats::default()
+                    };
+                    (index_registry(registry, None), None, stats)
+                }
+            };
+            *self.stamps.lock().unwrap_or_else(PoisonError::into_inner) = stamps;
+            *self.stats.lock().unwrap_or_else(PoisonError::into_inner) = stats;
+            index
         })
     }
 
     /// The index, if it was built.
     pub fn get(&self) -> Option<&SkillIndex> {
         self.index.get()
+    }
+
+    /// What building this index did (all zero until it is built): how
+    /// many skills were analyzed and how many came from the last index or
+    /// the cache file, and whether that file was used and written.
+    pub fn stats(&self) -> RoutingStats {
+        self.stats
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }

@@ -1,0 +1,943 @@
+//! The relevance index in the state folder's disk cache, beside the
+//! registry's (`<state>/cache/skills`, the same `skills.disk_cache`
+//! switch): a later process, or a session after a reload, reads and
+//! analyzes only the skills that changed, and a one-shot query reads only
+//! its own terms' postings (see `format` for the layout).
+//!
+//! A skill's entry is trusted only while its stamps hold, by the registry
+//! cache's rules: the stamps of its instruction file and of every folder
+//! its file list came from are taken when it is analyzed, and an entry is
+//! reused only when none was racy then (changed within the racy window
+//! before the analysis began) and all answer the same now. Skills with no
+//! file (an MCP server's) are analyzed every time, from their summaries,
+//! and never stored.
+//!
+//! The file is state (`bcode_fs::StateDir`): used only in a folder only
+//! the user can write, opened `O_NOFOLLOW` and checked regular, read in
+//! bounded pieces at offsets checked against its length, replaced by a
+//! temporary file created `O_EXCL` and renamed. A file that is cut short,
+//! corrupt, hostile, of another format or for another key is ignored
+//! (the caller gets the reason, for a notice) and rebuilt.
+
+mod format;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::hash::{Hash, Hasher};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use bcode_fs::{FileStamp, ReadError, StateDir};
+use bcode_skill_models::{SkillId, SkillLayout, SkillSummary};
+
+use crate::discover::registry::{DiscoveryOptions, SkillRegistry};
+use crate::discover::sources::SourceRoot;
+use crate::search::analyze::{Normalizer, for_each_term};
+use crate::search::document::{FIELDS, SkillText};
+use crate::search::gather::other_files_and_folders;
+use crate::search::index::{SearchHit, SkillIndex};
+
+pub(crate) use format::DocStamps;
+use format::{BLOCK_TERMS, BlockEntry, DocRecord, HEADER_BYTES, Header, TermEntry, bad};
+
+/// Files larger than this are neither read nor written.
+const MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Routing cache files kept in the folder; the least recently written go
+/// first.
+const MAX_FILES: usize = 8;
+
+/// Skills a worker takes at once when analyzing.
+const BATCH: usize = 256;
+
+/// The stamps of every stored skill of an index, by id.
+pub(crate) type Stamps = BTreeMap<SkillId, DocStamps>;
+
+/// Where the relevance index of one set of roots and options is kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoutingCache {
+    dir: PathBuf,
+    key: String,
+    racy_window: Duration,
+}
+
+/// What one use of the cache did, for tests, benchmarks and notices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RoutingStats {
+    /// Skills read and analyzed (their bodies and file lists).
+    pub analyzed: usize,
+    /// Skills whose entries were taken from the cache file.
+    pub reused: usize,
+    /// The file was (re)written.
+    pub written: bool,
+    /// A cache file was there but not used, and why.
+    pub ignored: Option<String>,
+}
+
+impl RoutingCache {
+    /// The cache of the index over `roots` discovered with `options`, in
+    /// `dir` (for Bcode, `<state dir>/cache/skills`, as for
+    /// [`crate::DiskCache`]); stamps are believed after
+    /// `options.walk.racy_window`.
+    pub fn new(dir: impl Into<PathBuf>, options: &DiscoveryOptions, roots: &[SourceRoot]) -> Self {
+        RoutingCache {
+            dir: dir.into(),
+            key: format!(
+                "{}|{}|{options:?}|{roots:?}",
+                format::FORMAT,
+                env!("CARGO_PKG_VERSION")
+            ),
+            racy_window: options.walk.racy_window,
+        }
+    }
+
+    /// The cache file's name in its folder.
+    pub fn file_name(&self) -> String {
+        let mut hasher = rustc_hash::FxHasher::default();
+        self.key.hash(&mut hasher);
+        format!("routing-{:016x}.idx", hasher.finish())
+    }
+
+    /// The skills of `registry` that best fit `query`, as
+    /// [`SkillIndex::search`] over a whole index of it answers, byte for
+    /// byte. While every stored entry holds, only the query's terms are
+    /// read from the file and nothing is analyzed; otherwise the index is
+    /// brought up to date (only changed skills analyzed) and written.
+    pub fn search(
+        &self,
+        registry: &SkillRegistry,
+        query: &str,
+        limit: usize,
+    ) -> (Vec<SearchHit>, RoutingStats) {
+        let mut stats = RoutingStats::default();
+        let stored = match self.open() {
+            Ok(stored) => stored,
+            Err(err) => {
+                stats.ignored = Some(err.to_string());
+                None
+            }
+        };
+        if let Some(stored) = &stored {
+            let plan = plan(stored, registry);
+            if !plan.rewrite {
+                match load_query(stored, &plan, query) {
+                    Ok(mut index) => {
+                        let again: Vec<&Arc<SkillSummary>> =
+                            plan.retry.iter().chain(&plan.unstamped).copied().collect();
+                        let (fresh, stamps) =
+                            analyze(registry, &again, self.racy_window, Some(query));
+                        // An entry that vouches now is worth writing: then
+                        // the whole index is brought up to date below.
+                        if !stamps.values().any(|s| s.trusted) {
+                            index.append(fresh);
+                            stats.analyzed = again.len();
+                            stats.reused = plan.kept.len();
+                            return (index.search(query, limit), stats);
+                        }
+                    }
+                    Err(err) => stats.ignored = Some(err.to_string()),
+                }
+            }
+        }
+        let (index, _) = self.whole(registry, stored, &mut stats);
+        (index.search(query, limit), stats)
+    }
+
+    /// The whole index of `registry` and its stamps: read from the file
+    /// where entries hold, the rest analyzed, the file rewritten when
+    /// anything changed.
+    pub(crate) fn load_or_build(
+        &self,
+        registry: &SkillRegistry,
+    ) -> (SkillIndex, Stamps, RoutingStats) {
+        let mut stats = RoutingStats::default();
+        let stored = match self.open() {
+            Ok(stored) => stored,
+            Err(err) => {
+                stats.ignored = Some(err.to_string());
+                None
+            }
+        };
+        let (index, stamps) = self.whole(registry, stored, &mut stats);
+        (index, stamps, stats)
+    }
+
+    fn whole(
+        &self,
+        registry: &SkillRegistry,
+        stored: Option<Stored>,
+        stats: &mut RoutingStats,
+    ) -> (SkillIndex, Stamps) {
+        let all: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
+        let from_file = stored.and_then(|stored| {
+            let plan = plan(&stored, registry);
+            match load_full(&stored, &plan) {
+                Ok(index) => Some((index, plan)),
+                Err(err) => {
+                    stats.ignored = Some(err.to_string());
+                    None
+                }
+            }
+        });
+        let (mut index, mut stamps, stale, unchanged) = match from_file {
+            Some((index, plan)) => {
+                let stamps: Stamps = plan
+                    .kept
+                    .iter()
+                    .map(|(id, _)| id.clone())
+                    .zip(plan.kept_stamps)
+                    .collect();
+                stats.reused = plan.kept.len();
+                let retried: BTreeSet<SkillId> =
+                    plan.retry.iter().map(|s| s.manifest.id.clone()).collect();
+                let mut stale = plan.stale;
+                stale.extend(plan.retry);
+                stale.extend(plan.unstamped);
+                (
+                    index,
+                    stamps,
+                    stale,
+                    Some(retried).filter(|_| !plan.rewrite),
+                )
+            }
+            None => (SkillIndex::new(), Stamps::new(), all, None),
+        };
+        let (fresh, fresh_stamps) = analyze(registry, &stale, self.racy_window, None);
+        stats.analyzed = stale.len();
+        // `unchanged`: the file holds every skill but those retried, whose
+        // entries could not vouch for them; it is rewritten only when one
+        // of them can now.
+        let rewrite = match unchanged {
+            None => true,
+            Some(retried) => retried
+                .iter()
+                .any(|id| fresh_stamps.get(id).is_some_and(|s| s.trusted)),
+        };
+        index.append(fresh);
+        stamps.extend(fresh_stamps);
+        if rewrite {
+            stats.written = self.store(&index, &stamps);
+        }
+        (index, stamps)
+    }
+
+    /// Brings `index` and its `stamps`, built over `before`, up to `after`:
+    /// a skill whose summary is the very one `before` had keeps its entry,
+    /// every other is analyzed again alone, skills gone are removed; the
+    /// file is rewritten when anything changed.
+    pub(crate) fn refresh(
+        &self,
+        index: &mut SkillIndex,
+        stamps: &mut Stamps,
+        before: &SkillRegistry,
+        after: &SkillRegistry,
+    ) -> RoutingStats {
+        let kept: HashMap<&str, &Arc<SkillSummary>> = before
+            .shared_skills()
+            .map(|s| (s.manifest.id.as_str(), s))
+            .collect();
+        let mut changed = false;
+        for skill in before.skills() {
+            if after.get(skill.manifest.id.as_str()).is_none() {
+                index.remove(&skill.manifest.id);
+                stamps.remove(&skill.manifest.id);
+                changed = true;
+            }
+        }
+        let again: Vec<&Arc<SkillSummary>> = after
+            .shared_skills()
+            .filter(|skill| {
+                let same = kept
+                    .get(skill.manifest.id.as_str())
+                    .is_some_and(|old| Arc::ptr_eq(old, skill));
+                !same || !index.contains(&skill.manifest.id)
+            })
+            .collect();
+        let (fresh, fresh_stamps) = analyze(after, &again, self.racy_window, None);
+        for skill in &again {
+            stamps.remove(&skill.manifest.id);
+        }
+        index.append(fresh);
+        stamps.extend(fresh_stamps);
+        let mut stats = RoutingStats {
+            analyzed: again.len(),
+            reused: after.len() - again.len(),
+            ..RoutingStats::default()
+        };
+        if changed || !again.is_empty() {
+            stats.written = self.store(index, stamps);
+        }
+        stats
+    }
+
+    /// The stored file, `None` when there is none (or no safe folder), an
+    /// error saying why when one is there but cannot be used.
+    fn open(&self) -> io::Result<Option<Stored>> {
+        let Ok(dir) = StateDir::existing(&self.dir) else {
+            return Ok(None);
+        };
+        let (file, len) = match dir.open_file(&self.file_name()) {
+            Ok(opened) => opened,
+            Err(ReadError::Io(err)) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(io::Error::other(err.to_string())),
+        };
+        if len > MAX_BYTES {
+            return Err(bad(&format!(
+                "{len} bytes, more than the limit of {MAX_BYTES}"
+            )));
+        }
+        if len < HEADER_BYTES as u64 {
+            return Err(bad("cut short"));
+        }
+        let head = read_at(&file, 0, HEADER_BYTES)?;
+        let header = format::read_header(&head)?;
+        if header.file_len != len {
+            return Err(bad("cut short or run long"));
+        }
+        let meta_len = header.key.1 + header.docs_at.1 + header.block_index.1;
+        let meta = read_at(&file, header.key.0, to_usize(meta_len)?)?;
+        let checksum = format::checksum16(&[&head[..HEADER_BYTES - 16], &meta]);
+        if checksum != header.checksum {
+            return Err(bad("a checksum does not match"));
+        }
+        let (key, rest) = meta.split_at(to_usize(header.key.1)?);
+        if key != self.key.as_bytes() {
+            return Err(bad("written for other roots, options or version"));
+        }
+        let (docs_bytes, blocks_bytes) = rest.split_at(to_usize(header.docs_at.1)?);
+        // A record takes at least 32 bytes, a block entry 21: a count
+        // beyond what the bytes can hold is refused before anything is
+        // reserved.
+        if u64::from(header.docs) > docs_bytes.len() as u64 / 32
+            || u64::from(header.blocks) > blocks_bytes.len() as u64 / 21
+        {
+            return Err(bad("more entries than bytes"));
+        }
+        let mut cursor = format::Cursor::new(docs_bytes);
+        let mut docs = Vec::with_capacity(header.docs as usize);
+        for _ in 0..header.docs {
+            docs.push(format::read_doc(&mut cursor)?);
+        }
+        if !cursor.is_done() {
+            return Err(bad("documents run long"));
+        }
+        let mut cursor = format::Cursor::new(blocks_bytes);
+        let mut blocks: Vec<BlockEntry> = Vec::with_capacity(header.blocks as usize);
+        for _ in 0..header.blocks {
+            let block = format::read_block_entry(&mut cursor)?;
+            let end = block.at.checked_add(u64::from(block.len));
+            if end.is_none_or(|end| end > header.dictionary.1)
+                || blocks.last().is_some_and(|last| last.first >= block.first)
+            {
+                return Err(bad("a block out of place"));
+            }
+            blocks.push(block);
+        }
+        if !cursor.is_done() {
+            return Err(bad("the block index runs long"));
+        }
+        Ok(Some(Stored {
+            file,
+            header,
+            docs,
+            blocks,
+        }))
+    }
+
+    /// Writes `index` (its stored skills: those with stamps) to the file.
+    /// Best effort: a cache that cannot be written is not there next time.
+    fn store(&self, index: &SkillIndex, stamps: &Stamps) -> bool {
+        let Ok(dir) = StateDir::open(&self.dir) else {
+            return false;
+        };
+        let written = dir.replace(&self.file_name(), &mut |file| {
+            self.write(file, index, stamps)
+        });
+        if written.is_err() {
+            return false;
+        }
+        self.prune();
+        true
+    }
+
+    fn write(&self, file: &mut File, index: &SkillIndex, stamps: &Stamps) -> io::Result<()> {
+        // Stored skills renumbered in index order, so every postings list
+        // stays in increasing order.
+        let mut numbers: Vec<Option<u32>> = Vec::new();
+        let mut docs: Vec<u8> = Vec::new();
+        let mut header = Header::default();
+        for (doc, id, lens) in index.doc_entries() {
+            let Some(stamps) = stamps.get(id) else {
+                continue;
+            };
+            if numbers.len() <= doc as usize {
+                numbers.resize(doc as usize + 1, None);
+            }
+            numbers[doc as usize] = Some(header.docs);
+            header.docs += 1;
+            for (sum, len) in header.len_sums.iter_mut().zip(lens) {
+                *sum += u64::from(len);
+            }
+            format::write_doc(
+                &mut docs,
+                &DocRecord {
+                    id: id.clone(),
+                    lens,
+                    stamps: stamps.clone(),
+                },
+            );
+        }
+        let mut terms: Vec<&str> = index.term_list().collect();
+        terms.sort_unstable();
+        let mut out = io::BufWriter::with_capacity(1 << 20, &mut *file);
+        out.write_all(&[0u8; HEADER_BYTES])?;
+        let mut entries: Vec<TermEntry> = Vec::new();
+        let mut run = Vec::new();
+        let mut list = Vec::new();
+        let mut offset = 0u64;
+        for term in terms {
+            list.clear();
+            list.extend(
+                index.postings_of(term).filter_map(|(doc, tf)| {
+                    Some((numbers.get(doc as usize).copied().flatten()?, tf))
+                }),
+            );
+            if list.is_empty() || term.len() > 1024 {
+                continue;
+            }
+            run.clear();
+            format::write_postings(&mut run, &list);
+            entries.push(TermEntry {
+                term: term.into(),
+                count: list.len() as u32,
+                at: offset,
+                len: u32::try_from(run.len()).map_err(io::Error::other)?,
+                checksum: format::checksum8(&run),
+            });
+            out.write_all(&run)?;
+            offset += run.len() as u64;
+            if offset > MAX_BYTES {
+                return Err(io::Error::other("larger than the cache limit"));
+            }
+        }
+        let mut dictionary = Vec::new();
+        let mut block_index = Vec::new();
+        let mut block = Vec::new();
+        for chunk in entries.chunks(BLOCK_TERMS) {
+            block.clear();
+            for entry in chunk {
+                format::write_term_entry(&mut block, entry);
+            }
+            format::write_block_entry(
+                &mut block_index,
+                &BlockEntry {
+                    first: chunk[0].term.clone(),
+                    at: dictionary.len() as u64,
+                    len: u32::try_from(block.len()).map_err(io::Error::other)?,
+                    checksum: format::checksum8(&block),
+                },
+            );
+            dictionary.extend_from_slice(&block);
+        }
+        header.terms = entries.len() as u32;
+        header.blocks = entries.len().div_ceil(BLOCK_TERMS) as u32;
+        let mut at = HEADER_BYTES as u64;
+        let mut section = |len: usize| {
+            let place = (at, len as u64);
+            at += len as u64;
+            place
+        };
+        header.postings = section(offset as usize);
+        header.key = section(self.key.len());
+        header.docs_at = section(docs.len());
+        header.block_index = section(block_index.len());
+        header.dictionary = section(dictionary.len());
+        header.file_len = at;
+        if header.file_len > MAX_BYTES {
+            return Err(io::Error::other("larger than the cache limit"));
+        }
+        for part in [self.key.as_bytes(), &docs, &block_index, &dictionary] {
+            out.write_all(part)?;
+        }
+        out.flush()?;
+        drop(out);
+        let unsigned = format::write_header(&header);
+        header.checksum = format::checksum16(&[
+            &unsigned[..HEADER_BYTES - 16],
+            self.key.as_bytes(),
+            &docs,
+            &block_index,
+        ]);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&format::write_header(&header))?;
+        Ok(())
+    }
+
+    /// Keeps the [`MAX_FILES`] most recently written routing files, and
+    /// removes temporary files a process left behind (older than an hour).
+    fn prune(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
+                continue;
+            };
+            if name.starts_with("routing-") && name.ends_with(".idx") {
+                files.push((modified, entry.path()));
+            } else if name.starts_with(".routing-") && name.ends_with(".tmp") && modified < hour_ago
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        if files.len() <= MAX_FILES {
+            return;
+        }
+        files.sort();
+        for (_, path) in &files[..files.len() - MAX_FILES] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A cache file opened and checked up to its dictionary.
+struct Stored {
+    file: File,
+    header: Header,
+    docs: Vec<DocRecord>,
+    blocks: Vec<BlockEntry>,
+}
+
+/// What of a stored file a registry can use.
+struct Plan<'r> {
+    /// By stored document: its number in the index read back, if kept.
+    numbers: Vec<Option<u32>>,
+    /// The kept documents, in that numbering.
+    kept: Vec<(SkillId, [u32; FIELDS])>,
+    kept_stamps: Vec<DocStamps>,
+    /// Skills whose entries do not hold (or that have none).
+    stale: Vec<&'r Arc<SkillSummary>>,
+    /// Skills whose entries could not vouch for them when written (a
+    /// stamp inside the racy window, a body that could not be read) and
+    /// whose stamps have not moved since: analyzed again, and written only
+    /// when they vouch now, so an unreadable skill does not make every
+    /// process rewrite the file.
+    retry: Vec<&'r Arc<SkillSummary>>,
+    /// Skills without a file, analyzed every time and never stored.
+    unstamped: Vec<&'r Arc<SkillSummary>>,
+    /// The file no longer says what the registry holds.
+    rewrite: bool,
+}
+
+fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
+    let by_id: HashMap<&str, usize> = stored
+        .docs
+        .iter()
+        .enumerate()
+        .map(|(at, doc)| (doc.id.as_str(), at))
+        .collect();
+    let skills: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
+    let verdicts = in_parallel(&skills, &|skill: &&Arc<SkillSummary>| {
+        if is_unstamped(skill) {
+            return Verdict::Changed;
+        }
+        by_id
+            .get(skill.manifest.id.as_str())
+            .and_then(|at| stored.docs.get(*at))
+            .map_or(Verdict::Changed, |doc| verdict(skill, &doc.stamps))
+    });
+    let mut keep = vec![false; stored.docs.len()];
+    let mut retried = 0;
+    let mut stale = Vec::new();
+    let mut retry = Vec::new();
+    let mut unstamped = Vec::new();
+    for (skill, verdict) in skills.into_iter().zip(verdicts) {
+        let at = by_id.get(skill.manifest.id.as_str());
+        match (verdict, at) {
+            _ if is_unstamped(skill) => unstamped.push(skill),
+            (Verdict::Holds, Some(at)) => keep[*at] = true,
+            (Verdict::Retry, Some(_)) => {
+                retried += 1;
+                retry.push(skill);
+            }
+            _ => stale.push(skill),
+        }
+    }
+    let mut numbers = vec![None; stored.docs.len()];
+    let mut kept = Vec::new();
+    let mut kept_stamps = Vec::new();
+    for (at, doc) in stored.docs.iter().enumerate() {
+        if keep[at] {
+            numbers[at] = Some(kept.len() as u32);
+            kept.push((doc.id.clone(), doc.lens));
+            kept_stamps.push(doc.stamps.clone());
+        }
+    }
+    let rewrite = !stale.is_empty() || kept.len() + retried != stored.docs.len();
+    Plan {
+        numbers,
+        kept,
+        kept_stamps,
+        stale,
+        retry,
+        unstamped,
+        rewrite,
+    }
+}
+
+/// Whether a skill has no file of its own to stamp (an MCP server's).
+fn is_unstamped(skill: &SkillSummary) -> bool {
+    skill.layout == SkillLayout::Provided || skill.source.provider.is_some()
+}
+
+/// What a stored entry says of a skill now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// It vouched when written, for the same instruction file, and every
+    /// stamp answers the same now: the entry is the skill's.
+    Holds,
+    /// The same, except that it could not vouch when written.
+    Retry,
+    /// Another file, or a stamp moved.
+    Changed,
+}
+
+fn verdict(skill: &SkillSummary, stamps: &DocStamps) -> Verdict {
+    let same = stamps.location == path_hash(&skill.location)
+        && current_digest(skill, &stamps.folders)
+            .is_some_and(|(digest, _)| digest == stamps.digest);
+    match (same, stamps.trusted) {
+        (true, true) => Verdict::Holds,
+        (true, false) => Verdict::Retry,
+        (false, _) => Verdict::Changed,
+    }
+}
+
+/// The digest of the stamps of `skill`'s instruction file and of
+/// `folders` (relative to its folder), and the latest of their changes;
+/// `None` when one cannot be taken.
+fn current_digest(skill: &SkillSummary, folders: &[String]) -> Option<([u8; 16], Vec<FileStamp>)> {
+    let mut stamps = Vec::with_capacity(folders.len() + 1);
+    stamps.push(FileStamp::of(&std::fs::metadata(&skill.location).ok()?));
+    for folder in folders {
+        let relative = Path::new(folder);
+        if relative
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_)))
+        {
+            return None;
+        }
+        stamps.push(FileStamp::of(
+            &std::fs::metadata(skill.directory().join(relative)).ok()?,
+        ));
+    }
+    let mut bytes = Vec::with_capacity(stamps.len() * 56);
+    for stamp in &stamps {
+        for number in [
+            stamp.len,
+            stamp.modified.0 as u64,
+            stamp.modified.1 as u64,
+            stamp.changed.0 as u64,
+            stamp.changed.1 as u64,
+            stamp.dev,
+            stamp.ino,
+        ] {
+            bytes.extend_from_slice(&number.to_le_bytes());
+        }
+    }
+    Some((format::checksum16(&[&bytes]), stamps))
+}
+
+fn path_hash(path: &Path) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    path.as_os_str().as_encoded_bytes().hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Analyzes `skills` (in this order) on worker threads: an index of them
+/// (of `query`'s terms only, with one) and the stamps of those with files.
+fn analyze(
+    registry: &SkillRegistry,
+    skills: &[&Arc<SkillSummary>],
+    window: Duration,
+    query: Option<&str>,
+) -> (SkillIndex, Stamps) {
+    // Taken before anything is read: a change made while analyzing is
+    // after it, so inside the racy window, and the entry is not trusted.
+    let now = SystemTime::now();
+    let fresh = || match query {
+        Some(query) => SkillIndex::for_query(query),
+        None => SkillIndex::new(),
+    };
+    let run = |batch: &[&Arc<SkillSummary>], normalizer: &mut Normalizer| {
+        let mut index = fresh();
+        let mut stamps = Stamps::new();
+        for skill in batch {
+            if let Some(taken) = analyze_one(&mut index, registry, skill, normalizer, now, window) {
+                stamps.insert(skill.manifest.id.clone(), taken);
+            }
+        }
+        (index, stamps)
+    };
+    let batches: Vec<&[&Arc<SkillSummary>]> = skills.chunks(BATCH).collect();
+    let threads = bcode_fs::worker_threads().min(batches.len()).max(1);
+    let mut parts: Vec<(usize, (SkillIndex, Stamps))> = if threads == 1 {
+        let mut normalizer = Normalizer::new();
+        batches
+            .iter()
+            .enumerate()
+            .map(|(at, batch)| (at, run(batch, &mut normalizer)))
+            .collect()
+    } else {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut normalizer = Normalizer::new();
+                        let mut done = Vec::new();
+                        loop {
+                            let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(batch) = batches.get(at) else { break };
+                            done.push((at, run(batch, &mut normalizer)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| worker.join().unwrap_or_default())
+                .collect()
+        })
+    };
+    parts.sort_by_key(|(at, _)| *at);
+    let mut whole = fresh();
+    let mut stamps = Stamps::new();
+    for (_, (index, taken)) in parts {
+        whole.append(index);
+        stamps.extend(taken);
+    }
+    (whole, stamps)
+}
+
+/// Indexes one skill (its body when it has a file: an unreadable one is
+/// indexed without, and not trusted) and returns its stamps, taken after
+/// the reads.
+fn analyze_one(
+    index: &mut SkillIndex,
+    registry: &SkillRegistry,
+    skill: &SkillSummary,
+    normalizer: &mut Normalizer,
+    now: SystemTime,
+    window: Duration,
+) -> Option<DocStamps> {
+    if is_unstamped(skill) {
+        let text = SkillText::of(skill, None, &[]);
+        index.insert(skill.manifest.id.clone(), &text, normalizer);
+        return None;
+    }
+    let body = registry.body(skill).ok();
+    let (files, mut folders) = match skill.layout {
+        SkillLayout::Flat => (Vec::new(), Vec::new()),
+        _ => other_files_and_folders(skill),
+    };
+    let text = SkillText::of(skill, body.as_deref(), &files);
+    index.insert(skill.manifest.id.clone(), &text, normalizer);
+    let mut trusted = body.is_some() && folders.len() <= format::MAX_FOLDERS;
+    folders.truncate(format::MAX_FOLDERS);
+    let digest = match current_digest(skill, &folders) {
+        Some((digest, stamps)) => {
+            trusted &= stamps.iter().all(|stamp| !stamp.is_racy(now, window));
+            digest
+        }
+        None => {
+            trusted = false;
+            [0; 16]
+        }
+    };
+    Some(DocStamps {
+        trusted,
+        location: path_hash(&skill.location),
+        folders,
+        digest,
+    })
+}
+
+/// `check` of each item, on worker threads for many.
+fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> Verdict + Sync)) -> Vec<Verdict> {
+    let threads = bcode_fs::worker_threads().min(items.len() / 1024).max(1);
+    if threads == 1 {
+        return items.iter().map(check).collect();
+    }
+    let size = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(size)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(check).collect::<Vec<Verdict>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                // A worker that died answers "changed" for its part.
+                worker
+                    .join()
+                    .unwrap_or_else(|_| vec![Verdict::Changed; size])
+            })
+            .take(items.len())
+            .collect()
+    })
+}
+
+/// The whole index the file holds, without the entries `plan` drops.
+fn load_full(stored: &Stored, plan: &Plan<'_>) -> io::Result<SkillIndex> {
+    let header = &stored.header;
+    let mut index = SkillIndex::from_docs(plan.kept.clone());
+    let mut file = &stored.file;
+    file.seek(SeekFrom::Start(header.postings.0))?;
+    let mut postings = BufReader::with_capacity(1 << 20, file.take(header.postings.1));
+    let mut expected = 0u64;
+    let mut terms = 0u64;
+    let mut run = Vec::new();
+    let mut last: Option<Box<str>> = None;
+    for block in &stored.blocks {
+        for entry in read_block(stored, block)? {
+            if entry.at != expected || last.as_ref().is_some_and(|last| *last >= entry.term) {
+                return Err(bad("the dictionary is out of order"));
+            }
+            run.resize(entry.len as usize, 0);
+            postings.read_exact(&mut run)?;
+            expected += u64::from(entry.len);
+            terms += 1;
+            if format::checksum8(&run) != entry.checksum {
+                return Err(bad("a checksum does not match"));
+            }
+            let list = format::read_postings(&run, entry.count, header.docs)?;
+            index.push_term(
+                entry.term.clone(),
+                list.into_iter().filter_map(|(doc, tf)| {
+                    Some((plan.numbers.get(doc as usize).copied().flatten()?, tf))
+                }),
+            );
+            last = Some(entry.term);
+        }
+    }
+    if expected != header.postings.1 || terms != u64::from(header.terms) {
+        return Err(bad("the dictionary does not cover the postings"));
+    }
+    Ok(index)
+}
+
+/// An index of the entries `plan` keeps holding only `query`'s terms:
+/// one block and one postings run read per term.
+fn load_query(stored: &Stored, plan: &Plan<'_>, query: &str) -> io::Result<SkillIndex> {
+    let header = &stored.header;
+    let mut wanted: BTreeSet<Box<str>> = BTreeSet::new();
+    let mut normalizer = Normalizer::new();
+    for_each_term(query, &mut normalizer, &mut |term| {
+        if !wanted.contains(term) {
+            wanted.insert(term.into());
+        }
+    });
+    let mut index = SkillIndex::from_docs(plan.kept.clone());
+    // Terms are sorted, so each block is read once.
+    let mut current: Option<(usize, Vec<TermEntry>)> = None;
+    for term in wanted {
+        let at = stored.blocks.partition_point(|b| *b.first <= *term);
+        let Some(block_at) = at.checked_sub(1) else {
+            continue;
+        };
+        if current.as_ref().is_none_or(|(at, _)| *at != block_at) {
+            let Some(block) = stored.blocks.get(block_at) else {
+                continue;
+            };
+            current = Some((block_at, read_block(stored, block)?));
+        }
+        let Some((_, entries)) = &current else {
+            continue;
+        };
+        let Ok(found) = entries.binary_search_by(|e| (*e.term).cmp(&*term)) else {
+            continue;
+        };
+        let entry = &entries[found];
+        let end = entry.at.checked_add(u64::from(entry.len));
+        if end.is_none_or(|end| end > header.postings.1) {
+            return Err(bad("postings out of place"));
+        }
+        let run = read_at(
+            &stored.file,
+            header.postings.0 + entry.at,
+            entry.len as usize,
+        )?;
+        if format::checksum8(&run) != entry.checksum {
+            return Err(bad("a checksum does not match"));
+        }
+        let list = format::read_postings(&run, entry.count, header.docs)?;
+        index.push_term(
+            term,
+            list.into_iter().filter_map(|(doc, tf)| {
+                Some((plan.numbers.get(doc as usize).copied().flatten()?, tf))
+            }),
+        );
+    }
+    Ok(index)
+}
+
+/// The terms of one dictionary block, checked: its checksum, sorted
+/// terms, at most [`BLOCK_TERMS`] of them, the first the index's.
+fn read_block(stored: &Stored, block: &BlockEntry) -> io::Result<Vec<TermEntry>> {
+    let bytes = read_at(
+        &stored.file,
+        stored.header.dictionary.0 + block.at,
+        block.len as usize,
+    )?;
+    if format::checksum8(&bytes) != block.checksum {
+        return Err(bad("a checksum does not match"));
+    }
+    let mut cursor = format::Cursor::new(&bytes);
+    let mut entries: Vec<TermEntry> = Vec::new();
+    while !cursor.is_done() && entries.len() < BLOCK_TERMS {
+        let entry = format::read_term_entry(&mut cursor)?;
+        if entries.last().is_some_and(|last| last.term >= entry.term) {
+            return Err(bad("a block out of order"));
+        }
+        entries.push(entry);
+    }
+    if !cursor.is_done()
+        || entries
+            .first()
+            .is_none_or(|first| first.term != block.first)
+    {
+        return Err(bad("a block does not match its index"));
+    }
+    Ok(entries)
+}
+
+/// `len` bytes at `at`: the caller has checked them against the file's
+/// length, which is bounded.
+fn read_at(file: &File, at: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; len];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut bytes, at)?;
+    }
+    #[cfg(not(unix))]
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(at))?;
+        file.read_exact(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
+fn to_usize(len: u64) -> io::Result<usize> {
+    usize::try_from(len).map_err(|_| bad("a section too long"))
+}
