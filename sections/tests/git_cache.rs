@@ -30,7 +30,11 @@ fn racy_repo() -> (tempfile::TempDir, PathBuf) {
     opts.initial_head("main");
     let repo = Repository::init_opts(&root, &opts).unwrap();
     for i in 0..FILES {
-        write(&root, &format!("d{}/f{i}.txt", i % 3), &format!("file {i}\n"));
+        write(
+            &root,
+            &format!("d{}/f{i}.txt", i % 3),
+            &format!("file {i}\n"),
+        );
     }
     commit_all(&repo, "first");
     make_racy(&root);
@@ -200,7 +204,13 @@ fn a_corrupt_or_planted_memory_file_is_not_used() {
     let memory = std::fs::read_dir(&cache)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("racy-"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("racy-")
+        })
         .unwrap();
     // Garbage: not used, every file hashed again.
     let good = std::fs::read(&memory).unwrap();

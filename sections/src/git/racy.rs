@@ -258,10 +258,14 @@ pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
             same
         };
         if is_clean {
-            clean += 1;
+            // Only a smudged entry or one libgit2 would distrust needs the
+            // copy; a tracked empty file is clean as it stands.
             if entry.size == 0 && stat.size != 0 {
                 let size = (stat.size as u32).to_be_bytes();
                 patches.push((entry.at + SIZE_AT, size));
+                clean += 1;
+            } else if racy(entry, index.stamp) {
+                clean += 1;
             }
         } else if racy(entry, index.stamp) {
             // The copy is newer than the entry: without its time, libgit2
@@ -413,7 +417,10 @@ fn store(dir: &StateDir, name: &str, key: &[u8], kept: &[(Vec<u8>, Stat, Oid)]) 
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(key.len() as u32).to_le_bytes());
     out.extend_from_slice(key);
-    let records: Vec<_> = kept.iter().filter(|(p, _, _)| p.len() <= MAX_PATH).collect();
+    let records: Vec<_> = kept
+        .iter()
+        .filter(|(p, _, _)| p.len() <= MAX_PATH)
+        .collect();
     out.extend_from_slice(&(records.len() as u32).to_le_bytes());
     for (path, stat, oid) in records {
         out.extend_from_slice(&(path.len() as u32).to_le_bytes());

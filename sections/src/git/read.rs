@@ -38,16 +38,16 @@ use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Repository};
 
-use super::{index_tree, objects};
 use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
-pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
 use super::racy;
+pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
 use super::status::{Known, StatusSplit, clean, display, status_with};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
     WorktreeFacts,
 };
+use super::{index_tree, objects};
 
 /// How the probe runs and which parts it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -290,9 +290,9 @@ impl Work {
             // tells whether anything is staged, and its racily-clean
             // entries are checked against what the cache remembers.
             let index = racy::read_index(&repo);
-            let index_tree = index.as_ref().and_then(|index| {
-                index_tree::tree_id(&index_tree::entries(&index.file)?)
-            });
+            let index_tree = index
+                .as_ref()
+                .and_then(|index| index_tree::tree_id(&index_tree::entries(&index.file)?));
             // A cut-short loose object the scan inflates (HEAD's commit, a
             // tree below it, a blob of a staged rename) would make it spin
             // forever on this thread; inflate them first, bounded.

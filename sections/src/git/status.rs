@@ -117,7 +117,11 @@ const INDEX_BYTES_PER_ENTRY: u64 = 60;
 /// other was a quarter of the scan), then wait for their group. The first
 /// helper also compares `HEAD` with the index before it waits: that run
 /// needs no plan, so it overlaps the planning instead of following it.
-fn scan(repo: &Repository, split: StatusSplit, known: Known<'_>) -> Result<Vec<Change>, git2::Error> {
+fn scan(
+    repo: &Repository,
+    split: StatusSplit,
+    known: Known<'_>,
+) -> Result<Vec<Change>, git2::Error> {
     let likely = split.groups >= 2
         && std::fs::metadata(repo.path().join("index")).is_ok_and(|meta| {
             meta.len() >= (split.min_entries as u64).saturating_mul(INDEX_BYTES_PER_ENTRY)
@@ -204,13 +208,9 @@ fn options(show: StatusShow) -> StatusOptions {
 /// case-insensitive where the index is).
 fn combined_scan(repo: &Repository, known: Known<'_>) -> Result<Vec<Change>, git2::Error> {
     let mut changes = Vec::new();
-    collect(
-        repo,
-        &mut options(known.show()),
-        &mut |_, change| {
-            changes.push(change);
-        },
-    )?;
+    collect(repo, &mut options(known.show()), &mut |_, change| {
+        changes.push(change);
+    })?;
     Ok(changes)
 }
 
