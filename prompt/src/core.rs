@@ -571,7 +571,12 @@ impl Core {
                 .unwrap_or(self.opened.options.runtime_mode),
         };
         let machine = self.configured.machine.as_ref();
-        let limits = &self.opened.options.probe_limits;
+        let mut limits = self.opened.options.probe_limits.clone();
+        if limits.git.cache.is_none() {
+            limits.git.cache =
+                setup::git_cache(&self.opened.options.env, self.opened.options.racy_window);
+        }
+        let limits = &limits;
         let first = self.session_facts.is_none();
         let toolchain = if first {
             probe::start_toolchain(&request, machine, limits)

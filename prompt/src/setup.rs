@@ -202,6 +202,26 @@ pub(crate) fn disk_cache_dir(
     Some(dir.path().to_path_buf())
 }
 
+/// Where the git probe remembers what its status learns (the hashes of
+/// racily-clean files, the trees it checked): `<state dir>/cache/git`, when
+/// the state folder, `cache/` and `cache/git/` are safe to keep state in
+/// (see `bcode_fs::StateDir`); else nothing is kept. A hermetic session
+/// has no environment, so no state folder.
+pub(crate) fn git_cache(
+    env: &BTreeMap<String, String>,
+    racy_window: std::time::Duration,
+) -> Option<bcode_prompt_sections::git::read::GitCache> {
+    let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
+    let dir = bcode_fs::StateDir::open(&state)
+        .and_then(|state| state.subdir("cache"))
+        .and_then(|cache| cache.subdir("git"))
+        .ok()?;
+    Some(bcode_prompt_sections::git::read::GitCache {
+        dir: dir.path().to_path_buf(),
+        racy_window,
+    })
+}
+
 /// One provider per `[[skills.mcp_servers]]` entry of the config (none
 /// without the `mcp` feature): each relays the skills its MCP server
 /// publishes, as source `mcp:<name>`. Nothing starts here: a server is

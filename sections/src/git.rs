@@ -6,9 +6,12 @@
 //! Nothing here shows remote URLs, user names or emails: the facts do not
 //! even carry them.
 
+mod index_file;
+mod index_tree;
 mod objects;
 mod overdue;
 mod preflight;
+mod racy;
 pub mod read;
 pub mod status;
 

@@ -160,7 +160,7 @@ impl Machine for RealMachine {
 }
 
 /// Time and size bounds of the slow probes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProbeLimits {
     /// Deadlines and caps for reading the repository (whether to read the
     /// status is decided per request from the toggles).
@@ -302,7 +302,7 @@ pub fn start_turn_facts(
         Pinned::Probe if wants_git => {
             let options = GitProbeOptions {
                 status: wants_status,
-                ..limits.git
+                ..limits.git.clone()
             };
             Some(crate::git::read::start(request.repo, &options))
         }

@@ -71,11 +71,12 @@ const MCP_FS_EDGES: [&str; 4] = ["entry", "digests", "client_cache", "follow"];
 /// probes (the machine, git, the relevant-mode session sidecar) and the
 /// gathering of the repository's instructions and invariants. The stages
 /// (`stages::*`) never do: they are pure functions of the gathered inputs.
-const SECTIONS_FS_EDGES: [&str; 9] = [
+const SECTIONS_FS_EDGES: [&str; 10] = [
     "probe",
     "git::preflight",
     "git::overdue",
     "git::objects",
+    "git::racy",
     "git::read",
     "git::status",
     "relevant::sidecar",

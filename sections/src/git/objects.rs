@@ -33,6 +33,8 @@ use std::path::{Path, PathBuf};
 use flate2::read::ZlibDecoder;
 use git2::{Delta, Oid, Repository};
 
+use super::racy::GitCache;
+
 /// How much the check may do before it gives up and the status is not
 /// scanned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +96,18 @@ impl Problem {
 /// A check that passed is remembered per repository (see [`Passed`]):
 /// objects never change, so the walk is repeated only for a new `HEAD`
 /// commit, and the staged-rename blobs only when the index changed too.
-pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Option<Problem> {
+/// With `cache`, the trees checked are also remembered in the state folder
+/// by id (see [`memo`]), so a new commit, or a new process, inflates only
+/// the trees it has not seen. Returns whether the index holds `HEAD`'s tree
+/// (`index_tree`, see `index_tree.rs`): then nothing is staged and the two
+/// need not be compared.
+pub(super) fn check_head(
+    repo: &Repository,
+    head: Oid,
+    budget: &Budget,
+    index_tree: Option<Oid>,
+    cache: Option<&GitCache>,
+) -> Result<bool, Problem> {
     let objects = repo.commondir().join("objects");
     // Taken before the index is read, so a later change shows as one.
     let index = index_stamp(repo);
@@ -107,12 +120,9 @@ pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Optio
         && index.is_some()
         && earlier.index == index
     {
-        return None;
+        return Ok(index_tree == Some(earlier.walked.root));
     }
-    let store = match Store::list(&objects, budget) {
-        Ok(store) => store,
-        Err(problem) => return Some(problem),
-    };
+    let store = Store::list(&objects, budget)?;
     let mut spent = Spent::default();
     let walked = match earlier {
         Some(earlier) if earlier.head == head => earlier.walked,
@@ -122,14 +132,24 @@ pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Optio
                 let object = odb.as_ref()?.read(oid).ok()?;
                 Some(object.data().to_vec())
             };
-            match walk_head(&store, head, &mut packed, budget, &mut spent) {
-                Ok(walked) => walked,
-                Err(problem) => return Some(problem),
+            let mut memo = match cache {
+                Some(cache) => memo::load(cache, &objects),
+                None => TreeMemo::default(),
+            };
+            let walked = walk_head(&store, head, &mut packed, budget, &mut spent, &mut memo)?;
+            if let Some(cache) = cache.filter(|_| memo.dirty) {
+                memo::store(cache, &objects, &memo);
             }
+            walked
         }
     };
-    if let Some(problem) = check_staged_blobs(repo, &store, &walked, budget, &mut spent) {
-        return Some(problem);
+    // With the index holding `HEAD`'s tree nothing is staged, so there is
+    // no rename to look for.
+    let staged_clean = index_tree == Some(walked.root);
+    if !staged_clean
+        && let Some(problem) = check_staged_blobs(repo, &store, &walked, budget, &mut spent)
+    {
+        return Err(problem);
     }
     passed::remember(
         key,
@@ -139,7 +159,7 @@ pub(super) fn check_head(repo: &Repository, head: Oid, budget: &Budget) -> Optio
             walked,
         },
     );
-    None
+    Ok(staged_clean)
 }
 
 /// Inflates the loose blobs the staged-rename search would read (see
@@ -152,14 +172,6 @@ fn check_staged_blobs(
     spent: &mut Spent,
 ) -> Option<Problem> {
     if store.loose.is_empty() {
-        return None;
-    }
-    let head_loose = walked
-        .loose_blobs
-        .iter()
-        .any(|b| store.loose.contains_key(b))
-        || walked.more_loose_blobs;
-    if !head_loose && !index_loose_blobs(repo, store) {
         return None;
     }
     // `None`: libgit2 cannot compare them either; its scan will say why.
@@ -226,10 +238,6 @@ mod passed {
     /// The most repositories remembered; past it the memory starts over.
     const MAX_REPOSITORIES: usize = 64;
 
-    /// The most loose blobs of `HEAD` remembered per repository; past it
-    /// only that there were more.
-    pub(super) const MAX_BLOBS: usize = 4096;
-
     static PASSED: Mutex<BTreeMap<PathBuf, Passed>> = Mutex::new(BTreeMap::new());
 
     /// The last check that passed of the repository whose git folder is
@@ -240,28 +248,13 @@ mod passed {
     }
 
     /// Remembers a check that passed.
-    pub(super) fn remember(git_dir: PathBuf, mut passed: Passed) {
-        let walked = &mut passed.walked;
-        if walked.loose_blobs.len() > MAX_BLOBS {
-            walked.loose_blobs.clear();
-            walked.more_loose_blobs = true;
-        }
+    pub(super) fn remember(git_dir: PathBuf, passed: Passed) {
         let mut memory = PASSED.lock().unwrap_or_else(PoisonError::into_inner);
         if memory.len() >= MAX_REPOSITORIES && !memory.contains_key(&git_dir) {
             memory.clear();
         }
         memory.insert(git_dir, passed);
     }
-}
-
-/// Whether the index names a blob stored loose.
-fn index_loose_blobs(repo: &Repository, store: &Store) -> bool {
-    let Ok(index) = repo.index() else {
-        return false;
-    };
-    index
-        .iter()
-        .any(|entry| store.loose.contains_key(&entry.id))
 }
 
 /// The blobs the staged-rename search may inflate, with a path each. It
@@ -357,6 +350,30 @@ impl Store {
             level = next;
         }
         Ok(store)
+    }
+
+    /// What identifies the loose file of `oid` (`None` when it is not
+    /// loose): a memory of it holds while this is the same.
+    fn stamp(&self, oid: Oid) -> Option<LooseStamp> {
+        let meta = std::fs::symlink_metadata(self.path(oid)?).ok()?;
+        #[cfg(unix)]
+        let (ino, nanos) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ino(), meta.mtime_nsec())
+        };
+        #[cfg(not(unix))]
+        let (ino, nanos) = (0, 0);
+        let secs = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        Some(LooseStamp {
+            len: meta.len(),
+            secs,
+            nanos,
+            ino,
+        })
     }
 
     /// Where the loose object `oid` is, when it is loose.
@@ -554,19 +571,17 @@ enum Inflated {
 pub(super) struct Walked {
     /// `HEAD`'s root tree.
     root: Oid,
-    /// Blobs of `HEAD`'s tree stored loose (when remembered, at most
-    /// [`passed::MAX_BLOBS`] of them).
-    loose_blobs: HashSet<Oid>,
-    /// Whether more were stored loose than `loose_blobs` holds.
-    more_loose_blobs: bool,
 }
 
 /// One tree read during the walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Node {
     /// Entries that are not folders (files, links, submodules).
     files: u64,
     /// The folders it holds, once per entry.
     subtrees: Vec<Oid>,
+    /// Their names, in the same order.
+    names: Vec<Vec<u8>>,
 }
 
 /// Checks the commit `head` and every tree reachable from its root tree:
@@ -578,10 +593,10 @@ pub(super) fn walk_head(
     packed: &mut dyn FnMut(Oid) -> Option<Vec<u8>>,
     budget: &Budget,
     spent: &mut Spent,
+    memo: &mut TreeMemo,
 ) -> Result<Walked, Problem> {
     let root = head_tree(store, head, packed, budget, spent)?;
     let mut nodes: HashMap<Oid, Node> = HashMap::new();
-    let mut loose_blobs = HashSet::new();
     let mut stack = vec![(root, String::new())];
     while let Some((oid, path)) = stack.pop() {
         if nodes.contains_key(&oid) {
@@ -593,6 +608,19 @@ pub(super) fn walk_head(
                  status scan",
                 budget.trees
             )));
+        }
+        // A tree checked before is not inflated again while its loose file
+        // (if any) is the one checked.
+        let loose = store.stamp(oid);
+        if let Some(node) = memo.get(oid, loose.as_ref()) {
+            for (sub, name) in node.subtrees.iter().zip(&node.names) {
+                if !nodes.contains_key(sub) {
+                    stack.push((*sub, child_path(&path, name)));
+                }
+            }
+            memo.keep(oid);
+            nodes.insert(oid, node);
+            continue;
         }
         let body = match store.inflate(oid, true, budget, spent) {
             Inflated::Whole(body) => body,
@@ -611,6 +639,7 @@ pub(super) fn walk_head(
                         Node {
                             files: 0,
                             subtrees: Vec::new(),
+                            names: Vec::new(),
                         },
                     );
                     continue;
@@ -629,26 +658,20 @@ pub(super) fn walk_head(
         let mut node = Node {
             files: 0,
             subtrees: Vec::new(),
+            names: Vec::new(),
         };
         for entry in TreeEntries(&body) {
             if entry.is_tree {
                 node.subtrees.push(entry.oid);
+                node.names.push(entry.name.to_vec());
                 if !nodes.contains_key(&entry.oid) {
-                    let name = String::from_utf8_lossy(entry.name);
-                    let child = if path.is_empty() {
-                        name.into_owned()
-                    } else {
-                        format!("{path}/{name}")
-                    };
-                    stack.push((entry.oid, child));
+                    stack.push((entry.oid, child_path(&path, entry.name)));
                 }
             } else {
                 node.files += 1;
-                if !entry.is_submodule && store.loose.contains_key(&entry.oid) {
-                    loose_blobs.insert(entry.oid);
-                }
             }
         }
+        memo.insert(oid, node.clone(), loose);
         nodes.insert(oid, node);
     }
     if spelled_out(&nodes, root, budget.paths) > budget.paths {
@@ -658,11 +681,17 @@ pub(super) fn walk_head(
             budget.paths
         )));
     }
-    Ok(Walked {
-        root,
-        loose_blobs,
-        more_loose_blobs: false,
-    })
+    Ok(Walked { root })
+}
+
+/// The path of the folder `name` inside `parent` (`""` for the root).
+fn child_path(parent: &str, name: &[u8]) -> String {
+    let name = String::from_utf8_lossy(name);
+    if parent.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{parent}/{name}")
+    }
 }
 
 /// The root tree of the commit `head`, reading it (and, for a `HEAD` that
@@ -755,7 +784,6 @@ struct TreeEntry<'a> {
     name: &'a [u8],
     oid: Oid,
     is_tree: bool,
-    is_submodule: bool,
 }
 
 /// The entries of a tree object's body (`<mode> <name>\0<20-byte id>`
@@ -778,8 +806,209 @@ impl<'a> Iterator for TreeEntries<'a> {
             name,
             oid,
             is_tree: mode == b"40000" || mode == b"040000",
-            is_submodule: mode == b"160000",
         })
+    }
+}
+
+/// What identifies one loose object file: a tree remembered as checked
+/// holds only while its file is the one checked (or it is packed now).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LooseStamp {
+    len: u64,
+    secs: u64,
+    nanos: i64,
+    ino: u64,
+}
+
+/// Trees checked before, by id: what the walk needs of each (its folders
+/// and how many other entries), so a tree is not inflated again while its
+/// id is the same (see [`memo`] for where it is kept).
+#[derive(Default)]
+pub(super) struct TreeMemo {
+    nodes: HashMap<Oid, (Node, Option<LooseStamp>)>,
+    /// The trees this walk reached; only these are stored again.
+    reached: HashSet<Oid>,
+    /// Whether a tree was inflated (so the memory is worth storing).
+    dirty: bool,
+}
+
+impl TreeMemo {
+    /// The remembered tree `oid`, when its loose file (`loose`, `None`
+    /// when packed now) is still the one checked.
+    fn get(&self, oid: Oid, loose: Option<&LooseStamp>) -> Option<Node> {
+        let (node, checked) = self.nodes.get(&oid)?;
+        match loose {
+            None => Some(node.clone()),
+            Some(now) => (checked.as_ref() == Some(now)).then(|| node.clone()),
+        }
+    }
+
+    fn keep(&mut self, oid: Oid) {
+        self.reached.insert(oid);
+    }
+
+    fn insert(&mut self, oid: Oid, node: Node, loose: Option<LooseStamp>) {
+        self.nodes.insert(oid, (node, loose));
+        self.reached.insert(oid);
+        self.dirty = true;
+    }
+}
+
+/// The tree memory in the state folder: one file per object folder,
+/// written to a random name and renamed, read bounded and never through a
+/// link (see `bcode_fs::StateDir`); anything wrong with it means an empty
+/// memory.
+pub(super) mod memo {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::io::{Read, Write};
+    use std::path::Path;
+
+    use bcode_fs::StateDir;
+    use git2::Oid;
+
+    use super::{LooseStamp, Node, TreeMemo};
+    use crate::git::racy::GitCache;
+
+    const MAGIC: &[u8] = b"bcode-git-trees-1\n";
+    /// The most bytes read or written.
+    const MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+    pub(super) fn name(objects: &Path) -> (String, Vec<u8>) {
+        let key = objects.as_os_str().as_encoded_bytes().to_vec();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut hasher);
+        (format!("trees-{:016x}.bin", hasher.finish()), key)
+    }
+
+    /// The memory for the object folder `objects`.
+    pub(in crate::git) fn load(cache: &GitCache, objects: &Path) -> TreeMemo {
+        let (name, key) = name(objects);
+        let Ok(dir) = StateDir::existing(&cache.dir) else {
+            return TreeMemo::default();
+        };
+        let Ok((file, len)) = dir.open_file(&name) else {
+            return TreeMemo::default();
+        };
+        if len > MAX_BYTES {
+            return TreeMemo::default();
+        }
+        let mut bytes = Vec::new();
+        if file.take(MAX_BYTES).read_to_end(&mut bytes).is_err() {
+            return TreeMemo::default();
+        }
+        TreeMemo {
+            nodes: parse(&bytes, &key).unwrap_or_default(),
+            ..TreeMemo::default()
+        }
+    }
+
+    type Nodes = HashMap<Oid, (Node, Option<LooseStamp>)>;
+
+    struct Reader<'a>(&'a [u8]);
+
+    impl Reader<'_> {
+        fn take(&mut self, n: usize) -> Option<&[u8]> {
+            let (head, rest) = self.0.split_at_checked(n)?;
+            self.0 = rest;
+            Some(head)
+        }
+        fn u64(&mut self) -> Option<u64> {
+            Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        }
+        fn oid(&mut self) -> Option<Oid> {
+            Oid::from_bytes(self.take(20)?).ok()
+        }
+    }
+
+    pub(super) fn parse(bytes: &[u8], key: &[u8]) -> Option<Nodes> {
+        let mut r = Reader(bytes);
+        if r.take(MAGIC.len())? != MAGIC {
+            return None;
+        }
+        let key_len = usize::try_from(r.u64()?).ok()?;
+        if r.take(key_len)? != key {
+            return None;
+        }
+        let count = usize::try_from(r.u64()?).ok()?;
+        // A record takes at least 60 bytes: a lying count stops here.
+        if count > bytes.len() / 60 {
+            return None;
+        }
+        let mut nodes = Nodes::with_capacity(count);
+        for _ in 0..count {
+            let oid = r.oid()?;
+            let files = r.u64()?;
+            let loose = match r.take(1)? {
+                [0] => None,
+                [1] => Some(LooseStamp {
+                    len: r.u64()?,
+                    secs: r.u64()?,
+                    nanos: i64::from_le_bytes(r.take(8)?.try_into().ok()?),
+                    ino: r.u64()?,
+                }),
+                _ => return None,
+            };
+            let subtrees = usize::try_from(r.u64()?).ok()?;
+            if subtrees > r.0.len() / 28 {
+                return None;
+            }
+            let mut node = Node {
+                files,
+                subtrees: Vec::with_capacity(subtrees),
+                names: Vec::with_capacity(subtrees),
+            };
+            for _ in 0..subtrees {
+                node.subtrees.push(r.oid()?);
+                let len = usize::try_from(r.u64()?).ok()?;
+                node.names.push(r.take(len)?.to_vec());
+            }
+            nodes.insert(oid, (node, loose));
+        }
+        r.0.is_empty().then_some(nodes)
+    }
+
+    /// Stores the trees the last walk reached. Best effort.
+    pub(in crate::git) fn store(cache: &GitCache, objects: &Path, memo: &TreeMemo) {
+        let (name, key) = name(objects);
+        let Ok(dir) = StateDir::open(&cache.dir) else {
+            return;
+        };
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(key.len() as u64).to_le_bytes());
+        out.extend_from_slice(&key);
+        let mut reached: Vec<&Oid> = memo.reached.iter().collect();
+        reached.sort();
+        let records: Vec<_> = reached
+            .into_iter()
+            .filter_map(|oid| Some((oid, memo.nodes.get(oid)?)))
+            .collect();
+        out.extend_from_slice(&(records.len() as u64).to_le_bytes());
+        for (oid, (node, loose)) in records {
+            out.extend_from_slice(oid.as_bytes());
+            out.extend_from_slice(&node.files.to_le_bytes());
+            match loose {
+                None => out.push(0),
+                Some(stamp) => {
+                    out.push(1);
+                    out.extend_from_slice(&stamp.len.to_le_bytes());
+                    out.extend_from_slice(&stamp.secs.to_le_bytes());
+                    out.extend_from_slice(&stamp.nanos.to_le_bytes());
+                    out.extend_from_slice(&stamp.ino.to_le_bytes());
+                }
+            }
+            out.extend_from_slice(&(node.subtrees.len() as u64).to_le_bytes());
+            for (sub, name) in node.subtrees.iter().zip(&node.names) {
+                out.extend_from_slice(sub.as_bytes());
+                out.extend_from_slice(&(name.len() as u64).to_le_bytes());
+                out.extend_from_slice(name);
+            }
+        }
+        if out.len() as u64 > MAX_BYTES {
+            return;
+        }
+        let _ = dir.replace(&name, &mut |file| file.write_all(&out));
     }
 }
 
@@ -821,7 +1050,14 @@ mod tests {
 
     fn walk(objects: &Path, head: Oid, budget: &Budget) -> Result<Walked, Problem> {
         let store = Store::list(objects, budget).unwrap();
-        walk_head(&store, head, &mut |_| None, budget, &mut Spent::default())
+        walk_head(
+            &store,
+            head,
+            &mut |_| None,
+            budget,
+            &mut Spent::default(),
+            &mut TreeMemo::default(),
+        )
     }
 
     #[test]
@@ -836,7 +1072,6 @@ mod tests {
         let budget = Budget::default();
         let walked = walk(objects, head, &budget).unwrap();
         assert_eq!(walked.root, root);
-        assert_eq!(walked.loose_blobs, HashSet::from([blob]));
 
         // The deepest tree cut short, as a crash leaves it.
         let body = tree_body(&[("100644", "b.txt", blob)]);
@@ -872,7 +1107,14 @@ mod tests {
         let budget = Budget::default();
         let store = Store::list(objects, &budget).unwrap();
         let mut packed = |oid: Oid| (oid == root).then(|| root_body.clone());
-        let got = walk_head(&store, head, &mut packed, &budget, &mut Spent::default());
+        let got = walk_head(
+            &store,
+            head,
+            &mut packed,
+            &budget,
+            &mut Spent::default(),
+            &mut TreeMemo::default(),
+        );
         assert!(
             matches!(&got, Err(Problem::Damaged(why)) if why.starts_with("the tree object of sub in HEAD,")),
             "{:?}",
@@ -933,7 +1175,6 @@ mod tests {
         let head = write_object(objects, "commit", &commit_body(missing), 0);
         let walked = walk(objects, head, &Budget::default()).unwrap();
         assert_eq!(walked.root, missing);
-        assert!(walked.loose_blobs.is_empty());
     }
 
     #[test]
@@ -960,10 +1201,67 @@ mod tests {
         let head = repo
             .commit(Some("HEAD"), &sig, &sig, "m", &tree, &[])
             .unwrap();
-        assert_eq!(check_head(&repo, head, &Budget::default()), None);
+        assert_eq!(
+            check_head(&repo, head, &Budget::default(), Some(tree.id()), None),
+            Ok(true)
+        );
         let earlier = passed::earlier(repo.path()).unwrap();
         assert_eq!(earlier.head, head);
         assert_eq!(earlier.index, index_stamp(&repo));
         assert_eq!(earlier.walked.root, tree.id());
+    }
+
+    /// A tree checked once is not inflated again while its id and its
+    /// loose file are the same; the memory survives a round trip through
+    /// the state folder; a loose tree cut short after it was remembered is
+    /// inflated again and named.
+    #[test]
+    fn checked_trees_are_remembered_by_id_until_their_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = dir.path().join("objects");
+        let blob = write_object(&objects, "blob", b"b\n", 0);
+        let deep_body = tree_body(&[("100644", "b.txt", blob)]);
+        let deep = write_object(&objects, "tree", &deep_body, 0);
+        let sub = write_object(&objects, "tree", &tree_body(&[("40000", "deep", deep)]), 0);
+        let root = write_object(&objects, "tree", &tree_body(&[("40000", "sub", sub)]), 0);
+        let head = write_object(&objects, "commit", &commit_body(root), 0);
+        let budget = Budget::default();
+        let cache = GitCache {
+            dir: dir.path().join("cache"),
+            racy_window: std::time::Duration::ZERO,
+        };
+        let walk_with = |memo: &mut TreeMemo| {
+            let store = Store::list(&objects, &budget).unwrap();
+            let mut spent = Spent::default();
+            let walked = walk_head(&store, head, &mut |_| None, &budget, &mut spent, memo);
+            (walked.map(|w| w.root), spent.bytes)
+        };
+        let mut memo = TreeMemo::default();
+        let (first, first_bytes) = walk_with(&mut memo);
+        assert_eq!(first, Ok(root));
+        assert!(memo.dirty);
+        memo::store(&cache, &objects, &memo);
+        let mut memo = memo::load(&cache, &objects);
+        assert_eq!(memo.nodes.len(), 3);
+        let (again, again_bytes) = walk_with(&mut memo);
+        assert_eq!(again, Ok(root));
+        // Only the commit is inflated again; no tree.
+        assert!(!memo.dirty);
+        assert!(again_bytes < first_bytes, "{again_bytes} vs {first_bytes}");
+        assert_eq!(again_bytes, commit_body(root).len() as u64);
+        // The deepest tree cut short behind the memory's back.
+        write_object(&objects, "tree", &deep_body, 6);
+        let (damaged, _) = walk_with(&mut memo);
+        let Err(Problem::Damaged(why)) = damaged else {
+            panic!("the cut tree passed: {damaged:?}");
+        };
+        assert!(
+            why.starts_with(&format!("the tree object of sub/deep in HEAD, {deep} ")),
+            "{why}"
+        );
+        // A corrupt memory file is an empty memory.
+        let (name, _) = memo::name(&objects);
+        std::fs::write(cache.dir.join(name), b"bcode-git-trees-1\nnonsense").unwrap();
+        assert!(memo::load(&cache, &objects).nodes.is_empty());
     }
 }

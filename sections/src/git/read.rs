@@ -38,17 +38,19 @@ use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Repository};
 
-use super::objects;
 use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
-use super::status::{StatusSplit, clean, display, status};
+use super::racy;
+pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
+use super::status::{Known, StatusSplit, clean, display, status_with};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
     WorktreeFacts,
 };
+use super::{index_tree, objects};
 
 /// How the probe runs and which parts it reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitProbeOptions {
     /// Read the status (needed by `git_revision`'s dirty flag and by
     /// `dynamic_repository_context`).
@@ -62,6 +64,10 @@ pub struct GitProbeOptions {
     pub max_entries: usize,
     /// When and how the status scan of a large tree is split over threads.
     pub split: StatusSplit,
+    /// Where what the status learns is remembered between reads and
+    /// processes (the hashes of racily-clean files, the trees checked);
+    /// `None` (the default): nothing is kept.
+    pub cache: Option<GitCache>,
 }
 
 impl Default for GitProbeOptions {
@@ -71,6 +77,7 @@ impl Default for GitProbeOptions {
             deadline: Duration::from_millis(1500),
             max_entries: 10_000,
             split: StatusSplit::default(),
+            cache: None,
         }
     }
 }
@@ -131,6 +138,7 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         status: want_status,
         max_entries: options.max_entries,
         split: options.split,
+        cache: options.cache.clone(),
         progress: Arc::clone(&progress),
     };
     let spawned = std::thread::Builder::new()
@@ -256,6 +264,7 @@ struct Work {
     status: bool,
     max_entries: usize,
     split: StatusSplit,
+    cache: Option<GitCache>,
     progress: Arc<Progress>,
 }
 
@@ -277,21 +286,41 @@ impl Work {
         let _ = tx.send(Report::Opened { head, worktree });
         if self.status && !bare {
             self.progress.enter(Phase::Status);
+            // The index, read once: the tree it would be committed as
+            // tells whether anything is staged, and its racily-clean
+            // entries are checked against what the cache remembers.
+            let index = racy::read_index(&repo);
+            let index_tree = index
+                .as_ref()
+                .and_then(|index| index_tree::tree_id(&index_tree::entries(&index.file)?));
             // A cut-short loose object the scan inflates (HEAD's commit, a
             // tree below it, a blob of a staged rename) would make it spin
             // forever on this thread; inflate them first, bounded.
-            if let Some(problem) = damaged_head(&repo) {
-                let detail = problem.detail();
-                let _ = tx.send(Report::Status(Err(git2::Error::from_str(detail))));
-                return;
-            }
+            let staged_clean = match damaged_head(&repo, index_tree, self.cache.as_ref()) {
+                Ok(staged_clean) => staged_clean,
+                Err(problem) => {
+                    let detail = problem.detail();
+                    let _ = tx.send(Report::Status(Err(git2::Error::from_str(detail))));
+                    return;
+                }
+            };
             // The scan opens each checked-out submodule and compares its
             // `HEAD`, index and working tree: the same checks, for each.
             if let Some(detail) = damaged_submodules(&repo, 1, &mut 0) {
                 let _ = tx.send(Report::Status(Err(git2::Error::from_str(&detail))));
                 return;
             }
-            let _ = tx.send(Report::Status(status(&repo, self.max_entries, self.split)));
+            let copy = match (&index, &self.cache) {
+                (Some(index), Some(cache)) => racy::settle(&repo, index, cache),
+                _ => None,
+            };
+            let known = Known {
+                staged_clean,
+                copy: copy.as_ref(),
+            };
+            let facts = status_with(&repo, self.max_entries, self.split, known);
+            drop(copy);
+            let _ = tx.send(Report::Status(facts));
         }
     }
 }
@@ -313,10 +342,17 @@ fn too_large(path: &str, len: u64, limit: u64) -> String {
 }
 
 /// Why the status scan must not start, if a loose object it would inflate
-/// is damaged or too much to check (see [`objects`](super::objects)).
-fn damaged_head(repo: &Repository) -> Option<objects::Problem> {
-    let oid = repo.head().ok()?.target()?;
-    objects::check_head(repo, oid, &objects::Budget::default())
+/// is damaged or too much to check (see [`objects`](super::objects));
+/// otherwise whether the index holds `HEAD`'s tree (`index_tree`).
+fn damaged_head(
+    repo: &Repository,
+    index_tree: Option<git2::Oid>,
+    cache: Option<&GitCache>,
+) -> Result<bool, objects::Problem> {
+    let Some(oid) = repo.head().ok().and_then(|head| head.target()) else {
+        return Ok(false);
+    };
+    objects::check_head(repo, oid, &objects::Budget::default(), index_tree, cache)
 }
 
 /// How deep submodules inside submodules are checked; the scan of a
@@ -367,7 +403,8 @@ fn damaged_submodules(repo: &Repository, depth: usize, seen: &mut usize) -> Opti
 fn submodule_objects(folder: &Path, depth: usize, seen: &mut usize) -> Option<String> {
     let sub = Repository::open(folder).ok()?;
     if let Some(oid) = sub.head().ok().and_then(|head| head.target())
-        && let Some(problem) = objects::check_head(&sub, oid, &objects::Budget::default())
+        && let Err(problem) =
+            objects::check_head(&sub, oid, &objects::Budget::default(), None, None)
     {
         return Some(problem.detail().to_owned());
     }

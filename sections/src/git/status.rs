@@ -18,6 +18,7 @@ use std::path::Path;
 
 use git2::{Repository, Status, StatusOptions, StatusShow};
 
+use super::racy::IndexCopy;
 use super::{EntryState, StatusEntry, StatusFacts};
 
 /// How the scan may be split.
@@ -40,13 +41,53 @@ impl Default for StatusSplit {
     }
 }
 
+/// What is known before the scan starts.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Known<'a> {
+    /// `HEAD` and the index hold the same tree (see `index_tree.rs`): they
+    /// need not be compared.
+    pub(super) staged_clean: bool,
+    /// A copy of the index to read instead (see `racy.rs`).
+    pub(super) copy: Option<&'a IndexCopy>,
+}
+
+impl Known<'_> {
+    /// Makes `repo` read the copy of the index, when there is one.
+    fn install(&self, repo: &Repository) -> Result<(), git2::Error> {
+        match self.copy {
+            Some(copy) => copy.install(repo),
+            None => Ok(()),
+        }
+    }
+
+    /// What the combined run compares.
+    fn show(&self) -> StatusShow {
+        if self.staged_clean {
+            StatusShow::Workdir
+        } else {
+            StatusShow::IndexAndWorkdir
+        }
+    }
+}
+
 /// The status of `repo`'s working tree, keeping at most `max_entries`.
 pub fn status(
     repo: &Repository,
     max_entries: usize,
     split: StatusSplit,
 ) -> Result<StatusFacts, git2::Error> {
-    let changes = scan(repo, split)?;
+    status_with(repo, max_entries, split, Known::default())
+}
+
+/// [`status`] with what is known before the scan.
+pub(super) fn status_with(
+    repo: &Repository,
+    max_entries: usize,
+    split: StatusSplit,
+    known: Known<'_>,
+) -> Result<StatusFacts, git2::Error> {
+    known.install(repo)?;
+    let changes = scan(repo, split, known)?;
     let mut facts = StatusFacts::default();
     for change in changes {
         let state = state_of(change.flags);
@@ -76,7 +117,11 @@ const INDEX_BYTES_PER_ENTRY: u64 = 60;
 /// other was a quarter of the scan), then wait for their group. The first
 /// helper also compares `HEAD` with the index before it waits: that run
 /// needs no plan, so it overlaps the planning instead of following it.
-fn scan(repo: &Repository, split: StatusSplit) -> Result<Vec<Change>, git2::Error> {
+fn scan(
+    repo: &Repository,
+    split: StatusSplit,
+    known: Known<'_>,
+) -> Result<Vec<Change>, git2::Error> {
     let likely = split.groups >= 2
         && std::fs::metadata(repo.path().join("index")).is_ok_and(|meta| {
             meta.len() >= (split.min_entries as u64).saturating_mul(INDEX_BYTES_PER_ENTRY)
@@ -84,7 +129,7 @@ fn scan(repo: &Repository, split: StatusSplit) -> Result<Vec<Change>, git2::Erro
     if !likely {
         // Every index entry takes more than 60 bytes on disk, so a smaller
         // index has fewer entries than the plan would split.
-        return combined_scan(repo);
+        return combined_scan(repo, known);
     }
     let git_dir = repo.path().to_path_buf();
     std::thread::scope(|scope| {
@@ -96,8 +141,9 @@ fn scan(repo: &Repository, split: StatusSplit) -> Result<Vec<Change>, git2::Erro
             senders.push(tx);
             helpers.push(scope.spawn(move || -> HelperResult {
                 let repo = Repository::open(git_dir)?;
+                known.install(&repo)?;
                 repo.index()?;
-                let staged = if helper == 1 {
+                let staged = if helper == 1 && !known.staged_clean {
                     Some(staged_run(&repo)?)
                 } else {
                     None
@@ -114,11 +160,11 @@ fn scan(repo: &Repository, split: StatusSplit) -> Result<Vec<Change>, git2::Erro
         }
         let Some(groups) = plan(repo, split) else {
             drop(senders);
-            return combined_scan(repo);
+            return combined_scan(repo, known);
         };
         let Some((first, rest)) = groups.split_first() else {
             drop(senders);
-            return combined_scan(repo);
+            return combined_scan(repo, known);
         };
         for (sender, group) in senders.into_iter().zip(rest) {
             // A helper that died is noticed when joined.
@@ -160,15 +206,11 @@ fn options(show: StatusShow) -> StatusOptions {
 
 /// One combined libgit2 run, in libgit2's own order (which is
 /// case-insensitive where the index is).
-fn combined_scan(repo: &Repository) -> Result<Vec<Change>, git2::Error> {
+fn combined_scan(repo: &Repository, known: Known<'_>) -> Result<Vec<Change>, git2::Error> {
     let mut changes = Vec::new();
-    collect(
-        repo,
-        &mut options(StatusShow::IndexAndWorkdir),
-        &mut |_, change| {
-            changes.push(change);
-        },
-    )?;
+    collect(repo, &mut options(known.show()), &mut |_, change| {
+        changes.push(change);
+    })?;
     Ok(changes)
 }
 
