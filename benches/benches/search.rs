@@ -2,7 +2,10 @@
 //! index of a warm session (built once, as a session keeps it) at 1,000
 //! and 10,000 discovered skills, for a short task and a long one; and
 //! building the whole index, and a one-query index, over the same
-//! registry.
+//! registry. Then the same two queries at 60,000 skills of the
+//! registry-shaped corpus (`search_registry/query_*/60000`), whose index is
+//! built once outside the measured loop (building it is measured by the
+//! cold runs of `notes/2026-12-03-routing-speed.md`, not here).
 
 // A benchmark may stop loudly when its fixture cannot be built.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -10,13 +13,16 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bcode_benches::corpus;
+use bcode_benches::{corpus, registry_corpus};
 use bcode_skill::search::index_registry;
 use bcode_skill::{Discovery, DiscoveryOptions};
 use bcode_skill_models::SkillsConfig;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
+
+/// The registry-shaped corpus the warm-query target names.
+const REGISTRY: usize = 60_000;
 
 /// A short task, as a user types one.
 const SHORT: &str = "convert the quarterly report pdf into a spreadsheet and chart it";
@@ -68,5 +74,40 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, search);
+fn search_registry(c: &mut Criterion) {
+    let corpus = match registry_corpus(REGISTRY) {
+        Ok(corpus) => corpus,
+        Err(err) => {
+            eprintln!("search_registry skipped: {err}");
+            return;
+        }
+    };
+    let long = long_task();
+    let registry = Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default()))
+        .build(&corpus.roots());
+    let index = index_registry(&registry, None);
+    eprintln!("corpus registry{REGISTRY}: {} skills indexed", index.len());
+    let mut group = c.benchmark_group("search_registry");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    group.bench_with_input(
+        BenchmarkId::new("query_short", REGISTRY),
+        &REGISTRY,
+        |b, _| {
+            b.iter(|| black_box(index.search(black_box(SHORT), 10)));
+        },
+    );
+    group.bench_with_input(
+        BenchmarkId::new("query_long", REGISTRY),
+        &REGISTRY,
+        |b, _| {
+            b.iter(|| black_box(index.search(black_box(&long), 10)));
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, search, search_registry);
 criterion_main!(benches);

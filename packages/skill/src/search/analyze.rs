@@ -26,35 +26,153 @@ const MAX_EXTENSION_CHARS: usize = 5;
 /// Calls `emit` with every word of `text`, lowercased: identifier parts,
 /// joined identifiers, extensions with their dot, CJK pairs. Linear in the
 /// text; a word is only ever a slice of a reused buffer.
+///
+/// ASCII runs (nearly all of a registry's text) are cut byte by byte with
+/// no allocation; a run holding any other character takes the slower path
+/// that decodes it into characters, with the same rules.
 pub fn for_each_word(text: &str, emit: &mut dyn FnMut(&str)) {
-    let mut chunk = String::new();
-    let mut lower = String::new();
+    let mut buffers = Buffers::default();
+    let bytes = text.as_bytes();
     let mut start = None;
-    for (at, c) in text.char_indices() {
-        let inside = c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let mut ascii = true;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let (inside, width) = if byte.is_ascii() {
+            (
+                byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'),
+                1,
+            )
+        } else {
+            // `at` is always at a character's start: it moves by whole
+            // characters.
+            match text.get(at..).and_then(|rest| rest.chars().next()) {
+                Some(c) => (c.is_alphanumeric(), c.len_utf8()),
+                None => (false, 1),
+            }
+        };
         match (inside, start) {
-            (true, None) => start = Some(at),
+            (true, None) => {
+                start = Some(at);
+                ascii = width == 1;
+            }
+            (true, Some(_)) => ascii &= width == 1,
             (false, Some(from)) => {
-                split_chunk(&text[from..at], &mut chunk, &mut lower, emit);
+                if let Some(raw) = text.get(from..at) {
+                    split_chunk(raw, ascii, &mut buffers, emit);
+                }
                 start = None;
             }
-            _ => {}
+            (false, None) => {}
         }
+        at += width;
     }
-    if let Some(from) = start {
-        split_chunk(&text[from..], &mut chunk, &mut lower, emit);
+    if let Some(raw) = start.and_then(|from| text.get(from..)) {
+        split_chunk(raw, ascii, &mut buffers, emit);
     }
+}
+
+/// The buffers one text's words are cut into, reused from run to run.
+#[derive(Default)]
+struct Buffers {
+    /// The run lowercased (ASCII), or the current part (other scripts).
+    part: String,
+    /// The parts joined, for an identifier of a few parts.
+    joined: String,
+    /// An extension with its dot.
+    extension: String,
+    /// The run's characters (other scripts only).
+    chars: Vec<char>,
 }
 
 /// One run of letters, digits, `_`, `-` and `.`: its extension, its parts
 /// and, for an identifier of a few parts, the parts joined.
-fn split_chunk(raw: &str, part: &mut String, joined: &mut String, emit: &mut dyn FnMut(&str)) {
+fn split_chunk(raw: &str, ascii: bool, buffers: &mut Buffers, emit: &mut dyn FnMut(&str)) {
     let trimmed = raw.trim_matches(|c| matches!(c, '_' | '-' | '.'));
     if trimmed.is_empty() {
         return;
     }
-    extension(raw, emit);
-    let chars: Vec<char> = trimmed.chars().collect();
+    extension(raw, &mut buffers.extension, emit);
+    if ascii {
+        split_ascii(trimmed, buffers, emit);
+    } else {
+        split_chars(trimmed, buffers, emit);
+    }
+}
+
+/// [`split_chunk`]'s parts of an ASCII run: the run is lowercased once and
+/// each part is a slice of it, so no part is copied.
+fn split_ascii(trimmed: &str, buffers: &mut Buffers, emit: &mut dyn FnMut(&str)) {
+    let Buffers {
+        part: lower,
+        joined,
+        ..
+    } = buffers;
+    lower.clear();
+    lower.push_str(trimmed);
+    lower.make_ascii_lowercase();
+    joined.clear();
+    let bytes = trimmed.as_bytes();
+    let mut parts = 0usize;
+    let mut joinable = true;
+    let mut from = 0usize;
+    let mut end_part = |from: usize, to: usize, joined: &mut String, parts: &mut usize| {
+        if let Some(part) = lower.get(from..to).filter(|part| !part.is_empty()) {
+            if part.len() <= MAX_WORD_BYTES {
+                emit_part(part, emit);
+                joined.push_str(part);
+            }
+            *parts += 1;
+        }
+    };
+    for (i, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'.' | b'_' | b'-' => {
+                end_part(from, i, joined, &mut parts);
+                // A dotted name (`file.pptx`, `node.js`) is not an
+                // identifier whose joined form means anything.
+                joinable &= byte != b'.';
+                from = i + 1;
+            }
+            _ if i > from && ascii_camel_boundary(bytes, i) => {
+                end_part(from, i, joined, &mut parts);
+                from = i;
+            }
+            _ => {}
+        }
+    }
+    end_part(from, bytes.len(), joined, &mut parts);
+    if joinable && (2..=MAX_JOINED_PARTS).contains(&parts) && joined.len() <= MAX_WORD_BYTES {
+        emit(joined);
+    }
+}
+
+/// [`camel_boundary`] for ASCII bytes: the same rule, where only ASCII
+/// letters have a case.
+fn ascii_camel_boundary(bytes: &[u8], i: usize) -> bool {
+    let (Some(&before), Some(&c)) = (bytes.get(i.wrapping_sub(1)), bytes.get(i)) else {
+        return false;
+    };
+    if !c.is_ascii_uppercase() {
+        return false;
+    }
+    if before.is_ascii_lowercase() {
+        return true;
+    }
+    before.is_ascii_uppercase() && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)
+}
+
+/// [`split_chunk`]'s parts of a run holding other scripts, character by
+/// character.
+fn split_chars(trimmed: &str, buffers: &mut Buffers, emit: &mut dyn FnMut(&str)) {
+    let Buffers {
+        part,
+        joined,
+        chars,
+        ..
+    } = buffers;
+    chars.clear();
+    chars.extend(trimmed.chars());
+    let chars = &*chars;
     let mut parts = 0usize;
     let mut joinable = true;
     joined.clear();
@@ -62,8 +180,6 @@ fn split_chunk(raw: &str, part: &mut String, joined: &mut String, emit: &mut dyn
     for (i, &c) in chars.iter().enumerate() {
         if c == '.' {
             flush(part, joined, &mut parts, emit);
-            // A dotted name (`file.pptx`, `node.js`) is not an identifier
-            // whose joined form means anything.
             joinable = false;
             continue;
         }
@@ -74,10 +190,10 @@ fn split_chunk(raw: &str, part: &mut String, joined: &mut String, emit: &mut dyn
         if is_cjk(c) {
             flush(part, joined, &mut parts, emit);
             joinable = false;
-            cjk_pair(&chars, i, part, emit);
+            cjk_pair(chars, i, part, emit);
             continue;
         }
-        if i > 0 && camel_boundary(&chars, i) {
+        if i > 0 && camel_boundary(chars, i) {
             flush(part, joined, &mut parts, emit);
         }
         part.extend(c.to_lowercase());
@@ -114,7 +230,7 @@ fn emit_part(part: &str, emit: &mut dyn FnMut(&str)) {
 /// `.ext` of a file name in `raw` (`report.pptx`, `*.stl` seen as `.stl`):
 /// one to five ASCII letters or digits, at least one a letter, after a name
 /// of two characters or more or after nothing (so `e.g` is not `.g`).
-fn extension(raw: &str, emit: &mut dyn FnMut(&str)) {
+fn extension(raw: &str, term: &mut String, emit: &mut dyn FnMut(&str)) {
     let raw = raw.trim_end_matches('.');
     let Some(dot) = raw.rfind('.') else { return };
     let (base, ext) = (&raw[..dot], &raw[dot + 1..]);
@@ -127,10 +243,11 @@ fn extension(raw: &str, emit: &mut dyn FnMut(&str)) {
     {
         return;
     }
-    let mut term = String::with_capacity(ext.len() + 1);
+    term.clear();
     term.push('.');
-    term.extend(ext.chars().map(|c| c.to_ascii_lowercase()));
-    emit(&term);
+    term.push_str(ext);
+    term.make_ascii_lowercase();
+    emit(term);
 }
 
 /// Whether a new identifier part starts at `chars[i]`: a capital after a
@@ -182,10 +299,14 @@ fn cjk_pair(chars: &[char], i: usize, buf: &mut String, emit: &mut dyn FnMut(&st
 }
 
 /// Words to terms: stop words dropped, English words stemmed, everything
-/// else kept as written. Remembers each word's answer.
+/// else kept as written. Remembers each word's answer, so each distinct
+/// word is stemmed once.
 pub struct Normalizer {
     stemmer: Stemmer,
-    seen: FxHashMap<Box<str>, Option<Box<str>>>,
+    /// Each word remembered, by its number in `terms`: one hash of the
+    /// word answers a word seen before.
+    seen: FxHashMap<Box<str>, u32>,
+    terms: Vec<Option<Box<str>>>,
 }
 
 impl std::fmt::Debug for Normalizer {
@@ -203,8 +324,10 @@ impl Default for Normalizer {
 }
 
 /// Words remembered at most; past this (a hostile tree of a million
-/// distinct words) answers are computed each time instead.
-const MAX_REMEMBERED: usize = 1 << 20;
+/// distinct words) what was remembered is forgotten and remembering starts
+/// again, so memory stays bounded and a word costs at most one stemming
+/// more.
+pub(crate) const MAX_REMEMBERED: usize = 1 << 20;
 
 impl Normalizer {
     /// A normalizer with nothing remembered.
@@ -212,23 +335,33 @@ impl Normalizer {
         Normalizer {
             stemmer: Stemmer::create(Algorithm::English),
             seen: FxHashMap::default(),
+            terms: Vec::new(),
         }
     }
 
     /// The term of `word` (a lowercase word of [`for_each_word`]), or `None`
     /// for a stop word.
     pub fn term(&mut self, word: &str) -> Option<&str> {
-        if !self.seen.contains_key(word) {
-            let term = self.compute(word);
-            if self.seen.len() >= MAX_REMEMBERED {
-                self.seen.clear();
+        let at = match self.seen.get(word) {
+            Some(&at) => at,
+            None => {
+                if self.seen.len() >= MAX_REMEMBERED {
+                    self.seen.clear();
+                    self.terms.clear();
+                }
+                let at = self.terms.len() as u32;
+                self.terms.push(self.compute(word));
+                self.seen.insert(word.into(), at);
+                at
             }
-            self.seen.insert(word.into(), term);
-        }
-        self.seen.get(word).and_then(|t| t.as_deref())
+        };
+        self.terms.get(at as usize).and_then(|t| t.as_deref())
     }
 
-    fn compute(&self, word: &str) -> Option<Box<str>> {
+    /// The term of `word` without remembering it: for a caller that
+    /// remembers words its own way (the index builder keeps each word's
+    /// term number instead).
+    pub(crate) fn compute(&self, word: &str) -> Option<Box<str>> {
         if is_stop_word(word) {
             return None;
         }
@@ -457,6 +590,49 @@ mod tests {
         assert_eq!(terms("testing tests tested"), ["test", "test", "test"]);
         // Words of other scripts and words with digits are kept as written.
         assert_eq!(terms("отчёты h264"), ["отчёты", "h264"]);
+    }
+
+    /// The words of `text` cut the slower way, character by character,
+    /// for every run: what the ASCII path must agree with.
+    fn words_by_characters(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut buffers = Buffers::default();
+        let mut emit = |w: &str| out.push(w.to_owned());
+        let mut start = None;
+        for (at, c) in text.char_indices() {
+            let inside = c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+            match (inside, start) {
+                (true, None) => start = Some(at),
+                (false, Some(from)) => {
+                    split_chunk(&text[from..at], false, &mut buffers, &mut emit);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = start {
+            split_chunk(&text[from..], false, &mut buffers, &mut emit);
+        }
+        out
+    }
+
+    #[test]
+    fn ascii_runs_cut_as_characters_do() {
+        for text in [
+            "HTTPServer getURLForID my_snake-kebab.case x.pptx .bashrc a-b-c",
+            "__init__ --flag ..hidden. v1.2.3 e.g. IOError ABCdef A1b2C3",
+            "one-two-three-four-five snake_CASE_Mixed file.tar.gz ...",
+            "mixé café-Bar naïveCase 技能report report技能 Ünïcode_x",
+        ] {
+            assert_eq!(words(text), words_by_characters(text), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_cuts_as_characters_do(text in "[a-cA-C0-9_.\\- éÉ技能,/]{0,24}") {
+            proptest::prop_assert_eq!(words(&text), words_by_characters(&text));
+        }
     }
 
     #[test]

@@ -71,6 +71,16 @@ impl SkillText {
     /// is not fetched ahead of need, as an MCP server's) and the paths of
     /// its other files, relative to its folder.
     pub fn of(skill: &SkillSummary, body: Option<&str>, files: &[String]) -> SkillText {
+        let mut text = SkillText::with_body(skill, None, files);
+        if let Some(body) = body {
+            text.fields[Field::Body.index()].push_str(body);
+        }
+        text
+    }
+
+    /// [`SkillText::of`] taking the body it keeps, so a body read for the
+    /// index is not copied again.
+    pub fn with_body(skill: &SkillSummary, body: Option<String>, files: &[String]) -> SkillText {
         let manifest = &skill.manifest;
         let details = manifest.details();
         let mut text = SkillText::default();
@@ -103,7 +113,7 @@ impl SkillText {
             file_names.push('\n');
         }
         if let Some(body) = body {
-            body_text.push_str(body);
+            *body_text = body;
         }
         text
     }

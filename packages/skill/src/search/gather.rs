@@ -1,8 +1,8 @@
 //! The edge of the relevance index: reads what the index needs of each
 //! skill of a registry (the body, through the registry's own confined and
 //! bounded read, and the names of a folder skill's other files) on worker
-//! threads, each indexing a run of skills, then joins their indexes in
-//! registry order.
+//! threads, each indexing every so many runs of skills into an index of its
+//! own, then joins their indexes.
 //!
 //! Provided skills (an MCP server's) are indexed by what their summary
 //! says: their bodies are fetched only when a skill is loaded, never to
@@ -14,9 +14,8 @@ use bcode_fs::FileKind;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 
 use crate::discover::registry::SkillRegistry;
-use crate::search::analyze::Normalizer;
 use crate::search::document::SkillText;
-use crate::search::index::SkillIndex;
+use crate::search::index::{IndexBuilder, SkillIndex};
 
 /// Names of a skill's other files listed at most: a folder of thousands of
 /// assets says no more about the skill than its first few dozen.
@@ -26,8 +25,10 @@ pub const MAX_FILES_LISTED: usize = 64;
 /// (`references/forms/FORM.md` is two folders down).
 const MAX_FILE_DEPTH: usize = 2;
 
-/// Skills a worker takes at once, so a thread never idles while another
-/// has a long run of large files left.
+/// Skills a worker takes at once: worker `w` of `n` takes runs `w`,
+/// `w + n`, ..., so the split is the same on every run (an index's
+/// document numbers depend only on the registry and the number of
+/// workers) and a run of large files is shared out.
 const BATCH: usize = 256;
 
 /// An index of every skill of `registry`, or, with `query`, only as much
@@ -38,46 +39,39 @@ pub fn index_registry(registry: &SkillRegistry, query: Option<&str>) -> SkillInd
         Some(query) => SkillIndex::for_query(query),
         None => SkillIndex::new(),
     };
-    let threads = bcode_fs::worker_threads()
-        .min(skills.len().div_ceil(BATCH))
-        .max(1);
-    if threads == 1 {
-        let mut index = fresh();
-        let mut normalizer = Normalizer::new();
-        for skill in &skills {
-            add(&mut index, registry, skill, &mut normalizer);
-        }
-        return index;
-    }
     let batches: Vec<&[&SkillSummary]> = skills.chunks(BATCH).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut parts: Vec<(usize, SkillIndex)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut normalizer = Normalizer::new();
-                    let mut done = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(batch) = batches.get(at) else { break };
-                        let mut index = fresh();
-                        for skill in *batch {
-                            add(&mut index, registry, skill, &mut normalizer);
-                        }
-                        done.push((at, index));
-                    }
-                    done
-                })
-            })
+    let threads = bcode_fs::worker_threads().min(batches.len()).max(1);
+    // Each worker builds one index over all its runs, so what it learnt of
+    // each word (its stem, its term number) serves it to the end.
+    let build = |worker: usize| {
+        let mut index = fresh();
+        let mut builder = IndexBuilder::new(&mut index);
+        for batch in batches.iter().skip(worker).step_by(threads) {
+            for skill in *batch {
+                add(&mut builder, registry, skill);
+            }
+        }
+        index
+    };
+    if threads == 1 {
+        return build(0);
+    }
+    let parts: Vec<SkillIndex> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads)
+            .map(|worker| scope.spawn(move || build(worker)))
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_default())
-            .collect()
+        // This thread is a worker too.
+        let mut parts = vec![build(0)];
+        parts.extend(
+            workers
+                .into_iter()
+                .map(|worker| worker.join().unwrap_or_default()),
+        );
+        parts
     });
-    parts.sort_by_key(|(at, _)| *at);
-    let mut whole = fresh();
-    for (_, part) in parts {
+    let mut parts = parts.into_iter();
+    let mut whole = parts.next().unwrap_or_default();
+    for part in parts {
         whole.append(part);
     }
     whole
@@ -85,14 +79,14 @@ pub fn index_registry(registry: &SkillRegistry, query: Option<&str>) -> SkillInd
 
 /// Indexes one skill: its body when it is read from disk (an unreadable
 /// one is indexed without; the registry's diagnostics already say why).
-fn add(index: &mut SkillIndex, registry: &SkillRegistry, skill: &SkillSummary, n: &mut Normalizer) {
+fn add(builder: &mut IndexBuilder<'_>, registry: &SkillRegistry, skill: &SkillSummary) {
     let (body, files) = match skill.layout {
         SkillLayout::Provided => (None, Vec::new()),
         SkillLayout::Flat => (registry.body(skill).ok(), Vec::new()),
         _ => (registry.body(skill).ok(), other_files(skill)),
     };
-    let text = SkillText::of(skill, body.as_deref(), &files);
-    index.insert(skill.manifest.id.clone(), &text, n);
+    let text = SkillText::with_body(skill, body, &files);
+    builder.insert(skill.manifest.id.clone(), &text);
 }
 
 /// The paths of a folder skill's other files, relative to its folder,
@@ -196,14 +190,14 @@ pub fn refresh(index: &mut SkillIndex, before: &SkillRegistry, after: &SkillRegi
     for id in &gone {
         index.remove(id);
     }
-    let mut normalizer = Normalizer::new();
+    let mut builder = IndexBuilder::new(index);
     let mut again = 0;
     for skill in after.shared_skills() {
         let unchanged = kept
             .get(skill.manifest.id.as_str())
             .is_some_and(|old| std::sync::Arc::ptr_eq(old, skill));
-        if !unchanged || !index.contains(&skill.manifest.id) {
-            add(index, after, skill, &mut normalizer);
+        if !unchanged || !builder.index().contains(&skill.manifest.id) {
+            add(&mut builder, after, skill);
             again += 1;
         }
     }

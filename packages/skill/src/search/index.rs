@@ -20,7 +20,7 @@ use bcode_skill_models::SkillId;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use crate::search::analyze::{Normalizer, for_each_term};
+use crate::search::analyze::{MAX_REMEMBERED, Normalizer, for_each_term, for_each_word};
 use crate::search::document::{FIELDS, Field, SkillText};
 
 /// BM25's term-frequency saturation.
@@ -144,36 +144,70 @@ impl SkillIndex {
 
     /// Indexes one skill under `id`, replacing what was indexed under it.
     pub fn insert(&mut self, id: SkillId, text: &SkillText, normalizer: &mut Normalizer) {
+        let mut counts = FxHashMap::default();
+        self.insert_coded(
+            id,
+            text,
+            &mut counts,
+            &mut |index, word| match normalizer.term(word) {
+                Some(term) => index.code_of(term),
+                None => STOP_WORD,
+            },
+        );
+    }
+
+    /// The code of `term` in this index: its number (a new one if it is
+    /// new), or [`NOT_KEPT`] when this index keeps no postings for it.
+    fn code_of(&mut self, term: &str) -> u32 {
+        if let Some(only) = &self.only
+            && !only.contains(term)
+        {
+            return NOT_KEPT;
+        }
+        if let Some(&number) = self.terms.get(term) {
+            return number;
+        }
+        let next = self.postings.len() as u32;
+        if next >= NOT_KEPT {
+            // Four billion terms do not fit in memory anyway; past them a
+            // term is counted but not kept, rather than mistaken for one.
+            return NOT_KEPT;
+        }
+        self.terms.insert(term.into(), next);
+        self.postings.push(Vec::new());
+        next
+    }
+
+    /// [`SkillIndex::insert`] with each word's code given by `code` and
+    /// the per-term counts kept in `counts` (empty; left empty, with its
+    /// capacity, for the next skill).
+    fn insert_coded(
+        &mut self,
+        id: SkillId,
+        text: &SkillText,
+        counts: &mut FxHashMap<u32, [u32; FIELDS]>,
+        code: &mut dyn FnMut(&mut SkillIndex, &str) -> u32,
+    ) {
         self.remove(&id);
-        let mut counts: FxHashMap<u32, [u32; FIELDS]> = FxHashMap::default();
         let mut lens = [0u32; FIELDS];
         for field in Field::ALL {
             let at = field.index();
             let mut len = 0u32;
-            for_each_term(&text.fields[at], normalizer, &mut |term| {
-                len = len.saturating_add(1);
-                if let Some(only) = &self.only
-                    && !only.contains(term)
-                {
+            for_each_word(&text.fields[at], &mut |word| {
+                let number = code(self, word);
+                if number == STOP_WORD {
                     return;
                 }
-                // A term seen before costs a lookup, not an allocation.
-                let number = match self.terms.get(term) {
-                    Some(&number) => number,
-                    None => {
-                        let next = self.postings.len() as u32;
-                        self.terms.insert(term.into(), next);
-                        self.postings.push(Vec::new());
-                        next
-                    }
-                };
-                let slot = counts.entry(number).or_insert([0; FIELDS]);
-                slot[at] = slot[at].saturating_add(1);
+                len = len.saturating_add(1);
+                if number != NOT_KEPT {
+                    let slot = counts.entry(number).or_insert([0; FIELDS]);
+                    slot[at] = slot[at].saturating_add(1);
+                }
             });
             lens[at] = len;
         }
         let doc = self.docs.len() as u32;
-        for (term, tf) in counts {
+        for (term, tf) in counts.drain() {
             let small = [0, 1, 2, 3].map(|f| u8::try_from(tf[f]).unwrap_or(u8::MAX));
             let body = u16::try_from(tf[Field::Body.index()]).unwrap_or(u16::MAX);
             if let Some(list) = self.postings.get_mut(term as usize) {
@@ -479,6 +513,82 @@ impl SkillIndex {
     }
 }
 
+/// A word's code for a stop word: not counted at all.
+const STOP_WORD: u32 = u32::MAX;
+
+/// A word's code for a term that counts towards its field's length but
+/// gets no postings (an index for one query keeps only that query's).
+const NOT_KEPT: u32 = u32::MAX - 1;
+
+/// Indexes skills into one index, remembering what each distinct word is
+/// in it (a stop word, or a term and its number), so a word seen before
+/// costs one hash of the word: no stemming again, no lookup of its term.
+/// The index's term numbers never change while it is borrowed here, which
+/// is what makes the remembered numbers right.
+pub(crate) struct IndexBuilder<'a> {
+    index: &'a mut SkillIndex,
+    normalizer: Normalizer,
+    words: FxHashMap<Box<str>, u32>,
+    /// Words remembered at most ([`MAX_REMEMBERED`]; tests lower it).
+    max_words: usize,
+    counts: FxHashMap<u32, [u32; FIELDS]>,
+}
+
+impl<'a> IndexBuilder<'a> {
+    /// A builder adding to `index`.
+    pub(crate) fn new(index: &'a mut SkillIndex) -> Self {
+        IndexBuilder {
+            index,
+            normalizer: Normalizer::new(),
+            words: FxHashMap::default(),
+            max_words: MAX_REMEMBERED,
+            counts: FxHashMap::default(),
+        }
+    }
+
+    /// [`SkillIndex::insert`]: indexes one skill under `id`, replacing
+    /// what was indexed under it.
+    pub(crate) fn insert(&mut self, id: SkillId, text: &SkillText) {
+        let IndexBuilder {
+            index,
+            normalizer,
+            words,
+            max_words,
+            counts,
+        } = self;
+        index.insert_coded(id, text, counts, &mut |index, word| {
+            if let Some(&code) = words.get(word) {
+                return code;
+            }
+            let code = match normalizer.compute(word) {
+                Some(term) => index.code_of(&term),
+                None => STOP_WORD,
+            };
+            // A hostile tree of millions of distinct words: forget and
+            // start again, so memory stays bounded.
+            if words.len() >= *max_words {
+                words.clear();
+            }
+            words.insert(word.into(), code);
+            code
+        });
+    }
+
+    /// The index added to, for what a builder does not do.
+    pub(crate) fn index(&mut self) -> &mut SkillIndex {
+        self.index
+    }
+}
+
+impl std::fmt::Debug for IndexBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexBuilder")
+            .field("skills", &self.index.len())
+            .field("words", &self.words.len())
+            .finish()
+    }
+}
+
 struct QueryTerm {
     number: u32,
     written: String,
@@ -698,6 +808,40 @@ mod tests {
         first.append(index_of(&all[1..]));
         for query in ["write storybook stories", "components release"] {
             assert_eq!(first.search(query, 10), whole.search(query, 10), "{query}");
+        }
+    }
+
+    #[test]
+    fn a_builder_answers_as_skill_by_skill_inserts() {
+        let all = stories();
+        let whole = index_of(&all);
+        let queries = [
+            "write storybook stories",
+            "components release",
+            "the DOM of a React component",
+        ];
+        // Remembering every word, and remembering at most three (so what
+        // it remembered is forgotten again and again).
+        for max_words in [MAX_REMEMBERED, 3] {
+            let mut built = SkillIndex::new();
+            let mut builder = IndexBuilder::new(&mut built);
+            builder.max_words = max_words;
+            // A skill first indexed with other text, then replaced.
+            builder.insert(id("changelog"), &text(["x", "kubernetes", "", "", ""]));
+            for (name, fields) in &all {
+                builder.insert(id(name), &text(*fields));
+            }
+            for query in queries {
+                assert_eq!(built.search(query, 10), whole.search(query, 10), "{query}");
+            }
+            // An index for one query, built the same way.
+            let mut only = SkillIndex::for_query(queries[0]);
+            let mut builder = IndexBuilder::new(&mut only);
+            builder.max_words = max_words;
+            for (name, fields) in &all {
+                builder.insert(id(name), &text(*fields));
+            }
+            assert_eq!(only.search(queries[0], 10), whole.search(queries[0], 10));
         }
     }
 
