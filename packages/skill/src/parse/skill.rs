@@ -246,6 +246,14 @@ fn repair_diagnostic(repair: &Repair, first_line: u32, loaded: bool) -> Diagnost
             "it was read as plain text",
             format!("quote the value: {key}: {}", repair.quoted),
         ),
+        RepairKind::ReservedFlowItem { indicator } => (
+            format!(
+                "an item of the list `{path}` starts with {}, which YAML reserves, and is invalid YAML as written",
+                code_span(*indicator)
+            ),
+            "such items were read as text",
+            format!("quote the items: {key}: {}", repair.quoted),
+        ),
     };
     let d = if loaded {
         Diagnostic::warning(
