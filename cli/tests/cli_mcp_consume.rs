@@ -138,7 +138,6 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
         "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
          References are relative to bcode-provider://other/other:pdf.\n\
          Source label: mcp:other\n\
-         Skill resource root: bcode-provider://other/other:pdf\n\
          \n\
          The PDF body.\n\
          </skill>\n"
@@ -595,7 +594,6 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
                 "<skill id=\"{id}\" name=\"git-workflow\" location=\"{location}\">\n\
                  References are relative to {location}.\n\
                  Source label: mcp:srv\n\
-                 Skill resource root: {location}\n\
                  \n\
                  {body}\n\
                  </skill>\n"
