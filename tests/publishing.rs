@@ -117,7 +117,9 @@ fn every_crate_has_the_metadata_crates_io_shows() {
 #[test]
 fn path_dependencies_carry_versions() {
     let root_manifest = manifest(&root().join("Cargo.toml"));
-    let deps = root_manifest["workspace"]["dependencies"].as_table().unwrap();
+    let deps = root_manifest["workspace"]["dependencies"]
+        .as_table()
+        .unwrap();
     let unversioned: Vec<&String> = deps
         .iter()
         .filter(|(_, d)| d.get("path").is_some() && d.get("version").is_none())
@@ -129,7 +131,12 @@ fn path_dependencies_carry_versions() {
     for (dir, _, name) in members() {
         let whole = manifest(&dir.join("Cargo.toml"));
         for section in ["dependencies", "build-dependencies"] {
-            for (dep, spec) in whole.get(section).and_then(Value::as_table).into_iter().flatten() {
+            for (dep, spec) in whole
+                .get(section)
+                .and_then(Value::as_table)
+                .into_iter()
+                .flatten()
+            {
                 if spec.get("path").is_some() && spec.get("version").is_none() {
                     direct.push(format!("{name}: {dep}"));
                 }
@@ -142,7 +149,12 @@ fn path_dependencies_carry_versions() {
 #[test]
 fn the_license_the_crates_declare_is_at_the_root() {
     let license = std::fs::read_to_string(root().join("LICENSE")).unwrap();
-    let head: Vec<&str> = license.lines().map(str::trim).filter(|l| !l.is_empty()).take(3).collect();
+    let head: Vec<&str> = license
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .collect();
     assert_eq!(
         head,
         [

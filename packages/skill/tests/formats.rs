@@ -341,7 +341,7 @@ fn the_real_world_corpus_loads_without_errors() {
     let corpus = fs::canonicalize(&corpus).unwrap_or_else(|err| {
         panic!(
             "this test needs the project's shared folder beside the clone: `{}` ({err}); \
-             see README.md, \"Where ../shared must be\"",
+             see README.md, \"The shared folder beside the clone\"",
             corpus.display()
         )
     });

@@ -682,7 +682,15 @@ fn recover_line<'a>(
         && parse_full(&format!("{key}: {value}\n")).is_err()
         && parse_full(&format!("{key}: {list}\n")).is_ok()
     {
-        return Some((index, (key, column, RepairKind::ReservedFlowItem { indicator }, list)));
+        return Some((
+            index,
+            (
+                key,
+                column,
+                RepairKind::ReservedFlowItem { indicator },
+                list,
+            ),
+        ));
     }
 
     let has_colon = value.contains(": ") || value.ends_with(':');
