@@ -115,9 +115,12 @@ fn size(text: &str, counter: &mut tokens::Counter) -> String {
 pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
     let mut out = String::new();
     let mut counter = tokens::Counter::new();
+    // The id column fits the longest id (a nested instruction file's id
+    // names its whole path), so every row keeps its columns.
+    let width = id_width(prompt.sections.iter().map(|s| s.id.as_str()), ID_WIDTH);
     let _ = writeln!(
         out,
-        "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} sources",
+        "{:<width$} {:<7} {:<7} {:>7} {:>7} {:<11} sources",
         "section", "part", "class", "bytes", "tokens", "cut"
     );
     for s in &prompt.sections {
@@ -137,7 +140,7 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<34} {:<7} {:<7} {:>7} {:>7} {:<11} {sources}",
+            "{:<width$} {:<7} {:<7} {:>7} {:>7} {:<11} {sources}",
             printable_line(&s.id),
             part_name(s.placement),
             class_name(s.class),
@@ -178,10 +181,11 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
 
     if !prompt.omitted.is_empty() {
         let _ = writeln!(out, "\nomitted:");
+        let width = id_width(prompt.omitted.iter().map(|o| o.id.as_str()), ID_WIDTH - 2);
         for o in &prompt.omitted {
             let _ = writeln!(
                 out,
-                "  {:<32} {}",
+                "  {:<width$} {}",
                 printable_line(&o.id),
                 printable_line(&omitted_reason(&o.reason))
             );
@@ -203,6 +207,18 @@ pub fn explain(prompt: &AssembledPrompt, paths: &PathBase) -> String {
         out.push_str(&notes);
     }
     out
+}
+
+/// The id column's width when every id fits it: wide enough for the
+/// canonical ids, so the common table looks the same whatever it holds.
+const ID_WIDTH: usize = 34;
+
+/// The width of a column of `ids` as shown: the longest, at least `least`.
+fn id_width<'a>(ids: impl Iterator<Item = &'a str>, least: usize) -> usize {
+    ids.map(|id| printable_line(id).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(least)
 }
 
 /// A note with every absolute path in it shown like a source.

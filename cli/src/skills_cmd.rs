@@ -134,7 +134,7 @@ pub fn run(
                 )
                 .map_err(io)?;
             }
-            report_summary(registry.diagnostics());
+            eprintln!("{}", list_summary(registry.len(), registry.diagnostics()));
         }
         SkillsCmd::Show { id, json } => {
             let skill = lookup(&registry, id)?;
@@ -469,16 +469,36 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn report_summary(diagnostics: &[Diagnostic]) {
+/// The errors and warnings among `diagnostics` ("1 error, 2 warnings"),
+/// `None` when there are none: infos (a markdown file that is not a skill)
+/// are not problems to report.
+fn problems(diagnostics: &[Diagnostic]) -> Option<String> {
     let notable: Vec<Diagnostic> = diagnostics
         .iter()
         .filter(|d| d.severity != Severity::Info)
         .cloned()
         .collect();
-    if let Some(summary) = diagnostics_out::summary(&notable) {
+    diagnostics_out::summary(&notable)
+}
+
+/// After a command's output, the skill files' problems, if any.
+fn report_summary(diagnostics: &[Diagnostic]) {
+    if let Some(summary) = problems(diagnostics) {
         eprintln!(
             "bcode-prompt: {summary} in skill files; run `bcode-prompt skills doctor` for details"
         );
+    }
+}
+
+/// The line `skills list` ends with, problems or not: how many skills it
+/// listed and what the skill files' diagnostics amount to.
+fn list_summary(skills: usize, diagnostics: &[Diagnostic]) -> String {
+    let plural = if skills == 1 { "" } else { "s" };
+    match problems(diagnostics) {
+        Some(summary) => format!(
+            "bcode-prompt: {skills} skill{plural}; {summary} in skill files; run `bcode-prompt skills doctor` for details"
+        ),
+        None => format!("bcode-prompt: {skills} skill{plural}; no problems in skill files"),
     }
 }
 

@@ -26,7 +26,7 @@ fn sandbox() -> Sandbox {
 fn block(sandbox: &Sandbox, line: &str, body: &str) -> String {
     let root = sandbox.repo.join(".bcode/skills").display().to_string();
     format!(
-        "<skill id=\"fix\" name=\"fix\" location=\"{root}/fix/SKILL.md\">\nReferences are relative to {root}/fix.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\nInvocation arguments: {line}\n\n{body}</skill>"
+        "<skill id=\"fix\" name=\"fix\" location=\"{root}/fix/SKILL.md\">\nReferences are relative to {root}/fix.\nSource label: repo:.bcode/skills\nInvocation arguments: {line}\n\n{body}</skill>"
     )
 }
 

@@ -207,3 +207,38 @@ fn explain_marks_a_marker_only_cut_and_notes_nothing_about_unlisted_skills() {
         "{report}"
     );
 }
+
+#[test]
+fn columns_hold_for_ids_longer_than_the_id_column() {
+    let sandbox = explain_sandbox();
+    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
+    let nested = "web/src/app/(dashboard)/settings/billing";
+    write(
+        &sandbox.repo.join(nested).join("AGENTS.md"),
+        "Bill in cents.\n",
+    );
+    let report = succeed_stdout(
+        sandbox
+            .command_in(&sandbox.repo.join(nested))
+            .env("TZ", "UTC")
+            .args(["render", "--explain", "--now", "2026-07-01T10:00:00Z"]),
+    );
+    let long = format!("repository_context:{nested}/AGENTS.md");
+    assert!(long.len() > 34, "{long}");
+    let table: Vec<&str> = report.lines().take_while(|l| !l.is_empty()).collect();
+    let header = table[0];
+    // Every row's cells start where the header's names do.
+    let starts = |line: &str| -> Vec<usize> {
+        line.char_indices()
+            .filter(|&(at, c)| c != ' ' && (at == 0 || line.as_bytes()[at - 1] == b' '))
+            .map(|(at, _)| at)
+            .take(3)
+            .collect()
+    };
+    let expected = starts(header);
+    assert_eq!(expected[1], long.len() + 1, "{report}");
+    for line in &table {
+        assert_eq!(starts(line), expected, "{line:?} in\n{report}");
+    }
+    assert_eq!(row(&report, &long)[1..3], ["system", "session"]);
+}

@@ -183,7 +183,7 @@ fn hermetic_render_with_facts_is_the_same_everywhere() {
         r#"location="/src/project/BCODE.md""#,
         "<location>/src/project/.bcode/skills/rust-debugging/SKILL.md</location>",
         r#"location="/src/project/.bcode/skills/rust-debugging/SKILL.md">"#,
-        "Skill resource root: /src/project/.bcode/skills",
+        "References are relative to /src/project/.bcode/skills/rust-debugging.",
         "rooted at /src/project.",
         "branch main at 0123456 (0123456789abcdef0123456789abcdef01234567)",
         "Sunday 2025-06-15 16:30:00 CEST",

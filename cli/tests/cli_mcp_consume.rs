@@ -139,7 +139,6 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
         "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
          References are relative to skill://pdf/.\n\
          Source label: mcp:other\n\
-         Skill resource root: skill://pdf/\n\
          \n\
          The PDF body.\n\
          </skill>\n"
@@ -605,7 +604,6 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
                 "<skill id=\"{id}\" name=\"git-workflow\" location=\"{location}\">\n\
                  References are relative to {base}.\n\
                  Source label: mcp:srv\n\
-                 Skill resource root: {base}\n\
                  \n\
                  {body}\n\
                  </skill>\n"

@@ -36,11 +36,11 @@ fn a_piped_session_records_every_event() {
     let log = state.join("sessions/e2e/events.jsonl");
     let root = skills.display();
     let rust_bytes = format!(
-        "<skill id=\"rust-debugging\" name=\"rust-debugging\" location=\"{root}/rust-debugging/SKILL.md\">\nReferences are relative to {root}/rust-debugging.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nCheck cargo output first.\n</skill>"
+        "<skill id=\"rust-debugging\" name=\"rust-debugging\" location=\"{root}/rust-debugging/SKILL.md\">\nReferences are relative to {root}/rust-debugging.\nSource label: repo:.bcode/skills\n\nCheck cargo output first.\n</skill>"
     )
     .len();
     let docs_bytes = format!(
-        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
+        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
     )
     .len();
     assert_eq!(
@@ -181,7 +181,7 @@ fn live_reload_between_turns_in_a_session() {
     render.push_str(&session.read_until("</skill>"));
     let root = skills.display();
     assert!(
-        render.contains(&format!("<skill id=\"one\" name=\"one\" location=\"{root}/one/SKILL.md\">\nReferences are relative to {root}/one.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nOne.\n</skill>")),
+        render.contains(&format!("<skill id=\"one\" name=\"one\" location=\"{root}/one/SKILL.md\">\nReferences are relative to {root}/one.\nSource label: repo:.bcode/skills\n\nOne.\n</skill>")),
         "{render}"
     );
     assert!(
@@ -222,7 +222,7 @@ fn render_in_a_session_shows_active_blocks_with_their_arguments() {
     assert_eq!(code, 0);
     let root = repo.join(".bcode/skills").display().to_string();
     let block = format!(
-        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
+        "<skill id=\"docs\" name=\"docs\" location=\"{root}/docs/SKILL.md\">\nReferences are relative to {root}/docs.\nSource label: repo:.bcode/skills\nInvocation arguments: chapter two words\n\nDocs body.\n</skill>"
     );
     let (_, after_divider) = transcript
         .split_once("===== request-only context")
@@ -358,7 +358,7 @@ fn skills_without_bcode_fields_are_suggested_by_relevance() {
     let events = sandbox.state.join("sessions/e2e/events.jsonl");
     let root = skills.display();
     let bytes = format!(
-        "<skill id=\"storybook\" name=\"storybook\" location=\"{root}/storybook/SKILL.md\">\nReferences are relative to {root}/storybook.\nSource label: repo:.agents/skills\nSkill resource root: {root}\n\nGive every story a title and args.\n</skill>"
+        "<skill id=\"storybook\" name=\"storybook\" location=\"{root}/storybook/SKILL.md\">\nReferences are relative to {root}/storybook.\nSource label: repo:.agents/skills\n\nGive every story a title and args.\n</skill>"
     )
     .len();
     assert_eq!(

@@ -184,7 +184,7 @@ fn catalog_hides_hidden_skills_and_respects_off() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "<skill id=\"quiet\" name=\"quiet\" location=\"{root}/quiet/SKILL.md\">\nReferences are relative to {root}/quiet.\nSource label: user-config:skills\nSkill resource root: {root}\nInvocation arguments: some args\n\nQuiet body\n</skill>\n",
+            "<skill id=\"quiet\" name=\"quiet\" location=\"{root}/quiet/SKILL.md\">\nReferences are relative to {root}/quiet.\nSource label: user-config:skills\nInvocation arguments: some args\n\nQuiet body\n</skill>\n",
             root = quiet.display()
         )
     );
@@ -503,4 +503,68 @@ fn json_output_is_byte_for_byte_the_expected_documents() {
         assert_eq!(out.status.code(), Some(0), "{name}: {}", lossy(&out.stderr));
         check_expected(name, &redact(&text(&out.stdout), &f.base));
     }
+}
+
+#[test]
+fn list_ends_with_a_diagnostics_summary_problems_or_not() {
+    let clean = Sandbox::new();
+    write(
+        &clean.repo.join(".bcode/skills/alpha/SKILL.md"),
+        "---\ndescription: First skill\n---\n",
+    );
+    let out = run(&clean, &["skills", "list"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "alpha  [repo:.bcode/skills]\n    First skill\n".to_owned(),
+            "bcode-prompt: 1 skill; no problems in skill files\n".to_owned()
+        )
+    );
+
+    let out = run(&fixture(), &["skills", "list"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stderr)),
+        (
+            Some(0),
+            "bcode-prompt: 2 skills; 1 error in skill files; \
+             run `bcode-prompt skills doctor` for details\n"
+                .to_owned()
+        )
+    );
+}
+
+#[test]
+fn a_missing_description_points_at_the_front_matter() {
+    let f = Sandbox::new();
+    write(
+        &f.repo.join(".bcode/skills/later/SKILL.md"),
+        "---\nname: later\nversion: 1.0.0\n---\nBody\n",
+    );
+    let out = run(&f, &["skills", "doctor", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, String, serde_json::Value, serde_json::Value)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let path = d["path"].as_str().unwrap();
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                path.rsplit('/').nth(1).unwrap().to_owned(),
+                d["line"].clone(),
+                d["column"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "missing_description".to_owned(),
+            "later".to_owned(),
+            serde_json::json!(1),
+            serde_json::json!(1)
+        )],
+        "{doc:#}"
+    );
 }

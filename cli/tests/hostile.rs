@@ -37,7 +37,8 @@ fn a_non_utf8_environment_variable_does_not_crash() {
         (
             Some(0),
             "alpha  [repo:.bcode/skills]\n    First skill\n".to_owned(),
-            "bcode-prompt: warning: environment variable TZ is not UTF-8 (Europe/Z\u{fffd}rich); it is ignored\n"
+            "bcode-prompt: warning: environment variable TZ is not UTF-8 (Europe/Z\u{fffd}rich); it is ignored\n\
+             bcode-prompt: 1 skill; no problems in skill files\n"
                 .to_owned()
         )
     );
@@ -231,7 +232,7 @@ fn a_name_holding_the_old_body_placeholder_stays_in_its_attribute() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "<skill id=\"alpha\" name=\"a\\u{{0}}body\\u{{0}}b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\nSkill resource root: {root}\n\nThe body.\n</skill>\n"
+            "<skill id=\"alpha\" name=\"a\\u{{0}}body\\u{{0}}b\" location=\"{root}/alpha/SKILL.md\">\nReferences are relative to {root}/alpha.\nSource label: repo:.bcode/skills\n\nThe body.\n</skill>\n"
         )
     );
 }

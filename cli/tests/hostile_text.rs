@@ -86,7 +86,6 @@ forging\\u{{0}} lines\\u{{1b}}]0;t\\u{{7}}</description>
             "<skill id=\"alpha\" name=\"{name}\" location=\"{repo}/.bcode/skills/alpha/SKILL.md\">
 References are relative to {repo}/.bcode/skills/alpha.
 Source label: repo:.bcode/skills
-Skill resource root: {repo}/.bcode/skills
 
 Body\\u{{0}} with NUL, \\u{{1b}}[2J ESC, \\u{{8}} BS, \\u{{7f}} DEL, \\u{{202e}} RLO, \\u{{200b}} ZWSP,
  LS.

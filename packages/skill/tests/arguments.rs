@@ -176,7 +176,7 @@ fn skill_dir_is_the_folder_the_block_shows() {
     let text = block(&shown, body, &typed(""));
     assert_eq!(
         text,
-        "<skill id=\"fix\" name=\"fix\" location=\"/repo/.bcode/skills/fix/SKILL.md\">\nReferences are relative to /repo/.bcode/skills/fix.\nSource label: repo:.bcode/skills\nSkill resource root: /repo/.bcode/skills\n\nRead /repo/.bcode/skills/fix/ref.md and /repo/.bcode/skills/fix/x.\n</skill>"
+        "<skill id=\"fix\" name=\"fix\" location=\"/repo/.bcode/skills/fix/SKILL.md\">\nReferences are relative to /repo/.bcode/skills/fix.\nSource label: repo:.bcode/skills\n\nRead /repo/.bcode/skills/fix/ref.md and /repo/.bcode/skills/fix/x.\n</skill>"
     );
 }
 

@@ -53,7 +53,7 @@ fn a_skill_edited_after_discovery_is_shown_as_one_version() {
     assert_eq!(
         session.active()[0].context.text,
         format!(
-            "<skill id=\"alpha\" name=\"New name\" location=\"{base}/alpha/SKILL.md\">\nReferences are relative to {base}/alpha.\nSource label: user-config:skills\nSkill resource root: {base}\nVersion: 2.0.0\n\nNew body.\n</skill>"
+            "<skill id=\"alpha\" name=\"New name\" location=\"{base}/alpha/SKILL.md\">\nReferences are relative to {base}/alpha.\nSource label: user-config:skills\nVersion: 2.0.0\n\nNew body.\n</skill>"
         )
     );
 }
@@ -100,7 +100,7 @@ fn a_sentinel_in_the_front_matter_does_not_move_the_body() {
     assert_eq!(
         response.text,
         format!(
-            "<skill id=\"alpha\" name=\"x\\u{{0}}body\\u{{0}}y\" location=\"{base}/alpha/SKILL.md\">\nReferences are relative to {base}/alpha.\nSource label: user-config:skills\nSkill resource root: {base}\n\nThe body.\n</skill>"
+            "<skill id=\"alpha\" name=\"x\\u{{0}}body\\u{{0}}y\" location=\"{base}/alpha/SKILL.md\">\nReferences are relative to {base}/alpha.\nSource label: user-config:skills\n\nThe body.\n</skill>"
         )
     );
 }
@@ -122,7 +122,7 @@ fn every_context_limit_gives_a_well_formed_marked_block() {
         .text;
     let open = format!("<skill id=\"alpha\" name=\"alpha\" location=\"{base}/alpha/SKILL.md\">\n");
     let frame_head = format!(
-        "{open}References are relative to {base}/alpha.\nSource label: user-config:skills\nSkill resource root: {base}\n\n"
+        "{open}References are relative to {base}/alpha.\nSource label: user-config:skills\n\n"
     );
     let marker_start = "[… skill body truncated: ";
     for max in 0..=whole.len() + 1 {

@@ -153,7 +153,6 @@ fn the_skill_block_is_clean() {
         "<skill id=\"alpha\" name=\"{NAME}\" location=\"{base}/al pha\\u{{1b}}/SKILL.md\">
 References are relative to {base}/al pha\\u{{1b}}.
 Source label: user-config: sk\\u{{202e}}ills
-Skill resource root: {base}
 Invocation arguments: fix it\\u{{1b}}
 
 Body\\u{{0}} with NUL, \\u{{1b}}[2J ESC, \\u{{8}} BS, \\u{{7f}} DEL, \\u{{202e}} RLO, \\u{{200b}} ZWSP,

@@ -323,7 +323,6 @@ fn context_is_routed_to_the_provider_and_framed_by_the_host() {
     let text = "<skill id=\"plugin-only\" name=\"plugin-only (plugin)\" location=\"bcode-provider://acme/plugin-only\">\n\
                 References are relative to bcode-provider://acme/plugin-only.\n\
                 Source label: bundled:acme\n\
-                Skill resource root: bcode-provider://acme/plugin-only\n\
                 Version: 1.0.0\n\
                 Invocation arguments: now\n\
                 \n\

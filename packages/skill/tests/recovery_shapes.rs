@@ -135,6 +135,15 @@ fn cases() -> Vec<(&'static str, &'static str, String)> {
                 "---\nname: [WIP] Fields\nversion: @next\ndescription: Other string fields recover too.\n---\n",
             ),
         ),
+        // An unknown field's flow list with an item starting with `@`
+        // (issue 42): the list is kept, the skill too.
+        (
+            "reserved_item_in_flow_list",
+            "nextjs",
+            s(
+                "---\nname: nextjs\ndescription: Next.js with Supabase auth.\ntags: [next,@supabase/ssr]\n---\n",
+            ),
+        ),
         // The `: ` case, recovered before this issue.
         (
             "unquoted_colon",

@@ -1,6 +1,6 @@
-//! What an invoked skill becomes for the model: the context block, exactly
-//! as the spec shows it, provenance (file, directory, source, resource root,
-//! version) and the complete body, optionally bounded by
+//! What an invoked skill becomes for the model: the context block as the
+//! spec shows it, provenance (file, directory, source, version) and the
+//! complete body, optionally bounded by
 //! `skills.max_context_bytes` with an explicit marker.
 //! Every value and the body are cleaned for the model first
 //! (`bcode_text::clean_line` / `clean_body`), after the body's argument
@@ -106,6 +106,11 @@ pub fn format_context(
     // `clean_body` (tabs and line feeds are its only controls).
     let line = |value: &str| clean_line(value).into_owned();
     let location = line(&model_path(&skill.location));
+    // The block names one root, the skill's folder, which relative
+    // references resolve against (the spec's separate "Skill resource root"
+    // line named the source's folder too, and the model could not tell
+    // which to use). The source's root stays a template value, so an
+    // operator's override written for the spec's block still renders.
     let resource_root = line(
         &skill
             .source

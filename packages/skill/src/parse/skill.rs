@@ -195,7 +195,16 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
             .get(key)
             .map(|l| first_line + l - 1)
     };
-    let (manifest, diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
+    let (manifest, mut diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
+    // A description that is not there has no line of its own: the
+    // diagnostic points at the front matter's opening line, the block the
+    // field belongs in.
+    for d in &mut diagnostics {
+        if d.code == DiagnosticCode::MissingDescription && d.line.is_none() {
+            d.line = Some(first_line.saturating_sub(1).max(1));
+            d.column = Some(1);
+        }
+    }
     outcome.diagnostics.extend(diagnostics);
     let Some(manifest) = manifest else {
         return finish(&origin, outcome);
@@ -245,6 +254,14 @@ fn repair_diagnostic(repair: &Repair, first_line: u32, loaded: bool) -> Diagnost
             ),
             "it was read as plain text",
             format!("quote the value: {key}: {}", repair.quoted),
+        ),
+        RepairKind::ReservedFlowItem { indicator } => (
+            format!(
+                "an item of the list `{path}` starts with {}, which YAML reserves, and is invalid YAML as written",
+                code_span(*indicator)
+            ),
+            "such items were read as text",
+            format!("quote the items: {key}: {}", repair.quoted),
         ),
     };
     let d = if loaded {

@@ -36,8 +36,9 @@ pub struct Repair {
     /// (`metadata.short-description`); `key` for a top-level field.
     pub path: String,
     pub kind: RepairKind,
-    /// The value as it was read, written as a double-quoted YAML string:
-    /// the one-line fix for the file.
+    /// The value as it was read, written as valid YAML: the one-line fix
+    /// for the file (a double-quoted string, or for a flow list the list
+    /// with its reserved items double-quoted).
     pub quoted: String,
 }
 
@@ -52,6 +53,10 @@ pub enum RepairKind {
     /// `key: [AUTO] Use when ...`: a value starting with a YAML indicator
     /// character and not valid YAML as written.
     IndicatorStart { indicator: char },
+    /// `tags: [next, @supabase/ssr]`: a one-line flow list whose plain items
+    /// include one starting with a reserved indicator (`@` or `` ` ``),
+    /// which no YAML value may start with; those items are read as text.
+    ReservedFlowItem { indicator: char },
 }
 
 /// Parses YAML front matter into a mapping. On a syntax error, tries the
@@ -423,7 +428,12 @@ fn recover(raw: &str) -> Option<(String, Vec<Repair>)> {
             }
         };
         let (key, column, kind, value) = fix;
-        let quoted = double_quoted(&value);
+        // A repaired flow list is already the YAML to write; every other
+        // repair reads as one string.
+        let quoted = match kind {
+            RepairKind::ReservedFlowItem { .. } => value,
+            _ => double_quoted(&value),
+        };
         out.push_str(&line[..indent]);
         out.push_str(key);
         out.push_str(": ");
@@ -579,7 +589,7 @@ fn closing_quote(text: &str, quote: char) -> Option<usize> {
 }
 
 /// What replaces one value: its key, the value's column, the shape and the
-/// text read.
+/// text read (for a flow list, the list as valid YAML).
 type LineFix<'a> = (&'a str, u32, RepairKind, String);
 
 /// The recovery for the value on `lines[index]`, a key line indented by
@@ -666,6 +676,23 @@ fn recover_line<'a>(
         return Some((last, (key, column, kind, read)));
     }
 
+    if last == index
+        && !commented(value)
+        && let Some((indicator, list)) = reserved_flow_items(value)
+        && parse_full(&format!("{key}: {value}\n")).is_err()
+        && parse_full(&format!("{key}: {list}\n")).is_ok()
+    {
+        return Some((
+            index,
+            (
+                key,
+                column,
+                RepairKind::ReservedFlowItem { indicator },
+                list,
+            ),
+        ));
+    }
+
     let has_colon = value.contains(": ") || value.ends_with(':');
     let starts_plain = !value.starts_with(['\'', '"', '#']) && !value.starts_with(INDICATORS);
     // Continued on the next line, the value's extent is not clear.
@@ -675,6 +702,43 @@ fn recover_line<'a>(
             (key, column, RepairKind::UnquotedColon, value.to_owned()),
         )
     })
+}
+
+/// Reserved indicators: no YAML value may start with one, so an item that
+/// does is text whatever else it holds.
+const RESERVED: [char; 2] = ['@', '`'];
+
+/// For a one-line flow list of plain items (`[next,@supabase/ssr]`: no
+/// nested collection, no quote) with an item starting with a reserved
+/// indicator, that indicator and the list with such items double-quoted
+/// (`[next, "@supabase/ssr"]`). A trailing comma is allowed, as in YAML;
+/// an empty item is not.
+fn reserved_flow_items(value: &str) -> Option<(char, String)> {
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.contains(['[', ']', '{', '}', '"', '\'']) {
+        return None;
+    }
+    let mut items: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if items.len() > 1 && items.last().is_some_and(|last| last.is_empty()) {
+        items.pop();
+    }
+    if items.iter().any(|item| item.is_empty()) {
+        return None;
+    }
+    let indicator = items
+        .iter()
+        .find_map(|item| item.chars().next().filter(|c| RESERVED.contains(c)))?;
+    let written: Vec<String> = items
+        .iter()
+        .map(|item| {
+            if item.starts_with(RESERVED) {
+                double_quoted(item)
+            } else {
+                (*item).to_owned()
+            }
+        })
+        .collect();
+    Some((indicator, format!("[{}]", written.join(", "))))
 }
 
 /// `(header, text)` when `value` is a block-scalar header (`|` or `>`, with
@@ -930,6 +994,35 @@ mod tests {
     }
 
     #[test]
+    fn recovers_reserved_items_of_a_flow_list() {
+        let item = |indicator| RepairKind::ReservedFlowItem { indicator };
+        // Any field, at any depth: the list stays a list, the item text.
+        check_recovered(
+            "name: x\ntags: [next,@supabase/ssr]\ndescription: Kept.\n",
+            json!({"name": "x", "tags": ["next", "@supabase/ssr"], "description": "Kept."}),
+            &[(2, 7, item('@'))],
+        );
+        check_recovered(
+            "metadata:\n  tags: [ `a`, b , @c/d, ]\n",
+            json!({"metadata": {"tags": ["`a`", "b", "@c/d"]}}),
+            &[(2, 9, item('`'))],
+        );
+        let (_, repairs) = ok("tags: [next,@supabase/ssr]\n");
+        assert_eq!(repairs[0].quoted, r#"[next, "@supabase/ssr"]"#);
+        // Not a plain one-line list of plain items: left as the error it is.
+        for raw in [
+            "tags: [a, @b\n  , c]\n",
+            "tags: [a, [@b]]\n",
+            "tags: [a, \"@b]\n",
+            "tags: [a,, @b]\n",
+            "tags: [a, @b] # note\n",
+            "tags: [a, *b]\n",
+        ] {
+            assert!(parse(raw).is_err(), "{raw:?}: {:?}", parse(raw));
+        }
+    }
+
+    #[test]
     fn leaves_errors_whose_intent_is_not_clear() {
         for raw in [
             // Valid YAML of another type stays what it is; the file's other
@@ -1182,6 +1275,8 @@ mod differential {
             )
                 .prop_map(|(i, t)| format!("{i}{t}")),
             text().prop_map(|t| format!("[{t}]")),
+            text().prop_map(|t| format!("[{t},@{t}]")),
+            text().prop_map(|t| format!("[`{t}`, {t}, ]")),
             text().prop_map(|t| format!("[{t}] {t}")),
             text().prop_map(|t| format!("{{x: {t}}}")),
             Just("[a, b]".to_owned()),
