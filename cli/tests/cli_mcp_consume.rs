@@ -777,8 +777,7 @@ fn the_skills_servers_written_elsewhere_are_consumed() {
             block.starts_with(&format!(
                 "<skill id=\"{id}\" name=\"pdf\" location=\"{location}\">\n\
                  References are relative to skill://pdf/.\n\
-                 Source label: mcp:{name}\n\
-                 Skill resource root: skill://pdf/\n"
+                 Source label: mcp:{name}\n"
             )),
             "{name}: {block}"
         );
