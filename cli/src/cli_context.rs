@@ -14,6 +14,13 @@ use bcode_skill::{DiscoveryOptions, SourceEnv, SourceRoot};
 /// [`ProcessInputs::racy_window`]).
 const RACY_WINDOW_VAR: &str = "BCODE_RACY_WINDOW_MS";
 
+/// The variable that shortens `bcode-prompt mcp`'s re-check of the skill
+/// trees (see [`ProcessInputs::mcp_refresh`]).
+const MCP_REFRESH_VAR: &str = "BCODE_MCP_REFRESH_MS";
+
+/// How often `bcode-prompt mcp` re-checks the skill trees by default.
+pub const MCP_REFRESH: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Why a command could not run, with its exit code.
 #[derive(Debug)]
 pub enum CliError {
@@ -188,6 +195,22 @@ impl ProcessInputs {
             .get(RACY_WINDOW_VAR)
             .and_then(|ms| ms.trim().parse::<u64>().ok())
             .map_or(bcode_fs::RACY_WINDOW, std::time::Duration::from_millis)
+    }
+
+    /// How often `bcode-prompt mcp` re-checks the skill trees:
+    /// `BCODE_MCP_REFRESH_MS` milliseconds (1 to 500) when the environment
+    /// sets it to a whole number, else [`MCP_REFRESH`]. Tests shorten it so
+    /// they need not wait out the server's first re-checks; it is never
+    /// longer than the default, so a listing's `ttlMs` stays a promise the
+    /// server keeps. Read from the process environment only.
+    pub fn mcp_refresh(&self) -> std::time::Duration {
+        self.env
+            .get(MCP_REFRESH_VAR)
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .map_or(MCP_REFRESH, |ms| {
+                std::time::Duration::from_millis(ms)
+                    .clamp(std::time::Duration::from_millis(1), MCP_REFRESH)
+            })
     }
 
     /// The discovery options of `config` with [`ProcessInputs::racy_window`].

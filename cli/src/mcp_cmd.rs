@@ -7,15 +7,11 @@
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use bcode_skill::LiveRegistry;
 use bcode_skill_mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
 
 use crate::cli_context::{CliContext, CliError};
-
-/// How often the skill tree is re-checked while serving.
-const REFRESH: Duration = Duration::from_millis(500);
 
 /// Where the skills are served.
 pub enum Transport {
@@ -28,6 +24,8 @@ pub enum Transport {
 }
 
 pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliError> {
+    // How often the skill trees are re-checked while serving.
+    let refresh_every = context.inputs.mcp_refresh();
     // Refused before anything is read: a non-loopback address without a
     // token, a token variable unset or empty.
     let http = match transport {
@@ -87,7 +85,7 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // A listing is as fresh as the last check of the skill trees: clients
     // of 2026-07-28 are told so (`ttlMs`).
     let server = SkillServer::with_digests(&registry, digests)
-        .with_cache_ttl(REFRESH)
+        .with_cache_ttl(refresh_every)
         .with_templates(templates)
         .map_err(|err| CliError::Config(err.to_string()))?;
     for (id, why) in server.unserved() {
@@ -123,12 +121,18 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
         live.begin_turn().map(|turn| turn.registry)
     };
     let ended = match http {
-        None => bcode_skill_mcp::run_stdio(server.clone(), refresh, REFRESH, tell_operator),
+        None => bcode_skill_mcp::run_stdio(server.clone(), refresh, refresh_every, tell_operator),
         Some(options) => {
             let count = server.len();
-            bcode_skill_mcp::run_http(server.clone(), options, refresh, REFRESH, move |notice| {
-                tell_http(notice, count);
-            })
+            bcode_skill_mcp::run_http(
+                server.clone(),
+                options,
+                refresh,
+                refresh_every,
+                move |notice| {
+                    tell_http(notice, count);
+                },
+            )
         }
     };
     refusals.tell(&server);

@@ -744,15 +744,16 @@ fn an_edit_below_a_skill_folder_is_announced_and_listed() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
-/// Lists, waits three refreshes (the server's watch of its entries'
-/// folders is set up and its first check of every stamp done, so only that
-/// watch can see what follows), rewrites `file` keeping every summary as it
-/// was, and expects `list_changed` and the new digest listed under `uri`.
+/// Lists, waits three refreshes of a sandbox with a short one (the
+/// server's watch of its entries' folders is set up and its first check of
+/// every stamp done, so only that watch can see what follows), rewrites
+/// `file` keeping every summary as it was, and expects `list_changed` and
+/// the new digest listed under `uri`.
 fn an_edit_keeping_the_summary_is_announced(sandbox: &Sandbox, file: &Path, uri: &str, text: &str) {
     let mut client = Client::start(sandbox, &[]);
     let before = digests_in(&client.result("skills/list", json!({})));
     assert_eq!(before.get(uri), Some(&sha256(file)));
-    std::thread::sleep(std::time::Duration::from_millis(1600));
+    std::thread::sleep(4 * common::TEST_MCP_REFRESH);
     std::fs::write(file, text).unwrap();
     loop {
         let message = client.next();
@@ -768,7 +769,7 @@ fn an_edit_keeping_the_summary_is_announced(sandbox: &Sandbox, file: &Path, uri:
 
 #[test]
 fn an_edit_of_a_file_beside_skill_md_is_announced_and_listed() {
-    let sandbox = sandbox().short_racy_window();
+    let sandbox = sandbox().short_racy_window().short_mcp_refresh();
     let script = sandbox.repo.join(".bcode/skills/pdf-tools/run.py");
     std::fs::write(&script, "print('one')\n").unwrap();
     an_edit_keeping_the_summary_is_announced(
@@ -781,7 +782,7 @@ fn an_edit_of_a_file_beside_skill_md_is_announced_and_listed() {
 
 #[test]
 fn a_body_edit_of_a_flat_skill_is_announced_and_listed() {
-    let sandbox = sandbox().short_racy_window();
+    let sandbox = sandbox().short_racy_window().short_mcp_refresh();
     let flat = sandbox.repo.join(".bcode/skills/flat.md");
     let body = "---\ndescription: A flat skill\n---\nAnother body.\n";
     an_edit_keeping_the_summary_is_announced(&sandbox, &flat, "skill://flat/SKILL.md", body);

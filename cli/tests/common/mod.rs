@@ -105,7 +105,13 @@ pub struct Sandbox {
     /// The racy window its commands run with (`BCODE_RACY_WINDOW_MS`);
     /// `None` keeps the real one.
     racy_window: Option<std::time::Duration>,
+    /// How often its `mcp` commands re-check the skill trees
+    /// (`BCODE_MCP_REFRESH_MS`); `None` keeps the real half second.
+    mcp_refresh: Option<std::time::Duration>,
 }
+
+/// The re-check interval of [`Sandbox::short_mcp_refresh`].
+pub const TEST_MCP_REFRESH: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The racy window of [`Sandbox::short_racy_window`]: long enough for the
 /// tests' own writes to count as racy while a command runs right after
@@ -131,6 +137,7 @@ impl Sandbox {
             home,
             state,
             racy_window: None,
+            mcp_refresh: None,
         }
     }
 
@@ -138,6 +145,14 @@ impl Sandbox {
     /// [`TEST_RACY_WINDOW`], for tests that need a stamp trusted.
     pub fn short_racy_window(mut self) -> Self {
         self.racy_window = Some(TEST_RACY_WINDOW);
+        self
+    }
+
+    /// This sandbox with its `mcp` commands re-checking the skill trees
+    /// every [`TEST_MCP_REFRESH`], so a test waits out their first
+    /// re-checks in a fraction of a second.
+    pub fn short_mcp_refresh(mut self) -> Self {
+        self.mcp_refresh = Some(TEST_MCP_REFRESH);
         self
     }
 
@@ -162,6 +177,9 @@ impl Sandbox {
             .arg(repo);
         if let Some(window) = self.racy_window {
             command.env("BCODE_RACY_WINDOW_MS", window.as_millis().to_string());
+        }
+        if let Some(every) = self.mcp_refresh {
+            command.env("BCODE_MCP_REFRESH_MS", every.as_millis().to_string());
         }
         command
     }
