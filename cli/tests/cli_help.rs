@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod common;
+use crate::common;
 
 use bcode_prompt_pipeline::section::SectionKind;
 use common::{Sandbox, binary, succeed, succeed_stdout};

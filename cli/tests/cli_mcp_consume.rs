@@ -15,7 +15,7 @@
 // allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)] // non-UTF-8 names, FIFOs and /dev/zero are Unix facts
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)] // symlinks and /proc are Unix facts
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::process::Output;

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use bcode_text::columns;
 use common::pty::{CTRL_D, CTRL_U, ENTER, Pty, TAB, UP};

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use bcode_prompt::{PromptSession, TurnInput};
 use common::{Repo, write};

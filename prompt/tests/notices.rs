@@ -1,7 +1,7 @@
 //! One notice channel: every problem of a turn, whatever part of the
 //! session raised it, comes out of `Turn::notices` as one type.
 
-mod common;
+use crate::common;
 
 use bcode_prompt::skills::Severity;
 use bcode_prompt::{Notice, NoticeSource, PromptSession, TurnInput};

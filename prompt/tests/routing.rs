@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use bcode_prompt::{PromptSession, SkillLifetime, TurnInput};
 use common::{Repo, at, write, write_files};

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use bcode_prompt::skills::{SessionReply, SkillError, SkillEvent, SkillReload};
 use bcode_prompt::{CommandReply, PromptError, PromptSession, SkillLifetime, TurnInput};

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

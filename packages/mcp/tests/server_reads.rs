@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test harness
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test harness
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 #![cfg(feature = "client")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test harness
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -587,3 +587,73 @@ fn every_file_architecture_md_names_exists() {
         "ARCHITECTURE.md names files that do not exist: {missing:?}"
     );
 }
+
+/// Crates that gather their integration tests into one binary turn cargo's
+/// discovery off (`autotests = false`), so a new file in `tests/` would be
+/// compiled by nothing and its tests would pass by never running. Each
+/// `tests/*.rs` of such a crate is a `[[test]]` target's path or a module
+/// (`mod name;`) of one.
+#[test]
+fn every_integration_test_file_of_a_gathering_crate_is_compiled() {
+    let root = workspace();
+    let mut gathering = 0;
+    for krate in [
+        "packages/text",
+        "packages/fs",
+        "packages/skill/models",
+        "packages/skill",
+        "packages/mcp",
+        "templates",
+        "pipeline",
+        "sections",
+        "prompt",
+        "cli",
+        "benches",
+        "fuzz/checks",
+    ] {
+        let dir = root.join(krate);
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        if !manifest
+            .lines()
+            .any(|line| line.trim() == "autotests = false")
+        {
+            continue;
+        }
+        gathering += 1;
+        let targets: Vec<String> = manifest
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("path = \"tests/"))
+            .filter_map(|rest| rest.strip_suffix('"'))
+            .map(str::to_owned)
+            .collect();
+        let mut compiled: BTreeSet<String> = targets.iter().cloned().collect();
+        for target in &targets {
+            let code = fs::read_to_string(dir.join("tests").join(target)).unwrap();
+            for line in code.lines() {
+                if let Some(module) = line
+                    .trim()
+                    .strip_prefix("mod ")
+                    .and_then(|m| m.strip_suffix(';'))
+                {
+                    compiled.insert(format!("{module}.rs"));
+                }
+            }
+        }
+        let mut left_out = Vec::new();
+        for entry in fs::read_dir(dir.join("tests")).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".rs") && !compiled.contains(&name) {
+                left_out.push(format!("{krate}/tests/{name}"));
+            }
+        }
+        assert_eq!(
+            left_out,
+            Vec::<String>::new(),
+            "files no test target compiles"
+        );
+    }
+    assert_eq!(
+        gathering, 6,
+        "crates that gather their tests (update when one is added)"
+    );
+}

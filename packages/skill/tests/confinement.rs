@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::os::unix::fs::symlink;

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod support;
+use crate::support;
 
 use bcode_skill::parse::parse_skill;
 use serde_json::{Value, json};

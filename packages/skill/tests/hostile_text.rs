@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod support;
+use crate::support;
 
 use bcode_skill::{CatalogOptions, SkillRegistry, Templates, format_catalog};
 use bcode_skill_models::{

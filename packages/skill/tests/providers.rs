@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod support;
+use crate::support;
 
 use std::cell::RefCell;
 use std::path::Path;

@@ -13,7 +13,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -428,7 +428,7 @@ fn shapes_hold_their_shares() {
 
 /// Writes a corpus for benchmarks or the differential test:
 /// `BCODE_REGISTRY_CORPUS_OUT=<dir> [BCODE_REGISTRY_CORPUS_COUNT=61000]
-/// cargo test -p bcode-skill --test registry_corpus -- --ignored`.
+/// cargo test -p bcode-skill --test skill registry_corpus -- --ignored`.
 #[test]
 #[ignore = "writes a corpus where asked; a tool, not a check"]
 fn write_registry_corpus() {

@@ -1,0 +1,13 @@
+//! The integration tests of `packages/mcp`, gathered in one test binary: each module is
+//! a file beside this one. One binary links once, where one per file linked
+//! the whole dependency graph again for each (most of a test run's time).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+mod client_provider;
+mod server_pages;
+mod server_reads;
+mod server_search;
+mod service;
