@@ -394,7 +394,13 @@ impl RoutingCache {
         terms.sort_unstable();
         let mut out = io::BufWriter::with_capacity(1 << 20, &mut *file);
         out.write_all(&[0u8; HEADER_BYTES])?;
-        let mut entries: Vec<TermEntry> = Vec::new();
+        // The dictionary is written block by block as the postings go
+        // out: a term entry is serialized at once and only each block's
+        // first term is kept, so writing costs the file's bytes, not a
+        // second copy of every term (at 60,000 skills the terms are most of
+        // the index).
+        let mut dictionary = Vec::new();
+        let mut blocks = BlockWriter::default();
         let mut run = Vec::new();
         let mut list = Vec::new();
         let mut offset = 0u64;
@@ -410,40 +416,25 @@ impl RoutingCache {
             }
             run.clear();
             format::write_postings(&mut run, &list);
-            entries.push(TermEntry {
-                term: term.into(),
-                count: list.len() as u32,
-                at: offset,
-                len: u32::try_from(run.len()).map_err(io::Error::other)?,
-                checksum: format::checksum8(&run),
-            });
+            blocks.push(
+                &mut dictionary,
+                &TermEntry {
+                    term: term.into(),
+                    count: list.len() as u32,
+                    at: offset,
+                    len: u32::try_from(run.len()).map_err(io::Error::other)?,
+                    checksum: format::checksum8(&run),
+                },
+            )?;
             out.write_all(&run)?;
             offset += run.len() as u64;
             if offset > MAX_BYTES {
                 return Err(io::Error::other("larger than the cache limit"));
             }
         }
-        let mut dictionary = Vec::new();
-        let mut block_index = Vec::new();
-        let mut block = Vec::new();
-        for chunk in entries.chunks(BLOCK_TERMS) {
-            block.clear();
-            for entry in chunk {
-                format::write_term_entry(&mut block, entry);
-            }
-            format::write_block_entry(
-                &mut block_index,
-                &BlockEntry {
-                    first: chunk[0].term.clone(),
-                    at: dictionary.len() as u64,
-                    len: u32::try_from(block.len()).map_err(io::Error::other)?,
-                    checksum: format::checksum8(&block),
-                },
-            );
-            dictionary.extend_from_slice(&block);
-        }
-        header.terms = entries.len() as u32;
-        header.blocks = entries.len().div_ceil(BLOCK_TERMS) as u32;
+        let (terms, block_index) = blocks.finish(&mut dictionary)?;
+        header.terms = terms;
+        header.blocks = terms.div_ceil(BLOCK_TERMS as u32);
         let mut at = HEADER_BYTES as u64;
         let mut section = |len: usize| {
             let place = (at, len as u64);
@@ -504,6 +495,55 @@ impl RoutingCache {
         for (_, path) in &files[..files.len() - MAX_FILES] {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+/// The dictionary's blocks as they are written: the current block's term
+/// entries, serialized, and the block index so far.
+#[derive(Default)]
+struct BlockWriter {
+    terms: u32,
+    first: Option<Box<str>>,
+    start: usize,
+    block_index: Vec<u8>,
+}
+
+impl BlockWriter {
+    /// Appends `entry` to `dictionary`, closing the block when it is full.
+    fn push(&mut self, dictionary: &mut Vec<u8>, entry: &TermEntry) -> io::Result<()> {
+        if self.first.is_none() {
+            self.first = Some(entry.term.clone());
+            self.start = dictionary.len();
+        }
+        format::write_term_entry(dictionary, entry);
+        self.terms += 1;
+        if self.terms as usize % BLOCK_TERMS == 0 {
+            self.close(dictionary)?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, dictionary: &[u8]) -> io::Result<()> {
+        let Some(first) = self.first.take() else {
+            return Ok(());
+        };
+        let block = &dictionary[self.start..];
+        format::write_block_entry(
+            &mut self.block_index,
+            &BlockEntry {
+                first,
+                at: self.start as u64,
+                len: u32::try_from(block.len()).map_err(io::Error::other)?,
+                checksum: format::checksum8(block),
+            },
+        );
+        Ok(())
+    }
+
+    /// The number of terms and the block index, the last block closed.
+    fn finish(mut self, dictionary: &[u8]) -> io::Result<(u32, Vec<u8>)> {
+        self.close(dictionary)?;
+        Ok((self.terms, self.block_index))
     }
 }
 
