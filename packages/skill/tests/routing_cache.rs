@@ -145,6 +145,30 @@ fn a_second_process_reads_the_cache_and_analyzes_nothing() {
     assert_eq!(one_shot(&f, &registry), stats(0, 40, false));
 }
 
+/// A first one-shot search writes the index a run of skills at a time and
+/// merges the runs: the file is byte for byte the one a whole index in
+/// memory writes, its answers are a fresh build's, and the next process
+/// reuses every entry.
+#[test]
+fn a_first_search_writes_in_runs_the_file_a_whole_index_writes() {
+    let f = Fixture::new();
+    let registry = f.registry();
+    let fresh = index_registry(&registry, None);
+    // 40 skills in runs of 7: six runs, the last one short.
+    let (hits, first) = f
+        .routing()
+        .with_run_size(7)
+        .search(&registry, "terraform modules", 50);
+    assert_eq!(hits, fresh.search("terraform modules", 50));
+    assert_eq!(first, stats(40, 0, true));
+    let in_runs = std::fs::read(f.file()).unwrap();
+    std::fs::remove_file(f.file()).unwrap();
+    let (_, whole) = f.process();
+    assert_eq!(whole.stats(), stats(40, 0, true));
+    assert_eq!(std::fs::read(f.file()).unwrap(), in_runs);
+    assert_eq!(one_shot(&f, &registry), stats(0, 40, false));
+}
+
 #[test]
 fn a_new_process_analyzes_only_the_skills_that_changed() {
     let f = Fixture::new();

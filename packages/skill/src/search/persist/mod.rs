@@ -52,6 +52,17 @@ const MAX_FILES: usize = 8;
 /// Skills a worker takes at once when analyzing.
 const BATCH: usize = 256;
 
+/// Skills analyzed into one run of a first build, by default
+/// ([`RoutingCache::with_run_size`]).
+const RUN_SKILLS: usize = 1024;
+
+/// Terms longer than this are not stored (a query never holds one).
+const MAX_STORED_TERM: usize = 1024;
+
+/// Gives the next term to write, in increasing order, with its postings
+/// put into the list it is handed; `None` after the last.
+type NextTerm<'a> = dyn FnMut(&mut Vec<(u32, [u32; FIELDS])>) -> io::Result<Option<Box<str>>> + 'a;
+
 /// The stamps of every stored skill of an index, by id.
 pub(crate) type Stamps = BTreeMap<SkillId, DocStamps>;
 
@@ -61,6 +72,7 @@ pub struct RoutingCache {
     dir: PathBuf,
     key: String,
     racy_window: Duration,
+    run_size: usize,
 }
 
 /// What one use of the cache did, for tests, benchmarks and notices.
@@ -91,7 +103,17 @@ impl RoutingCache {
                 env!("CARGO_PKG_VERSION")
             ),
             racy_window: options.walk.racy_window,
+            run_size: RUN_SKILLS,
         }
+    }
+
+    /// How many skills a first build analyzes at a time (default 1,024):
+    /// the index of one run is what it holds in memory; smaller runs hold
+    /// less and merge more. The file written is the same whatever the size.
+    #[must_use]
+    pub fn with_run_size(mut self, skills: usize) -> Self {
+        self.run_size = skills.max(1);
+        self
     }
 
     /// The cache file's name in its folder.
@@ -120,6 +142,22 @@ impl RoutingCache {
                 None
             }
         };
+        // No usable file: the first index is written in runs (never whole
+        // in memory) and the query is answered from the file like any
+        // later one.
+        let mut first = None;
+        let stored = match stored {
+            Some(stored) => Some(stored),
+            None => {
+                let all: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
+                if self.store_in_runs(registry, &all) {
+                    first = Some(all.len());
+                    self.open().ok().flatten()
+                } else {
+                    None
+                }
+            }
+        };
         if let Some(stored) = &stored {
             let plan = plan(stored, registry);
             if !plan.rewrite {
@@ -130,11 +168,18 @@ impl RoutingCache {
                         let (fresh, stamps) =
                             analyze(registry, &again, self.racy_window, Some(query));
                         // An entry that vouches now is worth writing: then
-                        // the whole index is brought up to date below.
-                        if !stamps.values().any(|s| s.trusted) {
+                        // the whole index is brought up to date below
+                        // (but not right after the first one was written:
+                        // the next process does that).
+                        if first.is_some() || !stamps.values().any(|s| s.trusted) {
                             index.append(fresh);
                             stats.analyzed = again.len();
                             stats.reused = plan.kept.len();
+                            if let Some(all) = first {
+                                stats.analyzed = all;
+                                stats.reused = 0;
+                                stats.written = true;
+                            }
                             return (index.search(query, limit), stats);
                         }
                     }
@@ -364,34 +409,88 @@ impl RoutingCache {
     }
 
     fn write(&self, file: &mut File, index: &SkillIndex, stamps: &Stamps) -> io::Result<()> {
-        // Stored skills renumbered in index order, so every postings list
-        // stays in increasing order.
-        let mut numbers: Vec<Option<u32>> = Vec::new();
-        let mut docs: Vec<u8> = Vec::new();
-        let mut header = Header::default();
-        for (doc, id, lens) in index.doc_entries() {
-            let Some(stamps) = stamps.get(id) else {
-                continue;
-            };
-            if numbers.len() <= doc as usize {
-                numbers.resize(doc as usize + 1, None);
-            }
-            numbers[doc as usize] = Some(header.docs);
-            header.docs += 1;
-            for (sum, len) in header.len_sums.iter_mut().zip(lens) {
-                *sum += u64::from(len);
-            }
-            format::write_doc(
-                &mut docs,
-                &DocRecord {
-                    id: id.clone(),
-                    lens,
-                    stamps: stamps.clone(),
-                },
-            );
-        }
+        let mut docs = DocsWriter::default();
+        let numbers = docs.add(index, stamps);
         let mut terms: Vec<&str> = index.term_list().collect();
         terms.sort_unstable();
+        let mut terms = terms.into_iter();
+        self.write_sections(file, docs, &mut |list| {
+            for term in terms.by_ref() {
+                list.clear();
+                list.extend(index.postings_of(term).filter_map(|(doc, tf)| {
+                    Some((numbers.get(doc as usize).copied().flatten()?, tf))
+                }));
+                if !list.is_empty() && term.len() <= MAX_STORED_TERM {
+                    return Ok(Some(term.into()));
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    /// A first index of `skills` written to the file without holding all
+    /// of it: skills are analyzed a run at a time, each run's
+    /// postings go to a scratch file in the state folder, and the runs are
+    /// merged term by term into the file [`RoutingCache::write`] would
+    /// write for the whole index, byte for byte. A cold build then holds one
+    /// run's index and the merge's heads, not every term of the registry.
+    fn store_in_runs(&self, registry: &SkillRegistry, skills: &[&Arc<SkillSummary>]) -> bool {
+        let Ok(dir) = StateDir::open(&self.dir) else {
+            return false;
+        };
+        let mut docs = DocsWriter::default();
+        let mut runs = Vec::new();
+        for chunk in skills.chunks(self.run_size) {
+            let (part, stamps) = analyze(registry, chunk, self.racy_window, None);
+            match Run::write(&dir, &part, &docs.add(&part, &stamps)) {
+                Ok(run) => runs.push(run),
+                Err(_) => return false,
+            }
+        }
+        let written = dir.replace(&self.file_name(), &mut |file| {
+            let total = docs.header.docs;
+            let mut heads: Vec<Option<RunHead>> = Vec::with_capacity(runs.len());
+            for run in &mut runs {
+                heads.push(run.next()?);
+            }
+            let docs = std::mem::take(&mut docs);
+            self.write_sections(file, docs, &mut |list| {
+                let Some(first) = heads.iter().flatten().map(|head| &head.term).min().cloned()
+                else {
+                    return Ok(None);
+                };
+                list.clear();
+                for (head, run) in heads.iter_mut().zip(&mut runs) {
+                    if head.as_ref().is_some_and(|h| h.term == first) {
+                        if let Some(h) = head.take() {
+                            list.extend(format::read_postings(&h.postings, h.count, total)?);
+                        }
+                        *head = run.next()?;
+                    }
+                }
+                Ok(Some(first))
+            })
+        });
+        if written.is_err() {
+            return false;
+        }
+        self.prune();
+        true
+    }
+
+    /// Writes the file: `docs`, then each term `next_term` gives (in
+    /// increasing order, its postings put in the list it is handed) with
+    /// its postings, the dictionary and the block index.
+    fn write_sections(
+        &self,
+        file: &mut File,
+        docs: DocsWriter,
+        next_term: &mut NextTerm<'_>,
+    ) -> io::Result<()> {
+        let DocsWriter {
+            mut header,
+            bytes: docs,
+        } = docs;
         let mut out = io::BufWriter::with_capacity(1 << 20, &mut *file);
         out.write_all(&[0u8; HEADER_BYTES])?;
         // The dictionary is written block by block as the postings go
@@ -404,22 +503,13 @@ impl RoutingCache {
         let mut run = Vec::new();
         let mut list = Vec::new();
         let mut offset = 0u64;
-        for term in terms {
-            list.clear();
-            list.extend(
-                index.postings_of(term).filter_map(|(doc, tf)| {
-                    Some((numbers.get(doc as usize).copied().flatten()?, tf))
-                }),
-            );
-            if list.is_empty() || term.len() > 1024 {
-                continue;
-            }
+        while let Some(term) = next_term(&mut list)? {
             run.clear();
             format::write_postings(&mut run, &list);
             blocks.push(
                 &mut dictionary,
                 &TermEntry {
-                    term: term.into(),
+                    term,
                     count: list.len() as u32,
                     at: offset,
                     len: u32::try_from(run.len()).map_err(io::Error::other)?,
@@ -432,7 +522,7 @@ impl RoutingCache {
                 return Err(io::Error::other("larger than the cache limit"));
             }
         }
-        let (terms, block_index) = blocks.finish(&mut dictionary)?;
+        let (terms, block_index) = blocks.finish(&dictionary)?;
         header.terms = terms;
         header.blocks = terms.div_ceil(BLOCK_TERMS as u32);
         let mut at = HEADER_BYTES as u64;
@@ -498,6 +588,118 @@ impl RoutingCache {
     }
 }
 
+/// The documents section as it grows: stored skills numbered in index
+/// order (so every postings list stays in increasing order), with the
+/// header's counts and length sums.
+#[derive(Default)]
+struct DocsWriter {
+    header: Header,
+    bytes: Vec<u8>,
+}
+
+impl DocsWriter {
+    /// Adds the stored skills of `index` (those with stamps) and returns
+    /// each of its documents' stored number, `None` for one not stored.
+    fn add(&mut self, index: &SkillIndex, stamps: &Stamps) -> Vec<Option<u32>> {
+        let mut numbers: Vec<Option<u32>> = Vec::new();
+        for (doc, id, lens) in index.doc_entries() {
+            let Some(stamps) = stamps.get(id) else {
+                continue;
+            };
+            if numbers.len() <= doc as usize {
+                numbers.resize(doc as usize + 1, None);
+            }
+            numbers[doc as usize] = Some(self.header.docs);
+            self.header.docs += 1;
+            for (sum, len) in self.header.len_sums.iter_mut().zip(lens) {
+                *sum += u64::from(len);
+            }
+            format::write_doc(
+                &mut self.bytes,
+                &DocRecord {
+                    id: id.clone(),
+                    lens,
+                    stamps: stamps.clone(),
+                },
+            );
+        }
+        numbers
+    }
+}
+
+/// One run of a cold build in a scratch file: its terms in increasing
+/// order, each with its postings already numbered as stored.
+struct Run {
+    reader: BufReader<File>,
+    left: usize,
+}
+
+/// The term a run is at, with its postings as the file stores them.
+struct RunHead {
+    term: Box<str>,
+    count: u32,
+    postings: Vec<u8>,
+}
+
+impl Run {
+    fn write(dir: &StateDir, part: &SkillIndex, numbers: &[Option<u32>]) -> io::Result<Run> {
+        let mut terms: Vec<&str> = part.term_list().collect();
+        terms.sort_unstable();
+        let mut out = io::BufWriter::with_capacity(1 << 20, dir.scratch()?);
+        let mut list = Vec::new();
+        let mut postings = Vec::new();
+        let mut left = 0;
+        for term in terms {
+            list.clear();
+            list.extend(
+                part.postings_of(term).filter_map(|(doc, tf)| {
+                    Some((numbers.get(doc as usize).copied().flatten()?, tf))
+                }),
+            );
+            if list.is_empty() || term.len() > MAX_STORED_TERM {
+                continue;
+            }
+            postings.clear();
+            format::write_postings(&mut postings, &list);
+            for part in [term.len(), list.len(), postings.len()] {
+                out.write_all(&(part as u64).to_le_bytes())?;
+            }
+            out.write_all(term.as_bytes())?;
+            out.write_all(&postings)?;
+            left += 1;
+        }
+        let mut file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.seek(SeekFrom::Start(0))?;
+        Ok(Run {
+            reader: BufReader::with_capacity(1 << 16, file),
+            left,
+        })
+    }
+
+    fn next(&mut self) -> io::Result<Option<RunHead>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let mut lens = [0usize; 3];
+        for len in &mut lens {
+            let mut word = [0u8; 8];
+            self.reader.read_exact(&mut word)?;
+            *len = to_usize(u64::from_le_bytes(word))?;
+        }
+        let [term_len, count, postings_len] = lens;
+        let mut term = vec![0u8; term_len];
+        self.reader.read_exact(&mut term)?;
+        let mut postings = vec![0u8; postings_len];
+        self.reader.read_exact(&mut postings)?;
+        Ok(Some(RunHead {
+            term: String::from_utf8(term).map_err(io::Error::other)?.into(),
+            count: u32::try_from(count).map_err(io::Error::other)?,
+            postings,
+        }))
+    }
+}
+
 /// The dictionary's blocks as they are written: the current block's term
 /// entries, serialized, and the block index so far.
 #[derive(Default)]
@@ -517,7 +719,7 @@ impl BlockWriter {
         }
         format::write_term_entry(dictionary, entry);
         self.terms += 1;
-        if self.terms as usize % BLOCK_TERMS == 0 {
+        if (self.terms as usize).is_multiple_of(BLOCK_TERMS) {
             self.close(dictionary)?;
         }
         Ok(())
