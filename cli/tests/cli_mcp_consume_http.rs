@@ -199,11 +199,11 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
         "skill provider `other` failed: MCP server `other`: the value of header `Authorization` \
          takes `${env:HF_TOKEN}`, and the environment variable HF_TOKEN is not set or empty"
     );
-    let refused = failed(Some("wrong-token-value"));
-    assert!(
-        refused.starts_with("skill provider `other` failed: MCP server `other`: the MCP handshake over HTTP failed: ")
-            && refused.contains("HTTP 401 Unauthorized: the server refused the request's credentials (check the entry's `headers`)"),
-        "{refused}"
+    assert_eq!(
+        failed(Some("wrong-token-value")),
+        "skill provider `other` failed: MCP server `other`: the MCP handshake over HTTP failed: \
+         unexpected server response: HTTP 401 Unauthorized: the server refused the request's \
+         credentials (check the entry's `headers`) (send discover request)"
     );
 }
 
@@ -221,10 +221,12 @@ fn an_https_url_and_a_closed_port_are_diagnostics() {
     let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
     assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
     assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
-    assert!(
-        diagnostics[0].starts_with("skill provider `gone` failed: MCP server `gone`: the MCP handshake over HTTP failed: ")
-            && diagnostics[0].contains(&format!("cannot connect to {closed}")),
-        "{diagnostics:?}"
+    assert_eq!(
+        diagnostics[0],
+        format!(
+            "skill provider `gone` failed: MCP server `gone`: the MCP handshake over HTTP failed: \
+             Client error: cannot connect to {closed}: Connection refused (os error 111) (send discover request)"
+        )
     );
     assert_eq!(
         diagnostics[1],
@@ -271,7 +273,8 @@ type Seen = Arc<Mutex<Vec<(String, String, String, String)>>>;
 /// [`TOKEN`], answers `server/discover` with HTTP 400 and "method not
 /// found", `initialize` with a session, `skills/list` as an event stream
 /// and `resources/read` as JSON, each request in the session; a `GET`
-/// stream it does not offer (405).
+/// stream it does not offer (405). At `/echo` it answers every request
+/// with HTTP 400 and the `Authorization` it was sent.
 fn legacy_server(seen: Seen) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -337,8 +340,15 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
     let json = |value: Value| {
         reply("200 OK", "Content-Type: application/json\r\n", &value.to_string())
     };
+    let path = head[0].split(' ').nth(1).unwrap_or_default();
     let out = if header("authorization") != format!("Bearer {TOKEN}") {
         reply("401 Unauthorized", "", "no")
+    } else if path == "/echo" {
+        reply(
+            "400 Bad Request",
+            "Content-Type: text/plain\r\n",
+            &format!("you sent {}", header("authorization")),
+        )
     } else if verb != "POST" {
         reply("405 Method Not Allowed", "", "")
     } else if method != "server/discover"
@@ -441,6 +451,22 @@ fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
             assert_eq!((session.as_str(), version.as_str()), ("sess-1", "2025-11-25"), "{method}");
         }
     }
+}
+
+/// A server that echoes the token into its error: the diagnostic strikes
+/// it out, whole and inside the header.
+#[test]
+fn a_token_a_server_echoes_is_struck_from_the_diagnostic() {
+    let addr = legacy_server(Arc::default());
+    let sandbox = consumer(&url_entry("echo", &format!("http://{addr}/echo"), TIMEOUT_MS));
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
+    assert_eq!(
+        diagnostics,
+        ["skill provider `echo` failed: MCP server `echo`: the MCP handshake over HTTP failed: \
+          server/discover was refused, and then initialize: unexpected server response: \
+          HTTP 400 Bad Request: you sent [header value] (send initialize request)"]
+    );
 }
 
 /// FastMCP 4.1.6's skills server over Streamable HTTP (`fastmcp_skills.py

@@ -229,6 +229,10 @@ fn provided(entries: &BTreeMap<SkillId, Admitted>) -> Vec<ProvidedSkill> {
 #[derive(Debug)]
 pub struct McpProvider {
     name: String,
+    /// The values its headers take from the environment (and the headers
+    /// whole), struck from every message it makes: a server may echo what
+    /// it was sent into an error, and no diagnostic shows a token.
+    secrets: Vec<String>,
     timeout: Duration,
     allow_dynamic: bool,
     link: Link,
@@ -244,6 +248,10 @@ impl McpProvider {
     pub fn spawn(spec: McpServerSpec, cache: Option<PathBuf>) -> McpProvider {
         McpProvider {
             name: spec.name.clone(),
+            secrets: match &spec.endpoint {
+                McpEndpoint::Url { headers, .. } => crate::client_http::secrets(headers, &spec.env),
+                McpEndpoint::Command { .. } => Vec::new(),
+            },
             timeout: spec.timeout,
             allow_dynamic: spec.allow_dynamic,
             link: Link::Command(spec),
@@ -263,6 +271,7 @@ impl McpProvider {
     ) -> McpProvider {
         McpProvider {
             name: name.into(),
+            secrets: Vec::new(),
             timeout,
             allow_dynamic: true,
             link: Link::Peer(peer),
@@ -275,7 +284,10 @@ impl McpProvider {
     fn fail(&self, reason: impl Into<String>) -> SkillError {
         SkillError::Provider {
             provider: self.name.clone(),
-            reason: format!("MCP server `{}`: {}", self.name, reason.into()),
+            reason: crate::client_http::redact(
+                format!("MCP server `{}`: {}", self.name, reason.into()),
+                &self.secrets,
+            ),
         }
     }
 
@@ -766,7 +778,13 @@ impl McpProvider {
     }
 
     fn left_out(&self, code: DiagnosticCode, message: String) -> Diagnostic {
-        Diagnostic::warning(code, format!("MCP server `{}`: {message}", self.name))
+        Diagnostic::warning(
+            code,
+            crate::client_http::redact(
+                format!("MCP server `{}`: {message}", self.name),
+                &self.secrets,
+            ),
+        )
     }
 
     /// A listed skill as a registry entry under its plain id
@@ -1022,13 +1040,30 @@ async fn connect_http(
     let running = client_config()
         .serve_with_lifecycle(transport, lifecycle)
         .await
-        .map_err(|err| format!("the MCP handshake over HTTP failed: {err}"))?;
+        .map_err(|err| format!("the MCP handshake over HTTP failed: {}", handshake_error(&err)))?;
     Ok(Started {
         running,
         raw,
         _child: None,
         _group: Group(None),
     })
+}
+
+/// The SDK's handshake error in words a user can act on: its fallback
+/// error names neither failure, and its transport error names the
+/// transport's Rust type.
+fn handshake_error(err: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError;
+    match err {
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => format!(
+            "server/discover was refused, and then initialize: {}",
+            handshake_error(fallback)
+        ),
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{} ({context})", error.error)
+        }
+        err => err.to_string(),
+    }
 }
 
 /// Starts the program `command` and completes the MCP handshake.

@@ -128,6 +128,46 @@ pub(crate) fn resolve_headers(
     Ok(headers)
 }
 
+/// What no message may show of an entry's `headers`: each value as sent
+/// and each environment value it takes, longest first (so a whole header
+/// goes before the token inside it). Values shorter than 4 bytes are left
+/// alone: striking every `a` would garble a message and protect nothing.
+pub(crate) fn secrets(
+    written: &BTreeMap<String, String>,
+    env: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut secrets = Vec::new();
+    for template in written.values() {
+        if let Ok(value) = substitute(template, env) {
+            secrets.push(value);
+        }
+        let mut rest = template.as_str();
+        while let Some(at) = rest.find("${env:") {
+            let after = &rest[at + 6..];
+            let Some(end) = after.find('}') else { break };
+            if let Some(value) = env.get(&after[..end]) {
+                secrets.push(value.clone());
+            }
+            rest = &after[end + 1..];
+        }
+    }
+    secrets.retain(|secret| secret.len() >= 4);
+    secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    secrets.dedup();
+    secrets
+}
+
+/// `message` with every one of `secrets` struck out.
+pub(crate) fn redact(message: String, secrets: &[String]) -> String {
+    let mut message = message;
+    for secret in secrets {
+        if message.contains(secret.as_str()) {
+            message = message.replace(secret.as_str(), "[header value]");
+        }
+    }
+    message
+}
+
 /// Headers the transport writes: an entry may not set them.
 const RESERVED: &[&str] = &[
     "accept",
@@ -569,6 +609,24 @@ mod tests {
         let value = ok.get(&HeaderName::from_static("x-key")).unwrap();
         assert!(value.is_sensitive());
         assert_eq!(format!("{value:?}"), "Sensitive");
+    }
+
+    #[test]
+    fn header_values_are_struck_from_messages() {
+        let vars = env(&[("HF_TOKEN", "s3cret"), ("SHORT", "ab")]);
+        let written = BTreeMap::from([
+            ("Authorization".to_owned(), "Bearer ${env:HF_TOKEN}".to_owned()),
+            ("X-Short".to_owned(), "${env:SHORT}".to_owned()),
+        ]);
+        let secrets = secrets(&written, &vars);
+        assert_eq!(secrets, ["Bearer s3cret", "s3cret"]);
+        assert_eq!(
+            redact(
+                "HTTP 400: you sent Bearer s3cret, token s3cret, ab".to_owned(),
+                &secrets
+            ),
+            "HTTP 400: you sent [header value], token [header value], ab"
+        );
     }
 
     #[test]
