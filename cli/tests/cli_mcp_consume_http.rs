@@ -50,7 +50,13 @@ impl Drop for Running {
 fn serve(sandbox: &Sandbox, repo: &Path) -> (Running, SocketAddr) {
     let mut child = sandbox
         .command_in(repo)
-        .args(["mcp", "--http", "127.0.0.1:0", "--http-token-env", "BCODE_TEST_TOKEN"])
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--http-token-env",
+            "BCODE_TEST_TOKEN",
+        ])
         .env("BCODE_TEST_TOKEN", TOKEN)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -59,7 +65,10 @@ fn serve(sandbox: &Sandbox, repo: &Path) -> (Running, SocketAddr) {
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let addr = loop {
-        let line = lines.next().expect("the server ended before serving").unwrap();
+        let line = lines
+            .next()
+            .expect("the server ended before serving")
+            .unwrap();
         if let Some(at) = line.split(" at http://").nth(1) {
             break at.trim_end_matches("/mcp").parse().unwrap();
         }
@@ -158,7 +167,11 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
         listed,
         skills(&[("local", "repo:.bcode/skills"), ("other:pdf", "mcp:other")])
     );
-    let block = ok(run(&sandbox, Some(TOKEN), &["skills", "context", "other:pdf"]));
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "other:pdf"],
+    ));
     assert_eq!(
         block,
         "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
@@ -211,7 +224,10 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
 /// without a connection; a server that is not there costs a diagnostic.
 #[test]
 fn an_https_url_and_a_closed_port_are_diagnostics() {
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let entries = format!(
         "{}{}",
         url_entry("hf", "https://huggingface.co/mcp", TIMEOUT_MS),
@@ -297,7 +313,9 @@ fn legacy_server(seen: Seen) -> SocketAddr {
 
 /// Reads one request from `stream` and answers it as [`legacy_server`] says.
 fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut head = Vec::new();
     loop {
@@ -314,7 +332,8 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
         head.iter()
             .find_map(|line| {
                 let (key, value) = line.split_once(':')?;
-                key.eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
+                key.eq_ignore_ascii_case(name)
+                    .then(|| value.trim().to_owned())
             })
             .unwrap_or_default()
     };
@@ -323,7 +342,9 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let method = request["method"].as_str().map_or(verb.clone(), str::to_owned);
+    let method = request["method"]
+        .as_str()
+        .map_or(verb.clone(), str::to_owned);
     seen.lock().unwrap().push((
         method.clone(),
         header("authorization"),
@@ -338,7 +359,11 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
         )
     };
     let json = |value: Value| {
-        reply("200 OK", "Content-Type: application/json\r\n", &value.to_string())
+        reply(
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            &value.to_string(),
+        )
     };
     let path = head[0].split(' ').nth(1).unwrap_or_default();
     let out = if header("authorization") != format!("Bearer {TOKEN}") {
@@ -420,7 +445,11 @@ fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
         listed,
         skills(&[("local", "repo:.bcode/skills"), ("old:pdf", "mcp:old")])
     );
-    let block = ok(run(&sandbox, Some(TOKEN), &["skills", "context", "old:pdf"]));
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "old:pdf"],
+    ));
     assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{block}");
     let seen = seen.lock().unwrap().clone();
     let bearer = format!("Bearer {TOKEN}");
@@ -448,7 +477,11 @@ fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
     for (method, auth, session, version) in &seen {
         assert_eq!(auth, &bearer, "{method}");
         if !matches!(method.as_str(), "server/discover" | "initialize") {
-            assert_eq!((session.as_str(), version.as_str()), ("sess-1", "2025-11-25"), "{method}");
+            assert_eq!(
+                (session.as_str(), version.as_str()),
+                ("sess-1", "2025-11-25"),
+                "{method}"
+            );
         }
     }
 }
@@ -458,14 +491,20 @@ fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
 #[test]
 fn a_token_a_server_echoes_is_struck_from_the_diagnostic() {
     let addr = legacy_server(Arc::default());
-    let sandbox = consumer(&url_entry("echo", &format!("http://{addr}/echo"), TIMEOUT_MS));
+    let sandbox = consumer(&url_entry(
+        "echo",
+        &format!("http://{addr}/echo"),
+        TIMEOUT_MS,
+    ));
     let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
     assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
     assert_eq!(
         diagnostics,
-        ["skill provider `echo` failed: MCP server `echo`: the MCP handshake over HTTP failed: \
+        [
+            "skill provider `echo` failed: MCP server `echo`: the MCP handshake over HTTP failed: \
           server/discover was refused, and then initialize: unexpected server response: \
-          HTTP 400 Bad Request: you sent [header value] (send initialize request)"]
+          HTTP 400 Bad Request: you sent [header value] (send initialize request)"
+        ]
     );
 }
 
@@ -480,7 +519,9 @@ fn fastmcp_over_http_is_consumed() {
             std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
             "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_SERVERS_PYTHON is not"
         );
-        eprintln!("skipped: set BCODE_MCP_SERVERS_PYTHON to a Python with fastmcp 4.1.6 (.ci/run does)");
+        eprintln!(
+            "skipped: set BCODE_MCP_SERVERS_PYTHON to a Python with fastmcp 4.1.6 (.ci/run does)"
+        );
         return;
     };
     let sandbox = consumer("");
@@ -489,7 +530,11 @@ fn fastmcp_over_http_is_consumed() {
     write(&served.join("pdf/references/FORM.md"), FORM);
     // A free port, told to the server (uvicorn does not say which port 0
     // gave it).
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_servers/fastmcp_skills.py");
     let child = Command::new(&python)
         .arg(&script)
@@ -519,9 +564,16 @@ fn fastmcp_over_http_is_consumed() {
     assert_eq!(diagnostics, Vec::<String>::new());
     assert_eq!(
         listed,
-        skills(&[("fastmcp:pdf", "mcp:fastmcp"), ("local", "repo:.bcode/skills")])
+        skills(&[
+            ("fastmcp:pdf", "mcp:fastmcp"),
+            ("local", "repo:.bcode/skills")
+        ])
     );
-    let block = ok(run(&sandbox, Some(TOKEN), &["skills", "context", "fastmcp:pdf"]));
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "fastmcp:pdf"],
+    ));
     assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{block}");
     let read = ok(run(
         &sandbox,

@@ -673,7 +673,10 @@ fn an_mcp_entry_names_one_way_to_reach_its_server() {
             "name = \"both\"\ncommand = \"x\"\nurl = \"http://127.0.0.1:9/mcp\"\n",
             "names both `command` and `url`",
         ),
-        ("name = \"neither\"\ntimeout_ms = 10\n", "names neither `command` nor `url`"),
+        (
+            "name = \"neither\"\ntimeout_ms = 10\n",
+            "names neither `command` nor `url`",
+        ),
         (
             "name = \"ftp\"\nurl = \"ftp://secret@host/mcp\"\n",
             "has a `url` that is not an `http://` or `https://` URL",

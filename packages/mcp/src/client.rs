@@ -1001,11 +1001,9 @@ where
 /// MCP handshake.
 async fn start(spec: McpServerSpec) -> Result<Started, String> {
     match &spec.endpoint {
-        McpEndpoint::Command {
-            command,
-            args,
-            dir,
-        } => start_command(command, args, dir.as_deref(), &spec.env).await,
+        McpEndpoint::Command { command, args, dir } => {
+            start_command(command, args, dir.as_deref(), &spec.env).await
+        }
         McpEndpoint::Url { url, headers } => connect_http(url, headers, &spec.env).await,
     }
 }
@@ -1040,7 +1038,12 @@ async fn connect_http(
     let running = client_config()
         .serve_with_lifecycle(transport, lifecycle)
         .await
-        .map_err(|err| format!("the MCP handshake over HTTP failed: {}", handshake_error(&err)))?;
+        .map_err(|err| {
+            format!(
+                "the MCP handshake over HTTP failed: {}",
+                handshake_error(&err)
+            )
+        })?;
     Ok(Started {
         running,
         raw,

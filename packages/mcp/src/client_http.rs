@@ -271,10 +271,7 @@ impl HttpClient {
             .method(method)
             .uri(self.endpoint.target.as_ref())
             .header(http::header::HOST, self.endpoint.host.clone())
-            .header(
-                http::header::ACCEPT,
-                "application/json, text/event-stream",
-            );
+            .header(http::header::ACCEPT, "application/json, text/event-stream");
         if let Some(auth) = auth {
             builder = builder.header(http::header::AUTHORIZATION, format!("Bearer {auth}"));
         }
@@ -420,8 +417,8 @@ impl StreamableHttpClient for HttpClient {
         }
         if media_type_is(content_type.as_ref(), "text/event-stream") {
             let raw = self.raw.clone();
-            let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
-                .map_err(std::io::Error::other);
+            let body =
+                Limited::new(response.into_body(), MAX_ANSWER_BYTES).map_err(std::io::Error::other);
             let events = SseStream::new(body)
                 .map(move |event: Result<Sse, SseError>| {
                     if let Ok(Sse {
@@ -571,13 +568,17 @@ mod tests {
         );
         assert_eq!(
             substitute("Bearer ${env:MISSING}", &vars),
-            Err("takes `${env:MISSING}`, and the environment variable MISSING is not set or empty"
-                .to_owned())
+            Err(
+                "takes `${env:MISSING}`, and the environment variable MISSING is not set or empty"
+                    .to_owned()
+            )
         );
         assert_eq!(
             substitute("${env:EMPTY}", &vars),
-            Err("takes `${env:EMPTY}`, and the environment variable EMPTY is not set or empty"
-                .to_owned())
+            Err(
+                "takes `${env:EMPTY}`, and the environment variable EMPTY is not set or empty"
+                    .to_owned()
+            )
         );
         assert_eq!(
             substitute("${HF_TOKEN}", &vars),
@@ -592,7 +593,8 @@ mod tests {
     #[test]
     fn headers_are_checked_and_never_shown() {
         let vars = env(&[("T", "line\nbreak")]);
-        let written = |name: &str, value: &str| BTreeMap::from([(name.to_owned(), value.to_owned())]);
+        let written =
+            |name: &str, value: &str| BTreeMap::from([(name.to_owned(), value.to_owned())]);
         assert_eq!(
             resolve_headers(&written("Authorization", "Bearer ${env:T}"), &vars).unwrap_err(),
             "the value of header `Authorization` holds a character a header cannot carry"
@@ -615,7 +617,10 @@ mod tests {
     fn header_values_are_struck_from_messages() {
         let vars = env(&[("HF_TOKEN", "s3cret"), ("SHORT", "ab")]);
         let written = BTreeMap::from([
-            ("Authorization".to_owned(), "Bearer ${env:HF_TOKEN}".to_owned()),
+            (
+                "Authorization".to_owned(),
+                "Bearer ${env:HF_TOKEN}".to_owned(),
+            ),
             ("X-Short".to_owned(), "${env:SHORT}".to_owned()),
         ]);
         let secrets = secrets(&written, &vars);
@@ -633,7 +638,11 @@ mod tests {
     fn only_plain_http_urls_are_reached() {
         let endpoint = Endpoint::parse("http://127.0.0.1:8080/mcp?x=1").unwrap();
         assert_eq!(
-            (endpoint.authority.as_str(), endpoint.host.to_str().unwrap(), endpoint.target.as_ref()),
+            (
+                endpoint.authority.as_str(),
+                endpoint.host.to_str().unwrap(),
+                endpoint.target.as_ref()
+            ),
             ("127.0.0.1:8080", "127.0.0.1:8080", "/mcp?x=1")
         );
         let endpoint = Endpoint::parse("http://example.org").unwrap();

@@ -257,7 +257,10 @@ fn mcp_entry_problem(entry: &McpServerConfig) -> Option<String> {
                 // The URL itself is not repeated: it may carry a token.
                 Some("has a `url` that is not an `http://` or `https://` URL".to_owned())
             } else if !entry.args.is_empty() || !entry.env.is_empty() || entry.cwd.is_some() {
-                Some("names `url` with `args`, `env` or `cwd`, which only a `command` entry uses".to_owned())
+                Some(
+                    "names `url` with `args`, `env` or `cwd`, which only a `command` entry uses"
+                        .to_owned(),
+                )
             } else {
                 None
             }
