@@ -17,6 +17,7 @@ mod cli_golden;
 mod cli_help;
 mod cli_mcp;
 mod cli_mcp_consume;
+mod cli_mcp_consume_http;
 mod cli_mcp_http;
 mod cli_open_spec;
 mod cli_render;

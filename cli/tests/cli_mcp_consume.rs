@@ -361,7 +361,7 @@ fn an_untrusted_repositorys_servers_are_ignored_with_a_warning() {
     assert!(!marker.exists(), "the repository's server was started");
     let warning = format!(
         "repo file {}:1: `skills.mcp_servers = [{{ args = [\"-c\", \"touch {}\"], command = \"sh\", name = \"evil\", timeout_ms = {TIMEOUT_MS} }}]` \
-         ignored: it starts programs (the MCP servers whose skills it would add); the repository is not trusted",
+         ignored: it starts programs or sends the user's headers to servers (the MCP servers whose skills it would add); the repository is not trusted",
         sandbox.repo.join(".bcode/bcode.toml").display(),
         marker.display()
     );

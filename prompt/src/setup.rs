@@ -229,7 +229,8 @@ pub(crate) fn git_cache(
 /// list costs nothing, not even a thread. Each server runs with the host's
 /// environment snapshot and the entry's `env`, in the folder its `cwd`
 /// names or else a neutral one (never the working folder, which may be the
-/// repository's); files fetched from it are
+/// repository's); a `url` entry's server is reached with its headers, their
+/// `${env:NAME}` taken from the same snapshot; files fetched from it are
 /// cached in `<state dir>/cache/mcp` when the state folder is safe to use
 /// (see `bcode_fs::StateDir`), else not cached.
 pub fn mcp_providers(

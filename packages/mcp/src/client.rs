@@ -82,48 +82,96 @@ pub const NEUTRAL_DIR: &str = "/";
 /// that the timeout struck (the runtime's own timer fires first).
 const GRACE: Duration = Duration::from_millis(500);
 
-/// How to start one MCP server: a `[[skills.mcp_servers]]` entry with the
+/// How to reach one MCP server: a `[[skills.mcp_servers]]` entry with the
 /// environment it runs in.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct McpServerSpec {
     /// The server's name (skill-id grammar): source `mcp:<name>`, ids
     /// `<name>:<skill name>`.
     pub name: String,
-    /// The program.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its whole environment: the library never reads the process
-    /// environment, so the host's snapshot is handed in (with the entry's
-    /// own variables laid over it).
+    /// A program to start, or a URL to reach.
+    pub endpoint: McpEndpoint,
+    /// The host's environment snapshot (for a program, with the entry's own
+    /// variables laid over it; for a URL, where its headers' `${env:NAME}`
+    /// are taken from): the library never reads the process environment.
     pub env: BTreeMap<String, String>,
     /// The bound on starting it, one listing and one file read.
     pub timeout: Duration,
-    /// The folder it is started in, as the entry's `cwd` resolves; `None`
-    /// starts it in [`NEUTRAL_DIR`], never the host's working folder.
-    pub dir: Option<PathBuf>,
     /// Whether its skills listed with `"dynamic"` files are loaded.
     pub allow_dynamic: bool,
+}
+
+/// Where an entry's server is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpEndpoint {
+    /// A program speaking MCP on its standard input and output.
+    Command {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// The folder it is started in, as the entry's `cwd` resolves;
+        /// `None` starts it in [`NEUTRAL_DIR`], never the host's working
+        /// folder.
+        dir: Option<PathBuf>,
+    },
+    /// A server reached over Streamable HTTP.
+    Url {
+        /// Its endpoint (`http://127.0.0.1:8080/mcp`).
+        url: String,
+        /// The headers sent with every request, as written: each
+        /// `${env:NAME}` is taken from the spec's `env` when the server is
+        /// first reached, and its value is never shown.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl std::fmt::Debug for McpServerSpec {
+    /// The environment's values are left out: they may hold secrets.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerSpec")
+            .field("name", &self.name)
+            .field("endpoint", &self.endpoint)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .field("allow_dynamic", &self.allow_dynamic)
+            .finish()
+    }
 }
 
 impl McpServerSpec {
     /// The spec of a config entry, run in `host_env` with the entry's `env`
     /// laid over it, in `dir` (the entry's `cwd` as the host resolved it,
-    /// e.g. with `LoadedConfig::mcp_server_dir`; `None`: a neutral folder).
+    /// e.g. with `LoadedConfig::mcp_server_dir`; `None`: a neutral folder);
+    /// or, for an entry naming `url`, reached with its headers, their
+    /// variables taken from `host_env`. (The config's loading has checked
+    /// that an entry names exactly one of `command` and `url`; an entry
+    /// naming neither is given an empty command, which fails to start.)
     pub fn from_config(
         entry: &McpServerConfig,
         host_env: &BTreeMap<String, String>,
         dir: Option<PathBuf>,
     ) -> Self {
         let mut env = host_env.clone();
-        env.extend(entry.env.clone());
+        let endpoint = match (&entry.url, &entry.command) {
+            (Some(url), _) => McpEndpoint::Url {
+                url: url.clone(),
+                headers: entry.headers.clone(),
+            },
+            (None, command) => {
+                env.extend(entry.env.clone());
+                McpEndpoint::Command {
+                    command: command.clone().unwrap_or_default(),
+                    args: entry.args.clone(),
+                    dir,
+                }
+            }
+        };
         McpServerSpec {
             name: entry.name.clone(),
-            command: entry.command.clone(),
-            args: entry.args.clone(),
+            endpoint,
             env,
             timeout: Duration::from_millis(entry.timeout_ms),
-            dir,
             allow_dynamic: entry.allow_dynamic,
         }
     }
@@ -181,6 +229,10 @@ fn provided(entries: &BTreeMap<SkillId, Admitted>) -> Vec<ProvidedSkill> {
 #[derive(Debug)]
 pub struct McpProvider {
     name: String,
+    /// The values its headers take from the environment (and the headers
+    /// whole), struck from every message it makes: a server may echo what
+    /// it was sent into an error, and no diagnostic shows a token.
+    secrets: Vec<String>,
     timeout: Duration,
     allow_dynamic: bool,
     link: Link,
@@ -196,6 +248,10 @@ impl McpProvider {
     pub fn spawn(spec: McpServerSpec, cache: Option<PathBuf>) -> McpProvider {
         McpProvider {
             name: spec.name.clone(),
+            secrets: match &spec.endpoint {
+                McpEndpoint::Url { headers, .. } => crate::client_http::secrets(headers, &spec.env),
+                McpEndpoint::Command { .. } => Vec::new(),
+            },
             timeout: spec.timeout,
             allow_dynamic: spec.allow_dynamic,
             link: Link::Command(spec),
@@ -215,6 +271,7 @@ impl McpProvider {
     ) -> McpProvider {
         McpProvider {
             name: name.into(),
+            secrets: Vec::new(),
             timeout,
             allow_dynamic: true,
             link: Link::Peer(peer),
@@ -227,7 +284,10 @@ impl McpProvider {
     fn fail(&self, reason: impl Into<String>) -> SkillError {
         SkillError::Provider {
             provider: self.name.clone(),
-            reason: format!("MCP server `{}`: {}", self.name, reason.into()),
+            reason: crate::client_http::redact(
+                format!("MCP server `{}`: {}", self.name, reason.into()),
+                &self.secrets,
+            ),
         }
     }
 
@@ -718,7 +778,13 @@ impl McpProvider {
     }
 
     fn left_out(&self, code: DiagnosticCode, message: String) -> Diagnostic {
-        Diagnostic::warning(code, format!("MCP server `{}`: {message}", self.name))
+        Diagnostic::warning(
+            code,
+            crate::client_http::redact(
+                format!("MCP server `{}`: {message}", self.name),
+                &self.secrets,
+            ),
+        )
     }
 
     /// A listed skill as a registry entry under its plain id
@@ -807,7 +873,8 @@ impl Drop for Group {
 struct Started {
     running: RunningService<RoleClient, ClientConfig>,
     raw: RawResults,
-    _child: ChildProcess,
+    /// The program, for a `command` entry (none over HTTP).
+    _child: Option<ChildProcess>,
     _group: Group,
 }
 
@@ -930,15 +997,94 @@ where
     }
 }
 
-/// Starts the server of `spec` and completes the MCP handshake.
+/// Starts the server of `spec` (or reaches it over HTTP) and completes the
+/// MCP handshake.
 async fn start(spec: McpServerSpec) -> Result<Started, String> {
-    let dir = spec.dir.as_deref().unwrap_or(Path::new(NEUTRAL_DIR));
-    let mut command = tokio::process::Command::new(&spec.command);
+    match &spec.endpoint {
+        McpEndpoint::Command { command, args, dir } => {
+            start_command(command, args, dir.as_deref(), &spec.env).await
+        }
+        McpEndpoint::Url { url, headers } => connect_http(url, headers, &spec.env).await,
+    }
+}
+
+/// Reaches the server at `url` over Streamable HTTP and completes the
+/// handshake: `server/discover` on protocol 2026-07-28, and `initialize`
+/// when the server answers that it does not know it (the 2025-11-25 era).
+/// The server is already running, so the SDK's own fallback serves: its
+/// fixed 10 s wait for a discovery never outlasts the entry's timeout,
+/// which bounds the whole start.
+async fn connect_http(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    env: &BTreeMap<String, String>,
+) -> Result<Started, String> {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let endpoint = crate::client_http::Endpoint::parse(url)?;
+    let headers = crate::client_http::resolve_headers(headers, env)?;
+    let raw = RawResults::default();
+    let client = crate::client_http::HttpClient::new(endpoint, raw.clone());
+    let config = StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(headers)
+        .max_concurrent_requests(4)
+        .max_json_response_size(crate::client_http::MAX_ANSWER_BYTES)
+        .max_sse_event_size(crate::client_http::MAX_ANSWER_BYTES);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let running = client_config()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .map_err(|err| {
+            format!(
+                "the MCP handshake over HTTP failed: {}",
+                handshake_error(&err)
+            )
+        })?;
+    Ok(Started {
+        running,
+        raw,
+        _child: None,
+        _group: Group(None),
+    })
+}
+
+/// The SDK's handshake error in words a user can act on: its fallback
+/// error names neither failure, and its transport error names the
+/// transport's Rust type.
+fn handshake_error(err: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError;
+    match err {
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => format!(
+            "server/discover was refused, and then initialize: {}",
+            handshake_error(fallback)
+        ),
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{} ({context})", error.error)
+        }
+        err => err.to_string(),
+    }
+}
+
+/// Starts the program `command` and completes the MCP handshake.
+async fn start_command(
+    command_name: &str,
+    args: &[String],
+    dir: Option<&Path>,
+    env: &BTreeMap<String, String>,
+) -> Result<Started, String> {
+    let spec_command = command_name;
+    let shown_dir = dir;
+    let dir = dir.unwrap_or(Path::new(NEUTRAL_DIR));
+    let mut command = tokio::process::Command::new(command_name);
     command
-        .args(&spec.args)
+        .args(args)
         .current_dir(dir)
         .env_clear()
-        .envs(&spec.env)
+        .envs(env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // The server's own messages are not ours to print.
@@ -948,26 +1094,25 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
     let mut command = process_wrap::tokio::CommandWrap::from(command);
     #[cfg(unix)]
     command.wrap(process_wrap::tokio::ProcessGroup::leader());
-    let mut child = command.spawn().map_err(|err| match &spec.dir {
+    let mut child = command.spawn().map_err(|err| match shown_dir {
         Some(dir) => format!(
-            "`{}` could not be started in `{}` (its `cwd`): {err}",
-            spec.command,
+            "`{spec_command}` could not be started in `{}` (its `cwd`): {err}",
             dir.display()
         ),
-        None => format!("`{}` could not be started: {err}", spec.command),
+        None => format!("`{spec_command}` could not be started: {err}"),
     })?;
     let group = Group(child.id());
     let (Some(stdin), Some(stdout)) = (
         child.inner_mut().stdin().take(),
         child.inner_mut().stdout().take(),
     ) else {
-        return Err(format!("`{}` was started without pipes", spec.command));
+        return Err(format!("`{spec_command}` was started without pipes"));
     };
     let mut stdin = stdin;
     let mut stdout = tokio::io::BufReader::new(stdout);
     let modern = probe(&mut stdout, &mut stdin)
         .await
-        .map_err(|why| format!("the MCP handshake with `{}` failed: {why}", spec.command))?;
+        .map_err(|why| format!("the MCP handshake with `{spec_command}` failed: {why}"))?;
     let (config, lifecycle) = if modern {
         (
             client_config(),
@@ -987,11 +1132,11 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
     let running = config
         .serve_with_lifecycle(transport, lifecycle)
         .await
-        .map_err(|err| format!("the MCP handshake with `{}` failed: {err}", spec.command))?;
+        .map_err(|err| format!("the MCP handshake with `{spec_command}` failed: {err}"))?;
     Ok(Started {
         running,
         raw,
-        _child: ChildProcess(child),
+        _child: Some(ChildProcess(child)),
         _group: group,
     })
 }
@@ -1248,11 +1393,13 @@ mod tests {
         let provider = McpProvider::spawn(
             McpServerSpec {
                 name: "srv".to_owned(),
-                command: "unused".to_owned(),
-                args: Vec::new(),
+                endpoint: McpEndpoint::Command {
+                    command: "unused".to_owned(),
+                    args: Vec::new(),
+                    dir: None,
+                },
                 env: BTreeMap::new(),
                 timeout: Duration::from_secs(1),
-                dir: None,
                 allow_dynamic: true,
             },
             None,

@@ -49,6 +49,14 @@ impl RawResults {
         }
     }
 
+    /// Keeps the result of `message` (one JSON-RPC message, as an HTTP
+    /// answer carries it) when it may be a skills answer.
+    pub(crate) fn observe_message(&self, message: &[u8]) {
+        if mentions_skills(message) {
+            self.observe(message);
+        }
+    }
+
     /// Keeps the result of `line` when it is an answer.
     fn observe(&self, line: &[u8]) {
         #[derive(Deserialize)]

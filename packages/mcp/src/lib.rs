@@ -17,12 +17,15 @@
 //! through the registry.
 //!
 //! With the `client` feature, [`McpProvider`] consumes the other way: a
-//! `bcode.skill/v1` provider relaying the skills one MCP server publishes.
+//! `bcode.skill/v1` provider relaying the skills one MCP server publishes,
+//! a program it starts or a server it reaches over Streamable HTTP.
 
 #[cfg(feature = "client")]
 mod client;
 #[cfg(feature = "client")]
 mod client_cache;
+#[cfg(feature = "client")]
+mod client_http;
 #[cfg(feature = "client")]
 mod client_listing;
 #[cfg(feature = "client")]
@@ -41,7 +44,8 @@ mod uri;
 
 #[cfg(feature = "client")]
 pub use client::{
-    MAX_LISTED_SKILLS, MAX_LISTING_BYTES, MAX_PAGES, McpProvider, McpServerSpec, NEUTRAL_DIR,
+    MAX_LISTED_SKILLS, MAX_LISTING_BYTES, MAX_PAGES, McpEndpoint, McpProvider, McpServerSpec,
+    NEUTRAL_DIR,
 };
 #[cfg(feature = "client")]
 pub use client_listing::{MAX_SKILL_BYTES, MAX_SKILL_FILES};

@@ -72,6 +72,19 @@ pub enum ConfigErrorKind {
         /// when known.
         text_line: Option<usize>,
     },
+    /// A `[[skills.mcp_servers]]` entry that does not say how to reach its
+    /// server: both or neither of `command` and `url`, a `url` that is not
+    /// `http://` or `https://`, or a key of the other kind of entry.
+    McpServerEntry {
+        /// The entry's `name`.
+        name: String,
+        /// What is wrong, in words.
+        problem: String,
+        /// The layer that last set `skills.mcp_servers`.
+        origin: Origin,
+        /// The 1-based line of the key in that layer's file, when known.
+        line: Option<usize>,
+    },
     /// The merged values did not fit the typed config. Validation runs first,
     /// so this only guards against a gap between validation and the types.
     Extract {
@@ -154,6 +167,22 @@ impl fmt::Display for ConfigError {
                     f,
                     "`system_prompt.mode` is \"replace\" ({mode_at}) but `system_prompt.text` is empty ({text_at})\n  \
                      replace mode needs the replacement prompt in `system_prompt.text`; set it, or set `system_prompt.mode = \"default\"`"
+                )
+            }
+            ConfigErrorKind::McpServerEntry {
+                name,
+                problem,
+                origin,
+                line,
+            } => {
+                let at = At {
+                    origin,
+                    line: *line,
+                };
+                write!(
+                    f,
+                    "{at}: the `[[skills.mcp_servers]]` entry `{name}` {problem}\n  \
+                     an entry names either `command` (a program speaking MCP on its standard input and output) or `url` (an `http://` Streamable HTTP endpoint)"
                 )
             }
             ConfigErrorKind::Extract {

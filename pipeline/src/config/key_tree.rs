@@ -76,11 +76,13 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("mcp_servers", Shape::Leaf { kind: LeafKind::TableArray(&Shape::Table(&[
             ("allow_dynamic", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
             ("args", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
-            ("command", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
+            ("command", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("cwd", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("env", Shape::Leaf { kind: LeafKind::StrMap, nullable: false }),
+            ("headers", Shape::Leaf { kind: LeafKind::StrMap, nullable: false }),
             ("name", Shape::Leaf { kind: LeafKind::Str, nullable: false }),
             ("timeout_ms", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
+            ("url", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
         ])), nullable: false }),
         ("preview_max_chars", Shape::Leaf { kind: LeafKind::UnsignedInt, nullable: false }),
         ("prompt", Shape::Table(&[

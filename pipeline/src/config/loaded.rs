@@ -238,6 +238,36 @@ impl Provider for LayerProvider<'_> {
     }
 }
 
+/// What is wrong with how `entry` reaches its server, if anything: it
+/// names exactly one of `command` and `url`, a `url` of `http` or `https`,
+/// and only the keys of its kind (`args`, `env`, `cwd` start a program;
+/// `headers` go with a URL).
+fn mcp_entry_problem(entry: &McpServerConfig) -> Option<String> {
+    match (&entry.command, &entry.url) {
+        (Some(_), Some(_)) => Some("names both `command` and `url`".to_owned()),
+        (None, None) => Some("names neither `command` nor `url`".to_owned()),
+        (Some(_), None) => (!entry.headers.is_empty())
+            .then(|| "names `headers`, which only a `url` entry sends".to_owned()),
+        (None, Some(url)) => {
+            let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
+                url.get(..scheme.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+            });
+            if !scheme_ok {
+                // The URL itself is not repeated: it may carry a token.
+                Some("has a `url` that is not an `http://` or `https://` URL".to_owned())
+            } else if !entry.args.is_empty() || !entry.env.is_empty() || entry.cwd.is_some() {
+                Some(
+                    "names `url` with `args`, `env` or `cwd`, which only a `command` entry uses"
+                        .to_owned(),
+                )
+            } else {
+                None
+            }
+        }
+    }
+}
+
 /// Merges parsed layers in the order `layers.rs` decided (which alone says
 /// which layer outranks which: lowest precedence first, after the defaults, which
 /// this adds) into a [`LoadedConfig`]. Every layer is checked first, so a bad
@@ -329,6 +359,22 @@ pub(crate) fn merge(
                 text_origin,
                 text_line,
             }));
+    }
+    for entry in &config.skills.mcp_servers {
+        if let Some(problem) = mcp_entry_problem(entry) {
+            let (origin, line) = origins
+                .get("skills.mcp_servers")
+                .cloned()
+                .unwrap_or((Origin::Default, None));
+            found
+                .errors
+                .push(ConfigError::new(ConfigErrorKind::McpServerEntry {
+                    name: entry.name.clone(),
+                    problem,
+                    origin,
+                    line,
+                }));
+        }
     }
     if !found.errors.is_empty() {
         return None;

@@ -137,7 +137,7 @@ pub(crate) const GATES: &[Gate] = &[
     Gate {
         key: "skills.mcp_servers",
         rule: Rule::Any,
-        why: "it starts programs (the MCP servers whose skills it would add)",
+        why: "it starts programs or sends the user's headers to servers (the MCP servers whose skills it would add)",
     },
     Gate {
         key: "skills.auto_activate",

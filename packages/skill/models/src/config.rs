@@ -70,27 +70,34 @@ pub struct SkillsConfig {
     pub prompt: SkillsPromptConfig,
     /// `[skills.routing]`
     pub routing: SkillsRoutingConfig,
-    /// `[[skills.mcp_servers]]`: MCP servers whose skills (SEP-2640) join the registry as source `mcp:<name>`, with ids `<name>:<skill name>`. Each starts a program, so an untrusted repository's entries are ignored.
+    /// `[[skills.mcp_servers]]`: MCP servers whose skills (SEP-2640) join the registry as source `mcp:<name>`, with ids `<name>:<skill name>`. Each starts a program or reaches a URL (with the user's headers), so an untrusted repository's entries are ignored.
     pub mcp_servers: Vec<McpServerConfig>,
 }
 
-/// One `[[skills.mcp_servers]]` entry: a program speaking MCP on its standard input and output.
+/// One `[[skills.mcp_servers]]` entry: a program speaking MCP on its standard input and output (`command`), or a server reached over MCP's Streamable HTTP (`url`); exactly one of the two.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct McpServerConfig {
     /// The server's name: lowercase letters, digits and hyphens. Its skills are labelled `mcp:<name>` and named `<name>:<skill name>`.
     pub name: String,
-    /// The program to run (looked up on `PATH` when it has no `/`).
-    pub command: String,
-    /// Its arguments.
+    /// The program to run (looked up on `PATH` when it has no `/`). Not with `url`.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The server's Streamable HTTP endpoint (`http://host:port/mcp`), instead of `command`. `https://` is refused with a diagnostic: this build has no TLS.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// HTTP headers sent with every request to `url`. A value may take an environment variable as `${env:NAME}` (`Authorization = "Bearer ${env:HF_TOKEN}"`), so the secret stays out of the config; an unset or empty variable fails the entry with a diagnostic that names the variable, never a value.
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Its arguments (with `command`).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Environment variables set for it, on top of the host's.
+    /// Environment variables set for it, on top of the host's (with `command`).
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
     /// How long, in milliseconds, starting the server, one listing or one file read may take; a server that takes longer is given up on with a diagnostic.
     #[serde(default = "default_mcp_timeout_ms")]
     pub timeout_ms: u64,
-    /// The folder the server is started in: absolute, `~/`-relative, or relative to the folder of the config file that names it. Omitted: a neutral folder (`/`), never the repository or the folder Bcode runs in, so a relative command, script or module name cannot pick up a repository's file.
+    /// The folder the server is started in (with `command`): absolute, `~/`-relative, or relative to the folder of the config file that names it. Omitted: a neutral folder (`/`), never the repository or the folder Bcode runs in, so a relative command, script or module name cannot pick up a repository's file.
     #[serde(default)]
     pub cwd: Option<String>,
     /// Whether skills whose files the server lists as `"dynamic"` (generated content that no digest vouches for) are loaded; `false` leaves them out with a diagnostic. Default `true`, as SEP-2640 allows.

@@ -1,0 +1,584 @@
+//! Consuming skills over MCP's Streamable HTTP (issue 40, items 2 and 8):
+//! a `[[skills.mcp_servers]]` entry naming `url` and `headers` instead of
+//! `command`. Against this very binary's `mcp --http` (the 2026-07-28 era,
+//! a bearer token required), against a server of the 2025-11-25 era written
+//! here (`initialize`, a session, answers as an event stream), and against
+//! FastMCP 4.1.6's skills server over HTTP when its Python is set up. A
+//! header's `${env:NAME}` is taken from the environment and its value never
+//! shows; an `https` URL is refused with a diagnostic (no TLS); an
+//! untrusted repository cannot add a URL entry.
+
+#![cfg(feature = "mcp")]
+// Helpers outside `#[test]` functions are test code too; clippy's
+// allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Sandbox, ok, write};
+use serde_json::{Value, json};
+
+const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
+const FORM: &str = "Fill the form.\n";
+
+/// The timeout of the entries served here (a healthy answer takes
+/// milliseconds; this is for a loaded machine).
+const TIMEOUT_MS: u64 = 10_000;
+
+/// The token the servers require.
+const TOKEN: &str = "s3cret-token";
+
+/// A running server whose child is killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `bcode-prompt --repo <repo> mcp --http 127.0.0.1:0`, requiring
+/// [`TOKEN`], and the address it told on stderr.
+fn serve(sandbox: &Sandbox, repo: &Path) -> (Running, SocketAddr) {
+    let mut child = sandbox
+        .command_in(repo)
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--http-token-env",
+            "BCODE_TEST_TOKEN",
+        ])
+        .env("BCODE_TEST_TOKEN", TOKEN)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the server ended before serving")
+            .unwrap();
+        if let Some(at) = line.split(" at http://").nth(1) {
+            break at.trim_end_matches("/mcp").parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (Running(child), addr)
+}
+
+/// A sandbox with one local skill and `entry` as the user's config.
+fn consumer(entry: &str) -> Sandbox {
+    let sandbox = Sandbox::new();
+    write(
+        &sandbox.repo.join(".bcode/skills/local/SKILL.md"),
+        "---\nname: local\ndescription: A local skill.\n---\nLocal body.\n",
+    );
+    write(&sandbox.home.join(".config/bcode/bcode.toml"), entry);
+    sandbox
+}
+
+/// One `url` entry sending `Authorization: Bearer ${env:HF_TOKEN}`.
+fn url_entry(name: &str, url: &str, timeout_ms: u64) -> String {
+    format!(
+        "[[skills.mcp_servers]]\nname = {}\nurl = {}\n\
+         headers = {{ Authorization = \"Bearer ${{env:HF_TOKEN}}\" }}\ntimeout_ms = {timeout_ms}\n",
+        Value::from(name),
+        Value::from(url),
+    )
+}
+
+/// `args` run in the sandbox with `HF_TOKEN` set to `token` (unset for
+/// `None`).
+fn run(sandbox: &Sandbox, token: Option<&str>, args: &[&str]) -> Output {
+    let mut command = sandbox.command();
+    if let Some(token) = token {
+        command.env("HF_TOKEN", token);
+    }
+    command.args(args).output().unwrap()
+}
+
+/// `skills list --json` as `(ids with their sources, diagnostics' messages)`.
+fn list(sandbox: &Sandbox, token: Option<&str>) -> (Vec<(String, String)>, Vec<String>) {
+    let listing: Value =
+        serde_json::from_str(&ok(run(sandbox, token, &["skills", "list", "--json"]))).unwrap();
+    let skills = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| {
+            (
+                skill["id"].as_str().unwrap().to_owned(),
+                skill["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let diagnostics = listing["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    (skills, diagnostics)
+}
+
+fn skills(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(id, source)| ((*id).to_owned(), (*source).to_owned()))
+        .collect()
+}
+
+/// The other repository, with its skill `pdf` and a supporting file.
+fn other_repo(sandbox: &Sandbox) -> PathBuf {
+    let other = sandbox.base.join("other");
+    write(&other.join(".bcode/skills/pdf/SKILL.md"), PDF);
+    write(&other.join(".bcode/skills/pdf/references/FORM.md"), FORM);
+    other
+}
+
+/// Our own server over HTTP (protocol 2026-07-28), a token required: the
+/// entry's header carries it from `HF_TOKEN`; the skill is listed, its
+/// body and supporting file loaded, verified. Without the variable, or
+/// with a wrong token, the entry fails with a diagnostic naming the
+/// variable or the refusal, never a value, and the local skill loads.
+#[test]
+fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
+    let sandbox = consumer("");
+    let other = other_repo(&sandbox);
+    let (_server, addr) = serve(&sandbox, &other);
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &url_entry("other", &format!("http://{addr}/mcp"), TIMEOUT_MS),
+    );
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(diagnostics, Vec::<String>::new());
+    assert_eq!(
+        listed,
+        skills(&[("local", "repo:.bcode/skills"), ("other:pdf", "mcp:other")])
+    );
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "other:pdf"],
+    ));
+    assert_eq!(
+        block,
+        "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
+         References are relative to skill://pdf/.\n\
+         Source label: mcp:other\n\
+         \n\
+         The PDF body.\n\
+         </skill>\n"
+    );
+    let read = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "read", "other:pdf", "references/FORM.md"],
+    ));
+    assert_eq!(read, FORM);
+
+    let failed = |token: Option<&str>| {
+        let out = run(&sandbox, token, &["skills", "list", "--json"]);
+        let stderr = common::lossy(&out.stderr);
+        let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+        let ids: Vec<&str> = listing["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["local"]);
+        let all = format!("{listing}{stderr}");
+        if let Some(token) = token {
+            assert!(!all.contains(token), "the token shows: {all}");
+        }
+        let diagnostics = listing["diagnostics"].as_array().unwrap();
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        diagnostics[0]["message"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        failed(None),
+        "skill provider `other` failed: MCP server `other`: the value of header `Authorization` \
+         takes `${env:HF_TOKEN}`, and the environment variable HF_TOKEN is not set or empty"
+    );
+    assert_eq!(
+        failed(Some("wrong-token-value")),
+        "skill provider `other` failed: MCP server `other`: the MCP handshake over HTTP failed: \
+         unexpected server response: HTTP 401 Unauthorized: the server refused the request's \
+         credentials (check the entry's `headers`) (send discover request)"
+    );
+}
+
+/// An `https` URL is refused with a diagnostic (this build has no TLS),
+/// without a connection; a server that is not there costs a diagnostic.
+#[test]
+fn an_https_url_and_a_closed_port_are_diagnostics() {
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let entries = format!(
+        "{}{}",
+        url_entry("hf", "https://huggingface.co/mcp", TIMEOUT_MS),
+        url_entry("gone", &format!("http://{closed}/mcp"), TIMEOUT_MS)
+    );
+    let sandbox = consumer(&entries);
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+    assert_eq!(
+        diagnostics[0],
+        format!(
+            "skill provider `gone` failed: MCP server `gone`: the MCP handshake over HTTP failed: \
+             Client error: cannot connect to {closed}: Connection refused (os error 111) (send discover request)"
+        )
+    );
+    assert_eq!(
+        diagnostics[1],
+        "skill provider `hf` failed: MCP server `hf`: its `url` is `https://`, which this build \
+         cannot reach: it has no TLS (use an `http://` URL on a trusted network or a local TLS \
+         proxy, or a `command` entry)"
+    );
+}
+
+/// An untrusted repository's URL entry is ignored with the usual warning,
+/// and nothing connects to its server.
+#[test]
+fn an_untrusted_repositorys_url_entry_is_ignored() {
+    let sandbox = consumer("");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    write(
+        &sandbox.repo.join(".bcode/bcode.toml"),
+        &url_entry("evil", &format!("http://{addr}/mcp"), TIMEOUT_MS),
+    );
+    let out = run(&sandbox, Some(TOKEN), &["skills", "list", "--json"]);
+    let stderr = common::lossy(&out.stderr);
+    let listing: Value = serde_json::from_str(&ok(out)).unwrap();
+    assert_eq!(listing["skills"].as_array().unwrap().len(), 1);
+    assert_eq!(listing["diagnostics"], json!([]));
+    assert!(
+        stderr.contains(
+            "ignored: it starts programs or sends the user's headers to servers (the MCP servers whose skills it would add); the repository is not trusted"
+        ) && stderr.contains("skills.mcp_servers"),
+        "{stderr}"
+    );
+    assert!(
+        listener.accept().is_err(),
+        "the repository's server was reached"
+    );
+}
+
+/// One request the legacy server read: method (or HTTP verb), its
+/// `Authorization`, `Mcp-Session-Id` and `MCP-Protocol-Version`.
+type Seen = Arc<Mutex<Vec<(String, String, String, String)>>>;
+
+/// A server of the 2025-11-25 era over HTTP, in a thread: it requires
+/// [`TOKEN`], answers `server/discover` with HTTP 400 and "method not
+/// found", `initialize` with a session, `skills/list` as an event stream
+/// and `resources/read` as JSON, each request in the session; a `GET`
+/// stream it does not offer (405). At `/echo` it answers every request
+/// with HTTP 400 and the `Authorization` it was sent.
+fn legacy_server(seen: Seen) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let body = PDF;
+    let listing = json!({"skills": [{
+        "uri": "skill://pdf/SKILL.md",
+        "frontmatter": {"name": "pdf", "description": "Reads PDFs.", "license": "MIT"},
+        "resources": [{"uri": "skill://pdf/SKILL.md", "digest": digest(body.as_bytes()), "size": body.len()}],
+    }]});
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let seen = seen.clone();
+            let listing = listing.clone();
+            std::thread::spawn(move || answer(stream, &seen, &listing));
+        }
+    });
+    addr
+}
+
+/// Reads one request from `stream` and answers it as [`legacy_server`] says.
+fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut head = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        head.push(line.trim_end().to_owned());
+    }
+    let header = |name: &str| {
+        head.iter()
+            .find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                key.eq_ignore_ascii_case(name)
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_default()
+    };
+    let verb = head[0].split(' ').next().unwrap().to_owned();
+    let length: usize = header("content-length").parse().unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let method = request["method"]
+        .as_str()
+        .map_or(verb.clone(), str::to_owned);
+    seen.lock().unwrap().push((
+        method.clone(),
+        header("authorization"),
+        header("mcp-session-id"),
+        header("mcp-protocol-version"),
+    ));
+    let id = &request["id"];
+    let reply = |status: &str, headers: &str, text: &str| {
+        format!(
+            "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            text.len()
+        )
+    };
+    let json = |value: Value| {
+        reply(
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            &value.to_string(),
+        )
+    };
+    let path = head[0].split(' ').nth(1).unwrap_or_default();
+    let out = if header("authorization") != format!("Bearer {TOKEN}") {
+        reply("401 Unauthorized", "", "no")
+    } else if path == "/echo" {
+        reply(
+            "400 Bad Request",
+            "Content-Type: text/plain\r\n",
+            &format!("you sent {}", header("authorization")),
+        )
+    } else if verb != "POST" {
+        reply("405 Method Not Allowed", "", "")
+    } else if method != "server/discover"
+        && method != "initialize"
+        && header("mcp-session-id") != "sess-1"
+    {
+        reply("400 Bad Request", "", "no session")
+    } else {
+        match method.as_str() {
+            "server/discover" => reply(
+                "400 Bad Request",
+                "Content-Type: application/json\r\n",
+                &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}).to_string(),
+            ),
+            "initialize" => reply(
+                "200 OK",
+                "Content-Type: application/json\r\nMcp-Session-Id: sess-1\r\n",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"resources": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
+                    "serverInfo": {"name": "legacy", "version": "1"},
+                }})
+                .to_string(),
+            ),
+            "notifications/initialized" => reply("202 Accepted", "", ""),
+            "skills/list" => {
+                let message = json!({"jsonrpc": "2.0", "id": id, "result": listing});
+                reply(
+                    "200 OK",
+                    "Content-Type: text/event-stream\r\n",
+                    &format!(": a comment\n\nevent: message\ndata: {message}\n\n"),
+                )
+            }
+            "resources/read" => json(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "contents": [{"uri": "skill://pdf/SKILL.md", "text": PDF}],
+            }})),
+            _ if id.is_null() => reply("202 Accepted", "", ""),
+            _ => json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})),
+        }
+    };
+    let _ = stream.write_all(out.as_bytes());
+}
+
+/// `sha256:<hex>` of `bytes`, by the system's `sha256sum`.
+fn digest(bytes: &[u8]) -> String {
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let hex = String::from_utf8(out.stdout).unwrap();
+    format!("sha256:{}", hex.split_whitespace().next().unwrap())
+}
+
+/// A server of the 2025-11-25 era over HTTP: `server/discover` refused,
+/// the consumer falls back to `initialize`, keeps the session, reads the
+/// listing from an event stream and the body as JSON; every request
+/// carries the token.
+#[test]
+fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
+    let seen: Seen = Arc::default();
+    let addr = legacy_server(seen.clone());
+    let sandbox = consumer(&url_entry("old", &format!("http://{addr}/mcp"), TIMEOUT_MS));
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(diagnostics, Vec::<String>::new());
+    assert_eq!(
+        listed,
+        skills(&[("local", "repo:.bcode/skills"), ("old:pdf", "mcp:old")])
+    );
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "old:pdf"],
+    ));
+    assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{block}");
+    let seen = seen.lock().unwrap().clone();
+    let bearer = format!("Bearer {TOKEN}");
+    // Each run: discover (refused), initialize, initialized, then its
+    // request in the session; a session's end (DELETE) may follow.
+    let methods: Vec<&str> = seen
+        .iter()
+        .map(|(method, ..)| method.as_str())
+        .filter(|method| *method != "DELETE")
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "skills/list",
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "skills/list",
+            "resources/read",
+        ]
+    );
+    for (method, auth, session, version) in &seen {
+        assert_eq!(auth, &bearer, "{method}");
+        if !matches!(method.as_str(), "server/discover" | "initialize") {
+            assert_eq!(
+                (session.as_str(), version.as_str()),
+                ("sess-1", "2025-11-25"),
+                "{method}"
+            );
+        }
+    }
+}
+
+/// A server that echoes the token into its error: the diagnostic strikes
+/// it out, whole and inside the header.
+#[test]
+fn a_token_a_server_echoes_is_struck_from_the_diagnostic() {
+    let addr = legacy_server(Arc::default());
+    let sandbox = consumer(&url_entry(
+        "echo",
+        &format!("http://{addr}/echo"),
+        TIMEOUT_MS,
+    ));
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
+    assert_eq!(
+        diagnostics,
+        [
+            "skill provider `echo` failed: MCP server `echo`: the MCP handshake over HTTP failed: \
+          server/discover was refused, and then initialize: unexpected server response: \
+          HTTP 400 Bad Request: you sent [header value] (send initialize request)"
+        ]
+    );
+}
+
+/// FastMCP 4.1.6's skills server over Streamable HTTP (`fastmcp_skills.py
+/// DIR --http PORT`), when `.ci/run`'s Python is set up: its skill is
+/// listed, loaded and its supporting file read, over protocol 2026-07-28
+/// (the entry's header is sent; this server asks for none).
+#[test]
+fn fastmcp_over_http_is_consumed() {
+    let Ok(python) = std::env::var("BCODE_MCP_SERVERS_PYTHON") else {
+        assert!(
+            std::env::var_os("BCODE_REQUIRE_MCP_CLIENT").is_none(),
+            "BCODE_REQUIRE_MCP_CLIENT is set but BCODE_MCP_SERVERS_PYTHON is not"
+        );
+        eprintln!(
+            "skipped: set BCODE_MCP_SERVERS_PYTHON to a Python with fastmcp 4.1.6 (.ci/run does)"
+        );
+        return;
+    };
+    let sandbox = consumer("");
+    let served = sandbox.base.join("served");
+    write(&served.join("pdf/SKILL.md"), PDF);
+    write(&served.join("pdf/references/FORM.md"), FORM);
+    // A free port, told to the server (uvicorn does not say which port 0
+    // gave it).
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_servers/fastmcp_skills.py");
+    let child = Command::new(&python)
+        .arg(&script)
+        .arg(&served)
+        .args(["--http", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = Running(child);
+    // Python's imports take seconds on a busy machine: wait until it
+    // accepts connections, in short steps, for at most a minute.
+    let ready = (0..600).any(|_| {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        false
+    });
+    assert!(ready, "FastMCP did not listen on {port}");
+    write(
+        &sandbox.home.join(".config/bcode/bcode.toml"),
+        &url_entry("fastmcp", &format!("http://127.0.0.1:{port}/mcp"), 60_000),
+    );
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(diagnostics, Vec::<String>::new());
+    assert_eq!(
+        listed,
+        skills(&[
+            ("fastmcp:pdf", "mcp:fastmcp"),
+            ("local", "repo:.bcode/skills")
+        ])
+    );
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "fastmcp:pdf"],
+    ));
+    assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{block}");
+    let read = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "read", "fastmcp:pdf", "references/FORM.md"],
+    ));
+    assert_eq!(read, FORM);
+}
