@@ -169,14 +169,23 @@ impl Folders {
 }
 
 /// The entries of `folder`: name and whether it is a folder (not followed).
+/// Refused when its `.gitignore` is not a regular file: asking libgit2
+/// whether a folder is ignored reads it, and a FIFO would block that.
 fn list(folder: &Path) -> Result<Vec<(std::ffi::OsString, bool)>, String> {
     let listing = std::fs::read_dir(folder)
         .map_err(|err| format!("cannot list `{}`: {err}", folder.display()))?;
     let mut entries = Vec::new();
     for entry in listing {
         let entry = entry.map_err(|err| format!("cannot list `{}`: {err}", folder.display()))?;
-        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        entries.push((entry.file_name(), is_dir));
+        let kind = entry.file_type().ok();
+        let name = entry.file_name();
+        if name == ".gitignore" && !kind.is_some_and(|kind| kind.is_file()) {
+            return Err(format!(
+                "`{}` is not a regular file",
+                folder.join(name).display()
+            ));
+        }
+        entries.push((name, kind.is_some_and(|kind| kind.is_dir())));
     }
     Ok(entries)
 }
