@@ -5,7 +5,8 @@
 //! `git status` compares the working tree with the index and the index
 //! with `HEAD`; `HEAD` names a ref. So the answer can change only when a
 //! file in the git folder changes (`HEAD`, `index`, `config`,
-//! `packed-refs`, a ref below `refs/`, `info/exclude`), when a folder of
+//! `packed-refs`, a ref below `refs/`, `info/exclude`; a new object, which
+//! can lengthen `HEAD`'s abbreviated id), when a folder of
 //! the working tree gains, loses or renames an entry, or when a file in it
 //! is written or has its metadata changed. An exact folder watch
 //! ([`bcode_fs::FolderWatch`], inotify read at the moment it is asked) on
@@ -91,6 +92,9 @@ pub(super) fn build(repo: &Repository) -> Result<RepoWatch, String> {
             folders.add_tree(&base.join(below))?;
         }
     }
+    // A new object can lengthen the abbreviation of `HEAD`'s id (the
+    // shortest unambiguous prefix): the object folders count too.
+    folders.add_tree(&common.join("objects"))?;
     if let Some(workdir) = repo.workdir() {
         work_tree(repo, workdir, &mut folders)?;
     }
