@@ -147,6 +147,8 @@ fn working_tree_changes_show_on_the_next_turn() {
     assert_eq!(status(&steady(&session, &dir)), [entry(" M", "a.txt")]);
     assert_eq!(status(&steady(&session, &dir)), [entry(" M", "a.txt")]);
     assert_eq!(counts(&session), (2, 1, 0));
+    // Only a file changed: the read kept the first watch.
+    assert_eq!(session.stats().watches, 1);
 
     write(&dir, "new.txt", "new\n");
     assert_eq!(
@@ -159,6 +161,8 @@ fn working_tree_changes_show_on_the_next_turn() {
         status(&steady(&session, &dir)),
         [entry(" M", "a.txt"), entry("??", "new.txt")]
     );
+    // The new folder was watched anew, the new file was not.
+    assert_eq!(session.stats().watches, 2);
     write(&dir, "src/fresh/mod.rs", "//! new\n");
     assert_eq!(
         status(&steady(&session, &dir)),
@@ -183,6 +187,8 @@ fn working_tree_changes_show_on_the_next_turn() {
     );
     assert_eq!(steady(&session, &dir), staged);
     assert_eq!(counts(&session), (6, 2, 0));
+    // The index changed: watched anew.
+    assert_eq!(session.stats().watches, 3);
     let GitFacts::Repository(RepoFacts {
         status: StatusOutcome::Done(done),
         ..
@@ -271,18 +277,25 @@ fn wait_for_worker(dir: &Path) {
     panic!("the worker never ended");
 }
 
-/// A read held in `open` (a FIFO where libgit2 reads a pack index): the
-/// turn that started it says it timed out, the next turn waits for it and
-/// starts no second read, and once it has answered its facts serve a later
-/// turn without a new read.
+/// A read held in `open` (a FIFO where libgit2 reads a pack index, in an
+/// alternate object store outside the repository, so freeing it changes
+/// nothing the watch sees): the turn that started it says it timed out,
+/// the next turn waits for it and starts no second read, and once it has
+/// answered its facts serve a later turn without a new read.
 #[test]
 fn a_late_read_serves_a_later_turn_and_is_not_started_twice() {
-    let (_tmp, dir, _repo) = committed();
-    let pack = dir.join(".git/objects/pack/pack-0123456789012345678901234567890123456789");
+    let (tmp, dir, _repo) = committed();
+    let objects = tmp.path().canonicalize().unwrap().join("alternate/objects");
+    let pack = objects.join("pack/pack-0123456789012345678901234567890123456789");
     std::fs::create_dir_all(pack.parent().unwrap()).unwrap();
     std::fs::write(pack.with_extension("pack"), b"PACK").unwrap();
     let fifo = pack.with_extension("idx");
     mkfifo(&fifo);
+    write(
+        &dir,
+        ".git/objects/info/alternates",
+        &format!("{}\n", objects.display()),
+    );
     let session = GitSession::new(true);
     assert_eq!(
         turn(&session, &dir, DEADLINE),

@@ -348,7 +348,7 @@ impl Work {
     /// mean the probe stopped waiting; that is expected after a timeout.
     fn run(self, tx: &mpsc::Sender<Report>) {
         let _finished = self.progress.finish_on_drop();
-        if let Some(slot) = &self.watch {
+        if let Some(slot) = self.watch.as_ref().filter(|slot| !slot.is_filled()) {
             // Watched first, then opened afresh: whatever changes after the
             // watch starts is in it, whatever changed before is read.
             let watch = match open(&self.path, self.root.as_deref()) {

@@ -6,7 +6,8 @@
 //! `watch.rs`); while that watch reports no change, a later turn takes the
 //! read's facts as they are and starts no worker. A change (a file edited,
 //! added or removed, a commit, a branch switch, the index written) makes
-//! the next turn read again, with a new watch.
+//! the next turn read again; the watch goes on with it unless a folder
+//! came in or an ignore rule, the config or the index changed.
 //!
 //! A read that has not answered by its turn's deadline is kept, not
 //! dropped: that turn says it timed out, a later turn that finds it still
@@ -19,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::read::{self, GitProbeOptions, GitRead, Running};
-use super::watch::{RepoWatch, WatchSlot};
+use super::watch::{RepoWatch, Seen, WatchSlot};
 use super::{GitFacts, RepoFacts, StatusOutcome};
 
 /// The git reads of one session; cloning gives another handle to the same
@@ -41,6 +42,10 @@ pub struct GitSessionStats {
     /// Turns that found a read still running and waited for it instead of
     /// starting another.
     pub joined: u64,
+    /// Reads that watched the repository anew (a walk of its folders); a
+    /// read after files changed, and no folder or ignore rule, keeps the
+    /// last watch.
+    pub watches: u64,
     /// Why the last read could not be watched (each turn then reads), when
     /// the session asked for watches.
     pub unwatched: Option<String>,
@@ -79,6 +84,9 @@ impl Key {
 struct Kept {
     key: Key,
     facts: GitFacts,
+    /// Whether the facts still hold (nothing changed since the watch
+    /// began, the read was whole).
+    fresh: bool,
     /// `None`: not watched, so never used again.
     watch: Option<RepoWatch>,
 }
@@ -132,21 +140,36 @@ impl GitSession {
                 }
             }
         }
-        if let Some(last) = &mut state.last
+        // A watch that still covers every folder goes on to the next read.
+        let mut kept_watch = None;
+        if let Some(mut last) = state.last.take()
             && last.key == key
-            && let Some(watch) = &mut last.watch
+            && let Some(mut watch) = last.watch.take()
         {
-            if !watch.changed() {
-                let facts = last.facts.clone();
-                state.stats.reused += 1;
-                return GitRead::Ended(facts);
+            match watch.look() {
+                Seen::Nothing if last.fresh => {
+                    let facts = last.facts.clone();
+                    last.watch = Some(watch);
+                    state.last = Some(last);
+                    state.stats.reused += 1;
+                    return GitRead::Ended(facts);
+                }
+                Seen::Nothing | Seen::Files => kept_watch = Some(watch),
+                Seen::Anything => {}
             }
         }
-        state.last = None;
         let slot = state.follow.then(WatchSlot::default);
+        let anew = match (&slot, kept_watch) {
+            (Some(slot), Some(watch)) => {
+                slot.fill(Ok(watch));
+                false
+            }
+            (slot, _) => slot.is_some(),
+        };
         match read::start_with(path, options, slot.clone()) {
             GitRead::Running(running) => {
                 state.stats.reads += 1;
+                state.stats.watches += u64::from(anew);
                 let until = running.started() + running.deadline();
                 state.pending = Some(Pending { key, running, slot });
                 GitRead::Session(SessionRead {
@@ -165,12 +188,21 @@ impl State {
     /// can be used again.
     fn keep(&mut self, mut pending: Pending, facts: GitFacts) {
         pending.running.waited();
+        let mut fresh = false;
         let watch = match pending.slot.as_ref().and_then(WatchSlot::take) {
             Some(Ok(mut watch)) => {
                 self.stats.unwatched = None;
                 // A change since the watch began may have come after the
-                // read looked: these facts are not used again.
-                (reusable(&facts) && !watch.changed()).then_some(watch)
+                // read looked: these facts are not used again, though the
+                // watch may serve the next read.
+                match watch.look() {
+                    Seen::Nothing => {
+                        fresh = reusable(&facts);
+                        Some(watch)
+                    }
+                    Seen::Files => Some(watch),
+                    Seen::Anything => None,
+                }
             }
             Some(Err(why)) => {
                 self.stats.unwatched = Some(why);
@@ -181,6 +213,7 @@ impl State {
         self.last = Some(Kept {
             key: pending.key,
             facts,
+            fresh,
             watch,
         });
     }

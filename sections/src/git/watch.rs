@@ -16,6 +16,10 @@
 //! can be brought back by a pattern), unless the index tracks a file below
 //! them. The user's own git config and excludes file are stamped instead.
 //!
+//! A watch stays valid across reads while only files change: a new
+//! folder, or a change to what decides which folders the scan walks (an
+//! ignore file, the config, the index), makes the next read watch anew.
+//!
 //! A repository with submodules (whose state lives in other git folders)
 //! is not watched, nor one with more than [`MAX_FOLDERS`] folders: the
 //! session then reads every turn, as a single read does.
@@ -43,18 +47,48 @@ pub(super) struct RepoWatch {
     taken: SystemTime,
 }
 
+/// What a watch saw since it was last asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Seen {
+    /// Nothing the read depends on changed.
+    Nothing,
+    /// Files changed, but no folder came in and no rule of which folders
+    /// the scan walks (ignore files, config, index): the watch still covers
+    /// every folder it must, and the next read can keep it.
+    Files,
+    /// Anything may have changed, folders too: the next read watches anew.
+    Anything,
+}
+
+/// Names whose change can alter which folders the scan walks: ignore
+/// rules (`.gitignore`, `info/exclude`), the config naming more of them,
+/// the index (a file added below an ignored folder is tracked there).
+const RULES: [&str; 4] = [".gitignore", "exclude", "config", "index"];
+
 impl RepoWatch {
-    /// Whether anything the read depends on may have changed since the
-    /// watch was made (or since the last call that said so). A stamp
+    /// What changed since the watch was made (or last asked). A stamp
     /// changed within the racy window of when it was taken is not trusted.
-    pub(super) fn changed(&mut self) -> bool {
-        let folders = self.folders.changed();
+    pub(super) fn look(&mut self) -> Seen {
+        let drained = self.folders.drain();
         let taken = self.taken;
-        folders
-            || self.stamped.iter().any(|(path, stamp)| {
-                let now = stamp_of(path);
-                now != *stamp || now.is_some_and(|s| s.is_racy(taken, bcode_fs::RACY_WINDOW))
-            })
+        let stamps = self.stamped.iter().any(|(path, stamp)| {
+            let now = stamp_of(path);
+            now != *stamp || now.is_some_and(|s| s.is_racy(taken, bcode_fs::RACY_WINDOW))
+        });
+        if stamps
+            || drained.new_folder
+            || drained.names_capped
+            || drained
+                .names
+                .iter()
+                .any(|name| RULES.iter().any(|rule| name == rule))
+        {
+            Seen::Anything
+        } else if drained.changed {
+            Seen::Files
+        } else {
+            Seen::Nothing
+        }
     }
 }
 
@@ -70,6 +104,15 @@ impl WatchSlot {
 
     pub(super) fn take(&self) -> Option<Result<RepoWatch, String>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Whether a watch (or why there is none) is there already: a session
+    /// hands a read the watch of the last one when it still covers all.
+    pub(super) fn is_filled(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 }
 
