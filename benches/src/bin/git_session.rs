@@ -16,8 +16,8 @@
 //! * `first`: the first turn of a fresh `GitSession` (the watch is made,
 //!   then the repository read): what the watch adds to a read;
 //! * `touched` / `touched_read`: one tracked file rewritten with the same
-//!   bytes, then a session turn (a change: watched and read again) or a
-//!   plain read.
+//!   bytes, then a session turn (a change: read again, the watch kept, as
+//!   only a file changed) or a plain read.
 //!
 //! Whole `PromptSession` turns, every section on but the skills: a steady
 //! turn of the default session (`turn_steady`, again after an untimed one)
@@ -157,7 +157,11 @@ fn main() {
             "rounds": rounds,
             "medians": medians,
             "ratios": ratios,
-            "steady_session": {"reads": stats.reads, "reused": stats.reused},
+            "steady_session": {"reads": stats.reads, "reused": stats.reused, "watches": stats.watches},
+            "touched_session": {
+                "reads": changed_session.stats().reads,
+                "watches": changed_session.stats().watches,
+            },
             "watched": stats.unwatched.is_none(),
         })
     );
