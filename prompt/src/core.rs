@@ -203,7 +203,7 @@ pub(crate) struct Core {
     sink: Option<Box<dyn EventSink>>,
     first_turn: bool,
     /// The git reads: kept and watched when later turns follow.
-    git: bcode_prompt_sections::git::read::GitSession,
+    git: bcode_prompt_sections::git::session::GitSession,
 }
 
 /// A turn's inputs, gathered; the relevant-mode decision is added by the
@@ -262,7 +262,7 @@ impl Core {
         opened.owners = owners;
         let configured = Configured::build(&opened)?;
         let skills = Skills::open(&opened, &configured)?;
-        let git = bcode_prompt_sections::git::read::GitSession::new(
+        let git = bcode_prompt_sections::git::session::GitSession::new(
             opened.options.skill_lifetime.follows(),
         );
         Ok(Core {
@@ -279,7 +279,7 @@ impl Core {
     }
 
     /// What the session's git reads have cost.
-    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::git::read::GitSessionStats {
+    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
         self.git.stats()
     }
 

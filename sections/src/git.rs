@@ -13,7 +13,7 @@ mod overdue;
 mod preflight;
 mod racy;
 pub mod read;
-mod session;
+pub mod session;
 pub mod status;
 mod watch;
 

@@ -25,7 +25,8 @@ use crate::environment::{
 use crate::environment::{HostingSignals, LocaleFacts};
 use crate::gathered::Gathered;
 use crate::git::GitFacts;
-use crate::git::read::{GitProbeOptions, GitRead, GitSession};
+use crate::git::read::{GitProbeOptions, GitRead};
+use crate::git::session::GitSession;
 use crate::toolchain::{self, ToolCommand, ToolchainFacts, ToolchainLimits};
 
 pub use crate::environment::RuntimeMode;

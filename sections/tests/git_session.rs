@@ -12,7 +12,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bcode_prompt_sections::git::read::{GitProbeOptions, GitSession, GitSessionStats, read};
+use bcode_prompt_sections::git::read::{GitProbeOptions, read};
+use bcode_prompt_sections::git::session::{GitSession, GitSessionStats};
 use bcode_prompt_sections::git::{
     EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusOutcome,
 };

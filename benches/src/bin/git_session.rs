@@ -36,7 +36,8 @@ use std::time::{Duration, Instant};
 use bcode_benches::{median, rounds_value};
 use bcode_prompt::{PromptSession, SessionOptions, SkillLifetime, TurnInput};
 use bcode_prompt_sections::git::GitFacts;
-use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, GitSession, read};
+use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, read};
+use bcode_prompt_sections::git::session::GitSession;
 
 const WARMUP: usize = 3;
 

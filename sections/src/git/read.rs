@@ -42,7 +42,6 @@ use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
-pub use super::session::{GitSession, GitSessionStats, SessionRead};
 use super::status::{Known, StatusSplit, clean, display, status_with};
 use super::watch::{self, WatchSlot};
 use super::{
@@ -184,9 +183,16 @@ pub enum GitRead {
     Ended(GitFacts),
     /// The worker is reading.
     Running(Running),
-    /// A session's read (see [`GitSession`]): its own, or one an earlier
-    /// turn started and left running.
-    Session(SessionRead),
+    /// A session's read (`session::GitSession`): its own, or one an
+    /// earlier turn started and left running.
+    Session(Box<dyn Waiting>),
+}
+
+/// A read whose facts are waited for elsewhere: a session's, which keeps
+/// the worker for a later turn when the deadline passes.
+pub trait Waiting: Send + std::fmt::Debug {
+    /// Waits at most the turn's deadline and gives the turn's facts.
+    fn finish(self: Box<Self>) -> GitFacts;
 }
 
 /// The waiting side of a running read. Dropped without [`GitRead::finish`]
@@ -222,7 +228,7 @@ impl GitRead {
         match self {
             GitRead::Ended(facts) => facts,
             GitRead::Running(running) => running.finish(),
-            GitRead::Session(read) => read.finish(),
+            GitRead::Session(waiting) => waiting.finish(),
         }
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use super::read::{self, GitProbeOptions, GitRead, Running};
+use super::read::{self, GitProbeOptions, GitRead, Running, Waiting};
 use super::watch::{RepoWatch, Seen, WatchSlot};
 use super::{GitFacts, RepoFacts, StatusOutcome};
 
@@ -132,11 +132,11 @@ impl GitSession {
                 None => {
                     state.stats.joined += 1;
                     state.pending = Some(pending);
-                    return GitRead::Session(SessionRead {
+                    return GitRead::Session(Box::new(SessionRead {
                         session: self.clone(),
                         until: Instant::now() + options.deadline,
                         first: false,
-                    });
+                    }));
                 }
             }
         }
@@ -172,11 +172,11 @@ impl GitSession {
                 state.stats.watches += u64::from(anew);
                 let until = running.started() + running.deadline();
                 state.pending = Some(Pending { key, running, slot });
-                GitRead::Session(SessionRead {
+                GitRead::Session(Box::new(SessionRead {
                     session: self.clone(),
                     until,
                     first: true,
-                })
+                }))
             }
             other => other,
         }
@@ -233,7 +233,7 @@ fn reusable(facts: &GitFacts) -> bool {
 
 /// A turn's wait for its session's read.
 #[derive(Debug)]
-pub struct SessionRead {
+struct SessionRead {
     session: GitSession,
     /// This turn's deadline.
     until: Instant,
@@ -241,8 +241,8 @@ pub struct SessionRead {
     first: bool,
 }
 
-impl SessionRead {
-    pub(super) fn finish(self) -> GitFacts {
+impl Waiting for SessionRead {
+    fn finish(self: Box<Self>) -> GitFacts {
         let Some(mut pending) = self.session.lock().pending.take() else {
             // Another handle's turn collected the read meanwhile.
             return match &self.session.lock().last {
