@@ -296,7 +296,8 @@ impl PromptSession {
 
     /// What this session's git reads have cost: reads started, turns that
     /// used the last read's facts (nothing had changed), turns that waited
-    /// for a read still running (see `GitSession`).
+    /// for a read still running (see `GitSession`); the type is
+    /// [`crate::git::GitSessionStats`].
     pub fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
         lock(&self.core).git_stats()
     }
