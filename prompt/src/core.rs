@@ -202,6 +202,8 @@ pub(crate) struct Core {
     invariants: Option<Cached<InvariantCatalog>>,
     sink: Option<Box<dyn EventSink>>,
     first_turn: bool,
+    /// The git reads: kept and watched when later turns follow.
+    git: bcode_prompt_sections::git::session::GitSession,
 }
 
 /// A turn's inputs, gathered; the relevant-mode decision is added by the
@@ -260,6 +262,9 @@ impl Core {
         opened.owners = owners;
         let configured = Configured::build(&opened)?;
         let skills = Skills::open(&opened, &configured)?;
+        let git = bcode_prompt_sections::git::session::GitSession::new(
+            opened.options.skill_lifetime.follows(),
+        );
         Ok(Core {
             opened,
             configured,
@@ -269,7 +274,13 @@ impl Core {
             invariants: None,
             sink,
             first_turn: true,
+            git,
         })
+    }
+
+    /// What the session's git reads have cost.
+    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
+        self.git.stats()
     }
 
     /// The loaded config (for hosts that show it).
@@ -591,7 +602,8 @@ impl Core {
                 facts
             }
         };
-        let turn_facts = probe::start_turn_facts(&request, machine, limits);
+        let turn_facts =
+            probe::start_session_turn_facts(&request, machine, limits, Some(&self.git));
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
         }

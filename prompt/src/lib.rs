@@ -89,6 +89,11 @@ pub mod report {
     pub use bcode_prompt_pipeline::section::{Placement, Position, SectionClass, SectionKind};
 }
 
+/// What a session's git reads cost ([`crate::PromptSession::git_stats`]).
+pub mod git {
+    pub use bcode_prompt_sections::git::session::GitSessionStats;
+}
+
 /// Host-defined sections ([`crate::SessionOptions::section`]): the stage
 /// trait, what a stage reads, and the template environment with the
 /// `context!` macro that builds a template's values.

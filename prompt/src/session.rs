@@ -294,6 +294,14 @@ impl PromptSession {
         lock(&self.core).skill_reload()
     }
 
+    /// What this session's git reads have cost: reads started, turns that
+    /// used the last read's facts (nothing had changed), turns that waited
+    /// for a read still running (see `GitSession`); the type is
+    /// [`crate::git::GitSessionStats`].
+    pub fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
+        lock(&self.core).git_stats()
+    }
+
     /// The template environment (shared).
     pub fn templates(&self) -> Arc<Templates> {
         Arc::clone(lock(&self.core).templates())

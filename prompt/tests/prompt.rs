@@ -7,6 +7,7 @@
 mod common;
 
 mod arguments;
+mod git_turns;
 mod host_sections;
 mod invariant_budget;
 mod notices;

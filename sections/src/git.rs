@@ -13,7 +13,9 @@ mod overdue;
 mod preflight;
 mod racy;
 pub mod read;
+pub mod session;
 pub mod status;
+mod watch;
 
 use serde::Serialize;
 

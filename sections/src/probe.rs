@@ -26,6 +26,7 @@ use crate::environment::{HostingSignals, LocaleFacts};
 use crate::gathered::Gathered;
 use crate::git::GitFacts;
 use crate::git::read::{GitProbeOptions, GitRead};
+use crate::git::session::GitSession;
 use crate::toolchain::{self, ToolCommand, ToolchainFacts, ToolchainLimits};
 
 pub use crate::environment::RuntimeMode;
@@ -277,6 +278,19 @@ pub fn start_turn_facts(
     machine: &dyn Machine,
     limits: &ProbeLimits,
 ) -> TurnFacts {
+    start_session_turn_facts(request, machine, limits, None)
+}
+
+/// [`start_turn_facts`] for a session whose reads are kept in `git`: an
+/// unchanged repository is not read again, and a read still running from
+/// an earlier turn is waited for instead of started again (see
+/// [`GitSession`]).
+pub fn start_session_turn_facts(
+    request: &ProbeRequest<'_>,
+    machine: &dyn Machine,
+    limits: &ProbeLimits,
+    git: Option<&GitSession>,
+) -> TurnFacts {
     let datetime = on(request, SectionKind::CurrentDatetime).then(|| {
         let (zone, zone_source) = resolve_timezone(
             request.timezone,
@@ -304,7 +318,10 @@ pub fn start_turn_facts(
                 status: wants_status,
                 ..limits.git.clone()
             };
-            Some(crate::git::read::start(request.repo, &options))
+            Some(match git {
+                Some(session) => session.start(request.repo, &options),
+                None => crate::git::read::start(request.repo, &options),
+            })
         }
         Pinned::Value(git) if wants_git => Some(GitRead::Ended(git)),
         Pinned::Probe | Pinned::Value(_) | Pinned::Skip => None,

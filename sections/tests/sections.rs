@@ -10,6 +10,7 @@ mod common;
 
 mod embedded_templates;
 mod git_cache;
+mod git_session;
 mod git_status_split;
 mod invariant_budget;
 mod machine_sections;

@@ -58,4 +58,4 @@ pub use root::{RefusedRoot, RepositoryRoot, enclosing_repository, repository_roo
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use state::{StateDir, StateError};
 pub use threads::worker_threads;
-pub use watch::{FolderWatch, WatchError, can_watch};
+pub use watch::{Drained, FolderWatch, WatchError, can_watch};

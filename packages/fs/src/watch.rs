@@ -227,7 +227,74 @@ mod imp {
                 }
             }
         }
+
+        /// [`FolderWatch::changed`], saying also what changed: the names of
+        /// the entries events were about, and whether a folder may have
+        /// come in that the watch does not cover.
+        pub fn drain(&mut self) -> Drained {
+            let mut buffer = [MaybeUninit::<u8>::uninit(); 4096];
+            let mut drained = Drained::default();
+            loop {
+                match rustix::io::read(&self.fd, &mut buffer[..]) {
+                    Ok(([], _)) => return Drained::unknown(),
+                    Ok((bytes, _)) => {
+                        drained.changed = true;
+                        events(bytes, &mut drained);
+                    }
+                    Err(Errno::AGAIN) => return drained,
+                    Err(Errno::INTR) => {}
+                    Err(_) => return Drained::unknown(),
+                }
+            }
+        }
     }
+
+    /// Adds the events in `bytes` (whole ones: the kernel never splits one
+    /// over two reads) to `drained`.
+    fn events(bytes: &[u8], drained: &mut Drained) {
+        const HEADER: usize = 16;
+        let word = |at: usize| {
+            bytes
+                .get(at..at + 4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map(u32::from_ne_bytes)
+        };
+        let mut at = 0;
+        while at + HEADER <= bytes.len() {
+            let (Some(mask), Some(len)) = (word(at + 4), word(at + 12)) else {
+                *drained = Drained::unknown();
+                return;
+            };
+            let len = len as usize;
+            let mask = inotify::ReadFlags::from_bits_retain(mask);
+            if mask.contains(inotify::ReadFlags::QUEUE_OVERFLOW)
+                || (mask.contains(inotify::ReadFlags::ISDIR)
+                    && mask.intersects(inotify::ReadFlags::CREATE | inotify::ReadFlags::MOVED_TO))
+            {
+                drained.new_folder = true;
+            }
+            let name = bytes
+                .get(at + HEADER..at + HEADER + len)
+                .unwrap_or_default();
+            let name = name.split(|b| *b == 0).next().unwrap_or_default();
+            if !name.is_empty() {
+                use std::os::unix::ffi::OsStrExt;
+                if drained.names.len() < MAX_NAMES {
+                    drained
+                        .names
+                        .insert(std::ffi::OsStr::from_bytes(name).to_os_string());
+                } else {
+                    drained.names_capped = true;
+                }
+            }
+            at += HEADER + len;
+        }
+    }
+
+    /// The most names [`FolderWatch::drain`] keeps.
+    const MAX_NAMES: usize = 4096;
+
+    use super::Drained;
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -287,6 +354,39 @@ mod imp {
         pub fn changed(&mut self) -> bool {
             true
         }
+
+        /// Never reached (see [`FolderWatch::new`]).
+        pub fn drain(&mut self) -> super::Drained {
+            super::Drained::unknown()
+        }
+    }
+}
+
+/// What [`FolderWatch::drain`] read from the queue.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Drained {
+    /// Anything changed in a watched folder (as [`FolderWatch::changed`]).
+    pub changed: bool,
+    /// A folder was created in or moved into a watched one, the queue
+    /// overflowed, or it could not be read: a folder the watch does not
+    /// cover may exist now.
+    pub new_folder: bool,
+    /// The names (without their folders) of the entries the events were
+    /// about, the first 4,096.
+    pub names: std::collections::BTreeSet<std::ffi::OsString>,
+    /// Whether more names than that were seen (or they are unknown).
+    pub names_capped: bool,
+}
+
+impl Drained {
+    /// Anything may have changed, and nothing is known of what.
+    pub fn unknown() -> Drained {
+        Drained {
+            changed: true,
+            new_folder: true,
+            names: std::collections::BTreeSet::new(),
+            names_capped: true,
+        }
     }
 }
 
@@ -313,6 +413,38 @@ mod tests {
             assert!(watch.changed(), "round {round}");
             assert!(!watch.changed(), "round {round}: the queue was drained");
         }
+    }
+
+    #[test]
+    fn drain_names_what_changed_and_sees_new_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut watch = FolderWatch::new().unwrap();
+        watch.add(dir.path()).unwrap();
+        assert_eq!(watch.drain(), Drained::default());
+        std::fs::write(dir.path().join("a.rs"), "x").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "x").unwrap();
+        let drained = watch.drain();
+        assert_eq!(
+            drained,
+            Drained {
+                changed: true,
+                new_folder: false,
+                names: ["a.rs", ".gitignore"].iter().map(Into::into).collect(),
+                names_capped: false,
+            }
+        );
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let drained = watch.drain();
+        assert_eq!(
+            drained,
+            Drained {
+                changed: true,
+                new_folder: true,
+                names: ["src"].iter().map(Into::into).collect(),
+                names_capped: false,
+            }
+        );
+        assert_eq!(watch.drain(), Drained::default());
     }
 
     #[test]

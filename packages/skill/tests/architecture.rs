@@ -71,7 +71,7 @@ const MCP_FS_EDGES: [&str; 4] = ["entry", "digests", "client_cache", "follow"];
 /// probes (the machine, git, the relevant-mode session sidecar) and the
 /// gathering of the repository's instructions and invariants. The stages
 /// (`stages::*`) never do: they are pure functions of the gathered inputs.
-const SECTIONS_FS_EDGES: [&str; 10] = [
+const SECTIONS_FS_EDGES: [&str; 11] = [
     "probe",
     "git::preflight",
     "git::overdue",
@@ -79,6 +79,7 @@ const SECTIONS_FS_EDGES: [&str; 10] = [
     "git::racy",
     "git::read",
     "git::status",
+    "git::watch",
     "relevant::sidecar",
     "instructions",
     "invariants",

@@ -43,6 +43,7 @@ use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
 use super::status::{Known, StatusSplit, clean, display, status_with};
+use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
     WorktreeFacts,
@@ -105,6 +106,17 @@ pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
 /// returns at once, so the caller can do other work meanwhile; the deadline
 /// counts from here. [`GitRead::finish`] waits for the facts.
 pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
+    start_with(path, options, None)
+}
+
+/// [`start`]; with `watch`, the worker first watches the repository's
+/// folders (see `watch.rs`) and leaves the watch there, before it opens the
+/// repository for the read, so any change the read could miss shows in it.
+pub(super) fn start_with(
+    path: &Path,
+    options: &GitProbeOptions,
+    watch: Option<WatchSlot>,
+) -> GitRead {
     let root = match preflight::check(path) {
         Preflight::Clear { root } => root,
         Preflight::Refused { path } => {
@@ -140,6 +152,7 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         split: options.split,
         cache: options.cache.clone(),
         progress: Arc::clone(&progress),
+        watch,
     };
     let spawned = std::thread::Builder::new()
         .name("bcode-git".to_owned())
@@ -158,6 +171,7 @@ pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
         deadline: options.deadline,
         status_wanted: options.status,
         status_still_running,
+        opened: None,
     })
 }
 
@@ -169,6 +183,16 @@ pub enum GitRead {
     Ended(GitFacts),
     /// The worker is reading.
     Running(Running),
+    /// A session's read (`session::GitSession`): its own, or one an
+    /// earlier turn started and left running.
+    Session(Box<dyn Waiting>),
+}
+
+/// A read whose facts are waited for elsewhere: a session's, which keeps
+/// the worker for a later turn when the deadline passes.
+pub trait Waiting: Send + std::fmt::Debug {
+    /// Waits at most the turn's deadline and gives the turn's facts.
+    fn finish(self: Box<Self>) -> GitFacts;
 }
 
 /// The waiting side of a running read. Dropped without [`GitRead::finish`]
@@ -185,6 +209,8 @@ pub struct Running {
     deadline: Duration,
     status_wanted: bool,
     status_still_running: bool,
+    /// `HEAD` and the worktree kind, once reported.
+    opened: Option<(HeadFacts, WorktreeFacts)>,
 }
 
 impl Drop for Running {
@@ -202,6 +228,7 @@ impl GitRead {
         match self {
             GitRead::Ended(facts) => facts,
             GitRead::Running(running) => running.finish(),
+            GitRead::Session(waiting) => waiting.finish(),
         }
     }
 }
@@ -209,33 +236,44 @@ impl GitRead {
 impl Running {
     fn finish(mut self) -> GitFacts {
         self.waited = true;
-        let progress = Arc::clone(&self.progress);
-        let key = std::mem::take(&mut self.key);
-        let (rx, started, deadline) = (&self.rx, self.started, self.deadline);
-        let (status_wanted, status_still_running) = (self.status_wanted, self.status_still_running);
-        let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
-        let left = || deadline.saturating_sub(started.elapsed());
-        let (head, worktree) = match rx.recv_timeout(left()) {
-            Ok(Report::Opened { head, worktree }) => (head, worktree),
-            Ok(Report::Ended(facts)) => return facts,
-            Ok(Report::Status(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return GitFacts::Unavailable(GitUnavailable::Unreadable {
-                    detail: "the git worker stopped without an answer".to_owned(),
-                });
+        match self.wait_until(self.started + self.deadline) {
+            Some(facts) => facts,
+            None => {
+                self.remember();
+                self.late(true)
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                overdue::remember(key, progress);
-                return GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms });
-            }
+        }
+    }
+
+    /// Waits until `until` for the reports still missing: the facts once
+    /// all have arrived, `None` when `until` passed first (the worker goes
+    /// on, and a later call may still collect them).
+    pub(super) fn wait_until(&mut self, until: Instant) -> Option<GitFacts> {
+        let left = || until.saturating_duration_since(Instant::now());
+        let stopped = || {
+            GitFacts::Unavailable(GitUnavailable::Unreadable {
+                detail: "the git worker stopped without an answer".to_owned(),
+            })
         };
-        let status = if status_still_running {
+        if self.opened.is_none() {
+            match self.rx.recv_timeout(left()) {
+                Ok(Report::Opened { head, worktree }) => self.opened = Some((head, worktree)),
+                Ok(Report::Ended(facts)) => return Some(facts),
+                Ok(Report::Status(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Some(stopped());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => return None,
+            }
+        }
+        let (head, worktree) = self.opened.clone()?;
+        let status = if self.status_still_running {
             StatusOutcome::StillRunning
-        } else if !status_wanted {
+        } else if !self.status_wanted {
             StatusOutcome::NotGathered
         } else if worktree == WorktreeFacts::Bare {
             StatusOutcome::Done(StatusFacts::default())
         } else {
-            match rx.recv_timeout(left()) {
+            match self.rx.recv_timeout(left()) {
                 Ok(Report::Status(Ok(facts))) => StatusOutcome::Done(facts),
                 Ok(Report::Status(Err(err))) => StatusOutcome::Failed {
                     detail: err.message().to_owned(),
@@ -243,17 +281,57 @@ impl Running {
                 Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => StatusOutcome::Failed {
                     detail: "the git worker stopped without an answer".to_owned(),
                 },
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    overdue::remember(key, progress);
-                    StatusOutcome::TimedOut { deadline_ms }
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => return None,
             }
         };
-        GitFacts::Repository(RepoFacts {
+        Some(GitFacts::Repository(RepoFacts {
             head,
             worktree,
             status,
-        })
+        }))
+    }
+
+    /// What a turn shows while the worker has not answered: timed out on
+    /// the turn that started it (`first`), still running on a later one.
+    pub(super) fn late(&self, first: bool) -> GitFacts {
+        let deadline_ms = u64::try_from(self.deadline.as_millis()).unwrap_or(u64::MAX);
+        match (&self.opened, first) {
+            (None, true) => GitFacts::Unavailable(GitUnavailable::TimedOut { deadline_ms }),
+            (None, false) => GitFacts::Unavailable(GitUnavailable::StillRunning),
+            (Some((head, worktree)), _) => GitFacts::Repository(RepoFacts {
+                head: head.clone(),
+                worktree: worktree.clone(),
+                status: if first {
+                    StatusOutcome::TimedOut { deadline_ms }
+                } else {
+                    StatusOutcome::StillRunning
+                },
+            }),
+        }
+    }
+
+    /// Remembers the worker as an overrunning one, so no other read of the
+    /// repository in this process starts a second worker for the step it
+    /// is stuck in.
+    pub(super) fn remember(&self) {
+        overdue::remember(self.key.clone(), Arc::clone(&self.progress));
+    }
+
+    /// When the read started (its deadline counts from here).
+    pub(super) fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The deadline it was started with.
+    pub(super) fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
+    /// Marks the read as waited for: dropped now, it is not remembered as
+    /// overrunning (a session that collected its facts, or remembered it
+    /// itself).
+    pub(super) fn waited(&mut self) {
+        self.waited = true;
     }
 }
 
@@ -266,6 +344,9 @@ struct Work {
     split: StatusSplit,
     cache: Option<GitCache>,
     progress: Arc<Progress>,
+    /// Where to leave a watch of the repository's folders, made before the
+    /// read (a session's, see `watch.rs`).
+    watch: Option<WatchSlot>,
 }
 
 impl Work {
@@ -273,6 +354,15 @@ impl Work {
     /// mean the probe stopped waiting; that is expected after a timeout.
     fn run(self, tx: &mpsc::Sender<Report>) {
         let _finished = self.progress.finish_on_drop();
+        if let Some(slot) = self.watch.as_ref().filter(|slot| !slot.is_filled()) {
+            // Watched first, then opened afresh: whatever changes after the
+            // watch starts is in it, whatever changed before is read.
+            let watch = match open(&self.path, self.root.as_deref()) {
+                Ok(repo) => watch::build(&repo),
+                Err(_) => Err("there is no repository to watch".to_owned()),
+            };
+            slot.fill(watch);
+        }
         let repo = match open(&self.path, self.root.as_deref()) {
             Ok(repo) => repo,
             Err(failure) => {
