@@ -564,8 +564,8 @@ fn portability_findings(
             folder: os_name(path.parent().and_then(Path::file_name)),
         };
         for mut d in portability::lint(profile, input) {
-            d.path = Some(path.to_path_buf());
-            d.skill_id = id.map(str::to_owned);
+            d.path = Some(std::sync::Arc::from(path));
+            d.set_skill_id(id);
             findings.push(d);
         }
     }

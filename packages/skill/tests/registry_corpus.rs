@@ -368,7 +368,7 @@ fn generated_registry_becomes_skills() {
         let location = root.join(&g.folder).join("SKILL.md");
         let skill = skills.get(&location);
         let found = diagnostics
-            .get(&Some(location.clone()))
+            .get(&Some(std::sync::Arc::from(location.as_path())))
             .cloned()
             .unwrap_or_default();
         let has = |severity| found.iter().any(|d| d.severity == severity);

@@ -202,7 +202,7 @@ impl SkillRegistry {
         self.diagnostics
             .iter()
             .filter(|d| {
-                d.skill_id.as_deref() == Some(skill.manifest.id.as_str())
+                d.skill_id() == Some(skill.manifest.id.as_str())
                     || d.path.as_deref() == Some(skill.location.as_path())
             })
             .collect()

@@ -273,7 +273,7 @@ fn repair_diagnostic(repair: &Repair, first_line: u32, loaded: bool) -> Diagnost
         Diagnostic::error(DiagnosticCode::MalformedFrontMatter, problem)
     };
     d.with_position(first_line + repair.line - 1, Some(repair.column))
-        .with_field(path)
+        .with_field(path.clone())
         .with_hint(hint)
 }
 
@@ -307,17 +307,22 @@ fn finish(origin: &SkillOrigin, mut outcome: ParseOutcome) -> ParseOutcome {
     outcome
 }
 
-/// Attaches `location` and (when known) the skill's id to every diagnostic.
+/// Attaches `location` and (when known) the skill's id to every diagnostic,
+/// and gives back the room the list grew into: an outcome's diagnostics
+/// are kept until the build ends, and a list grown by one push holds four.
 fn label(
-    diagnostics: &mut [Diagnostic],
+    diagnostics: &mut Vec<Diagnostic>,
     location: &std::path::Path,
     skill: Option<&SkillManifest>,
 ) {
-    let id = skill.map(|m| m.id.to_string());
-    for d in diagnostics {
-        d.path = Some(location.to_path_buf());
-        if d.skill_id.is_none() {
-            d.skill_id.clone_from(&id);
+    diagnostics.shrink_to_fit();
+    let id = skill.map(|m| m.id.as_str());
+    // One copy of the path for all of the file's diagnostics.
+    let mut shared: Option<Arc<std::path::Path>> = None;
+    for d in diagnostics.iter_mut() {
+        d.path = Some(shared.get_or_insert_with(|| Arc::from(location)).clone());
+        if d.skill_id().is_none() && id.is_some() {
+            d.set_skill_id(id);
         }
     }
 }
