@@ -49,7 +49,7 @@ pub fn registry_origin(folder: &str) -> SkillOrigin {
         }),
         layout: SkillLayout::Folder,
         kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md"),
+        location: directory.join("SKILL.md").into(),
         directory,
         inferred_id: folder.to_owned(),
     }

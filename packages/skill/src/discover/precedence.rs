@@ -129,7 +129,7 @@ mod tests {
                 provider: None,
             }),
             layout: SkillLayout::Folder,
-            location: path.into(),
+            location: std::path::Path::new(path).into(),
             directory_override: None,
             body_offset: 0,
         })

@@ -209,7 +209,9 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
     let Some(manifest) = manifest else {
         return finish(&origin, outcome);
     };
-    label(&mut outcome.diagnostics, &origin.location, Some(&manifest));
+    // One copy of the path, for the skill and its diagnostics.
+    let location: Arc<std::path::Path> = Arc::from(origin.location.as_path());
+    label(&mut outcome.diagnostics, &location, Some(&manifest));
     outcome.skill = Some(Arc::new(SkillSummary {
         manifest,
         source: origin.source,
@@ -218,7 +220,7 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
             &origin.location,
             origin.directory,
         ),
-        location: origin.location,
+        location,
         body_offset,
     }));
     outcome
@@ -303,7 +305,10 @@ fn indicator_meaning(indicator: char) -> &'static str {
 
 /// Attaches the path to every diagnostic of an outcome without a skill.
 fn finish(origin: &SkillOrigin, mut outcome: ParseOutcome) -> ParseOutcome {
-    label(&mut outcome.diagnostics, &origin.location, None);
+    if !outcome.diagnostics.is_empty() {
+        let location = Arc::from(origin.location.as_path());
+        label(&mut outcome.diagnostics, &location, None);
+    }
     outcome
 }
 
@@ -312,15 +317,13 @@ fn finish(origin: &SkillOrigin, mut outcome: ParseOutcome) -> ParseOutcome {
 /// are kept until the build ends, and a list grown by one push holds four.
 fn label(
     diagnostics: &mut Vec<Diagnostic>,
-    location: &std::path::Path,
+    location: &Arc<std::path::Path>,
     skill: Option<&SkillManifest>,
 ) {
     diagnostics.shrink_to_fit();
     let id = skill.map(|m| m.id.as_str());
-    // One copy of the path for all of the file's diagnostics.
-    let mut shared: Option<Arc<std::path::Path>> = None;
     for d in diagnostics.iter_mut() {
-        d.path = Some(shared.get_or_insert_with(|| Arc::from(location)).clone());
+        d.path = Some(Arc::clone(location));
         if d.skill_id().is_none() && id.is_some() {
             d.set_skill_id(id);
         }
