@@ -34,7 +34,7 @@ fn parse(front_matter: &str, body: &str) -> ParseOutcome {
         }),
         layout: SkillLayout::Folder,
         kind: InstructionKind::SkillFile,
-        location: root.join("fix/SKILL.md").into(),
+        location: root.join("fix/SKILL.md"),
         directory: root.join("fix"),
         inferred_id: "fix".into(),
     };

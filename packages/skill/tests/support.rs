@@ -49,7 +49,7 @@ pub fn registry_origin(folder: &str) -> SkillOrigin {
         }),
         layout: SkillLayout::Folder,
         kind: InstructionKind::SkillFile,
-        location: directory.join("SKILL.md").into(),
+        location: directory.join("SKILL.md"),
         directory,
         inferred_id: folder.to_owned(),
     }

@@ -638,7 +638,7 @@ mod tests {
                 .with_path(path)
                 .with_field("id")
         };
-        let mut found = vec![
+        let mut found = [
             at("/b", "a"),
             Diagnostic::consecutive_hyphens("x--y").with_path("/a"),
             at("/a", "the id `x--y` z"),
