@@ -295,7 +295,7 @@ fn describe(request: &Request, show_base: bool) -> String {
                 .unwrap_or("?"),
             d.code.as_str(),
             path.unwrap_or_default(),
-            d.message
+            d.message()
         );
     }
     out

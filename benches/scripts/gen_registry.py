@@ -3,6 +3,7 @@
 item 7), stdlib only:
 
     python3 benches/scripts/gen_registry.py --n 60000 --seed 1 --out DIR [--root primary]
+        [--owner-repo-share 0.9344]
 
 writes N flat skill folders `DIR/<root>/<name>/SKILL.md`, then
 `DIR/MANIFEST.json` (parameters and the measured shape; written last, so its
@@ -24,7 +25,15 @@ The shape follows what a public registry of about 61,000 skills holds:
   * a markdown body of headings, prose, lists and fenced code;
   * about one other file per folder (`references/REFERENCE.md`,
     `scripts/*.py`, `scripts/run.sh`, `LICENSE.txt`, `assets/*.json`): none
-    in 10% of the folders, one in 80%, two in 10%.
+    in 10% of the folders, one in 80%, two in 10%;
+  * with `--owner-repo-share F` (issue 41 item 4), a share F of the folders
+    named `owner--repo--name` as a registry that mirrors repositories names
+    them (57,000 of its 61,000: F = 0.9344), `name` still the short name.
+    Each such id has consecutive hyphens, so each loads with a warning.
+    The owner and repository are drawn from a generator of their own, so
+    every SKILL.md and other file has the same bytes as without the flag;
+    the default, 0, keeps the older corpora (`registry60000` and the nested
+    fixture) as they were.
 
 Every skill is valid; nothing is malformed, linked or nested (the peer's
 `gen_corpus.py` covers those cases).
@@ -329,6 +338,27 @@ def names(rng, n):
     return out
 
 
+REPOS = ["skills", "agent-skills", "claude-skills", "awesome-skills", "dotfiles",
+         "toolkit", "prompts", "plugins", "ai-tools", "workflows"]
+
+
+def folder_names(seed, entries, share):
+    """The folder of each (name, domain, object): `owner--repo--name` for
+    round(share × n) of them, chosen and named by a generator seeded apart
+    from the text's, else the name itself."""
+    rng = random.Random(f"owner-repo-{seed}")
+    chosen = set(rng.sample(range(len(entries)), round(share * len(entries))))
+    out = []
+    for i, (name, d, _) in enumerate(entries):
+        if i in chosen:
+            owner = rng.choice(AUTHORS)
+            repo = rng.choice(REPOS + [f"{d}-skills", f"{owner}-{d}"])
+            out.append(f"{owner}--{repo}--{name}")
+        else:
+            out.append(name)
+    return out
+
+
 def sizes(rng, n):
     """SKILL.md sizes: the log-normal of the module docs, one exactly LARGEST."""
     out = [min(LARGEST, max(SMALLEST, int(rng.lognormvariate(math.log(MEDIAN), SIGMA))))
@@ -349,6 +379,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--root", default="primary", help="the skills folder, relative to --out")
     p.add_argument("--force", action="store_true", help="replace an existing --out")
+    p.add_argument("--owner-repo-share", type=float, default=0.0,
+                   help="share of folders named owner--repo--name (0.9344: 57,000 of 61,000)")
     args = p.parse_args()
 
     rng = random.Random(args.seed)
@@ -361,8 +393,11 @@ def main():
     os.makedirs(root)
 
     written, with_metadata, extras = [], 0, 0
-    for (name, d, o), size in zip(names(rng, args.n), sizes(rng, args.n)):
-        folder = os.path.join(root, name)
+    entries = names(rng, args.n)
+    folders = folder_names(args.seed, entries, args.owner_repo_share)
+    owner_repo = sum("--" in f for f in folders)
+    for (name, d, o), size, folder_name in zip(entries, sizes(rng, args.n), folders):
+        folder = os.path.join(root, folder_name)
         os.mkdir(folder)
         head = gen.front_matter(name, d, o)
         with_metadata += "\nmetadata:" in head
@@ -403,6 +438,9 @@ def main():
         "with_metadata": with_metadata,
         "other_files": extras,
     }
+    if args.owner_repo_share:
+        manifest["owner_repo_share"] = args.owner_repo_share
+        manifest["owner_repo_folders"] = owner_repo
     with open(os.path.join(args.out, "MANIFEST.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

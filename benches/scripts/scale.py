@@ -22,6 +22,9 @@ Corpora (made once, reused; never committed), from the peer's generator
           folders shaped like a public registry (SKILL.md median 5.8 KB,
           p90 16 KB, largest 100 KB, `metadata` in ~95%, about one other
           file per folder); issue 25 item 7 names registry60000
+  owned-registryN  the same with `--owner-repo-share 0.9344`: 93% of the
+          folders named `owner--repo--name`, each a warning (issue 41 item
+          4 names owned-registry61000)
 
 `--nested` measures instead a repository rendered from its root and from a
 folder three levels down (issue 25 item 7): `<CORPORA>/nested-registry10000`,
@@ -87,12 +90,13 @@ def gen_registry_script():
     return Path(__file__).resolve().parent / "gen_registry.py"
 
 
-def gen_registry(n, out, root="primary"):
+def gen_registry(n, out, root="primary", extra=()):
     """`gen_registry.py --n n --seed 1` into `out`, then a wait past the
     discovery's two-second racy window, so the warm-up render's disk cache
     is written (a stamp inside the window makes a snapshot untrusted)."""
     subprocess.run([sys.executable, str(gen_registry_script()), "--n", str(n), "--seed", "1",
-                    "--out", str(out), "--root", root, "--force"], check=True, stdout=sys.stderr)
+                    "--out", str(out), "--root", root, "--force", *extra], check=True,
+                   stdout=sys.stderr)
     time.sleep(2.1)
 
 
@@ -101,6 +105,11 @@ def corpus(corpora, name):
     out = corpora / name
     if name == "empty":
         (out / "primary").mkdir(parents=True, exist_ok=True)
+        return [out / "primary"]
+    if name.startswith("owned-registry"):
+        if not (out / "MANIFEST.json").exists():
+            gen_registry(int(name[len("owned-registry"):]), out,
+                         extra=["--owner-repo-share", "0.9344"])
         return [out / "primary"]
     if name.startswith("registry"):
         if not (out / "MANIFEST.json").exists():

@@ -20,7 +20,7 @@ pub fn render(diagnostic: &Diagnostic) -> String {
         "{}[{}]: {}\n",
         diagnostic.severity,
         diagnostic.code,
-        printable(&diagnostic.message)
+        printable(&diagnostic.message())
     );
     if let Some(path) = &diagnostic.path {
         let position = match (diagnostic.line, diagnostic.column) {
@@ -56,8 +56,8 @@ pub fn render(diagnostic: &Diagnostic) -> String {
             }
         }
     }
-    if let Some(hint) = &diagnostic.hint {
-        let _ = writeln!(out, "  = hint: {}", printable(hint));
+    if let Some(hint) = diagnostic.hint() {
+        let _ = writeln!(out, "  = hint: {}", printable(&hint));
     }
     out
 }

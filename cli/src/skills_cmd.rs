@@ -538,7 +538,7 @@ fn portability_findings(
     let mut files: std::collections::BTreeMap<&Path, Option<&str>> = registry
         .skills()
         .filter(|skill| skill.source.provider.is_none())
-        .map(|skill| (skill.location.as_path(), Some(skill.manifest.id.as_str())))
+        .map(|skill| (&*skill.location, Some(skill.manifest.id.as_str())))
         .collect();
     let failed = registry
         .diagnostics()
@@ -564,8 +564,8 @@ fn portability_findings(
             folder: os_name(path.parent().and_then(Path::file_name)),
         };
         for mut d in portability::lint(profile, input) {
-            d.path = Some(path.to_path_buf());
-            d.skill_id = id.map(str::to_owned);
+            d.path = Some(std::sync::Arc::from(path));
+            d.set_skill_id(id);
             findings.push(d);
         }
     }
@@ -683,7 +683,7 @@ mod tests {
                 provider: Some("p".into()),
             }),
             layout: SkillLayout::Provided,
-            location: latin1(b"/s/caf\xe9/SKILL.md"),
+            location: latin1(b"/s/caf\xe9/SKILL.md").into(),
             directory_override: None,
             body_offset: 0,
         };

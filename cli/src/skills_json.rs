@@ -206,9 +206,9 @@ struct DiagnosticJson<'a> {
     code: DiagnosticCode,
     column: Option<u32>,
     field: Option<&'a str>,
-    hint: Option<&'a str>,
+    hint: Option<Cow<'a, str>>,
     line: Option<u32>,
-    message: &'a str,
+    message: Cow<'a, str>,
     path: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     path_bytes: Option<&'a [u8]>,
@@ -226,13 +226,13 @@ impl<'a> DiagnosticJson<'a> {
             code: d.code,
             column: d.column,
             field: d.field.as_deref(),
-            hint: d.hint.as_deref(),
+            hint: d.hint(),
             line: d.line,
-            message: &d.message,
+            message: d.message(),
             path,
             path_bytes,
             severity: d.severity,
-            skill_id: d.skill_id.as_deref(),
+            skill_id: d.skill_id(),
         }
     }
 }

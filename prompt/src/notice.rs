@@ -6,7 +6,7 @@
 //! came from.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bcode_fs::RefusedRoot;
 use bcode_prompt_pipeline::config::{ConfigWarning, ConfigWarningKind};
@@ -89,9 +89,9 @@ impl Notice {
             source: NoticeSource::Skills,
             severity: diagnostic.severity,
             code: diagnostic.code.as_str(),
-            message: diagnostic.message.clone(),
-            hint: diagnostic.hint.clone(),
-            path: diagnostic.path.clone(),
+            message: diagnostic.message().into_owned(),
+            hint: diagnostic.hint().map(std::borrow::Cow::into_owned),
+            path: diagnostic.path.as_deref().map(Path::to_path_buf),
             line: diagnostic.line,
         }
     }

@@ -49,7 +49,7 @@ fn a_turn_gives_every_problem_as_one_notice_type() {
                 NoticeSource::Skills,
                 Severity::Error,
                 "missing_description",
-                turn.diagnostics[0].hint.clone()
+                turn.diagnostics[0].hint().map(|h| h.into_owned())
             ),
             (
                 NoticeSource::Config,
@@ -72,8 +72,11 @@ fn a_turn_gives_every_problem_as_one_notice_type() {
         notices[2].to_string(),
         turn.template_warnings[0].to_string()
     );
-    assert_eq!(notices[0].message, turn.diagnostics[0].message);
-    assert_eq!(notices[0].path, turn.diagnostics[0].path);
+    assert_eq!(notices[0].message, turn.diagnostics[0].message());
+    assert_eq!(
+        notices[0].path.as_deref(),
+        turn.diagnostics[0].path.as_deref()
+    );
 }
 
 #[test]

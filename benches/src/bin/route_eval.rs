@@ -102,7 +102,7 @@ fn main() {
                 .as_deref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
-            d.message
+            d.message()
         );
     }
 

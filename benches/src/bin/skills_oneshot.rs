@@ -114,7 +114,7 @@ fn main() {
                 d.severity,
                 d.code.as_str(),
                 path,
-                d.message.replace('\n', " ")
+                d.message().replace('\n', " ")
             );
         }
         std::fs::write(path, out).expect("write the diagnostics");

@@ -103,7 +103,7 @@ fn check_outcome(origin: &SkillOrigin, bytes: &[u8], outcome: &ParseOutcome) {
                 "line {line} of a {lines}-line file: {d:?}"
             );
         }
-        assert!(!d.message.is_empty(), "{d:?}");
+        assert!(!d.message().is_empty(), "{d:?}");
     }
     if let Some(skill) = &outcome.skill {
         assert!(skill.body_offset <= bytes.len(), "{skill:?}");

@@ -456,7 +456,7 @@ impl McpProvider {
         }
         let mut entry = self
             .admit(listed)
-            .map_err(|diagnostic| self.fail(diagnostic.message.clone()))?;
+            .map_err(|diagnostic| self.fail(diagnostic.message().into_owned()))?;
         if state.entries.contains_key(&entry.id) {
             let id = path_id(&self.name, &entry.listed).map_err(|why| {
                 self.fail(format!(
@@ -1414,7 +1414,10 @@ mod tests {
                 .into_iter()
                 .map(|(id, entry)| (id.to_string(), entry.listed.uri))
                 .collect(),
-            diagnostics.into_iter().map(|d| d.message).collect(),
+            diagnostics
+                .iter()
+                .map(|d| d.message().into_owned())
+                .collect(),
         )
     }
 

@@ -184,7 +184,7 @@ impl Snapshot {
     fn built(&self) -> impl Iterator<Item = (&std::path::Path, &StoredEntry)> {
         self.skills.iter().filter_map(|served| {
             let entry = served.entry.get()?.as_ref().ok()?;
-            Some((served.summary.location.as_path(), entry))
+            Some((&*served.summary.location, entry))
         })
     }
 }

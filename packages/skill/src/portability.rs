@@ -148,7 +148,7 @@ impl<'a> Lint<'a> {
             d = d.with_position(line, Some(1));
         }
         if let Some(field) = field {
-            d = d.with_field(field);
+            d = d.with_field(field.to_owned());
         }
         self.found.push(d);
     }
@@ -795,7 +795,7 @@ mod tests {
         assert_eq!(found[0].code.as_str(), "portability_name_mcp_clients");
         assert_eq!(found[0].line, Some(2));
         assert_eq!(
-            found[0].message,
+            found[0].message(),
             format!(
                 "Agent Skills (agentskills): the name `навык` is not ASCII: {MCP_CLIENTS_REFUSE}"
             )

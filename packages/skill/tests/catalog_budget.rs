@@ -44,7 +44,7 @@ fn skill(source: &Arc<SkillSource>, id: &str, description: &str) -> SkillSummary
         },
         source: Arc::clone(source),
         layout: SkillLayout::Folder,
-        location: root.join(id).join("SKILL.md"),
+        location: root.join(id).join("SKILL.md").into(),
         directory_override: None,
         body_offset: 0,
     }

@@ -201,7 +201,7 @@ error file_too_large [ROOT]/big/SKILL.md the skill file is 307225 bytes; skills.
     let deep: Vec<String> = registry
         .check_bodies()
         .iter()
-        .map(|d| format!("{} {}", d.code, d.message))
+        .map(|d| format!("{} {}", d.code, d.message()))
         .collect();
     assert_eq!(deep, vec!["invalid_utf8 skill `bad-body` could not be loaded: the body is not valid UTF-8 (body line 2); save the file as UTF-8".to_string()]);
 }
@@ -435,7 +435,7 @@ fn skill_roots_above_the_working_folder_that_another_user_owns_are_not_searched(
         .map(|d| {
             (
                 d.path.clone().unwrap().display().to_string(),
-                d.message.clone(),
+                d.message().into_owned(),
             )
         })
         .collect();

@@ -32,7 +32,14 @@ fn parse(text: &str) -> (Loaded, Vec<Owned>) {
     let found = outcome
         .diagnostics
         .iter()
-        .map(|d| (d.code.to_string(), d.line, d.column, d.field.clone()))
+        .map(|d| {
+            (
+                d.code.to_string(),
+                d.line,
+                d.column,
+                d.field.as_deref().map(str::to_owned),
+            )
+        })
         .collect();
     (loaded, found)
 }
@@ -187,8 +194,8 @@ fn a_nested_repair_says_how_to_fix_the_line() {
     assert_eq!(
         (
             outcome.diagnostics.len(),
-            d.message.as_str(),
-            d.hint.as_deref()
+            &*d.message(),
+            d.hint().as_deref()
         ),
         (
             1,

@@ -92,7 +92,7 @@ fn a_repository_skill_swapped_for_an_outside_link_after_the_walk_is_refused() {
     let checked: Vec<(DiagnosticCode, String)> = registry
         .check_bodies()
         .into_iter()
-        .map(|d| (d.code, d.message))
+        .map(|d| (d.code, d.message().into_owned()))
         .collect();
     assert_eq!(
         checked,

@@ -60,7 +60,7 @@ fn report(outcome: &ParseOutcome) -> Vec<String> {
                 d.line.unwrap_or(0),
                 d.column.unwrap_or(0),
                 d.field.as_deref().unwrap_or(""),
-                d.message
+                d.message()
             )
         })
         .collect()

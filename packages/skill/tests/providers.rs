@@ -470,7 +470,7 @@ fn entries_and_providers_are_checked_one_by_one() {
         registry
             .diagnostics_for(twice)
             .iter()
-            .map(|d| (d.code, d.skill_id.clone()))
+            .map(|d| (d.code, d.skill_id().map(str::to_owned)))
             .collect::<Vec<_>>(),
         vec![(DiagnosticCode::DuplicateId, Some("twice".into()))]
     );

@@ -46,8 +46,8 @@ fn check(folder: &str, text: &str) -> String {
         if let Some(f) = &d.field {
             line.push_str(&format!(" [{f}]"));
         }
-        line.push_str(&format!(" {}", d.message));
-        if let Some(h) = &d.hint {
+        line.push_str(&format!(" {}", d.message()));
+        if let Some(h) = d.hint() {
             line.push_str(&format!(" | {h}"));
         }
         out.push_str(&line);

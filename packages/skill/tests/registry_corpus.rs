@@ -366,9 +366,9 @@ fn generated_registry_becomes_skills() {
     let mut per_shape: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for g in &corpus {
         let location = root.join(&g.folder).join("SKILL.md");
-        let skill = skills.get(&location);
+        let skill = skills.get(location.as_path());
         let found = diagnostics
-            .get(&Some(location.clone()))
+            .get(&Some(std::sync::Arc::from(location.as_path())))
             .cloned()
             .unwrap_or_default();
         let has = |severity| found.iter().any(|d| d.severity == severity);

@@ -120,8 +120,8 @@ pub fn report(registry: &SkillRegistry, base: &Path) -> String {
         if let Some(f) = &d.field {
             line.push_str(&format!(" [{f}]"));
         }
-        line.push_str(&format!(" {}", rel(Path::new(&d.message))));
-        if let Some(h) = &d.hint {
+        line.push_str(&format!(" {}", rel(Path::new(&*d.message()))));
+        if let Some(h) = d.hint() {
             line.push_str(&format!(" | {h}"));
         }
         out.push_str(&line);

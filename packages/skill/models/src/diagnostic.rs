@@ -1,8 +1,10 @@
 //! Structured diagnostics: every problem found in a skill tree, kept as data
 //! until the CLI prints it.
 
+use std::borrow::Cow;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -207,27 +209,164 @@ impl fmt::Display for DiagnosticCode {
 }
 
 /// One problem, with everything needed to find and fix it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Kept compact, since a registry can hold one per skill (57,000 of a
+/// 61,000-skill public registry's folders are named `owner--repo--skill`,
+/// each a consecutive-hyphen warning): the path is shared (`Arc<Path>`,
+/// one per file for all its diagnostics), a field name is usually a
+/// `'static` string, and a problem that many files share keeps only its
+/// parameters, its message and hint rendered when shown
+/// ([`Diagnostic::message`], [`Diagnostic::hint`]). Serialized, it is the
+/// same record as ever: every field, the message and hint as text.
+#[derive(Clone, Debug)]
 pub struct Diagnostic {
     /// How much it matters: whether the skill was skipped, loaded with a
     /// problem, or is merely noted.
     pub severity: Severity,
     /// The stable code tools and tests match on.
     pub code: DiagnosticCode,
-    /// The file or directory concerned.
-    pub path: Option<PathBuf>,
+    /// The file or directory concerned, shared with the other diagnostics
+    /// of the same file.
+    pub path: Option<Arc<Path>>,
     /// 1-based line in the file, where known.
     pub line: Option<u32>,
     /// 1-based column (in characters), where known.
     pub column: Option<u32>,
     /// The front-matter field concerned, where one is.
-    pub field: Option<String>,
-    /// The skill id concerned, where known.
-    pub skill_id: Option<String>,
-    /// What is wrong, in one sentence for a person.
-    pub message: String,
-    /// How to fix it.
-    pub hint: Option<String>,
+    pub field: Option<Cow<'static, str>>,
+    /// The skill id concerned, where known ([`Diagnostic::skill_id`]).
+    skill_id: Option<Box<str>>,
+    /// What is wrong and how to fix it: written out, or the parameters of
+    /// a message rendered when shown.
+    text: Text,
+}
+
+/// The message and hint of a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Text {
+    /// Written out when the diagnostic was made.
+    Written {
+        message: Box<str>,
+        hint: Option<Box<str>>,
+    },
+    /// The id has consecutive hyphens ([`Diagnostic::consecutive_hyphens`]):
+    /// only the id is kept, and not even that once the diagnostic's
+    /// `skill_id` is the same id (`None`: the id is the `skill_id`).
+    ConsecutiveHyphens { id: Option<Box<str>> },
+}
+
+impl Text {
+    /// The message; `skill_id` is the diagnostic's.
+    fn message<'a>(&'a self, skill_id: Option<&'a str>) -> Cow<'a, str> {
+        match self {
+            Text::Written { message, .. } => Cow::Borrowed(message),
+            Text::ConsecutiveHyphens { id } => {
+                let id = id.as_deref().or(skill_id).unwrap_or_default();
+                Cow::Owned(format!(
+                    "the id `{id}` has consecutive hyphens, which Agent Skills does not allow"
+                ))
+            }
+        }
+    }
+
+    /// The hint; `skill_id` is the diagnostic's.
+    fn hint<'a>(&'a self, skill_id: Option<&'a str>) -> Option<Cow<'a, str>> {
+        match self {
+            Text::Written { hint, .. } => hint.as_deref().map(Cow::Borrowed),
+            Text::ConsecutiveHyphens { id } => {
+                let id = id.as_deref().or(skill_id).unwrap_or_default();
+                let single = id
+                    .split('-')
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("-");
+                Some(Cow::Owned(format!("use single hyphens, e.g. `{single}`")))
+            }
+        }
+    }
+}
+
+impl PartialEq for Diagnostic {
+    /// Equal when every field and the text as shown are: a diagnostic read
+    /// back from the disk cache (written out) equals the one it was.
+    fn eq(&self, other: &Self) -> bool {
+        self.severity == other.severity
+            && self.code == other.code
+            && self.path == other.path
+            && self.line == other.line
+            && self.column == other.column
+            && self.field == other.field
+            && self.skill_id == other.skill_id
+            && (self.text == other.text
+                || (self.message() == other.message() && self.hint() == other.hint()))
+    }
+}
+
+impl Eq for Diagnostic {}
+
+/// The serialized record, field for field as `Diagnostic` was before its
+/// text became lazy (the `--json` output and the disk cache keep their
+/// bytes).
+#[derive(Serialize)]
+struct DiagnosticOut<'a> {
+    severity: Severity,
+    code: DiagnosticCode,
+    path: Option<&'a Path>,
+    line: Option<u32>,
+    column: Option<u32>,
+    field: Option<&'a str>,
+    skill_id: Option<&'a str>,
+    message: Cow<'a, str>,
+    hint: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct DiagnosticIn {
+    severity: Severity,
+    code: DiagnosticCode,
+    path: Option<PathBuf>,
+    line: Option<u32>,
+    column: Option<u32>,
+    field: Option<String>,
+    skill_id: Option<String>,
+    message: String,
+    hint: Option<String>,
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        DiagnosticOut {
+            severity: self.severity,
+            code: self.code,
+            path: self.path.as_deref(),
+            line: self.line,
+            column: self.column,
+            field: self.field.as_deref(),
+            skill_id: self.skill_id(),
+            message: self.message(),
+            hint: self.hint(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let d = DiagnosticIn::deserialize(deserializer)?;
+        Ok(Diagnostic {
+            severity: d.severity,
+            code: d.code,
+            path: d.path.map(Arc::from),
+            line: d.line,
+            column: d.column,
+            field: d.field.map(Cow::Owned),
+            skill_id: d.skill_id.map(String::into_boxed_str),
+            text: Text::Written {
+                message: d.message.into_boxed_str(),
+                hint: d.hint.map(String::into_boxed_str),
+            },
+        })
+    }
 }
 
 impl Diagnostic {
@@ -242,8 +381,10 @@ impl Diagnostic {
             column: None,
             field: None,
             skill_id: None,
-            message: message.into(),
-            hint: None,
+            text: Text::Written {
+                message: message.into().into_boxed_str(),
+                hint: None,
+            },
         }
     }
 
@@ -262,9 +403,60 @@ impl Diagnostic {
         Self::new(Severity::Info, code, message)
     }
 
-    /// Names the file or directory concerned.
-    pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
-        self.path = Some(path.into());
+    /// The warning for an id with consecutive hyphens, which Agent Skills
+    /// does not allow but Bcode loads (`invalid_field` on `id`, with a
+    /// hint naming the id with single hyphens). It keeps only the id: its
+    /// message and hint are rendered when shown.
+    pub fn consecutive_hyphens(id: &str) -> Self {
+        Diagnostic {
+            text: Text::ConsecutiveHyphens {
+                id: Some(id.into()),
+            },
+            ..Self::new(
+                Severity::Warning,
+                DiagnosticCode::InvalidField,
+                String::new(),
+            )
+        }
+        .with_field("id")
+    }
+
+    /// What is wrong, in one sentence for a person.
+    pub fn message(&self) -> Cow<'_, str> {
+        self.text.message(self.skill_id.as_deref())
+    }
+
+    /// How to fix it, where the diagnostic says.
+    pub fn hint(&self) -> Option<Cow<'_, str>> {
+        self.text.hint(self.skill_id.as_deref())
+    }
+
+    /// The skill id concerned, where known.
+    pub fn skill_id(&self) -> Option<&str> {
+        self.skill_id.as_deref()
+    }
+
+    /// Sets (or with `None` clears) the skill id concerned. A message kept
+    /// as its parameters that names the same id keeps it once.
+    pub fn set_skill_id(&mut self, id: Option<&str>) {
+        if let Text::ConsecutiveHyphens { id: own } = &mut self.text {
+            // The id the message names, wherever it is kept now.
+            let named = own.take().or_else(|| self.skill_id.clone());
+            *own = if named.as_deref() == id { None } else { named };
+        }
+        self.skill_id = id.map(Box::from);
+    }
+
+    /// Names the file or directory concerned (a copy of `path`; see
+    /// [`Diagnostic::with_shared_path`] to share one).
+    pub fn with_path(self, path: impl AsRef<Path>) -> Self {
+        self.with_shared_path(Arc::from(path.as_ref()))
+    }
+
+    /// Names the file or directory concerned, sharing `path` with the other
+    /// holders of it.
+    pub fn with_shared_path(mut self, path: Arc<Path>) -> Self {
+        self.path = Some(path);
         self
     }
 
@@ -277,32 +469,198 @@ impl Diagnostic {
     }
 
     /// Names the front-matter field concerned.
-    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+    pub fn with_field(mut self, field: impl Into<Cow<'static, str>>) -> Self {
         self.field = Some(field.into());
         self
     }
 
     /// Names the skill id concerned.
     pub fn with_skill(mut self, id: impl Into<String>) -> Self {
-        self.skill_id = Some(id.into());
+        self.set_skill_id(Some(&id.into()));
         self
     }
 
-    /// Adds how to fix the problem.
+    /// Adds how to fix the problem (or replaces the hint it had).
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        let message = match self.text {
+            Text::Written { message, .. } => message,
+            ref lazy => lazy
+                .message(self.skill_id.as_deref())
+                .into_owned()
+                .into_boxed_str(),
+        };
+        self.text = Text::Written {
+            message,
+            hint: Some(hint.into().into_boxed_str()),
+        };
         self
     }
 
-    /// The order diagnostics are reported in: by path, then position, then code.
+    /// The order diagnostics are reported in: by path, then position, then
+    /// code, field and message (rendered only to break a tie).
     pub fn sort_key(&self) -> impl Ord + '_ {
+        SortKey(self)
+    }
+}
+
+/// [`Diagnostic::sort_key`]: compares the message last and only when
+/// everything before it is equal, so sorting renders no message for
+/// diagnostics of different files.
+struct SortKey<'a>(&'a Diagnostic);
+
+impl SortKey<'_> {
+    fn head(&self) -> impl Ord + '_ {
+        let d = self.0;
         (
-            self.path.as_deref(),
-            self.line,
-            self.column,
-            self.code,
-            self.field.as_deref(),
-            self.message.as_str(),
+            d.path.as_deref(),
+            d.line,
+            d.column,
+            d.code,
+            d.field.as_deref(),
         )
+    }
+}
+
+impl Ord for SortKey<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.head()
+            .cmp(&other.head())
+            .then_with(|| match (&self.0.text, &other.0.text) {
+                (Text::Written { message: a, .. }, Text::Written { message: b, .. }) => a.cmp(b),
+                _ => self.0.message().cmp(&other.0.message()),
+            })
+    }
+}
+
+impl PartialOrd for SortKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for SortKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for SortKey<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The consecutive-hyphen warning as it was written out before it was
+    /// kept as its id.
+    fn written(id: &str, single: &str) -> Diagnostic {
+        Diagnostic::warning(
+            DiagnosticCode::InvalidField,
+            format!("the id `{id}` has consecutive hyphens, which Agent Skills does not allow"),
+        )
+        .with_field("id")
+        .with_hint(format!("use single hyphens, e.g. `{single}`"))
+    }
+
+    #[test]
+    fn a_lazy_message_reads_and_serializes_as_the_written_one() {
+        let lazy = Diagnostic::consecutive_hyphens("acme--tools--pdf-report")
+            .with_shared_path(Arc::from(Path::new("/r/acme--tools--pdf-report/SKILL.md")))
+            .with_skill("acme--tools--pdf-report");
+        let written = written("acme--tools--pdf-report", "acme-tools-pdf-report")
+            .with_path("/r/acme--tools--pdf-report/SKILL.md")
+            .with_skill("acme--tools--pdf-report");
+        assert_eq!(
+            (lazy.message(), lazy.hint(), lazy.skill_id()),
+            (
+                Cow::Borrowed(
+                    "the id `acme--tools--pdf-report` has consecutive hyphens, which Agent Skills does not allow"
+                ),
+                Some(Cow::Borrowed(
+                    "use single hyphens, e.g. `acme-tools-pdf-report`"
+                )),
+                Some("acme--tools--pdf-report"),
+            )
+        );
+        assert_eq!(lazy, written);
+        let json = serde_json::to_string(&lazy).unwrap_or_default();
+        assert_eq!(json, serde_json::to_string(&written).unwrap_or_default());
+        assert_eq!(
+            json,
+            r#"{"severity":"warning","code":"invalid_field","path":"/r/acme--tools--pdf-report/SKILL.md","line":null,"column":null,"field":"id","skill_id":"acme--tools--pdf-report","message":"the id `acme--tools--pdf-report` has consecutive hyphens, which Agent Skills does not allow","hint":"use single hyphens, e.g. `acme-tools-pdf-report`"}"#
+        );
+        let back: Diagnostic = serde_json::from_str(&json).unwrap_or_else(|_| written.clone());
+        assert_eq!((back.message(), back.hint()), (lazy.message(), lazy.hint()));
+        assert_eq!(back, lazy);
+    }
+
+    #[test]
+    fn the_id_survives_a_skill_id_set_cleared_or_changed() {
+        let mut d = Diagnostic::consecutive_hyphens("a--b");
+        d.set_skill_id(Some("a--b"));
+        assert_eq!(d.text, Text::ConsecutiveHyphens { id: None });
+        d.set_skill_id(Some("other"));
+        assert_eq!(
+            (d.skill_id(), d.hint()),
+            (
+                Some("other"),
+                Some(Cow::Borrowed("use single hyphens, e.g. `a-b`"))
+            )
+        );
+        d.set_skill_id(None);
+        assert_eq!(
+            (d.skill_id(), d.message()),
+            (
+                None,
+                Cow::Borrowed(
+                    "the id `a--b` has consecutive hyphens, which Agent Skills does not allow"
+                )
+            )
+        );
+        // A hint set on top writes the message out.
+        let hinted = Diagnostic::consecutive_hyphens("a--b")
+            .with_skill("a--b")
+            .with_hint("rename it");
+        assert_eq!(
+            (hinted.message(), hinted.hint()),
+            (
+                Cow::Borrowed(
+                    "the id `a--b` has consecutive hyphens, which Agent Skills does not allow"
+                ),
+                Some(Cow::Borrowed("rename it"))
+            )
+        );
+    }
+
+    #[test]
+    fn sorting_compares_messages_only_on_a_tie() {
+        let at = |path: &str, message: &str| {
+            Diagnostic::warning(DiagnosticCode::InvalidField, message)
+                .with_path(path)
+                .with_field("id")
+        };
+        let mut found = [
+            at("/b", "a"),
+            Diagnostic::consecutive_hyphens("x--y").with_path("/a"),
+            at("/a", "the id `x--y` z"),
+            at("/a", "the id `x--y` a"),
+        ];
+        found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let order: Vec<(Option<&Path>, String)> = found
+            .iter()
+            .map(|d| (d.path.as_deref(), d.message().into_owned()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (Some(Path::new("/a")), "the id `x--y` a".to_owned()),
+                (
+                    Some(Path::new("/a")),
+                    "the id `x--y` has consecutive hyphens, which Agent Skills does not allow"
+                        .to_owned()
+                ),
+                (Some(Path::new("/a")), "the id `x--y` z".to_owned()),
+                (Some(Path::new("/b")), "a".to_owned()),
+            ]
+        );
     }
 }

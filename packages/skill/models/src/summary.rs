@@ -32,8 +32,9 @@ pub struct SkillSummary {
     pub source: Arc<SkillSource>,
     /// Whether the skill is a folder, a flat file or provided from memory.
     pub layout: SkillLayout,
-    /// Absolute path of the instruction file (inside the canonical root).
-    pub location: PathBuf,
+    /// Absolute path of the instruction file (inside the canonical root),
+    /// shared with the diagnostics about the file.
+    pub location: Arc<Path>,
     /// The directory relative references resolve against, when it is not
     /// the folder of `location` (a provided skill's); `None` for every
     /// skill read from disk, whose folder it is. A second copy of that path
@@ -100,7 +101,7 @@ mod tests {
                 provider: None,
             }),
             layout: SkillLayout::Folder,
-            location: location.to_path_buf(),
+            location: Arc::from(location),
             directory_override: None,
             body_offset: 0,
         };

@@ -495,7 +495,7 @@ mod tests {
             "branch-name"
         ])));
         assert_eq!(names, ["issue", "", "", "", "", "branch-name"]);
-        let messages: Vec<String> = problems.iter().map(|d| d.message.clone()).collect();
+        let messages: Vec<String> = problems.iter().map(|d| d.message().into_owned()).collect();
         assert_eq!(
             messages,
             [
@@ -513,7 +513,7 @@ mod tests {
         let (names, problems) = declared_names(Some(serde_json::json!({"a": 1})));
         assert_eq!(names, Vec::<String>::new());
         assert_eq!(
-            problems[0].message,
+            problems[0].message(),
             "`arguments` must be a list of names, found a mapping; ignored"
         );
     }

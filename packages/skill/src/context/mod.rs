@@ -62,7 +62,7 @@ impl SkillRegistry {
         } else {
             format_context(&shown_summary(&skill, paths), &body, request, templates).map(
                 |mut response| {
-                    response.location = Some(skill.location.clone());
+                    response.location = Some(skill.location.to_path_buf());
                     response
                 },
             )
@@ -82,7 +82,7 @@ pub fn shown_summary(skill: &SkillSummary, paths: &PathDisplay) -> SkillSummary 
     source.root = source.root.as_deref().map(|root| paths.path(root));
     SkillSummary {
         directory_override: Some(paths.path(skill.directory())),
-        location: paths.path(&skill.location),
+        location: paths.path(&skill.location).into(),
         source: std::sync::Arc::new(source),
         ..skill.clone()
     }
@@ -222,7 +222,7 @@ pub fn format_context(
     Ok(SkillContextResponse {
         id: m.id.clone(),
         source: (*skill.source).clone(),
-        location: Some(skill.location.clone()),
+        location: Some(skill.location.to_path_buf()),
         bytes: text.len(),
         truncated: truncation.is_some(),
         truncation,

@@ -365,6 +365,15 @@ impl Discovery {
             walked.diagnostics.push(duplicate_path(&location, first));
         }
         let mut skills = Vec::with_capacity(walked.roots.len());
+        // Room for every file's diagnostics at once: grown by doubling,
+        // the list would briefly need twice its size.
+        let found: usize = walked
+            .outcomes
+            .iter()
+            .flatten()
+            .map(|outcome| outcome.diagnostics.len())
+            .sum();
+        walked.diagnostics.reserve_exact(found);
         for (root, outcome) in walked.roots.iter().zip(&mut walked.outcomes) {
             let Some(mut outcome) = outcome.take() else {
                 continue;

@@ -388,7 +388,7 @@ mod tests {
                 );
                 for (slot, loaded) in &done {
                     let skill = loaded.outcome.skill.as_ref().unwrap();
-                    assert_eq!(skill.location, found[*slot].origin.location);
+                    assert_eq!(&*skill.location, found[*slot].origin.location.as_path());
                     let number = skill.manifest.description.rsplit(' ').next().unwrap();
                     assert_eq!(number.parse::<usize>().unwrap(), *slot);
                 }

@@ -129,7 +129,7 @@ mod tests {
                 provider: None,
             }),
             layout: SkillLayout::Folder,
-            location: path.into(),
+            location: std::path::Path::new(path).into(),
             directory_override: None,
             body_offset: 0,
         })
@@ -165,9 +165,9 @@ mod tests {
         assert_eq!(winners, &["a /r/a/SKILL.md", "b /u/b2/SKILL.md"]);
         assert_eq!(diagnostics.len(), 3, "{diagnostics:#?}");
         assert!(
-            diagnostics
-                .iter()
-                .all(|d| d.message.contains("/r/a/SKILL.md") || d.code == DiagnosticCode::Disabled)
+            diagnostics.iter().all(
+                |d| d.message().contains("/r/a/SKILL.md") || d.code == DiagnosticCode::Disabled
+            )
         );
     }
 }

@@ -202,8 +202,8 @@ impl SkillRegistry {
         self.diagnostics
             .iter()
             .filter(|d| {
-                d.skill_id.as_deref() == Some(skill.manifest.id.as_str())
-                    || d.path.as_deref() == Some(skill.location.as_path())
+                d.skill_id() == Some(skill.manifest.id.as_str())
+                    || d.path.as_deref() == Some(&*skill.location)
             })
             .collect()
     }
@@ -282,7 +282,7 @@ impl SkillRegistry {
             source: Arc::clone(&skill.source),
             layout: skill.layout,
             kind: crate::parse::skill::InstructionKind::SkillFile,
-            location: skill.location.clone(),
+            location: skill.location.to_path_buf(),
             directory: skill.directory().to_path_buf(),
             // The id the skill already has: a file that does not name one
             // keeps it, as it did at discovery.

@@ -253,7 +253,17 @@ impl Walker<'_> {
             }
             let mut children = self.visit(&mut dir);
             children.reverse();
-            stack.extend(children);
+            if stack.is_empty() {
+                stack = children;
+            } else {
+                stack.extend(children);
+            }
+            // A flat registry's root has 60,000 folders, 4 MB of stack
+            // that would otherwise stay allocated until the walk ends,
+            // while the loaded skills pile up.
+            if stack.capacity() > 1024 && stack.len() < stack.capacity() / 4 {
+                stack.shrink_to(stack.len() * 2);
+            }
         }
     }
 

@@ -128,7 +128,7 @@ pub fn validate(
             DiagnosticCode::UnknownField,
             format!("unknown field `{key}` is kept but not used by Bcode"),
         )
-        .with_field(&key);
+        .with_field(key.clone());
         if v.unknown.shown < UNKNOWN_FIELD_DIAGNOSTICS
             && let Some(known) = closest(&key, KNOWN_FIELDS.iter().copied())
         {
@@ -239,7 +239,7 @@ impl Validator<'_> {
         }
         self.unknown.hidden += 1;
         if self.unknown.first_hidden.is_none() {
-            let field = diagnostic.field.unwrap_or_default();
+            let field = diagnostic.field.unwrap_or_default().into_owned();
             self.unknown.first_hidden = Some((field, line_key.to_owned()));
         }
     }
@@ -272,7 +272,7 @@ impl Validator<'_> {
         } else {
             Diagnostic::warning(DiagnosticCode::InvalidField, message)
         };
-        self.push(d.with_field(field).with_hint(hint), field);
+        self.push(d.with_field(field.to_owned()).with_hint(hint), field);
     }
 
     /// The id: the `id` field, else the inferred folder name or file stem,
@@ -459,23 +459,9 @@ impl Validator<'_> {
     /// consecutive hyphens in an id, a `compatibility` over its limit.
     fn portable_limits(&mut self, id: Option<&SkillId>, compatibility: Option<&str>) {
         if let Some(id) = id.filter(|id| id.as_str().contains("--")) {
-            let single = id
-                .as_str()
-                .split('-')
-                .filter(|part| !part.is_empty())
-                .collect::<Vec<_>>()
-                .join("-");
-            self.push(
-                Diagnostic::warning(
-                    DiagnosticCode::InvalidField,
-                    format!(
-                        "the id `{id}` has consecutive hyphens, which Agent Skills does not allow"
-                    ),
-                )
-                .with_field("id")
-                .with_hint(format!("use single hyphens, e.g. `{single}`")),
-                "id",
-            );
+            // Kept as the id alone, rendered when shown: a registry that
+            // mirrors repositories names most folders `owner--repo--skill`.
+            self.push(Diagnostic::consecutive_hyphens(id.as_str()), "id");
         }
         let chars = compatibility.map_or(0, |text| text.chars().count());
         if chars > COMPATIBILITY_SOFT_LIMIT {

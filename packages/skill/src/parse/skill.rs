@@ -209,7 +209,9 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
     let Some(manifest) = manifest else {
         return finish(&origin, outcome);
     };
-    label(&mut outcome.diagnostics, &origin.location, Some(&manifest));
+    // One copy of the path, for the skill and its diagnostics.
+    let location: Arc<std::path::Path> = Arc::from(origin.location.as_path());
+    label(&mut outcome.diagnostics, &location, Some(&manifest));
     outcome.skill = Some(Arc::new(SkillSummary {
         manifest,
         source: origin.source,
@@ -218,7 +220,7 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
             &origin.location,
             origin.directory,
         ),
-        location: origin.location,
+        location,
         body_offset,
     }));
     outcome
@@ -273,7 +275,7 @@ fn repair_diagnostic(repair: &Repair, first_line: u32, loaded: bool) -> Diagnost
         Diagnostic::error(DiagnosticCode::MalformedFrontMatter, problem)
     };
     d.with_position(first_line + repair.line - 1, Some(repair.column))
-        .with_field(path)
+        .with_field(path.clone())
         .with_hint(hint)
 }
 
@@ -303,21 +305,27 @@ fn indicator_meaning(indicator: char) -> &'static str {
 
 /// Attaches the path to every diagnostic of an outcome without a skill.
 fn finish(origin: &SkillOrigin, mut outcome: ParseOutcome) -> ParseOutcome {
-    label(&mut outcome.diagnostics, &origin.location, None);
+    if !outcome.diagnostics.is_empty() {
+        let location = Arc::from(origin.location.as_path());
+        label(&mut outcome.diagnostics, &location, None);
+    }
     outcome
 }
 
-/// Attaches `location` and (when known) the skill's id to every diagnostic.
+/// Attaches `location` and (when known) the skill's id to every diagnostic,
+/// and gives back the room the list grew into: an outcome's diagnostics
+/// are kept until the build ends, and a list grown by one push holds four.
 fn label(
-    diagnostics: &mut [Diagnostic],
-    location: &std::path::Path,
+    diagnostics: &mut Vec<Diagnostic>,
+    location: &Arc<std::path::Path>,
     skill: Option<&SkillManifest>,
 ) {
-    let id = skill.map(|m| m.id.to_string());
-    for d in diagnostics {
-        d.path = Some(location.to_path_buf());
-        if d.skill_id.is_none() {
-            d.skill_id.clone_from(&id);
+    diagnostics.shrink_to_fit();
+    let id = skill.map(|m| m.id.as_str());
+    for d in diagnostics.iter_mut() {
+        d.path = Some(Arc::clone(location));
+        if d.skill_id().is_none() && id.is_some() {
+            d.set_skill_id(id);
         }
     }
 }

@@ -493,7 +493,7 @@ fn check_entry(
         source: Arc::new(source.clone()),
         layout: SkillLayout::Provided,
         directory_override: bcode_skill_models::directory_override(&location, location.clone()),
-        location,
+        location: location.into(),
         body_offset: 0,
     })
 }

@@ -373,7 +373,7 @@ mod tests {
                         provider: None,
                     }),
                     layout: bcode_skill_models::SkillLayout::Folder,
-                    location: std::path::PathBuf::from("/r/s/SKILL.md"),
+                    location: std::path::Path::new("/r/s/SKILL.md").into(),
                     directory_override: None,
                     body_offset: 0,
                 }

@@ -314,7 +314,7 @@ fn shared(stored: StoredSkill, sources: &[Arc<SkillSource>]) -> Option<Arc<Skill
         directory_override: stored.directory.and_then(|directory| {
             bcode_skill_models::directory_override(&stored.location, directory)
         }),
-        location: stored.location,
+        location: stored.location.into(),
         body_offset: stored.body_offset,
     }))
 }
