@@ -20,7 +20,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, ok, write};
+use common::{Sandbox, digest, ok, write};
 use serde_json::{Value, json};
 
 /// The timeout every entry of these tests gets.
@@ -315,22 +315,6 @@ fn events(log: &Path) -> Vec<Value> {
             kept
         })
         .collect()
-}
-
-/// `sha256:<hex>` of `bytes`, by the system's `sha256sum` (an
-/// implementation other than the one under test).
-fn digest(bytes: &[u8]) -> String {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("sha256sum")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(bytes).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let hex = String::from_utf8(out.stdout).unwrap();
-    format!("sha256:{}", hex.split_whitespace().next().unwrap())
 }
 
 /// An untrusted repository's `[[skills.mcp_servers]]` starts nothing: the

@@ -22,7 +22,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Sandbox, ok, write};
+use common::{Sandbox, digest, ok, write};
 use serde_json::{Value, json};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
@@ -415,19 +415,6 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
         }
     };
     let _ = stream.write_all(out.as_bytes());
-}
-
-/// `sha256:<hex>` of `bytes`, by the system's `sha256sum`.
-fn digest(bytes: &[u8]) -> String {
-    let mut child = Command::new("sha256sum")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(bytes).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let hex = String::from_utf8(out.stdout).unwrap();
-    format!("sha256:{}", hex.split_whitespace().next().unwrap())
 }
 
 /// A server of the 2025-11-25 era over HTTP: `server/discover` refused,

@@ -359,3 +359,19 @@ pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration) 
         stderr: errors.join().unwrap(),
     }
 }
+
+/// `sha256:<hex>` of `bytes`, by the system's `sha256sum` (an
+/// implementation other than the one under test).
+pub fn digest(bytes: &[u8]) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let hex = String::from_utf8(out.stdout).unwrap();
+    format!("sha256:{}", hex.split_whitespace().next().unwrap())
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 /// allocate a node of eleven slots (over 600 bytes) for even one entry, and
 /// a third of real skills carry `metadata`: at 60,000 skills that was
 /// 13 MB of the registry. The keys registries repeat in nearly every file
-/// ([`COMMON_KEYS`]) are not copied per skill.
+/// (`COMMON_KEYS`) are not copied per skill.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldMap(Vec<(Key, Value)>);
 
