@@ -44,7 +44,8 @@ impl InvariantSelector for Host {
                 Behaviour::Errors => Err(SelectorError::new("model unavailable")),
                 Behaviour::PanicsInside => panic!("selector bug inside the call"),
                 Behaviour::Sleeps | Behaviour::PanicsBuilding => {
-                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    // Never answers: the turn's deadline ends the wait.
+                    std::future::pending::<()>().await;
                     Err(SelectorError::new("too late"))
                 }
             }
