@@ -8,7 +8,6 @@
 use crate::common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bcode_prompt::invariants::{
     InvariantSelector, SelectorAnswer, SelectorError, SelectorFuture, SelectorRequest,
