@@ -23,7 +23,7 @@ use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
 use bcode_prompt_sections::git::{
     GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
 };
-use common::{commit_all, write};
+use common::{commit_all, mkfifo, write};
 use git2::{Repository, RepositoryInitOptions};
 
 /// A short deadline, so a hang costs the test a fraction of a second.
@@ -92,18 +92,6 @@ fn committed() -> (tempfile::TempDir, PathBuf, git2::Oid) {
     write(&repo_dir, "a.txt", "a\n");
     let oid = commit_all(&repo, "first");
     (tmp, repo_dir, oid)
-}
-
-fn mkfifo(path: &Path) {
-    if path.exists() {
-        std::fs::remove_file(path).unwrap();
-    }
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 /// Puts a FIFO where `repo_dir`'s pack index would be: opening the

@@ -17,7 +17,7 @@ use bcode_prompt_sections::git::session::{GitSession, GitSessionStats};
 use bcode_prompt_sections::git::{
     EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusOutcome,
 };
-use common::{commit_all, write};
+use common::{commit_all, mkfifo, write};
 use git2::{Repository, RepositoryInitOptions};
 
 /// A short deadline, for the reads that must time out.
@@ -239,18 +239,6 @@ fn commits_and_branch_switches_show_on_the_next_turn() {
     assert_eq!(status(&steady(&session, &dir)), []);
     assert_eq!(steady(&session, &dir), read(&dir, &options(NEVER)));
     assert_eq!(counts(&session), (5, 2, 0));
-}
-
-fn mkfifo(path: &Path) {
-    if path.exists() {
-        std::fs::remove_file(path).unwrap();
-    }
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 /// Opens the FIFO at `path` for writing (its reader is blocked in `open`),

@@ -28,3 +28,17 @@ pub fn commit_all(repo: &Repository, message: &str) -> git2::Oid {
     repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
         .unwrap()
 }
+
+/// A FIFO at `path` (replacing a file there, folders made): what git would
+/// block on forever if it opened it.
+pub fn mkfifo(path: &Path) {
+    if path.exists() {
+        std::fs::remove_file(path).unwrap();
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
