@@ -38,7 +38,7 @@ use std::process::ExitCode;
 use bcode_fs::{Confinement, OutputDir};
 use bcode_prompt::Turn;
 use bcode_prompt::facts::{Facts, facts_to_toml, portable};
-use bcode_prompt::testing::prompt_text;
+use bcode_prompt::report::prompt_text;
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::render_cmd::{self, RenderOptions};

@@ -6,9 +6,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use bcode_prompt::SessionOptions;
+use bcode_prompt::repository::{Cache, StateFolder};
 use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
 use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
-use bcode_skill::{DiscoveryOptions, SourceEnv, SourceRoot};
+use bcode_skill::SourceRoot;
 
 /// The environment variable that sets the racy window in milliseconds (see
 /// [`ProcessInputs::racy_window`]).
@@ -213,42 +214,13 @@ impl ProcessInputs {
             })
     }
 
-    /// The discovery options of `config` with [`ProcessInputs::racy_window`].
-    pub fn discovery_options(&self, config: &bcode_skill_models::SkillsConfig) -> DiscoveryOptions {
-        let mut options = DiscoveryOptions::from_config(config);
-        options.walk.racy_window = self.racy_window();
-        options
-    }
-
-    /// The user's folders (state, config, skills) as this environment names them.
-    pub fn source_env(&self) -> SourceEnv {
-        SourceEnv::from_vars(&|name| self.env.get(name).cloned())
-    }
-
     /// Says on stderr (once a process) when the state folder, or the disk
     /// cache's folders in it, are not safe to keep state in: the library then
     /// quietly goes without the disk cache, and the operator should know why.
     /// Nothing is created here; a missing folder is no problem.
     fn warn_about_the_state_folder(&self) {
         static WARNED: std::sync::Once = std::sync::Once::new();
-        let Some(state) = self.source_env().state_dir() else {
-            return;
-        };
-        let exists = |path: &std::path::Path| std::fs::symlink_metadata(path).is_ok();
-        let check = || -> Result<(), bcode_fs::StateError> {
-            if !exists(&state) {
-                return Ok(());
-            }
-            let mut dir = bcode_fs::StateDir::existing(&state)?;
-            for name in ["cache", "skills"] {
-                if !exists(&dir.path().join(name)) {
-                    break;
-                }
-                dir = dir.subdir(name)?;
-            }
-            Ok(())
-        };
-        if let Err(err) = check() {
+        if let Err(err) = StateFolder::of(&self.env).check(Cache::Skills) {
             WARNED.call_once(|| {
                 eprintln!("bcode-prompt: warning: {err}; the skill disk cache is not used");
             });

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use bcode_prompt::repository::{Cache, StateFolder};
 use bcode_skill::LiveRegistry;
 use bcode_skill_mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
 
@@ -70,12 +71,10 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // come from the state folder, as discovery's disk cache does; with the
     // disk cache off, the state folder still holds this run's entries (a
     // nameless scratch file), so they need not be held in memory.
-    let state =
-        bcode_skill_models::SourceEnv::from_vars(&|name| context.inputs.env.get(name).cloned())
-            .state_dir();
+    let state = StateFolder::of(&context.inputs.env).cache(Cache::McpServer);
     let digests = match state {
-        Some(state) if config.disk_cache => DigestCache::open(&state),
-        Some(state) => DigestCache::scratch_in(&state),
+        Some(dir) if config.disk_cache => DigestCache::open(dir),
+        Some(dir) => DigestCache::scratch_in(dir),
         None => DigestCache::none(),
     }
     .with_racy_window(context.inputs.racy_window());

@@ -9,8 +9,8 @@ use std::str::FromStr;
 use bcode_prompt::facts::{Facts, parse_facts};
 use bcode_prompt::machine::RuntimeMode;
 use bcode_prompt::report::AssembledPrompt;
+use bcode_prompt::report::write_prompt_text;
 use bcode_prompt::skills::Severity;
-use bcode_prompt::testing::write_prompt_text;
 use bcode_prompt::{NoticeSource, PromptError, PromptSession, SkillLifetime, Turn, TurnInput};
 
 use crate::cli_context::{CliError, ProcessInputs};
@@ -37,7 +37,7 @@ pub struct RenderOptions {
 /// The divider between the cacheable system text and the request-only
 /// context (the library's, so goldens written by Rust tests and by the CLI
 /// agree).
-pub use bcode_prompt::testing::DIVIDER;
+pub use bcode_prompt::report::DIVIDER;
 
 pub fn run(
     options: &RenderOptions,

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bcode_prompt::machine::RuntimeMode;
@@ -455,7 +455,8 @@ fn show_render(turn: &Turn, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// The user's state folder (not yet checked).
 fn state_dir(inputs: &ProcessInputs) -> Result<PathBuf, CliError> {
-    inputs.source_env().state_dir().ok_or_else(|| {
+    let state = bcode_prompt::repository::StateFolder::of(&inputs.env);
+    state.path().map(Path::to_path_buf).ok_or_else(|| {
         CliError::Usage("no state directory: set BCODE_STATE_DIR, XDG_STATE_HOME or HOME".into())
     })
 }

@@ -104,7 +104,10 @@ pub fn run(
                 &context.inputs.env,
                 context.inputs.racy_window(),
             ),
-            _ => Discovery::new(context.inputs.discovery_options(config)),
+            _ => Discovery::new(bcode_prompt::skills::discovery_options(
+                config,
+                context.inputs.racy_window(),
+            )),
         };
         discovery
             .single_build()
@@ -213,11 +216,8 @@ pub fn run(
                     catalog.omitted + catalog.listed
                 );
             }
-            if let Some(chars) = catalog.description_chars {
-                eprintln!(
-                    "bcode-prompt: {} descriptions shortened to {chars} characters to fit skills.prompt.max_bytes",
-                    catalog.descriptions_shortened
-                );
+            if let Some(note) = catalog.shortened_note() {
+                eprintln!("bcode-prompt: {note}");
             }
             for warning in catalog.warnings() {
                 eprintln!("bcode-prompt: warning: {warning}");

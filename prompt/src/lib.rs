@@ -49,10 +49,12 @@ mod error;
 pub mod facts;
 mod notice;
 mod options;
+mod printed;
 mod session;
 mod setup;
 mod shared;
 mod stamps;
+mod state;
 pub mod testing;
 mod turn;
 
@@ -81,6 +83,7 @@ pub mod config {
 
 /// The assembled prompt and its per-section report ([`crate::Turn::prompt`]).
 pub mod report {
+    pub use crate::printed::{DIVIDER, prompt_text, write_prompt_text};
     pub use crate::turn::SectionFailure;
     pub use bcode_prompt_pipeline::assembled::{
         AssembledPrompt, OmitReason, OmittedSection, SectionReport,
@@ -112,7 +115,9 @@ pub mod sections {
 /// how edits are followed, commands and their replies, events and where
 /// they go, and the skill diagnostics behind [`crate::Notice`].
 pub mod skills {
-    pub use crate::setup::{mcp_providers, routing_cache, skill_discovery, skill_roots};
+    pub use crate::setup::{
+        discovery_options, mcp_providers, routing_cache, skill_discovery, skill_roots,
+    };
     pub use crate::shared::{SharedSkills, SkillReload};
     pub use crate::turn::{Activation, TurnChanges};
     pub use bcode_skill::{
@@ -130,6 +135,7 @@ pub mod skills {
 /// [`crate::Notice`] with [`crate::NoticeSource::Repository`]).
 pub mod repository {
     pub use crate::setup::repository_root;
+    pub use crate::state::{Cache, StateFolder};
     pub use bcode_fs::{NotOwned, Ownership, RefusedRoot, RepositoryRoot};
 }
 

@@ -19,6 +19,7 @@ use bcode_templates::{
 
 use crate::error::PromptError;
 use crate::stamps::Stamps;
+use crate::state::{Cache, StateFolder};
 
 /// Loads the config and stamps every file it read or would read.
 pub(crate) fn load_config(
@@ -109,7 +110,7 @@ pub fn skill_roots(
     loaded: &LoadedConfig,
     owners: &Ownership,
 ) -> Vec<SourceRoot> {
-    let source_env = SourceEnv::from_vars(&|name| env.get(name).cloned());
+    let source_env = SourceEnv::from_map(env);
     let configured: Vec<ConfiguredRoot> = loaded
         .configured_skill_roots()
         .into_iter()
@@ -172,8 +173,9 @@ pub fn routing_cache(
     Some(bcode_skill::search::RoutingCache::new(dir, &options, roots))
 }
 
-/// The discovery options of the config, with the session's racy window.
-pub(crate) fn discovery_options(
+/// The discovery options of the config, with the host's racy window
+/// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
+pub fn discovery_options(
     config: &bcode_skill_models::SkillsConfig,
     racy_window: std::time::Duration,
 ) -> DiscoveryOptions {
@@ -194,11 +196,7 @@ pub(crate) fn disk_cache_dir(
     if !loaded.config.skills.disk_cache {
         return None;
     }
-    let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
-    let dir = bcode_fs::StateDir::open(&state)
-        .and_then(|state| state.subdir("cache"))
-        .and_then(|cache| cache.subdir("skills"))
-        .ok()?;
+    let dir = StateFolder::of(env).cache(Cache::Skills)?;
     Some(dir.path().to_path_buf())
 }
 
@@ -211,11 +209,7 @@ pub(crate) fn git_cache(
     env: &BTreeMap<String, String>,
     racy_window: std::time::Duration,
 ) -> Option<bcode_prompt_sections::git::read::GitCache> {
-    let state = SourceEnv::from_vars(&|name| env.get(name).cloned()).state_dir()?;
-    let dir = bcode_fs::StateDir::open(&state)
-        .and_then(|state| state.subdir("cache"))
-        .and_then(|cache| cache.subdir("git"))
-        .ok()?;
+    let dir = StateFolder::of(env).cache(Cache::Git)?;
     Some(bcode_prompt_sections::git::read::GitCache {
         dir: dir.path().to_path_buf(),
         racy_window,
@@ -243,14 +237,8 @@ pub fn mcp_providers(
         if servers.is_empty() {
             return Vec::new();
         }
-        let cache = SourceEnv::from_vars(&|name| env.get(name).cloned())
-            .state_dir()
-            .and_then(|state| {
-                bcode_fs::StateDir::open(&state)
-                    .and_then(|state| state.subdir("cache"))
-                    .and_then(|cache| cache.subdir("mcp"))
-                    .ok()
-            })
+        let cache = StateFolder::of(env)
+            .cache(Cache::Mcp)
             .map(|dir| dir.path().to_path_buf());
         servers
             .iter()

@@ -133,28 +133,21 @@ impl DigestCache {
         DigestCache::default()
     }
 
-    /// The cache under `state` (the user's state folder), read when first
-    /// used; none when the folder is not safe to keep state in (see
-    /// `bcode_fs::StateDir`). A damaged line costs only itself.
-    pub fn open(state: &Path) -> DigestCache {
+    /// The cache in `dir` (the state folder's `cache/mcp-server`, opened
+    /// by the caller), read when first used. A damaged line costs only
+    /// itself.
+    pub fn open(dir: StateDir) -> DigestCache {
         DigestCache {
             persist: true,
-            ..DigestCache::scratch_in(state)
+            ..DigestCache::scratch_in(dir)
         }
     }
 
     /// A cache that reads and writes no cache file, but holds this run's
-    /// entries as lines of a scratch file in `state` (nameless, gone when
+    /// entries as lines of a scratch file in `dir` (nameless, gone when
     /// the server ends) rather than in memory: what a server runs with when
-    /// the disk cache is off. [`DigestCache::none`] when the folder is not
-    /// safe to keep state in.
-    pub fn scratch_in(state: &Path) -> DigestCache {
-        let Ok(dir) = StateDir::open(state)
-            .and_then(|state| state.subdir("cache"))
-            .and_then(|cache| cache.subdir("mcp-server"))
-        else {
-            return DigestCache::none();
-        };
+    /// the disk cache is off.
+    pub fn scratch_in(dir: StateDir) -> DigestCache {
         DigestCache {
             dir: Some(dir),
             ..DigestCache::default()
@@ -590,6 +583,14 @@ mod tests {
 
     const DIGEST: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
+    /// `<state>/cache/mcp-server`, opened as `bcode-prompt mcp` opens it.
+    fn cache_dir(state: &Path) -> StateDir {
+        StateDir::open(state)
+            .and_then(|state| state.subdir("cache"))
+            .and_then(|cache| cache.subdir("mcp-server"))
+            .unwrap_or_else(|_| unreachable!())
+    }
+
     fn old_stamp_of(path: &Path) -> FileStamp {
         let meta = std::fs::symlink_metadata(path).unwrap_or_else(|_| unreachable!());
         FileStamp::of(&meta)
@@ -616,7 +617,7 @@ mod tests {
         let file = state.path().join("SKILL.md");
         std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
         let stamp = old_stamp_of(&file);
-        let cache = DigestCache::open(state.path());
+        let cache = DigestCache::open(cache_dir(state.path()));
         assert!(cache.take(&file).is_none());
         let entry = Arc::new(entry_for(state.path(), stamp));
         // Read this run: kept as a line of the scratch file, not in memory.
@@ -636,7 +637,7 @@ mod tests {
         let saved = state.path().join("cache/mcp-server").join(FILE);
         let inode = |path: &Path| old_stamp_of(path).ino;
         let written = inode(&saved);
-        let again = DigestCache::open(state.path());
+        let again = DigestCache::open(cache_dir(state.path()));
         let stored = again.take(&file).unwrap_or_else(|| unreachable!());
         let back = again.load(&stored).unwrap_or_else(|| unreachable!());
         assert_eq!(
@@ -651,7 +652,7 @@ mod tests {
         assert_ne!(inode(&saved), written);
         // The line was copied from the file replaced, which stays readable.
         assert!(again.load(&stored).is_some());
-        let third = DigestCache::open(state.path());
+        let third = DigestCache::open(cache_dir(state.path()));
         let copied = third.take(&file).and_then(|stored| third.load(&stored));
         assert_eq!(copied.map(|e| e.files.clone()), Some(entry.files.clone()));
         assert!(again.take(&file).is_none(), "taken out once");
@@ -681,13 +682,13 @@ mod tests {
     fn a_scratch_only_cache_keeps_lines_but_reads_and_writes_no_cache_file() {
         let (state, file, entry) = one_skill();
         // A cache file another run saved is not read.
-        let saving = DigestCache::open(state.path());
+        let saving = DigestCache::open(cache_dir(state.path()));
         let saved = saving.keep(&file, Arc::clone(&entry));
         saving.note_read();
         saving.save([(file.as_path(), &saved)]);
         let cache_file = state.path().join("cache/mcp-server").join(FILE);
         let written = old_stamp_of(&cache_file).ino;
-        let scratch = DigestCache::scratch_in(state.path());
+        let scratch = DigestCache::scratch_in(cache_dir(state.path()));
         assert!(scratch.take(&file).is_none());
         let kept = scratch.keep(&file, Arc::clone(&entry));
         assert!(matches!(kept, StoredEntry::Line(_)), "{kept:?}");

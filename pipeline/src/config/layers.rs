@@ -221,7 +221,7 @@ pub fn config_files(inputs: &ConfigInputs) -> Vec<PathBuf> {
 }
 
 fn user_file(env: &BTreeMap<String, String>) -> Option<PathBuf> {
-    let env = bcode_skill_models::SourceEnv::from_vars(&|name| env.get(name).cloned());
+    let env = bcode_skill_models::SourceEnv::from_map(env);
     Some(env.user_config_dir()?.join("bcode.toml"))
 }
 

@@ -82,11 +82,8 @@ impl Stage<Gathered> for SkillCatalogStage {
                 catalog.descriptions_cut
             ));
         }
-        if let Some(chars) = catalog.description_chars {
-            section = section.with_note(&format!(
-                "{} descriptions shortened to {chars} characters to fit skills.prompt.max_bytes",
-                catalog.descriptions_shortened
-            ));
+        if let Some(note) = catalog.shortened_note() {
+            section = section.with_note(&note);
         }
         for warning in catalog.warnings() {
             // The warnings the turn carries (`Turn::catalog_warnings`), in

@@ -2,6 +2,7 @@
 //! through a caller-supplied lookup so nothing here touches the process
 //! environment. One resolution for the user config file and every user root.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The environment variables that locate the user config file and roots,
@@ -39,6 +40,12 @@ impl SourceEnv {
             xdg_state_home: path("XDG_STATE_HOME"),
             bcode_state_dir: path("BCODE_STATE_DIR"),
         }
+    }
+
+    /// [`SourceEnv::from_vars`] over an environment snapshot: the one way a
+    /// snapshot (the CLI's, a session's) names the user's folders.
+    pub fn from_map(env: &BTreeMap<String, String>) -> Self {
+        Self::from_vars(&|name| env.get(name).cloned())
     }
 
     /// `$XDG_CONFIG_HOME/bcode`, else `~/.config/bcode`.

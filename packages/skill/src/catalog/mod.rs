@@ -75,6 +75,18 @@ impl Catalog {
         *self.chars.0.get_or_init(|| self.text.chars().count())
     }
 
+    /// The note saying how `max_bytes` shortened descriptions, when it
+    /// did: `render --explain` shows it among the section's notes and
+    /// `skills catalog` on stderr.
+    pub fn shortened_note(&self) -> Option<String> {
+        self.description_chars.map(|chars| {
+            format!(
+                "{} descriptions shortened to {chars} characters to fit skills.prompt.max_bytes",
+                self.descriptions_shortened
+            )
+        })
+    }
+
     /// What the operator should be told about this catalog: too large for
     /// the context window, or a `max_bytes` that leaves room for no skill.
     pub fn warnings(&self) -> Vec<CatalogWarning> {
