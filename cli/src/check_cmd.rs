@@ -36,9 +36,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bcode_fs::{Confinement, OutputDir};
-use bcode_prompt::Turn;
 use bcode_prompt::facts::{Facts, facts_to_toml, portable};
 use bcode_prompt::report::prompt_text;
+use bcode_prompt::{Turn, Workspace};
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::render_cmd::{self, RenderOptions};
@@ -111,15 +111,23 @@ pub fn run(
     let inputs = blessed_for.as_ref().unwrap_or(inputs);
     let fresh = new_path(&golden);
     if options.bless {
+        // Opened here when the facts are captured (the config says which),
+        // and the session renders in it: the config is loaded once.
+        let mut workspace = None;
         let first = pinned.is_none();
         let base = match pinned {
             Some(facts) => facts,
             // A team's own facts file, hermetic: only what it pins.
             None if options.render.hermetic && options.render.facts.is_some() => Facts::default(),
-            None => captured_facts(inputs, &[golden.clone(), sidecar.clone(), fresh.clone()])?,
+            None => {
+                let own = [golden.clone(), sidecar.clone(), fresh.clone()];
+                let (facts, opened) = captured_facts(inputs, options.render.hermetic, &own)?;
+                workspace = Some(opened);
+                facts
+            }
         };
         let facts = base.overlaid(&given);
-        let turn = render_cmd::render_turn(&options.render, inputs, facts.clone())?;
+        let turn = render_cmd::render_turn(&options.render, inputs, facts.clone(), workspace)?;
         let dir = output_dir(&golden, &confinement)?;
         write_file(&dir, &golden, &golden_text(&turn, options.render.json)?)?;
         let folder = working_folder(inputs);
@@ -155,7 +163,7 @@ pub fn run(
         }
     };
     let facts = pinned.unwrap_or_default().overlaid(&given);
-    let turn = render_cmd::render_turn(&options.render, inputs, facts)?;
+    let turn = render_cmd::render_turn(&options.render, inputs, facts, None)?;
     let rendered = golden_text(&turn, options.render.json)?;
     if rendered == saved {
         if let Ok(dir) = output_dir(&golden, &confinement) {
@@ -296,13 +304,20 @@ fn working_folder(inputs: &ProcessInputs) -> Option<String> {
 /// The facts a first bless pins when it is not hermetic: this machine's,
 /// probed for the sections the config turns on, with neutral roots and
 /// without the git status of the files the bless writes (`own`), under the
-/// facts the config pins. An invalid config exits 2; its warnings are left
+/// facts the config pins; and the workspace read for them, for the render
+/// to open its session in. An invalid config exits 2; its warnings are left
 /// to the turn's report.
-fn captured_facts(inputs: &ProcessInputs, own: &[PathBuf]) -> Result<Facts, CliError> {
-    let loaded = bcode_prompt_pipeline::config::load(&inputs.config_inputs())
-        .map_err(|err| CliError::Config(format!("invalid configuration: {err}")))?;
-    let probed = crate::facts_cmd::this_machine(inputs, &loaded.config.system_prompt.sections, own);
-    Ok(portable(probed).overlaid(&loaded.config.facts))
+fn captured_facts(
+    inputs: &ProcessInputs,
+    hermetic: bool,
+    own: &[PathBuf],
+) -> Result<(Facts, Workspace), CliError> {
+    let workspace = Workspace::open(&inputs.options().hermetic(hermetic))
+        .map_err(|err| render_cmd::prompt_error(&err))?;
+    let config = &workspace.config().config;
+    let probed = crate::facts_cmd::this_machine(inputs, &config.system_prompt.sections, own);
+    let facts = portable(probed).overlaid(&config.facts);
+    Ok((facts, workspace))
 }
 
 /// The command line that renders as this check did (every flag that shapes

@@ -5,11 +5,10 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use bcode_prompt::SessionOptions;
 use bcode_prompt::repository::{Cache, StateFolder};
-use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
+use bcode_prompt::{PromptError, SessionOptions, Workspace};
+use bcode_prompt_pipeline::config::ConfigInputs;
 use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
-use bcode_skill::SourceRoot;
 
 /// The environment variable that sets the racy window in milliseconds (see
 /// [`ProcessInputs::racy_window`]).
@@ -48,11 +47,12 @@ impl std::fmt::Display for CliError {
     }
 }
 
-/// The resolved inputs of one invocation and its loaded configuration.
+/// The resolved inputs of one invocation and the workspace they open (the
+/// loaded configuration among it).
 #[derive(Debug)]
 pub struct CliContext {
     pub inputs: ProcessInputs,
-    pub loaded: LoadedConfig,
+    pub workspace: Workspace,
 }
 
 /// The config layer flags of the command line.
@@ -227,10 +227,17 @@ impl ProcessInputs {
         }
     }
 
-    /// Session options for this invocation: the repository, the working
-    /// directory, the environment snapshot and every config layer flag.
+    /// Session options for this invocation (see [`ProcessInputs::options`]),
+    /// with a warning on stderr when the state folder is not usable.
     pub fn session_options(&self) -> SessionOptions {
         self.warn_about_the_state_folder();
+        self.options()
+    }
+
+    /// The options a workspace or session of this invocation opens with:
+    /// the repository, the working directory, the environment snapshot and
+    /// every config layer flag.
+    pub fn options(&self) -> SessionOptions {
         let mut options = SessionOptions::new(&self.work)
             .cwd(&self.cwd)
             .env(self.env.clone())
@@ -257,24 +264,14 @@ impl CliContext {
                 bcode_prompt::Notice::from_foreign_root(refused)
             );
         }
-        let loaded =
-            load(&inputs.config_inputs()).map_err(|err| CliError::Config(err.to_string()))?;
-        for warning in &loaded.warnings {
+        let workspace = Workspace::open(&inputs.options()).map_err(|err| match err {
+            PromptError::Config(err) => CliError::Config(err.to_string()),
+            other => CliError::Usage(other.to_string()),
+        })?;
+        for warning in &workspace.config().warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        Ok(CliContext { inputs, loaded })
-    }
-
-    /// The skill roots of this repository, highest precedence first (the
-    /// session's computation, so commands and renders agree).
-    pub fn skill_roots(&self) -> Vec<SourceRoot> {
-        bcode_prompt::skills::skill_roots(
-            &self.inputs.repo,
-            &self.inputs.work,
-            &self.inputs.env,
-            &self.loaded,
-            &self.inputs.owners,
-        )
+        Ok(CliContext { inputs, workspace })
     }
 }
 

@@ -30,7 +30,7 @@ pub fn run(
     let own: Vec<PathBuf> = redirected_stdout().into_iter().collect();
     let facts = this_machine(
         &context.inputs,
-        &context.loaded.config.system_prompt.sections,
+        &context.workspace.config().config.system_prompt.sections,
         &own,
     );
     let (facts, header) = if portable_roots {

@@ -566,7 +566,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 ConfigSubcommand::Show { json } => config_cmd::ConfigCommand::Show { json },
                 ConfigSubcommand::Explain { key } => {
                     if let Some(key) = &key
-                        && !config_cmd::explain_matches(&context.loaded, key)
+                        && !config_cmd::explain_matches(context.workspace.config(), key)
                     {
                         return Err(CliError::Usage(format!(
                             "unknown config key `{key}`; `bcode-prompt config explain` lists every key"
@@ -580,7 +580,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     return config_check(context_flags(&context), strict, &mut stdout);
                 }
             };
-            config_cmd::run(&cmd, &context.loaded, &mut stdout).map_err(CliError::Io)?;
+            config_cmd::run(&cmd, context.workspace.config(), &mut stdout).map_err(CliError::Io)?;
             Ok(ExitCode::SUCCESS)
         }
     }

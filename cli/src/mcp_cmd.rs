@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use bcode_prompt::repository::{Cache, StateFolder};
+use bcode_prompt::repository::Cache;
 use bcode_skill::LiveRegistry;
 use bcode_skill_mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
 
@@ -48,19 +48,15 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
             Some(options)
         }
     };
-    let config = &context.loaded.config.skills;
+    let config = &context.workspace.config().config.skills;
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
     // Body-only edits need not be told apart: each entry checks the stamps
     // of its own files.
     let (mut live, registry) = LiveRegistry::summaries_only(
-        bcode_prompt::skills::skill_discovery(
-            &context.loaded,
-            &context.inputs.env,
-            context.inputs.racy_window(),
-        ),
+        context.workspace.discovery(),
         if config.enabled {
-            context.skill_roots()
+            context.workspace.skill_roots()
         } else {
             eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
             Vec::new()
@@ -71,13 +67,13 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // come from the state folder, as discovery's disk cache does; with the
     // disk cache off, the state folder still holds this run's entries (a
     // nameless scratch file), so they need not be held in memory.
-    let state = StateFolder::of(&context.inputs.env).cache(Cache::McpServer);
+    let state = context.workspace.state().cache(Cache::McpServer);
     let digests = match state {
         Some(dir) if config.disk_cache => DigestCache::open(dir),
         Some(dir) => DigestCache::scratch_in(dir),
         None => DigestCache::none(),
     }
-    .with_racy_window(context.inputs.racy_window());
+    .with_racy_window(context.workspace.racy_window());
     // The `search_skills` tool is worded by the templates a render would
     // use (`system_prompt.templates_dir` may override `mcp/*.j2`).
     let templates = crate::skills_cmd::skill_templates(context)?;

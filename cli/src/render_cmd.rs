@@ -11,7 +11,9 @@ use bcode_prompt::machine::RuntimeMode;
 use bcode_prompt::report::AssembledPrompt;
 use bcode_prompt::report::write_prompt_text;
 use bcode_prompt::skills::Severity;
-use bcode_prompt::{NoticeSource, PromptError, PromptSession, SkillLifetime, Turn, TurnInput};
+use bcode_prompt::{
+    NoticeSource, PromptError, PromptSession, SkillLifetime, Turn, TurnInput, Workspace,
+};
 
 use crate::cli_context::{CliError, ProcessInputs};
 
@@ -48,7 +50,7 @@ pub fn run(
         Some(path) => read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
-    let rendered = render_turn(options, inputs, facts)?;
+    let rendered = render_turn(options, inputs, facts, None)?;
     let prompt = &rendered.prompt;
     let io = CliError::Io;
     if options.json {
@@ -141,13 +143,15 @@ pub fn parse_facts_file(
     Ok((facts, Some(folder)))
 }
 
-/// Opens one session with `facts` pinned and builds its one settled turn;
-/// the config's, templates' and skills' problems are reported on stderr (an
-/// invalid config exits 2, as for every command).
+/// Opens one session with `facts` pinned, in `workspace` when the caller
+/// opened it already (from the same inputs), and builds its one settled
+/// turn; the config's, templates' and skills' problems are reported on
+/// stderr (an invalid config exits 2, as for every command).
 pub fn render_turn(
     options: &RenderOptions,
     inputs: &ProcessInputs,
     facts: Facts,
+    workspace: Option<Workspace>,
 ) -> Result<Turn, CliError> {
     // Without `--now`, the pinned clock (if any) or the real one.
     let now = match &options.now {
@@ -173,8 +177,12 @@ pub fn render_turn(
         // Relative to the working directory, like every path on the command line.
         session_options = session_options.focus_dir(dir);
     }
-    let mut session =
-        PromptSession::open_blocking(session_options).map_err(|err| prompt_error(&err))?;
+    let workspace = match workspace {
+        Some(workspace) => workspace,
+        None => Workspace::open(&session_options).map_err(|err| prompt_error(&err))?,
+    };
+    let mut session = PromptSession::open_in_blocking(workspace, session_options)
+        .map_err(|err| prompt_error(&err))?;
     let mut input = TurnInput::new(options.prompt.clone().unwrap_or_default());
     if let Some(now) = now {
         input = input.now(now);

@@ -107,7 +107,9 @@ pub fn run(
         } else {
             RuntimeMode::Scripted
         });
-    let mut session = PromptSession::open_blocking(session_options)
+    let workspace = bcode_prompt::Workspace::open(&session_options)
+        .map_err(|err| crate::render_cmd::prompt_error(&err))?;
+    let mut session = PromptSession::open_in_blocking(workspace, session_options)
         .map_err(|err| crate::render_cmd::prompt_error(&err))?;
     // The session loaded the config (once): its warnings now, those of a
     // config edited later with the turn that notices it.

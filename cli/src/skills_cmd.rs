@@ -91,27 +91,20 @@ pub fn run(
     context: &CliContext,
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
-    let config = &context.loaded.config.skills;
+    let config = &context.workspace.config().config.skills;
     let registry = if config.enabled {
         // The skills of each configured MCP server join the local ones
         // (`mcp:<name>`); a server that fails is a diagnostic.
-        let providers = bcode_prompt::skills::mcp_providers(&context.loaded, &context.inputs.env);
+        let providers = context.workspace.mcp_providers();
         // A search reads the registry and the routing index from the disk
         // cache (`skills.disk_cache`), as a session does.
         let discovery = match cmd {
-            SkillsCmd::Search { .. } => bcode_prompt::skills::skill_discovery(
-                &context.loaded,
-                &context.inputs.env,
-                context.inputs.racy_window(),
-            ),
-            _ => Discovery::new(bcode_prompt::skills::discovery_options(
-                config,
-                context.inputs.racy_window(),
-            )),
+            SkillsCmd::Search { .. } => context.workspace.discovery(),
+            _ => Discovery::new(context.workspace.discovery_options()),
         };
         discovery
             .single_build()
-            .build_with_providers(&context.skill_roots(), &providers)
+            .build_with_providers(&context.workspace.skill_roots(), &providers)
     } else {
         eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
         SkillRegistry::empty()
@@ -186,7 +179,7 @@ pub fn run(
             // [skills.prompt] would produce one: print what is injected.
             if !bcode_prompt_pipeline::section::SectionKind::SkillCatalog
                 .spec()
-                .enabled_by(&context.loaded.config)
+                .enabled_by(&context.workspace.config().config)
             {
                 eprintln!(
                     "bcode-prompt: the skill catalog section is off (system_prompt.sections.skill_catalog = false)"
@@ -225,12 +218,9 @@ pub fn run(
             report_summary(registry.diagnostics());
         }
         SkillsCmd::Search { query, limit, json } => {
-            let routing = bcode_prompt::skills::routing_cache(
-                &context.loaded,
-                &context.inputs.env,
-                context.inputs.racy_window(),
-                &context.skill_roots(),
-            );
+            let routing = context
+                .workspace
+                .routing_cache(&context.workspace.skill_roots());
             let hits = match routing {
                 // Only the query's terms are read from the cache file while
                 // its entries hold; else only changed skills are analyzed
@@ -338,7 +328,9 @@ fn lookup<'r>(registry: &'r SkillRegistry, id: &str) -> Result<&'r SkillSummary,
 /// The templates a render would use (embedded, with the overrides of
 /// `system_prompt.templates_dir`); warnings go to stderr.
 pub(crate) fn skill_templates(context: &CliContext) -> Result<Templates, CliError> {
-    let templates = bcode_prompt::sections::templates(&context.loaded, &[])
+    let templates = context
+        .workspace
+        .templates()
         .map_err(|err| CliError::Config(err.to_string()))?;
     for warning in templates.warnings() {
         eprintln!("bcode-prompt: warning: {warning}");

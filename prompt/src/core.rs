@@ -42,31 +42,19 @@ use crate::setup;
 use crate::shared::{Pool, PoolKey, SharedSkills, ShownCatalog};
 use crate::stamps::Stamps;
 use crate::turn::{CommandReply, TurnChanges, TurnInput};
+use crate::workspace::Workspace;
 
-/// The host's options, whole, and what opening found out from them.
+/// The host's options, whole, and the skill pools.
 pub(crate) struct Opened {
     /// As the host built them (the event sink and the selector are taken
     /// out at open: the session holds those).
     pub(crate) options: SessionOptions,
-    /// The repository root: the working folder as given until
-    /// [`Core::open`] finds the root above it, as git does.
-    pub(crate) repo: PathBuf,
-    /// The working folder: the folder the host named, the root or a
-    /// folder inside it (its instructions and skills are added).
-    pub(crate) work: PathBuf,
-    /// Who counts as the user, for the root and the folders between it and
-    /// the working folder (decided at open, from the user's
-    /// `trust.safe_directories`).
-    pub(crate) owners: bcode_fs::Ownership,
-    /// The folder holding the nearest `.git` above the working folder,
-    /// refused as the root because another user owns it.
-    pub(crate) refused_root: Option<bcode_fs::RefusedRoot>,
     /// The skill pools: the host's shared ones, or the session's own.
     pools: SharedSkills,
 }
 
 impl Opened {
-    /// The options before the repository root is looked for.
+    /// The options a session opens with.
     pub(crate) fn new(mut options: SessionOptions) -> Opened {
         if options.hermetic {
             // A hermetic session reads nothing from the environment: no
@@ -75,30 +63,17 @@ impl Opened {
             options.env.clear();
         }
         Opened {
-            repo: options.repo.clone(),
-            work: options.repo.clone(),
-            owners: bcode_fs::Ownership::of_process(false, &[]),
-            refused_root: None,
             pools: options.skill_lifetime.pools(),
             options,
         }
-    }
-
-    /// The repository root, joined to the working directory.
-    pub(crate) fn repo_path(&self) -> PathBuf {
-        self.options.cwd.join(&self.repo)
-    }
-
-    /// The working folder, joined to the working directory.
-    pub(crate) fn work_path(&self) -> PathBuf {
-        self.options.cwd.join(&self.work)
     }
 }
 
 /// What depends on the config: rebuilt when a config file or a template
 /// override changes.
 struct Configured {
-    loaded: LoadedConfig,
+    /// The root, the environment, the loaded config and the state folder.
+    workspace: Workspace,
     /// The config files and the override files (with their folders).
     stamps: Stamps,
     templates: Arc<Templates>,
@@ -112,16 +87,13 @@ struct Configured {
 }
 
 impl Configured {
-    fn build(opened: &Opened) -> Result<Configured, PromptError> {
-        let (loaded, stamps) = setup::load_config(
-            &opened.options.config_inputs(&opened.repo),
-            opened.options.racy_window,
-        )?;
+    fn build(opened: &Opened, workspace: Workspace) -> Result<Configured, PromptError> {
+        let loaded = &workspace.loaded;
         let pinned = loaded.config.facts.overlaid(&opened.options.facts);
         let facts = Resolved::new(
             &pinned,
             opened.options.hermetic,
-            &opened.repo_path(),
+            workspace.repo(),
             &opened.options.env,
         )?;
         let machine: Arc<dyn Machine> = if pinned.is_empty() && !opened.options.hermetic {
@@ -132,11 +104,10 @@ impl Configured {
                 facts.pins.clone(),
             ))
         };
-        let (templates, overrides) =
-            setup::templates_and_overrides(&loaded, &opened.options.host_templates)?;
+        let (templates, overrides) = workspace.templates_and_overrides()?;
         // Stamped after reading; a write in between is within the racy
         // window, which counts as a change.
-        let stamps = stamps.and(overrides.read.iter().cloned());
+        let stamps = workspace.stamps.clone().and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
         let mut stage_list = stages::canonical(stages::StageChoice {
             invariants: invariants.enabled,
@@ -148,7 +119,7 @@ impl Configured {
         }
         let pipeline = Pipeline::new(stage_list)?;
         Ok(Configured {
-            loaded,
+            workspace,
             stamps,
             templates: Arc::new(templates),
             overrides,
@@ -159,7 +130,7 @@ impl Configured {
     }
 
     fn relevant(&self) -> bool {
-        relevant_mode(&self.loaded.config.invariants)
+        relevant_mode(&self.workspace.loaded.config.invariants)
     }
 }
 
@@ -233,34 +204,11 @@ impl Core {
     /// Opens: checks the repository, loads the config, builds the template
     /// environment and the pipeline, and discovers skills once.
     pub(crate) fn open(
-        mut opened: Opened,
+        opened: Opened,
+        workspace: Workspace,
         sink: Option<Box<dyn EventSink>>,
     ) -> Result<Core, PromptError> {
-        let repo = opened.work_path();
-        match std::fs::metadata(&repo) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(PromptError::Repository {
-                    path: repo,
-                    detail: "not a folder".to_owned(),
-                });
-            }
-            Err(err) => {
-                return Err(PromptError::Repository {
-                    path: repo,
-                    detail: err.to_string(),
-                });
-            }
-        }
-        // The folder given may be any folder inside a repository: its root
-        // (trust, config, git, invariants) is found as git finds it.
-        opened.work = bcode_text::lexical(&repo);
-        let (found, owners) =
-            setup::repository_root(&opened.work, &opened.options.config_inputs(&opened.work));
-        opened.repo = found.root;
-        opened.refused_root = found.refused;
-        opened.owners = owners;
-        let configured = Configured::build(&opened)?;
+        let configured = Configured::build(&opened, workspace)?;
         let skills = Skills::open(&opened, &configured)?;
         let git = bcode_prompt_sections::git::session::GitSession::new(
             opened.options.skill_lifetime.follows(),
@@ -285,7 +233,7 @@ impl Core {
 
     /// The loaded config (for hosts that show it).
     pub(crate) fn loaded(&self) -> &LoadedConfig {
-        &self.configured.loaded
+        &self.configured.workspace.loaded
     }
 
     /// The current skill registry.
@@ -321,7 +269,7 @@ impl Core {
     pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::pipeline::StageInfo> {
         self.configured
             .pipeline
-            .describe(&self.configured.loaded.config)
+            .describe(&self.configured.workspace.loaded.config)
     }
 
     /// Steps 1 to 3 of a turn (see the module docs).
@@ -359,28 +307,30 @@ impl Core {
     /// Picks up what changed since the last turn.
     fn refresh(&mut self, prepared: &mut Prepared) -> Result<(), PromptError> {
         if self.first_turn {
-            prepared.foreign_root = self.opened.refused_root.clone();
-            prepared.config_warnings = self.configured.loaded.warnings.clone();
+            prepared.foreign_root = self.configured.workspace.refused_root().cloned();
+            prepared.config_warnings = self.configured.workspace.loaded.warnings.clone();
             prepared.template_warnings = self.configured.templates.warnings().to_vec();
             prepared.diagnostics = self.registry().diagnostics().to_vec();
             return Ok(());
         }
         if self.configured.stamps.changed() {
-            let fresh = Configured::build(&self.opened)?;
-            if fresh.loaded.config != self.configured.loaded.config {
+            let fresh = Configured::build(&self.opened, self.configured.workspace.reloaded()?)?;
+            if fresh.workspace.loaded.config != self.configured.workspace.loaded.config {
                 prepared.changes.config = true;
                 prepared.changes.templates = fresh.overrides != self.configured.overrides;
-                prepared.config_warnings = fresh.loaded.warnings.clone();
+                prepared.config_warnings = fresh.workspace.loaded.warnings.clone();
                 prepared.template_warnings = fresh.templates.warnings().to_vec();
-                let skills_changed =
-                    fresh.loaded.config.skills != self.configured.loaded.config.skills;
+                let skills_changed = fresh.workspace.loaded.config.skills
+                    != self.configured.workspace.loaded.config.skills;
                 let invariant_budget_changed =
-                    InvariantBudget::from(&fresh.loaded.config.invariants)
-                        != InvariantBudget::from(&self.configured.loaded.config.invariants);
+                    InvariantBudget::from(&fresh.workspace.loaded.config.invariants)
+                        != InvariantBudget::from(
+                            &self.configured.workspace.loaded.config.invariants,
+                        );
                 let instruction_limits_changed =
-                    InstructionLimits::from_config(&fresh.loaded.config.system_prompt)
+                    InstructionLimits::from_config(&fresh.workspace.loaded.config.system_prompt)
                         != InstructionLimits::from_config(
-                            &self.configured.loaded.config.system_prompt,
+                            &self.configured.workspace.loaded.config.system_prompt,
                         );
                 self.skills
                     .session
@@ -416,8 +366,8 @@ impl Core {
                 // Touched but equal: keep what was built from it, and take
                 // the new stamps and the new load (its lines and warnings);
                 // warnings the edit changed are reported with this turn.
-                if fresh.loaded.warnings != self.configured.loaded.warnings {
-                    prepared.config_warnings = fresh.loaded.warnings.clone();
+                if fresh.workspace.loaded.warnings != self.configured.workspace.loaded.warnings {
+                    prepared.config_warnings = fresh.workspace.loaded.warnings.clone();
                 }
                 if fresh.overrides != self.configured.overrides {
                     // An override edited, added or removed: the new
@@ -434,7 +384,7 @@ impl Core {
                     self.skills.catalog = None;
                 }
                 self.configured.stamps = fresh.stamps;
-                self.configured.loaded = fresh.loaded;
+                self.configured.workspace = fresh.workspace;
             }
         }
         if let Some(pool) = &self.skills.pool
@@ -568,14 +518,14 @@ impl Core {
         input: &TurnInput,
         pinned_now: Option<chrono::DateTime<chrono::Utc>>,
     ) -> (Gathered, probe::TurnFacts) {
-        let repo = self.opened.repo_path();
+        let repo = self.configured.workspace.repo().to_path_buf();
         let facts = &self.configured.facts;
         let request = ProbeRequest {
             repo: &repo,
             env: &self.opened.options.env,
             now: pinned_now.unwrap_or_else(chrono::Utc::now),
             timezone: input.timezone.or(facts.timezone),
-            config: &self.configured.loaded.config,
+            config: &self.configured.workspace.loaded.config,
             profile: None,
             runtime_mode: facts
                 .runtime_mode
@@ -584,8 +534,7 @@ impl Core {
         let machine = self.configured.machine.as_ref();
         let mut limits = self.opened.options.probe_limits.clone();
         if limits.git.cache.is_none() {
-            limits.git.cache =
-                setup::git_cache(&self.opened.options.env, self.opened.options.racy_window);
+            limits.git.cache = self.configured.workspace.git_cache();
         }
         let limits = &limits;
         let first = self.session_facts.is_none();
@@ -624,13 +573,14 @@ impl Core {
         if !self
             .configured
             .pipeline
-            .enables(kind.name(), &self.configured.loaded.config)
+            .enables(kind.name(), &self.configured.workspace.loaded.config)
         {
             return None;
         }
-        let repo = self.opened.repo_path();
-        let work = self.opened.work_path();
-        let limits = InstructionLimits::from_config(&self.configured.loaded.config.system_prompt);
+        let repo = self.configured.workspace.repo().to_path_buf();
+        let work = self.configured.workspace.work().to_path_buf();
+        let limits =
+            InstructionLimits::from_config(&self.configured.workspace.loaded.config.system_prompt);
         let (value, changed) = cached(
             &mut self.instructions,
             self.opened.options.racy_window,
@@ -640,7 +590,7 @@ impl Core {
                     &repo,
                     &work,
                     &limits,
-                    &self.opened.owners,
+                    self.configured.workspace.owners(),
                 )
             },
         );
@@ -660,7 +610,7 @@ impl Core {
     /// The invariant catalog, when full or relevant mode needs it (unchanged
     /// files keep their compiled globs); relevant mode's driver gets it too.
     fn gather_invariants(&mut self, prepared: &mut Prepared) -> Option<Arc<InvariantCatalog>> {
-        let config = &self.configured.loaded.config;
+        let config = &self.configured.workspace.loaded.config;
         let invariants = &config.invariants;
         let relevant = self.configured.relevant();
         // Relevant mode's driver needs the catalog whatever the section
@@ -671,7 +621,7 @@ impl Core {
         {
             return None;
         }
-        let repo = self.opened.repo_path();
+        let repo = self.configured.workspace.repo().to_path_buf();
         let previous = self.invariants.as_ref().map(|c| Arc::clone(&c.value));
         let budget = InvariantBudget::from(invariants);
         let (catalog, changed) = cached(
@@ -693,7 +643,7 @@ impl Core {
     /// none (a further turn formats it again), so its text lives only as
     /// long as the turn's inputs.
     fn gather_catalog(&mut self) -> Result<Option<ShownCatalog>, PromptError> {
-        let config = &self.configured.loaded.config;
+        let config = &self.configured.workspace.loaded.config;
         if !self.skills.session.options().enabled {
             return Ok(None);
         }
@@ -743,7 +693,7 @@ impl Core {
         input: &TurnInput,
         task: Option<&str>,
     ) -> Result<Option<RoutedSkills>, PromptError> {
-        let config = &self.configured.loaded.config;
+        let config = &self.configured.workspace.loaded.config;
         let routing = &config.skills.routing;
         if !routing.enabled
             || !self.skills.session.options().enabled
@@ -814,7 +764,7 @@ impl Core {
         gathered: Gathered,
     ) -> Result<AssembledPrompt, PromptError> {
         Ok(self.configured.pipeline.assemble_owned(
-            &self.configured.loaded.config,
+            &self.configured.workspace.loaded.config,
             &self.configured.templates,
             gathered,
             self.opened.options.strict,
@@ -824,7 +774,7 @@ impl Core {
 
 impl Skills {
     fn open(opened: &Opened, configured: &Configured) -> Result<Skills, PromptError> {
-        let config = &configured.loaded.config.skills;
+        let config = &configured.workspace.loaded.config.skills;
         let mut options = SkillSessionOptions::from_config(config);
         options.paths = configured.facts.display.clone();
         let templates = (*configured.templates).clone();
@@ -837,24 +787,16 @@ impl Skills {
                 search: Arc::new(LazySkillIndex::new()),
             });
         }
-        let roots = setup::skill_roots(
-            &opened.repo_path(),
-            &opened.work_path(),
-            &opened.options.env,
-            &configured.loaded,
-            &opened.owners,
-        );
+        let workspace = &configured.workspace;
+        let roots = workspace.skill_roots();
         // The host's providers first, then one per configured MCP server
         // (they rank as `mcp:<name>` whatever the order).
         let mut providers = opened.options.providers.clone();
-        providers.extend(setup::mcp_providers(
-            &configured.loaded,
-            &opened.options.env,
-        ));
+        providers.extend(workspace.mcp_providers());
         // Read once: the pool is told apart by them and its discovery uses
         // them.
-        let discovery_options = setup::discovery_options(config, opened.options.racy_window);
-        let disk_cache = setup::disk_cache_dir(&configured.loaded, &opened.options.env);
+        let discovery_options = workspace.discovery_options();
+        let disk_cache = workspace.disk_cache_dir();
         let key = PoolKey {
             roots,
             options: discovery_options.clone(),
@@ -904,7 +846,7 @@ fn routing_query(task: Option<&str>, touched: &[String]) -> String {
 /// opened and the overrides of the catalog's templates (file and text:
 /// an override edited in place is another catalog).
 fn catalog_key(configured: &Configured) -> String {
-    let config = &configured.loaded.config.skills;
+    let config = &configured.workspace.loaded.config.skills;
     let overrides: Vec<(&str, &str)> = configured
         .overrides
         .overrides

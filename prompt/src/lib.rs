@@ -57,6 +57,7 @@ mod stamps;
 mod state;
 pub mod testing;
 mod turn;
+mod workspace;
 
 // What a turn builder names: the session, its options, a turn's input and
 // output, the error, and the one notice type.
@@ -65,6 +66,7 @@ pub use notice::{Notice, NoticeSource};
 pub use options::{SessionOptions, SkillLifetime};
 pub use session::PromptSession;
 pub use turn::{CommandReply, Turn, TurnInput};
+pub use workspace::Workspace;
 
 /// A turn's clock and zone ([`TurnInput::now`], [`TurnInput::timezone`]),
 /// so a host needs no direct dependency on `chrono` or `chrono-tz`.
@@ -115,9 +117,6 @@ pub mod sections {
 /// how edits are followed, commands and their replies, events and where
 /// they go, and the skill diagnostics behind [`crate::Notice`].
 pub mod skills {
-    pub use crate::setup::{
-        discovery_options, mcp_providers, routing_cache, skill_discovery, skill_roots,
-    };
     pub use crate::shared::{SharedSkills, SkillReload};
     pub use crate::turn::{Activation, TurnChanges};
     pub use bcode_skill::{

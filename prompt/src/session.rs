@@ -31,6 +31,7 @@ use crate::error::PromptError;
 use crate::options::SessionOptions;
 use crate::shared::SkillReload;
 use crate::turn::{SectionFailure, Turn, TurnInput};
+use crate::workspace::Workspace;
 
 /// One agent session on one repository. See the crate docs for a loop.
 pub struct PromptSession {
@@ -78,12 +79,23 @@ impl PromptSession {
     /// relevant-mode focus. A missing repository, an invalid config or a
     /// broken template override is a [`PromptError`].
     pub async fn open(options: SessionOptions) -> Result<PromptSession, PromptError> {
-        PromptSession::open_with(options, false).await
+        PromptSession::open_with(None, options, false).await
+    }
+
+    /// [`PromptSession::open`] in a workspace already opened from the same
+    /// `options` ([`Workspace::open`]), so a host that read its config
+    /// first does not load it again.
+    pub async fn open_in(
+        workspace: Workspace,
+        options: SessionOptions,
+    ) -> Result<PromptSession, PromptError> {
+        PromptSession::open_with(Some(workspace), options, false).await
     }
 
     /// [`PromptSession::open`]; `inline` runs the blocking steps on the
     /// calling thread (the blocking wrappers' own thread, which may block).
     async fn open_with(
+        workspace: Option<Workspace>,
         options: SessionOptions,
         inline: bool,
     ) -> Result<PromptSession, PromptError> {
@@ -99,7 +111,11 @@ impl PromptSession {
                 .focus_dir
                 .as_ref()
                 .map(|dir| opened.options.cwd.join(dir));
-            let core = Core::open(opened, events)?;
+            let workspace = match workspace {
+                Some(workspace) => workspace,
+                None => Workspace::open(&opened.options)?,
+            };
+            let core = Core::open(opened, workspace, events)?;
             let mut focus = Focus {
                 dir: focus_dir,
                 restored: None,
@@ -384,8 +400,23 @@ impl PromptSession {
     /// plain `main` and from inside a runtime (it then waits on a helper
     /// thread rather than nesting runtimes).
     pub fn open_blocking(options: SessionOptions) -> Result<PromptSession, PromptError> {
+        PromptSession::open_blocking_with(None, options)
+    }
+
+    /// [`PromptSession::open_in`] for a synchronous host.
+    pub fn open_in_blocking(
+        workspace: Workspace,
+        options: SessionOptions,
+    ) -> Result<PromptSession, PromptError> {
+        PromptSession::open_blocking_with(Some(workspace), options)
+    }
+
+    fn open_blocking_with(
+        workspace: Option<Workspace>,
+        options: SessionOptions,
+    ) -> Result<PromptSession, PromptError> {
         let runtime = blocking_runtime()?;
-        let mut session = run_on(&runtime, PromptSession::open_with(options, true))??;
+        let mut session = run_on(&runtime, PromptSession::open_with(workspace, options, true))??;
         session.blocking = Some(runtime);
         Ok(session)
     }

@@ -103,7 +103,7 @@ pub fn repository_root(work: &Path, inputs: &ConfigInputs) -> (RepositoryRoot, O
 /// first, from the config and the environment snapshot. The repository's
 /// roots in folders above `work` are searched only where `owners` takes
 /// them for the user's.
-pub fn skill_roots(
+pub(crate) fn skill_roots(
     repo: &Path,
     work: &Path,
     env: &BTreeMap<String, String>,
@@ -131,7 +131,7 @@ pub fn skill_roots(
 }
 
 /// A discovery with the config's options; with a disk cache folder (see
-/// [`disk_cache_dir`]) it keeps its last registry there, so a new process
+/// `Workspace::discovery`) it keeps its last registry there, so a new process
 /// with unchanged skill trees checks stamps instead of reading every skill
 /// file.
 pub(crate) fn discovery(options: DiscoveryOptions, disk_cache: Option<PathBuf>) -> Discovery {
@@ -142,78 +142,15 @@ pub(crate) fn discovery(options: DiscoveryOptions, disk_cache: Option<PathBuf>) 
     }
 }
 
-/// The discovery a session of `loaded` uses, disk cache included, for a
-/// host that builds its own registry from the same config (as
-/// `bcode-prompt mcp` does); `racy_window` is the host's
-/// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
-pub fn skill_discovery(
-    loaded: &LoadedConfig,
-    env: &BTreeMap<String, String>,
-    racy_window: std::time::Duration,
-) -> Discovery {
-    discovery(
-        discovery_options(&loaded.config.skills, racy_window),
-        disk_cache_dir(loaded, env),
-    )
-}
-
-/// The routing cache a session of `loaded` over `roots` uses (see
-/// [`bcode_skill::search::RoutingCache`]), beside the registry's disk
-/// cache and under the same switch, for a host that searches a registry
-/// it built itself (as `bcode-prompt skills search` does); `None` when
-/// `skills.disk_cache` is off or the state folder is not safe to use.
-pub fn routing_cache(
-    loaded: &LoadedConfig,
-    env: &BTreeMap<String, String>,
-    racy_window: std::time::Duration,
-    roots: &[bcode_skill::SourceRoot],
-) -> Option<bcode_skill::search::RoutingCache> {
-    let dir = disk_cache_dir(loaded, env)?;
-    let options = discovery_options(&loaded.config.skills, racy_window);
-    Some(bcode_skill::search::RoutingCache::new(dir, &options, roots))
-}
-
 /// The discovery options of the config, with the host's racy window
 /// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
-pub fn discovery_options(
+pub(crate) fn discovery_options(
     config: &bcode_skill_models::SkillsConfig,
     racy_window: std::time::Duration,
 ) -> DiscoveryOptions {
     let mut options = DiscoveryOptions::from_config(config);
     options.walk.racy_window = racy_window;
     options
-}
-
-/// `<state dir>/cache/skills` when `skills.disk_cache` is on and the state
-/// folder, `cache/` and `cache/skills/` are safe to keep state in (created
-/// private when missing; see `bcode_fs::StateDir`). A state folder another
-/// user could write to is not used at all: the render goes on without the
-/// cache (the CLI says why on stderr).
-pub(crate) fn disk_cache_dir(
-    loaded: &LoadedConfig,
-    env: &BTreeMap<String, String>,
-) -> Option<std::path::PathBuf> {
-    if !loaded.config.skills.disk_cache {
-        return None;
-    }
-    let dir = StateFolder::of(env).cache(Cache::Skills)?;
-    Some(dir.path().to_path_buf())
-}
-
-/// Where the git probe remembers what its status learns (the hashes of
-/// racily-clean files, the trees it checked): `<state dir>/cache/git`, when
-/// the state folder, `cache/` and `cache/git/` are safe to keep state in
-/// (see `bcode_fs::StateDir`); else nothing is kept. A hermetic session
-/// has no environment, so no state folder.
-pub(crate) fn git_cache(
-    env: &BTreeMap<String, String>,
-    racy_window: std::time::Duration,
-) -> Option<bcode_prompt_sections::git::read::GitCache> {
-    let dir = StateFolder::of(env).cache(Cache::Git)?;
-    Some(bcode_prompt_sections::git::read::GitCache {
-        dir: dir.path().to_path_buf(),
-        racy_window,
-    })
 }
 
 /// One provider per `[[skills.mcp_servers]]` entry of the config (none
@@ -227,9 +164,10 @@ pub(crate) fn git_cache(
 /// `${env:NAME}` taken from the same snapshot; files fetched from it are
 /// cached in `<state dir>/cache/mcp` when the state folder is safe to use
 /// (see `bcode_fs::StateDir`), else not cached.
-pub fn mcp_providers(
+pub(crate) fn mcp_providers(
     loaded: &LoadedConfig,
     env: &BTreeMap<String, String>,
+    state: &StateFolder,
 ) -> Vec<std::sync::Arc<dyn bcode_skill::SkillProvider>> {
     #[cfg(feature = "mcp")]
     {
@@ -237,9 +175,7 @@ pub fn mcp_providers(
         if servers.is_empty() {
             return Vec::new();
         }
-        let cache = StateFolder::of(env)
-            .cache(Cache::Mcp)
-            .map(|dir| dir.path().to_path_buf());
+        let cache = state.cache(Cache::Mcp).map(|dir| dir.path().to_path_buf());
         servers
             .iter()
             .map(|entry| {
@@ -252,7 +188,7 @@ pub fn mcp_providers(
     }
     #[cfg(not(feature = "mcp"))]
     {
-        let _ = (loaded, env);
+        let _ = (loaded, env, state);
         Vec::new()
     }
 }
