@@ -25,9 +25,9 @@
 //! The golden, the sidecar and `GOLDEN.new` are files of the repository
 //! that holds the golden, which may have committed links under their
 //! names: they are read only where they resolve inside that repository
-//! (`bcode_fs::Confinement::for_path`), so nothing a link leads to outside
+//! (`bcode_prompt::files::Confinement::for_path`), so nothing a link leads to outside
 //! is quoted in a diff or an error, and written only through
-//! `bcode_fs::OutputDir` (a temporary file created `O_EXCL`, renamed over
+//! `bcode_prompt::files::OutputDir` (a temporary file created `O_EXCL`, renamed over
 //! the name), so no write follows a link.
 
 use std::fmt::Write as _;
@@ -35,8 +35,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcode_fs::{Confinement, OutputDir};
 use bcode_prompt::facts::{Facts, facts_to_toml, portable};
+use bcode_prompt::files::{Confinement, OutputDir};
 use bcode_prompt::report::prompt_text;
 use bcode_prompt::{Turn, Workspace};
 
@@ -203,7 +203,11 @@ fn read_sidecar(
 ) -> Result<Option<(Facts, Option<String>)>, CliError> {
     match confinement.read_bounded(sidecar, render_cmd::MAX_FACTS_BYTES) {
         Ok(bytes) => render_cmd::parse_facts_file(sidecar, bytes).map(Some),
-        Err(bcode_fs::ReadError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(bcode_prompt::files::ReadError::Io(err))
+            if err.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
         Err(err) => Err(render_cmd::facts_error(sidecar, &err)),
     }
 }

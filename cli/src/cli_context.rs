@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use bcode_prompt::config::ConfigInputs;
+use bcode_prompt::machine::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
 use bcode_prompt::repository::{Cache, StateFolder};
 use bcode_prompt::{PromptError, SessionOptions, Workspace};
-use bcode_prompt_pipeline::config::ConfigInputs;
-use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
 
 /// The environment variable that sets the racy window in milliseconds (see
 /// [`ProcessInputs::racy_window`]).
@@ -98,7 +98,7 @@ impl ProcessInputs {
     /// path on the command line; the file need not exist (a deleted file
     /// was touched too). A path outside the repository is an error.
     pub fn repository_path(&self, given: &str) -> Result<String, CliError> {
-        let written = bcode_text::lexical(&self.cwd.join(given));
+        let written = bcode_prompt::text::lexical(&self.cwd.join(given));
         // Through a link inside the repository, the real path is the one
         // below the root.
         let real = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone());
@@ -185,7 +185,7 @@ impl ProcessInputs {
     }
 
     /// The racy window: `BCODE_RACY_WINDOW_MS` milliseconds when the
-    /// environment sets it to a whole number, else `bcode_fs::RACY_WINDOW`.
+    /// environment sets it to a whole number, else `bcode_prompt::files::RACY_WINDOW`.
     /// A stamp changed within the window is never trusted; the variable
     /// lets tests on a file system with fine timestamps shorten the wait.
     /// It is read from the process environment only: a repository's config
@@ -195,7 +195,10 @@ impl ProcessInputs {
         self.env
             .get(RACY_WINDOW_VAR)
             .and_then(|ms| ms.trim().parse::<u64>().ok())
-            .map_or(bcode_fs::RACY_WINDOW, std::time::Duration::from_millis)
+            .map_or(
+                bcode_prompt::files::RACY_WINDOW,
+                std::time::Duration::from_millis,
+            )
     }
 
     /// How often `bcode-prompt mcp` re-checks the skill trees:

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, Origin, json_schema};
+use bcode_prompt::config::{ConfigInputs, LoadedConfig, Origin, json_schema};
 
 /// A `config` subcommand.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,10 +60,10 @@ pub fn run(cmd: &ConfigCommand, loaded: &LoadedConfig, out: &mut dyn Write) -> i
             // The machine facts are unset unless pinned (twenty keys): the
             // whole listing shows the pinned ones and one line for the rest;
             // `config explain facts` lists every key.
-            let unset_fact = |line: &bcode_prompt_pipeline::config::ExplainedValue| {
+            let unset_fact = |line: &bcode_prompt::config::ExplainedValue| {
                 key.is_none()
                     && under(&line.key, "facts")
-                    && line.value == bcode_prompt_pipeline::config::UNSET
+                    && line.value == bcode_prompt::config::UNSET
                     && matches!(line.origin, Origin::Default)
             };
             let unset_facts = lines.iter().filter(|line| unset_fact(line)).count();
@@ -104,7 +104,7 @@ pub fn run(cmd: &ConfigCommand, loaded: &LoadedConfig, out: &mut dyn Write) -> i
 /// exit code: 0 without errors, 1 with any (with `strict`, unknown keys are
 /// errors too).
 pub fn check(inputs: &ConfigInputs, strict: bool, out: &mut dyn Write) -> io::Result<u8> {
-    let report = bcode_prompt_pipeline::config::check(inputs);
+    let report = bcode_prompt::config::check(inputs);
     let refused = if strict {
         report.strict_errors().count()
     } else {
@@ -175,7 +175,7 @@ fn write_json(out: &mut dyn Write, value: &serde_json::Value) -> io::Result<()> 
 mod tests {
     use std::collections::BTreeMap;
 
-    use bcode_prompt_pipeline::config::{ConfigInputs, load};
+    use bcode_prompt::config::{ConfigInputs, load};
 
     use super::*;
 
@@ -243,11 +243,10 @@ mod tests {
     fn show_round_trips_in_both_formats() {
         let loaded = loaded(&["invariants.mode=relevant"]);
         let text = output(&ConfigCommand::Show { json: false }, &loaded);
-        let from_toml: bcode_prompt_pipeline::config::BcodeConfig = toml::from_str(&text).unwrap();
+        let from_toml: bcode_prompt::config::BcodeConfig = toml::from_str(&text).unwrap();
         assert_eq!(from_toml, loaded.config);
         let json = output(&ConfigCommand::Show { json: true }, &loaded);
-        let from_json: bcode_prompt_pipeline::config::BcodeConfig =
-            serde_json::from_str(&json).unwrap();
+        let from_json: bcode_prompt::config::BcodeConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(from_json, loaded.config);
     }
 

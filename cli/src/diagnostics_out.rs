@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use bcode_skill_models::{Diagnostic, Severity};
+use bcode_prompt::skills::{Diagnostic, Severity};
 
 use crate::terminal::{printable, printable_line};
 
@@ -66,7 +66,7 @@ fn source_line(path: &std::path::Path, line: u32) -> Option<String> {
     // Through bcode-fs like every other read of a skill tree: regular files
     // only, non-blocking, bounded (the diagnostic may be about a FIFO or a
     // huge file).
-    let bytes = bcode_fs::read_bounded(path, 4 * 1024 * 1024).ok()?;
+    let bytes = bcode_prompt::files::read_bounded(path, 4 * 1024 * 1024).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let raw = text.lines().nth(line.checked_sub(1)? as usize)?;
     let shown: String = raw.trim_end_matches('\r').chars().take(200).collect();

@@ -66,14 +66,14 @@ fn load(path: &Path) -> Result<Saved, CliError> {
 
 /// The text of a saved render at `path`.
 fn read(path: &Path) -> Result<String, CliError> {
-    let bytes = bcode_fs::read_named_bounded(path, MAX_INPUT_BYTES).map_err(|err| {
+    let bytes = bcode_prompt::files::read_named_bounded(path, MAX_INPUT_BYTES).map_err(|err| {
         let reason = match err {
-            bcode_fs::ReadError::TooLarge { .. } => format!(
+            bcode_prompt::files::ReadError::TooLarge { .. } => format!(
                 "it is larger than {} MiB, far more than any saved `render --json` result",
                 MAX_INPUT_BYTES / (1024 * 1024)
             ),
-            bcode_fs::ReadError::NotRegular => "it is a directory".to_owned(),
-            bcode_fs::ReadError::Io(err) => err.to_string(),
+            bcode_prompt::files::ReadError::NotRegular => "it is a directory".to_owned(),
+            bcode_prompt::files::ReadError::Io(err) => err.to_string(),
         };
         CliError::Usage(format!("cannot read `{}`: {reason}", path.display()))
     })?;

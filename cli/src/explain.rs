@@ -36,15 +36,15 @@ impl PathBase {
             return if rest.as_os_str().is_empty() {
                 ".".to_owned()
             } else {
-                bcode_text::model_path(rest).into_owned()
+                bcode_prompt::text::model_path(rest).into_owned()
             };
         }
         if let Some(home) = &self.home
             && let Ok(rest) = path.strip_prefix(home)
         {
-            return format!("~/{}", bcode_text::model_path(rest));
+            return format!("~/{}", bcode_prompt::text::model_path(rest));
         }
-        bcode_text::model_path(&path).into_owned()
+        bcode_prompt::text::model_path(&path).into_owned()
     }
 }
 
@@ -52,7 +52,7 @@ impl PathBase {
 /// the filesystem (the file may be gone by now; a symlink is shown as
 /// named).
 pub fn normalise(path: &Path) -> PathBuf {
-    bcode_text::lexical(path)
+    bcode_prompt::text::lexical(path)
 }
 
 /// Why a section is absent, in words.

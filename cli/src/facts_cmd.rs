@@ -14,7 +14,7 @@ use bcode_prompt::facts::{
 };
 use bcode_prompt::machine::RealMachine;
 
-use bcode_prompt_pipeline::config::SectionToggles;
+use bcode_prompt::config::SectionToggles;
 
 use crate::cli_context::{CliContext, CliError, ProcessInputs};
 
@@ -95,7 +95,7 @@ fn without_own(facts: Facts, repo: &Path, own: &[PathBuf]) -> Facts {
                 .ok()
                 .or_else(|| canonical_parent(path))?;
             let rest = path.strip_prefix(repo).ok()?;
-            Some(bcode_text::model_path(rest).into_owned())
+            Some(bcode_prompt::text::model_path(rest).into_owned())
         })
         .collect();
     let holds_only_own = |folder: &str| {

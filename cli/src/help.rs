@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use bcode_prompt_pipeline::section::{Placement, SectionClass, SectionKind};
-use bcode_prompt_sections::environment::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
+use bcode_prompt::machine::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
+use bcode_prompt::sections::{Placement, SectionClass, SectionKind};
 
 /// What a command reads from the environment, from least to most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use bcode_prompt::mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
 use bcode_prompt::repository::Cache;
-use bcode_skill::LiveRegistry;
-use bcode_skill_mcp::{DigestCache, HttpNotice, HttpOptions, SkillServer, StdioNotice};
+use bcode_prompt::skills::LiveRegistry;
 
 use crate::cli_context::{CliContext, CliError};
 
@@ -89,7 +89,7 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     for id in server.names_clients_refuse() {
         eprintln!(
             "bcode-prompt: skill `{id}` has a name that is not ASCII: {}",
-            bcode_skill::portability::MCP_CLIENTS_REFUSE
+            bcode_prompt::skills::portability::MCP_CLIENTS_REFUSE
         );
     }
     if http.is_none() {
@@ -116,10 +116,10 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
         live.begin_turn().map(|turn| turn.registry)
     };
     let ended = match http {
-        None => bcode_skill_mcp::run_stdio(server.clone(), refresh, refresh_every, tell_operator),
+        None => bcode_prompt::mcp::run_stdio(server.clone(), refresh, refresh_every, tell_operator),
         Some(options) => {
             let count = server.len();
-            bcode_skill_mcp::run_http(
+            bcode_prompt::mcp::run_http(
                 server.clone(),
                 options,
                 refresh,
@@ -149,11 +149,11 @@ fn tell_http(notice: HttpNotice, count: usize) {
     match notice {
         HttpNotice::Listening { addr } => eprintln!(
             "bcode-prompt: serving {count} skill(s) over MCP at http://{addr}{}",
-            bcode_skill_mcp::MCP_PATH
+            bcode_prompt::mcp::MCP_PATH
         ),
         HttpNotice::TooManyConnections => eprintln!(
             "bcode-prompt: {} connections are open; more are answered 503",
-            bcode_skill_mcp::MAX_HTTP_CONNECTIONS
+            bcode_prompt::mcp::MAX_HTTP_CONNECTIONS
         ),
         _ => {}
     }

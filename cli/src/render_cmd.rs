@@ -98,7 +98,7 @@ pub const WORKING_FOLDER_KEY: &str = "working_folder";
 /// repository is the user's own and may link anywhere but the system
 /// folders.
 pub fn read_facts(path: &std::path::Path) -> Result<Facts, CliError> {
-    let bytes = bcode_fs::Confinement::for_path(path)
+    let bytes = bcode_prompt::files::Confinement::for_path(path)
         .read_bounded(path, MAX_FACTS_BYTES)
         .map_err(|err| facts_error(path, &err))?;
     parse_facts_file(path, bytes).map(|(facts, _)| facts)
@@ -255,16 +255,16 @@ pub fn limit_warnings(prompt: &AssembledPrompt) -> Vec<String> {
         for cut in section.truncations.iter().filter(|t| t.kept_nothing()) {
             let t = &cut.truncation;
             let (max, unit) = match t.limit {
-                bcode_text::Limit::Chars(max) => (max, "characters"),
-                bcode_text::Limit::Bytes(max) => (max, "bytes"),
+                bcode_prompt::text::Limit::Chars(max) => (max, "characters"),
+                bcode_prompt::text::Limit::Bytes(max) => (max, "bytes"),
             };
             warnings.push(format!(
                 "the limit of {max} {unit} on section `{}` leaves none of its {} {unit}: \
                  the model sees only the truncation marker (raise the limit; `render --explain` shows every cut)",
                 section.id,
                 match t.limit {
-                    bcode_text::Limit::Chars(_) => t.original_chars,
-                    bcode_text::Limit::Bytes(_) => t.original_bytes,
+                    bcode_prompt::text::Limit::Chars(_) => t.original_chars,
+                    bcode_prompt::text::Limit::Bytes(_) => t.original_bytes,
                 },
             ));
         }

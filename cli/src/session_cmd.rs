@@ -17,12 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bcode_prompt::machine::RuntimeMode;
+use bcode_prompt::skills::{ActivationReason, JsonlSink, SystemClock, describe_matches};
 use bcode_prompt::skills::{SessionReply, SkillEvent, SkillReload, Suggestion};
 use bcode_prompt::{CommandReply, NoticeSource, PromptSession, Turn, TurnInput};
-use bcode_skill::{
-    ActivationReason, JsonlSink,
-    session::{SystemClock, describe_matches},
-};
 
 use crate::cli_context::{CliError, ProcessInputs};
 use crate::input_lines::{InputLines, LineError};
@@ -260,7 +257,7 @@ pub fn run(
             // command: the error names the near miss and every command
             // of the session, not only the skill commands the library knows.
             _ if word.starts_with('/') => {
-                if let Err(err) = bcode_skill::session::parse_command(trimmed, &SESSION_COMMANDS) {
+                if let Err(err) = bcode_prompt::skills::parse_command(trimmed, &SESSION_COMMANDS) {
                     writeln!(out, "error: {}", printable_line(&err.to_string())).map_err(io)?;
                     continue;
                 }
@@ -352,15 +349,15 @@ fn note_unclosed_quote(
     reply: &SessionReply,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let typed = match bcode_skill::session::parse_command(line, &SESSION_COMMANDS) {
-        Ok(Some(bcode_skill::session::SlashCommand::Activate {
+    let typed = match bcode_prompt::skills::parse_command(line, &SESSION_COMMANDS) {
+        Ok(Some(bcode_prompt::skills::SlashCommand::Activate {
             raw_arguments: Some(raw),
             ..
         })) => raw,
         _ => return Ok(()),
     };
     if matches!(reply, SessionReply::Activated { .. })
-        && !bcode_skill::context::split_arguments(&typed).balanced
+        && !bcode_prompt::skills::split_arguments(&typed).balanced
     {
         writeln!(
             out,
@@ -425,7 +422,7 @@ fn show_loaded(events: &[SkillEvent], fit: Fit, out: &mut dyn Write) -> Result<(
             preview,
         } = event
         {
-            let Ok(id) = bcode_skill_models::SkillId::parse_reference(id) else {
+            let Ok(id) = bcode_prompt::skills::SkillId::parse_reference(id) else {
                 continue;
             };
             show_reply(
@@ -539,7 +536,7 @@ fn session_folder(
     // The log is the session's audit trail: in a state folder another user
     // could write to, a planted link would redirect it, so the session
     // refuses to start rather than run without a trustworthy log.
-    let folder = bcode_fs::StateDir::open(&state)
+    let folder = bcode_prompt::files::StateDir::open(&state)
         .and_then(|state| state.subdir("sessions"))
         .and_then(|sessions| sessions.subdir(&id))
         .map_err(|err| CliError::Usage(format!("cannot keep a session log: {err}")))?;

@@ -1,7 +1,7 @@
 //! The lines typed in `session`, kept between sessions in the state folder
 //! (`<state>/history/session`), never in the repository.
 //!
-//! The file follows the state folder's rules (`bcode_fs::StateDir`): its
+//! The file follows the state folder's rules (`bcode_prompt::files::StateDir`): its
 //! folder belongs to the user and nobody else may write to it, the file is
 //! never opened through a link, and it is rewritten by renaming a fresh file
 //! into place. It is bounded: at most [`Bounds::entries`] lines and
@@ -16,7 +16,7 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use bcode_fs::{ReadError, StateDir, StateError};
+use bcode_prompt::files::{ReadError, StateDir, StateError};
 
 /// The history file's name in its folder.
 const FILE: &str = "session";

@@ -4,12 +4,12 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use bcode_skill::portability::{self, LintInput, Profile};
-use bcode_skill::{
-    CatalogOptions, Discovery, SkillRegistry, Templates,
-    catalog::{WriteCatalogError, write_catalog},
+use bcode_prompt::sections::Templates;
+use bcode_prompt::skills::portability::{self, LintInput, Profile};
+use bcode_prompt::skills::{
+    CatalogOptions, Discovery, SkillRegistry, WriteCatalogError, write_catalog,
 };
-use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillId, SkillSummary};
+use bcode_prompt::skills::{Diagnostic, Severity, SkillError, SkillId, SkillSummary};
 use serde::Serialize;
 
 use crate::cli_context::{CliContext, CliError};
@@ -177,7 +177,7 @@ pub fn run(
         SkillsCmd::Catalog => {
             // The section toggle removes the catalog from the prompt even when
             // [skills.prompt] would produce one: print what is injected.
-            if !bcode_prompt_pipeline::section::SectionKind::SkillCatalog
+            if !bcode_prompt::sections::SectionKind::SkillCatalog
                 .spec()
                 .enabled_by(&context.workspace.config().config)
             {
@@ -239,7 +239,7 @@ pub fn run(
                 // Without a cache a one-shot search knows its query: the
                 // index keeps only that query's terms, and answers as the
                 // whole index would.
-                None => bcode_skill::search::index_registry(&registry, Some(query))
+                None => bcode_prompt::skills::index_registry(&registry, Some(query))
                     .search(query, *limit),
             };
             if *json {
@@ -281,11 +281,8 @@ pub fn run(
             let templates = skill_templates(context)?;
             // The shell already split the words; `$ARGUMENTS` is them
             // joined by spaces.
-            let request = bcode_skill::SkillSessionOptions::from_config(config).context_request(
-                skill.manifest.id.clone(),
-                args.clone(),
-                None,
-            );
+            let request = bcode_prompt::skills::SkillSessionOptions::from_config(config)
+                .context_request(skill.manifest.id.clone(), args.clone(), None);
             let response = registry
                 .context(&request, &templates)
                 .map_err(|err| CliError::Usage(err.to_string()))?;
@@ -361,7 +358,7 @@ impl Write for EscapedOnTerminal<'_> {
 /// the description and what matched, every value made printable.
 fn write_hits(
     out: &mut dyn Write,
-    hits: &[bcode_skill::SearchHit],
+    hits: &[bcode_prompt::skills::SearchHit],
     registry: &SkillRegistry,
 ) -> std::io::Result<()> {
     for hit in hits {
@@ -547,7 +544,7 @@ fn portability_findings(
     }
     let mut findings = Vec::new();
     for (path, id) in files {
-        let Ok(text) = bcode_fs::read_bounded(path, max_bytes) else {
+        let Ok(text) = bcode_prompt::files::read_bounded(path, max_bytes) else {
             continue;
         };
         let input = LintInput {
@@ -569,8 +566,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use bcode_skill::SourceRoot;
-    use bcode_skill_models::{SkillSource, SourceKind};
+    use bcode_prompt::skills::SourceRoot;
+    use bcode_prompt::skills::{SkillSource, SourceKind};
 
     /// A registry with skills, a non-UTF-8 path and diagnostics of several kinds.
     fn registry(dir: &Path) -> SkillRegistry {
@@ -607,7 +604,7 @@ mod tests {
             repository: None,
             owner_check: None,
         };
-        Discovery::new(bcode_skill::DiscoveryOptions::from_config(
+        Discovery::new(bcode_prompt::skills::DiscoveryOptions::from_config(
             &Default::default(),
         ))
         .build(&[root])
@@ -642,7 +639,7 @@ mod tests {
     /// diagnostics with and without a path, a line and a column.
     #[cfg(unix)]
     fn odd_skill_and_diagnostics() -> (SkillSummary, Vec<Diagnostic>) {
-        use bcode_skill_models::{DiagnosticCode, SkillLayout, SkillManifest};
+        use bcode_prompt::skills::{DiagnosticCode, SkillLayout, SkillManifest};
         use std::os::unix::ffi::OsStrExt;
         use std::path::PathBuf;
         use std::sync::Arc;

@@ -11,8 +11,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use bcode_skill::SkillRegistry;
-use bcode_skill_models::{
+use bcode_prompt::skills::SkillRegistry;
+use bcode_prompt::skills::{
     Diagnostic, DiagnosticCode, FieldMap, Severity, SkillLayout, SkillPermissionHints,
     SkillSummary, SourceKind,
 };
@@ -142,7 +142,7 @@ impl<'a> SkillJson<'a> {
 /// `matched` (the query's terms the skill has, with the fields).
 pub fn search<'a>(
     query: &'a str,
-    hits: &'a [bcode_skill::SearchHit],
+    hits: &'a [bcode_prompt::skills::SearchHit],
     registry: &'a SkillRegistry,
 ) -> impl Serialize + 'a {
     #[derive(Serialize)]
@@ -159,7 +159,7 @@ pub fn search<'a>(
         location: Cow<'a, str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         location_bytes: Option<&'a [u8]>,
-        matched: &'a [bcode_skill::search::MatchedTerm],
+        matched: &'a [bcode_prompt::skills::MatchedTerm],
         name: &'a str,
         score: f64,
         source: &'a str,

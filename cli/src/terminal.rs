@@ -130,13 +130,13 @@ impl Fit {
         let Some(max) = self.columns else {
             return writeln!(out, "{text}");
         };
-        let wrap = bcode_text::Wrap {
+        let wrap = bcode_prompt::text::Wrap {
             max,
             indent,
             max_lines,
             marker: CUT_MARKER,
         };
-        for line in bcode_text::wrap_columns(text, wrap) {
+        for line in bcode_prompt::text::wrap_columns(text, wrap) {
             writeln!(out, "{line}")?;
         }
         Ok(())
@@ -146,7 +146,11 @@ impl Fit {
     /// that must stay one line each (a table's, a preview's).
     pub fn cut(self, out: &mut dyn Write, text: &str) -> std::io::Result<()> {
         match self.columns {
-            Some(max) => writeln!(out, "{}", bcode_text::fit_columns(text, max, CUT_MARKER)),
+            Some(max) => writeln!(
+                out,
+                "{}",
+                bcode_prompt::text::fit_columns(text, max, CUT_MARKER)
+            ),
             None => writeln!(out, "{text}"),
         }
     }

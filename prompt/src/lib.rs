@@ -81,6 +81,11 @@ pub mod config {
     pub use bcode_prompt_pipeline::config::{
         BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
     };
+    // What an operator's tool (`bcode-prompt config`) reads: the layers'
+    // inputs, each value's origin and explanation, the schema, the check.
+    pub use bcode_prompt_pipeline::config::{
+        ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, check, json_schema, load,
+    };
 }
 
 /// The assembled prompt and its per-section report ([`crate::Turn::prompt`]).
@@ -126,6 +131,52 @@ pub mod skills {
         session::{MemorySink, RegistryDiff, Suggestion},
     };
     pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};
+    // What an operator's tool (`bcode-prompt skills`, `session`, `mcp`)
+    // uses beside a session: registries built from a [`crate::Workspace`],
+    // the catalog written as it is formatted, skill commands parsed, and
+    // the skill records it prints.
+    pub use bcode_skill::{
+        CatalogOptions, Discovery, DiscoveryOptions, LiveRegistry, SkillRegistry,
+        SkillSessionOptions, SourceRoot,
+        catalog::{WriteCatalogError, write_catalog},
+        context::split_arguments,
+        search::index_registry,
+        session::{SlashCommand, SystemClock, describe_matches, parse_command},
+    };
+    pub use bcode_skill_models::{
+        DiagnosticCode, FieldMap, SkillId, SkillLayout, SkillManifest, SkillPermissionHints,
+        SkillSource, SkillSummary, SourceKind,
+    };
+
+    /// The `skills doctor --profile` lint: what a given client would refuse.
+    pub mod portability {
+        pub use bcode_skill::portability::{LintInput, MCP_CLIENTS_REFUSE, Profile, lint};
+    }
+}
+
+/// Text as the CLI shows it: paths as the model sees them, lexical paths,
+/// limits, terminal columns.
+pub mod text {
+    pub use bcode_text::{Limit, Wrap, fit_columns, lexical, model_path, wrap_columns};
+}
+
+/// Reading a repository's files bounded and confined, writing beside them
+/// without following links, and the state folder's rules.
+pub mod files {
+    pub use bcode_fs::{
+        Confinement, OutputDir, RACY_WINDOW, ReadError, StateDir, StateError, read_bounded,
+        read_named_bounded,
+    };
+}
+
+/// Serving a registry over MCP (`bcode-prompt mcp`), with the
+/// `mcp-server` feature.
+#[cfg(feature = "mcp-server")]
+pub mod mcp {
+    pub use bcode_skill_mcp::{
+        DigestCache, HttpNotice, HttpOptions, MAX_HTTP_CONNECTIONS, MCP_PATH, SkillServer,
+        StdioNotice, run_http, run_stdio,
+    };
 }
 
 /// Where a working folder's repository begins, as git finds it, and whose
@@ -150,5 +201,8 @@ pub mod invariants {
 /// The machine a session probes ([`crate::SessionOptions::machine`]) and how
 /// Bcode runs ([`crate::SessionOptions::runtime_mode`]).
 pub mod machine {
+    pub use bcode_prompt_sections::environment::{
+        CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES,
+    };
     pub use bcode_prompt_sections::probe::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
 }
