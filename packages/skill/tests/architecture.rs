@@ -649,3 +649,61 @@ fn every_integration_test_file_of_a_gathering_crate_is_compiled() {
         "crates that gather their tests (update when one is added)"
     );
 }
+
+/// The crates a manifest names in its normal dependency tables
+/// (`[dependencies]` and `[target.'..'.dependencies]`, not the dev or build
+/// ones): the key of each `name = ..` or `name.workspace = ..` line.
+fn normal_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut normal = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            normal = line == "[dependencies]"
+                || (line.starts_with("[target.") && line.ends_with("'.dependencies]"));
+            continue;
+        }
+        if !normal || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let key = line.split(['=', '.']).next().unwrap_or_default().trim();
+        names.insert(key.to_owned());
+    }
+    names
+}
+
+/// The workspace's own crates: those `[workspace.dependencies]` finds by
+/// `path`.
+fn workspace_crates() -> BTreeSet<String> {
+    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    manifest
+        .lines()
+        .filter(|line| line.contains("path = "))
+        .filter_map(|line| line.split('=').next())
+        .map(|name| name.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_manifest_scan_tells_normal_dependencies_apart() {
+    let manifest = "[package]\nname = \"x\"\n\n[dependencies]\n# why\na.workspace = true\nb = { version = \"1\" }\n\n[target.'cfg(unix)'.dependencies]\nc = \"1\"\n\n[build-dependencies]\nd = \"1\"\n\n[dev-dependencies]\ne.workspace = true\n\n[target.'cfg(unix)'.dev-dependencies]\nf = \"1\"\n";
+    let expected: BTreeSet<String> = ["a", "b", "c"].map(str::to_owned).into();
+    assert_eq!(normal_dependencies(manifest), expected);
+}
+
+/// The CLI is wired through the façade: its one workspace dependency is
+/// `bcode-prompt`, whose `Workspace` every command starts from and which
+/// re-exports by name what the CLI uses (its tests may use more).
+#[test]
+fn the_cli_depends_on_the_facade_crate_alone() {
+    let workspace_crates = workspace_crates();
+    assert!(
+        workspace_crates.contains("bcode-skill"),
+        "{workspace_crates:?}"
+    );
+    let manifest = fs::read_to_string(workspace().join("cli/Cargo.toml")).unwrap();
+    let ours: Vec<String> = normal_dependencies(&manifest)
+        .intersection(&workspace_crates)
+        .cloned()
+        .collect();
+    assert_eq!(ours, ["bcode-prompt"]);
+}
