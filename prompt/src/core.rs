@@ -926,6 +926,7 @@ mod tests {
     use super::{Core, Opened};
     use crate::options::{SessionOptions, SkillLifetime};
     use crate::turn::TurnInput;
+    use crate::workspace::Workspace;
 
     /// Assembly is a pure function of the gathered inputs: a single turn's
     /// catalog text is shared, not handed over once, so assembling the same
@@ -939,7 +940,8 @@ mod tests {
         let options = SessionOptions::new(dir.path())
             .hermetic(true)
             .skill_lifetime(SkillLifetime::SingleTurn);
-        let mut core = Core::open(Opened::new(options), None).unwrap();
+        let workspace = Workspace::open(&options).unwrap();
+        let mut core = Core::open(Opened::new(options), workspace, None).unwrap();
         let prepared = core.prepare(&TurnInput::new("hello")).unwrap();
         let first = core.assemble_owned(prepared.gathered.clone()).unwrap();
         let second = core.assemble_owned(prepared.gathered.clone()).unwrap();

@@ -31,3 +31,32 @@ fn prompt_parts<'a>(system: &'a str, request: &'a str) -> impl Iterator<Item = &
     let request = (!request.is_empty()).then(|| ["\n", DIVIDER, "\n\n", request, newline(request)]);
     system.into_iter().chain(request.into_iter().flatten())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn every_part_ends_with_a_newline_and_the_divider_comes_only_with_a_request() {
+        for (system, request, expected) in [
+            ("system", "", "system\n".to_owned()),
+            ("system\n", "", "system\n".to_owned()),
+            (
+                "system",
+                "request",
+                format!("system\n\n{DIVIDER}\n\nrequest\n"),
+            ),
+            (
+                "system\n",
+                "request\n",
+                format!("system\n\n{DIVIDER}\n\nrequest\n"),
+            ),
+            ("", "", "\n".to_owned()),
+        ] {
+            let text: String = prompt_parts(system, request).collect();
+            assert_eq!(text, expected, "{system:?} {request:?}");
+        }
+    }
+}
