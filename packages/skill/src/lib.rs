@@ -9,7 +9,8 @@
 //! - [`discover`]: source roots, the walk, candidates, the load pool,
 //!   freshness and snapshots, the registry and live reload; the filesystem
 //!   edge.
-//! - [`cache`]: the in-process summary cache and the disk cache.
+//! - [`cache`] (inside [`discover`]): the in-process summary cache and the
+//!   disk cache.
 //! - [`catalog`]: the model-visible list of skills.
 //! - [`context`]: an invoked skill's context block and its arguments.
 //! - [`session`]: activation, suggestion, slash commands, turn options and
@@ -25,7 +26,6 @@
 
 #![warn(missing_docs)]
 
-pub mod cache;
 pub mod catalog;
 pub mod context;
 pub mod discover;
@@ -39,9 +39,9 @@ pub mod session;
 
 pub use bcode_skill_models::SourceEnv;
 pub use bcode_templates::{TemplateError, Templates};
-pub use cache::DiskCache;
 pub use catalog::{Catalog, CatalogOptions, format_catalog};
 pub use context::format_context;
+pub use discover::cache::{self, DiskCache};
 pub use discover::{
     Discovery, DiscoveryOptions, LiveRegistry, OwnerCheck, ReloadMode, RootsInput, SkillRegistry,
     SourceRoot, source_roots,

@@ -17,8 +17,8 @@ use std::time::SystemTime;
 use bcode_fs::DirHandle;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
-use crate::cache::disk::DiskCache;
-use crate::cache::memory::{Loaded, Lookup, SummaryCache, lost_load};
+use crate::discover::cache::disk::DiskCache;
+use crate::discover::cache::memory::{Loaded, Lookup, SummaryCache, lost_load};
 use crate::discover::candidate::{CacheKey, Candidate};
 use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::discover::precedence;

@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_fs::DirHandle;
 
-use crate::cache::memory::{Loaded, Prior, failed_load, load_fresh};
+use crate::discover::cache::memory::{Loaded, Prior, failed_load, load_fresh};
 use crate::discover::candidate::Candidate;
 
 /// One file to load: its slot among the build's candidates, the candidate

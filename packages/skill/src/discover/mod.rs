@@ -11,9 +11,11 @@
 //! at turn starts (`reload`).
 //!
 //! It is the filesystem edge of the crate. It does not parse (it hands bytes
-//! to [`crate::parse`]), keeps no cache of its own (summaries and the disk
-//! copy are [`crate::cache`]), and formats nothing for the model.
+//! to [`crate::parse`]) and formats nothing for the model. Its caches
+//! (summaries by stamp, the disk copy of the last registry) are [`cache`],
+//! a room inside it: they depend on its records, and it on them.
 
+pub mod cache;
 pub(crate) mod candidate;
 pub(crate) mod discovery;
 pub(crate) mod freshness;

@@ -286,7 +286,7 @@ fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool 
     })
 }
 
-/// A snapshot as written to disk by [`crate::cache::disk`]: the probes of each
+/// A snapshot as written to disk by [`crate::discover::cache::disk`]: the probes of each
 /// root, without the roots themselves (the file is keyed by them).
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct StoredSnapshot {
