@@ -10,7 +10,7 @@
 use crate::common;
 
 use bcode_prompt::skills::{SessionReply, SkillError, SkillEvent, SkillReload};
-use bcode_prompt::{CommandReply, PromptError, PromptSession, SkillLifetime, TurnInput};
+use bcode_prompt::{CommandReply, PromptError, PromptSession, SkillLifetime, TurnInput, Workspace};
 use common::{Repo, at, write};
 
 /// Three turns: a prompt, a `/skill` command, another prompt.
@@ -118,6 +118,47 @@ async fn a_blocking_call_inside_a_runtime_does_not_panic() {
     assert!(!turn.system().is_empty());
     // Dropping a session that owns a runtime inside another runtime is fine.
     drop(session);
+}
+
+/// A workspace opened once (the config read, the root found) serves a
+/// session opened in it: the same prompt as a session that opens its own,
+/// from the same config, roots and state folder.
+#[test]
+fn a_session_opened_in_a_workspace_gives_the_same_prompt_as_one_opened_alone() {
+    let repo = Repo::new();
+    let workspace = Workspace::open(&repo.options()).unwrap();
+    assert_eq!(workspace.repo(), repo.root.as_path());
+    assert_eq!(workspace.work(), repo.root.as_path());
+    assert_eq!(
+        workspace.state().path(),
+        Some(repo.home.join(".local/state/bcode").as_path())
+    );
+    let roots: Vec<std::path::PathBuf> = workspace
+        .skill_roots()
+        .into_iter()
+        .map(|root| root.path)
+        .collect();
+    let (repo_root, home) = (&repo.root, &repo.home);
+    assert_eq!(
+        roots,
+        [
+            repo_root.join(".bcode/skills"),
+            repo_root.join(".agents/skills"),
+            repo_root.join("skills"),
+            repo_root.join(".claude/skills"),
+            home.join(".config/bcode/skills"),
+            home.join(".agents/skills"),
+            home.join(".local/state/bcode/skills"),
+        ]
+    );
+    assert!(!workspace.config().config.system_prompt.sections.locale);
+    let input = || TurnInput::new("hello").now(at("2026-12-01T10:00:00Z"));
+    let mut in_workspace = PromptSession::open_in_blocking(workspace, repo.options()).unwrap();
+    let mut alone = PromptSession::open_blocking(repo.options()).unwrap();
+    assert_eq!(
+        in_workspace.next_turn_blocking(input()).unwrap().prompt,
+        alone.next_turn_blocking(input()).unwrap().prompt
+    );
 }
 
 #[test]
