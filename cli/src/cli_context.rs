@@ -81,9 +81,6 @@ pub struct ProcessInputs {
     pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
     pub flags: LayerFlags,
-    /// Who counts as the user for the folders above `work` (the user's
-    /// `trust.safe_directories` decides which other users' folders count).
-    pub owners: bcode_prompt::repository::Ownership,
     /// The folder holding the nearest `.git` above `work`, not taken as the
     /// root because another user owns it; a session reports it as a notice,
     /// [`CliContext::from_process`] on stderr.
@@ -159,15 +156,14 @@ impl ProcessInputs {
             cwd,
             env,
             flags,
-            owners: bcode_prompt::repository::Ownership::of_process(false, &[]),
             refused_root: None,
         };
-        // The session opened later finds the same root from the same inputs.
-        let (found, owners) =
+        // The workspace opened later finds the same root from the same
+        // inputs (and who counts as the user, which only it needs).
+        let (found, _) =
             bcode_prompt::repository::repository_root(&inputs.work, &inputs.config_inputs());
         inputs.repo = found.root;
         inputs.refused_root = found.refused;
-        inputs.owners = owners;
         Ok(inputs)
     }
 
