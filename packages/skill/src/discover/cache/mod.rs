@@ -6,7 +6,7 @@
 //! `disk/format.rs`).
 //!
 //! It decides nothing about freshness: whether a stamp may be believed is
-//! [`super::freshness`], and a cache answer is only ever
+//! the `freshness` module beside it, and a cache answer is only ever
 //! a shortcut for a walk and a parse that would give the same result.
 
 pub(crate) mod disk;
