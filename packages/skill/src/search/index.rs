@@ -99,6 +99,10 @@ pub struct SkillIndex {
     /// query); every document's lengths are still counted, so scores are
     /// those of the whole index.
     only: Option<FxHashSet<Box<str>>>,
+    /// Documents counted in `len_sums` and in [`SkillIndex::len`] but not
+    /// held: an index read back for one query holds only the documents
+    /// its terms name (see [`SkillIndex::from_touched`]).
+    absent: usize,
 }
 
 impl SkillIndex {
@@ -124,12 +128,12 @@ impl SkillIndex {
 
     /// How many skills are indexed.
     pub fn len(&self) -> usize {
-        self.by_id.len()
+        self.by_id.len() + self.absent
     }
 
     /// Whether no skill is indexed.
     pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
+        self.len() == 0
     }
 
     /// Whether `id` is indexed.
@@ -260,6 +264,7 @@ impl SkillIndex {
         for (sum, add) in self.len_sums.iter_mut().zip(other.len_sums) {
             *sum += add;
         }
+        self.absent += other.absent;
         for (id, doc) in other.by_id {
             self.by_id.insert(id, doc + offset);
         }
@@ -297,7 +302,7 @@ impl SkillIndex {
         limit: usize,
         keep: &dyn Fn(&SkillId) -> bool,
     ) -> Vec<SearchHit> {
-        let live = self.by_id.len();
+        let live = self.len();
         if live == 0 || limit == 0 {
             return Vec::new();
         }
@@ -426,6 +431,25 @@ impl SkillIndex {
         index
     }
 
+    /// An index of the `touched` documents, numbered in order, without
+    /// postings yet, that counts `absent` more documents whose field
+    /// lengths add up to `absent_lens`: how `search::persist` reads back
+    /// one query's index without the documents none of its terms names
+    /// (they would score nothing, but their number and lengths weigh in
+    /// every score). Only skills not counted here may be appended to it.
+    pub(crate) fn from_touched(
+        touched: Vec<(SkillId, [u32; FIELDS])>,
+        absent: usize,
+        absent_lens: [u64; FIELDS],
+    ) -> SkillIndex {
+        let mut index = SkillIndex::from_docs(touched);
+        index.absent = absent;
+        for (sum, len) in index.len_sums.iter_mut().zip(absent_lens) {
+            *sum += len;
+        }
+        index
+    }
+
     /// Adds the postings of a term not seen before, each a document
     /// number of this index, in increasing order, with its counts by
     /// field. A posting that breaks those rules is left out (the reader
@@ -470,7 +494,7 @@ impl SkillIndex {
         let mut normalizer = Normalizer::new();
         let mut found: Vec<QueryTerm> = Vec::new();
         let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
-        let live = self.by_id.len() as f32;
+        let live = self.len() as f32;
         crate::search::analyze::for_each_word(query, &mut |word| {
             let Some(term) = normalizer.term(word) else {
                 return;

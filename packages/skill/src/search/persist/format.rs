@@ -164,6 +164,16 @@ impl<'a> Cursor<'a> {
         self.at == self.bytes.len()
     }
 
+    /// How many bytes were read so far.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The bytes read since `start` (a [`Cursor::position`]).
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        self.bytes.get(start..self.at).unwrap_or(&[])
+    }
+
     pub fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
         let end = self
             .at
@@ -325,8 +335,45 @@ pub(super) fn write_doc(out: &mut Vec<u8>, doc: &DocRecord) {
     out.extend_from_slice(&doc.stamps.digest);
 }
 
-pub(super) fn read_doc(cursor: &mut Cursor<'_>) -> io::Result<DocRecord> {
-    let id = SkillId::parse(cursor.str(MAX_TERM_BYTES)?).map_err(|_| bad("a bad skill id"))?;
+/// One stored document, borrowed from the documents section as read:
+/// a query's index needs the ids and lengths of only the documents its
+/// terms name, so records are not copied out whole.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DocView<'a> {
+    pub id: &'a str,
+    pub lens: [u32; FIELDS],
+    pub trusted: bool,
+    pub location: u64,
+    /// The folders' strings as stored, `folder_count` of them.
+    folders: &'a [u8],
+    folder_count: usize,
+    pub digest: [u8; 16],
+}
+
+impl<'a> DocView<'a> {
+    /// The folders its file list came from (checked when read).
+    pub fn folders(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        let mut cursor = Cursor::new(self.folders);
+        (0..self.folder_count).map_while(move |_| cursor.str(MAX_FOLDER_BYTES).ok())
+    }
+
+    /// Its stamps, owned.
+    pub fn stamps(&self) -> DocStamps {
+        DocStamps {
+            trusted: self.trusted,
+            location: self.location,
+            folders: self.folders().map(str::to_owned).collect(),
+            digest: self.digest,
+        }
+    }
+}
+
+/// A folder's name longer than this is refused.
+const MAX_FOLDER_BYTES: usize = 4096;
+
+pub(super) fn read_doc<'a>(cursor: &mut Cursor<'a>) -> io::Result<DocView<'a>> {
+    let id = cursor.str(MAX_TERM_BYTES)?;
+    SkillId::check(id).map_err(|_| bad("a bad skill id"))?;
     let mut lens = [0u32; FIELDS];
     for len in &mut lens {
         *len = cursor.varint_u32()?;
@@ -337,23 +384,23 @@ pub(super) fn read_doc(cursor: &mut Cursor<'_>) -> io::Result<DocRecord> {
         _ => return Err(bad("a bad flag")),
     };
     let location = cursor.u64()?;
-    let folders = cursor.varint()?;
-    if folders > MAX_FOLDERS as u64 {
+    let folder_count = cursor.varint()?;
+    if folder_count > MAX_FOLDERS as u64 {
         return Err(bad("too many folders"));
     }
-    let mut list = Vec::with_capacity(folders as usize);
-    for _ in 0..folders {
-        list.push(cursor.str(4096)?.to_owned());
+    let start = cursor.position();
+    for _ in 0..folder_count {
+        cursor.str(MAX_FOLDER_BYTES)?;
     }
-    Ok(DocRecord {
+    let folders = cursor.since(start);
+    Ok(DocView {
         id,
         lens,
-        stamps: DocStamps {
-            trusted,
-            location,
-            folders: list,
-            digest: cursor.array()?,
-        },
+        trusted,
+        location,
+        folders,
+        folder_count: folder_count as usize,
+        digest: cursor.array()?,
     })
 }
 

@@ -40,7 +40,7 @@ use crate::search::gather::other_files_and_folders;
 use crate::search::index::{SearchHit, SkillIndex};
 
 pub(crate) use format::DocStamps;
-use format::{BLOCK_TERMS, BlockEntry, DocRecord, HEADER_BYTES, Header, TermEntry, bad};
+use format::{BLOCK_TERMS, BlockEntry, DocRecord, DocView, HEADER_BYTES, Header, TermEntry, bad};
 
 /// Files larger than this are neither read nor written.
 const MAX_BYTES: u64 = 512 * 1024 * 1024;
@@ -220,7 +220,7 @@ impl RoutingCache {
         let from_file = stored.and_then(|stored| {
             let plan = plan(&stored, registry);
             match load_full(&stored, &plan) {
-                Ok(index) => Some((index, plan)),
+                Ok((index, stamps)) => Some((index, stamps, plan)),
                 Err(err) => {
                     stats.ignored = Some(err.to_string());
                     None
@@ -228,13 +228,7 @@ impl RoutingCache {
             }
         });
         let (mut index, mut stamps, stale, unchanged) = match from_file {
-            Some((index, plan)) => {
-                let stamps: Stamps = plan
-                    .kept
-                    .iter()
-                    .map(|(id, _)| id.clone())
-                    .zip(plan.kept_stamps)
-                    .collect();
+            Some((index, stamps, plan)) => {
                 stats.reused = plan.kept.len();
                 let retried: BTreeSet<SkillId> =
                     plan.retry.iter().map(|s| s.manifest.id.clone()).collect();
@@ -348,11 +342,13 @@ impl RoutingCache {
         if checksum != header.checksum {
             return Err(bad("a checksum does not match"));
         }
-        let (key, rest) = meta.split_at(to_usize(header.key.1)?);
+        let key_len = to_usize(header.key.1)?;
+        let docs_len = to_usize(header.docs_at.1)?;
+        let (key, rest) = meta.split_at(key_len);
         if key != self.key.as_bytes() {
             return Err(bad("written for other roots, options or version"));
         }
-        let (docs_bytes, blocks_bytes) = rest.split_at(to_usize(header.docs_at.1)?);
+        let (docs_bytes, blocks_bytes) = rest.split_at(docs_len);
         // A record takes at least 32 bytes, a block entry 21: a count
         // beyond what the bytes can hold is refused before anything is
         // reserved.
@@ -361,10 +357,14 @@ impl RoutingCache {
         {
             return Err(bad("more entries than bytes"));
         }
+        // Every record is checked here, and only where each starts is
+        // kept: the records stay in `meta`, read again when asked for.
         let mut cursor = format::Cursor::new(docs_bytes);
-        let mut docs = Vec::with_capacity(header.docs as usize);
+        let mut starts = Vec::with_capacity(header.docs as usize);
         for _ in 0..header.docs {
-            docs.push(format::read_doc(&mut cursor)?);
+            let at = key_len + cursor.position();
+            starts.push(u32::try_from(at).map_err(|_| bad("a section too long"))?);
+            format::read_doc(&mut cursor)?;
         }
         if !cursor.is_done() {
             return Err(bad("documents run long"));
@@ -387,7 +387,10 @@ impl RoutingCache {
         Ok(Some(Stored {
             file,
             header,
-            docs,
+            docs: Docs {
+                bytes: meta,
+                starts,
+            },
             blocks,
         }))
     }
@@ -753,17 +756,41 @@ impl BlockWriter {
 struct Stored {
     file: File,
     header: Header,
-    docs: Vec<DocRecord>,
+    docs: Docs,
     blocks: Vec<BlockEntry>,
+}
+
+/// The stored documents: the bytes read (the key, the documents and the
+/// block index), every record checked, and where each record starts.
+/// A record is parsed again when asked for rather than held parsed: at
+/// 60,000 skills the parsed records weighed three times their bytes.
+struct Docs {
+    bytes: Vec<u8>,
+    starts: Vec<u32>,
+}
+
+impl Docs {
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The record numbered `at`.
+    fn get(&self, at: usize) -> Option<DocView<'_>> {
+        let start = *self.starts.get(at)? as usize;
+        format::read_doc(&mut format::Cursor::new(self.bytes.get(start..)?)).ok()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = DocView<'_>> {
+        (0..self.len()).filter_map(|at| self.get(at))
+    }
 }
 
 /// What of a stored file a registry can use.
 struct Plan<'r> {
     /// By stored document: its number in the index read back, if kept.
     numbers: Vec<Option<u32>>,
-    /// The kept documents, in that numbering.
-    kept: Vec<(SkillId, [u32; FIELDS])>,
-    kept_stamps: Vec<DocStamps>,
+    /// The kept documents' stored numbers, in that numbering.
+    kept: Vec<usize>,
     /// Skills whose entries do not hold (or that have none).
     stale: Vec<&'r Arc<SkillSummary>>,
     /// Skills whose entries could not vouch for them when written (a
@@ -783,7 +810,7 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
         .docs
         .iter()
         .enumerate()
-        .map(|(at, doc)| (doc.id.as_str(), at))
+        .map(|(at, doc)| (doc.id, at))
         .collect();
     let skills: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
     let verdicts = in_parallel(&skills, &|skill: &&Arc<SkillSummary>| {
@@ -793,7 +820,7 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
         by_id
             .get(skill.manifest.id.as_str())
             .and_then(|at| stored.docs.get(*at))
-            .map_or(Verdict::Changed, |doc| verdict(skill, &doc.stamps))
+            .map_or(Verdict::Changed, |doc| verdict(skill, &doc))
     });
     let mut keep = vec![false; stored.docs.len()];
     let mut retried = 0;
@@ -814,19 +841,16 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
     }
     let mut numbers = vec![None; stored.docs.len()];
     let mut kept = Vec::new();
-    let mut kept_stamps = Vec::new();
-    for (at, doc) in stored.docs.iter().enumerate() {
-        if keep[at] {
+    for (at, keep) in keep.into_iter().enumerate() {
+        if keep {
             numbers[at] = Some(kept.len() as u32);
-            kept.push((doc.id.clone(), doc.lens));
-            kept_stamps.push(doc.stamps.clone());
+            kept.push(at);
         }
     }
     let rewrite = !stale.is_empty() || kept.len() + retried != stored.docs.len();
     Plan {
         numbers,
         kept,
-        kept_stamps,
         stale,
         retry,
         unstamped,
@@ -851,11 +875,10 @@ enum Verdict {
     Changed,
 }
 
-fn verdict(skill: &SkillSummary, stamps: &DocStamps) -> Verdict {
-    let same = stamps.location == path_hash(&skill.location)
-        && current_digest(skill, &stamps.folders)
-            .is_some_and(|(digest, _)| digest == stamps.digest);
-    match (same, stamps.trusted) {
+fn verdict(skill: &SkillSummary, doc: &DocView<'_>) -> Verdict {
+    let same = doc.location == path_hash(&skill.location)
+        && current_digest(skill, doc.folders()).is_some_and(|(digest, _)| digest == doc.digest);
+    match (same, doc.trusted) {
         (true, true) => Verdict::Holds,
         (true, false) => Verdict::Retry,
         (false, _) => Verdict::Changed,
@@ -865,8 +888,11 @@ fn verdict(skill: &SkillSummary, stamps: &DocStamps) -> Verdict {
 /// The digest of the stamps of `skill`'s instruction file and of
 /// `folders` (relative to its folder), and the latest of their changes;
 /// `None` when one cannot be taken.
-fn current_digest(skill: &SkillSummary, folders: &[String]) -> Option<([u8; 16], Vec<FileStamp>)> {
-    let mut stamps = Vec::with_capacity(folders.len() + 1);
+fn current_digest<'f>(
+    skill: &SkillSummary,
+    folders: impl Iterator<Item = &'f str>,
+) -> Option<([u8; 16], Vec<FileStamp>)> {
+    let mut stamps = Vec::with_capacity(2);
     stamps.push(FileStamp::of(&std::fs::metadata(&skill.location).ok()?));
     for folder in folders {
         let relative = Path::new(folder);
@@ -995,7 +1021,7 @@ fn analyze_one(
     index.insert(skill.manifest.id.clone(), &text, normalizer);
     let mut trusted = body.is_some() && folders.len() <= format::MAX_FOLDERS;
     folders.truncate(format::MAX_FOLDERS);
-    let digest = match current_digest(skill, &folders) {
+    let digest = match current_digest(skill, folders.iter().map(String::as_str)) {
         Some((digest, stamps)) => {
             trusted &= stamps.iter().all(|stamp| !stamp.is_racy(now, window));
             digest
@@ -1038,10 +1064,35 @@ fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> Verdict + Sync)) -> 
     })
 }
 
-/// The whole index the file holds, without the entries `plan` drops.
-fn load_full(stored: &Stored, plan: &Plan<'_>) -> io::Result<SkillIndex> {
+/// The documents `plan` keeps numbered `at`, with their ids and lengths.
+fn kept_docs(
+    stored: &Stored,
+    plan: &Plan<'_>,
+    at: impl Iterator<Item = usize>,
+) -> io::Result<Vec<(SkillId, [u32; FIELDS])>> {
+    at.map(|at| {
+        let doc = plan
+            .kept
+            .get(at)
+            .and_then(|stored_at| stored.docs.get(*stored_at))
+            .ok_or_else(|| bad("a document out of range"))?;
+        let id = SkillId::parse(doc.id).map_err(|_| bad("a bad skill id"))?;
+        Ok((id, doc.lens))
+    })
+    .collect()
+}
+
+/// The whole index the file holds, without the entries `plan` drops, and
+/// the stamps of those it keeps.
+fn load_full(stored: &Stored, plan: &Plan<'_>) -> io::Result<(SkillIndex, Stamps)> {
     let header = &stored.header;
-    let mut index = SkillIndex::from_docs(plan.kept.clone());
+    let docs = kept_docs(stored, plan, 0..plan.kept.len())?;
+    let stamps: Stamps = docs
+        .iter()
+        .zip(&plan.kept)
+        .filter_map(|((id, _), at)| Some((id.clone(), stored.docs.get(*at)?.stamps())))
+        .collect();
+    let mut index = SkillIndex::from_docs(docs);
     let mut file = &stored.file;
     file.seek(SeekFrom::Start(header.postings.0))?;
     let mut postings = BufReader::with_capacity(1 << 20, file.take(header.postings.1));
@@ -1074,7 +1125,7 @@ fn load_full(stored: &Stored, plan: &Plan<'_>) -> io::Result<SkillIndex> {
     if expected != header.postings.1 || terms != u64::from(header.terms) {
         return Err(bad("the dictionary does not cover the postings"));
     }
-    Ok(index)
+    Ok((index, stamps))
 }
 
 /// An index of the entries `plan` keeps holding only `query`'s terms:
@@ -1088,7 +1139,7 @@ fn load_query(stored: &Stored, plan: &Plan<'_>, query: &str) -> io::Result<Skill
             wanted.insert(term.into());
         }
     });
-    let mut index = SkillIndex::from_docs(plan.kept.clone());
+    let mut lists: Vec<(Box<str>, Vec<(u32, [u32; FIELDS])>)> = Vec::new();
     // Terms are sorted, so each block is read once.
     let mut current: Option<(usize, Vec<TermEntry>)> = None;
     for term in wanted {
@@ -1122,10 +1173,45 @@ fn load_query(stored: &Stored, plan: &Plan<'_>, query: &str) -> io::Result<Skill
             return Err(bad("a checksum does not match"));
         }
         let list = format::read_postings(&run, entry.count, header.docs)?;
+        lists.push((
+            term,
+            list.into_iter()
+                .filter_map(|(doc, tf)| {
+                    Some((plan.numbers.get(doc as usize).copied().flatten()?, tf))
+                })
+                .collect(),
+        ));
+    }
+    // Only the documents a query term names are held; the others count
+    // in the number of documents and the lengths, as in a whole index.
+    let mut touched: Vec<u32> = lists
+        .iter()
+        .flat_map(|(_, list)| list.iter().map(|(doc, _)| *doc))
+        .collect();
+    touched.sort_unstable();
+    touched.dedup();
+    let docs = kept_docs(stored, plan, touched.iter().map(|at| *at as usize))?;
+    let mut absent_lens = [0u64; FIELDS];
+    for doc in plan.kept.iter().filter_map(|at| stored.docs.get(*at)) {
+        for (sum, len) in absent_lens.iter_mut().zip(doc.lens) {
+            *sum += u64::from(len);
+        }
+    }
+    for (_, lens) in &docs {
+        for (sum, len) in absent_lens.iter_mut().zip(lens) {
+            *sum = sum.saturating_sub(u64::from(*len));
+        }
+    }
+    let mut index = SkillIndex::from_touched(
+        docs,
+        plan.kept.len().saturating_sub(touched.len()),
+        absent_lens,
+    );
+    for (term, list) in lists {
         index.push_term(
             term,
             list.into_iter().filter_map(|(doc, tf)| {
-                Some((plan.numbers.get(doc as usize).copied().flatten()?, tf))
+                Some((u32::try_from(touched.binary_search(&doc).ok()?).ok()?, tf))
             }),
         );
     }
