@@ -902,4 +902,64 @@ mod tests {
         );
         assert_eq!(big.query_terms(&words.join(" ")).len(), MAX_QUERY_TERMS);
     }
+
+    /// What `search::persist` builds for one query: only the documents the
+    /// query's terms name, renumbered, the others counted. It answers as
+    /// the whole index, to the bit, and a skill appended after it is
+    /// ranked as if it had been inserted in the whole index.
+    #[test]
+    fn an_index_of_the_touched_documents_answers_as_the_whole_index() {
+        let mut all = stories();
+        all.push(("pdf", ["pdf", "Fill PDF forms", "", "", "forms and fields"]));
+        all.push((
+            "docx",
+            ["docx", "Word documents", "", "", "long body text here"],
+        ));
+        let whole = index_of(&all);
+        let query = "storybook stories for docs";
+        let named: std::collections::BTreeSet<u32> = whole
+            .query_terms(query)
+            .iter()
+            .flat_map(|t| whole.list(t.number).iter().map(|p| p.doc))
+            .collect();
+        let named: Vec<u32> = named.into_iter().collect();
+        let mut absent_lens = whole.len_sums;
+        let mut touched = Vec::new();
+        for (doc, id, lens) in whole.doc_entries() {
+            if named.contains(&doc) {
+                touched.push((id.clone(), lens));
+                for (sum, len) in absent_lens.iter_mut().zip(lens) {
+                    *sum -= u64::from(len);
+                }
+            }
+        }
+        assert!(touched.len() < whole.len(), "some documents are left out");
+        let absent = whole.len() - touched.len();
+        let mut part = SkillIndex::from_touched(touched, absent, absent_lens);
+        for term in whole.term_list() {
+            part.push_term(
+                term.into(),
+                whole
+                    .postings_of(term)
+                    .filter_map(|(doc, tf)| Some((named.binary_search(&doc).ok()? as u32, tf))),
+            );
+        }
+        assert_eq!(part.len(), whole.len());
+        let bits = |hits: Vec<SearchHit>| -> Vec<(String, u32)> {
+            hits.into_iter()
+                .map(|h| (h.id.to_string(), h.score.to_bits()))
+                .collect()
+        };
+        assert_eq!(bits(part.search(query, 10)), bits(whole.search(query, 10)));
+        assert_eq!(part.search(query, 10), whole.search(query, 10));
+        let late = (
+            "docs-site",
+            ["docs-site", "Stories for docs", "", "", "docs"],
+        );
+        let mut normalizer = Normalizer::new();
+        part.insert(id(late.0), &text(late.1), &mut normalizer);
+        all.push(late);
+        let whole = index_of(&all);
+        assert_eq!(bits(part.search(query, 10)), bits(whole.search(query, 10)));
+    }
 }
