@@ -365,8 +365,9 @@ enum SkillsCommand {
     /// with `-`, it is read from stdin, so a long task can be piped in.
     #[command(after_help = help::after("", help::EXIT_CODES, help::Reads::Config))]
     Search {
-        /// The task, in words (or `-` for stdin).
-        #[arg(trailing_var_arg = true)]
+        /// The task, in words (or `-` for stdin). Options may come after
+        /// it (`skills search pdf forms --limit 3`); a word that starts
+        /// with `-` goes after `--`.
         query: Vec<String>,
         /// How many skills to show at most.
         #[arg(long, default_value_t = 10)]

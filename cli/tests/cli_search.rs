@@ -86,6 +86,23 @@ fn the_text_lists_best_first_within_the_limit() {
     assert!(limited.contains("    matched: pdf (name, description); forms (name, description)"));
 }
 
+/// Options after the query are options, as `skills search [QUERY...]
+/// [--limit N] [--json]` reads, not words of the task; a word that starts
+/// with `-` goes after `--`.
+#[test]
+fn options_after_the_query_are_options() {
+    let sandbox = sandbox();
+    let before = ok(sandbox.run(&["skills", "search", "--limit", "1", "--json", "pdf", "forms"]));
+    let after = ok(sandbox.run(&["skills", "search", "pdf", "forms", "--limit", "1", "--json"]));
+    assert_eq!(after, before);
+    let json: serde_json::Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(json["query"], "pdf forms");
+    assert_eq!(json["results"].as_array().unwrap().len(), 1);
+    let dashed = ok(sandbox.run(&["skills", "search", "--json", "--", "pdf", "-forms"]));
+    let json: serde_json::Value = serde_json::from_str(&dashed).unwrap();
+    assert_eq!(json["query"], "pdf -forms");
+}
+
 #[test]
 fn a_long_task_comes_on_stdin() {
     let sandbox = sandbox();
