@@ -813,15 +813,18 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
         .map(|(at, doc)| (doc.id, at))
         .collect();
     let skills: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
-    let verdicts = in_parallel(&skills, &|skill: &&Arc<SkillSummary>| {
-        if is_unstamped(skill) {
-            return Verdict::Changed;
-        }
-        by_id
-            .get(skill.manifest.id.as_str())
-            .and_then(|at| stored.docs.get(*at))
-            .map_or(Verdict::Changed, |doc| verdict(skill, &doc))
-    });
+    let verdicts = in_parallel(
+        &skills,
+        &|skill: &&Arc<SkillSummary>, handles: &mut Handles| {
+            if is_unstamped(skill) {
+                return Verdict::Changed;
+            }
+            by_id
+                .get(skill.manifest.id.as_str())
+                .and_then(|at| stored.docs.get(*at))
+                .map_or(Verdict::Changed, |doc| verdict(skill, &doc, handles))
+        },
+    );
     let mut keep = vec![false; stored.docs.len()];
     let mut retried = 0;
     let mut stale = Vec::new();
@@ -875,9 +878,10 @@ enum Verdict {
     Changed,
 }
 
-fn verdict(skill: &SkillSummary, doc: &DocView<'_>) -> Verdict {
+fn verdict(skill: &SkillSummary, doc: &DocView<'_>, handles: &mut Handles) -> Verdict {
     let same = doc.location == path_hash(&skill.location)
-        && current_digest(skill, doc.folders()).is_some_and(|(digest, _)| digest == doc.digest);
+        && current_digest(skill, doc.folders(), handles)
+            .is_some_and(|(digest, _)| digest == doc.digest);
     match (same, doc.trusted) {
         (true, true) => Verdict::Holds,
         (true, false) => Verdict::Retry,
@@ -891,9 +895,11 @@ fn verdict(skill: &SkillSummary, doc: &DocView<'_>) -> Verdict {
 fn current_digest<'f>(
     skill: &SkillSummary,
     folders: impl Iterator<Item = &'f str>,
+    handles: &mut Handles,
 ) -> Option<([u8; 16], Vec<FileStamp>)> {
+    let directory = skill.directory();
     let mut stamps = Vec::with_capacity(2);
-    stamps.push(FileStamp::of(&std::fs::metadata(&skill.location).ok()?));
+    stamps.push(handles.stamp(&skill.location)?);
     for folder in folders {
         let relative = Path::new(folder);
         if relative
@@ -902,9 +908,7 @@ fn current_digest<'f>(
         {
             return None;
         }
-        stamps.push(FileStamp::of(
-            &std::fs::metadata(skill.directory().join(relative)).ok()?,
-        ));
+        stamps.push(handles.stamp(&directory.join(relative))?);
     }
     let mut bytes = Vec::with_capacity(stamps.len() * 56);
     for stamp in &stamps {
@@ -947,8 +951,10 @@ fn analyze(
     let run = |batch: &[&Arc<SkillSummary>], normalizer: &mut Normalizer| {
         let mut index = fresh();
         let mut stamps = Stamps::new();
+        let mut handles = Handles::default();
         for skill in batch {
-            if let Some(taken) = analyze_one(&mut index, registry, skill, normalizer, now, window) {
+            let taken = analyze_one(&mut index, registry, skill, normalizer, &mut handles);
+            if let Some(taken) = taken.map(|(taken, stamps)| vouch(taken, &stamps, now, window)) {
                 stamps.insert(skill.manifest.id.clone(), taken);
             }
         }
@@ -998,15 +1004,14 @@ fn analyze(
 
 /// Indexes one skill (its body when it has a file: an unreadable one is
 /// indexed without, and not trusted) and returns its stamps, taken after
-/// the reads.
+/// the reads, with the stamps their digest is of.
 fn analyze_one(
     index: &mut SkillIndex,
     registry: &SkillRegistry,
     skill: &SkillSummary,
     normalizer: &mut Normalizer,
-    now: SystemTime,
-    window: Duration,
-) -> Option<DocStamps> {
+    handles: &mut Handles,
+) -> Option<(DocStamps, Vec<FileStamp>)> {
     if is_unstamped(skill) {
         let text = SkillText::of(skill, None, &[]);
         index.insert(skill.manifest.id.clone(), &text, normalizer);
@@ -1019,37 +1024,97 @@ fn analyze_one(
     };
     let text = SkillText::of(skill, body.as_deref(), &files);
     index.insert(skill.manifest.id.clone(), &text, normalizer);
-    let mut trusted = body.is_some() && folders.len() <= format::MAX_FOLDERS;
+    let trusted = body.is_some() && folders.len() <= format::MAX_FOLDERS;
     folders.truncate(format::MAX_FOLDERS);
-    let digest = match current_digest(skill, folders.iter().map(String::as_str)) {
-        Some((digest, stamps)) => {
-            trusted &= stamps.iter().all(|stamp| !stamp.is_racy(now, window));
-            digest
+    let (digest, stamps) =
+        current_digest(skill, folders.iter().map(String::as_str), handles).unzip();
+    Some((
+        DocStamps {
+            trusted: trusted && digest.is_some(),
+            location: path_hash(&skill.location),
+            folders,
+            digest: digest.unwrap_or([0; 16]),
+        },
+        stamps.unwrap_or_default(),
+    ))
+}
+
+/// `taken`, trusted only if none of `stamps` (those its digest is of) is
+/// inside the racy window before `now`.
+fn vouch(
+    mut taken: DocStamps,
+    stamps: &[FileStamp],
+    now: SystemTime,
+    window: Duration,
+) -> DocStamps {
+    taken.trusted &= stamps.iter().all(|stamp| !stamp.is_racy(now, window));
+    taken
+}
+
+/// Handles on the folders that hold skills' folders, so a stamp is one
+/// `statx` relative to a held folder rather than a walk of the whole path
+/// (at 60,000 skills the path walks were most of a warm search). A worker
+/// holds a few at a time; a skill under none of them is stamped by path.
+#[derive(Default)]
+struct Handles {
+    open: Vec<bcode_fs::DirHandle>,
+}
+
+/// Folders a worker keeps open at once.
+const MAX_HANDLES: usize = 16;
+
+impl Handles {
+    /// The stamp of `path` (a symlink followed, as `std::fs::metadata`).
+    fn stamp(&mut self, path: &Path) -> Option<FileStamp> {
+        // Below the folder that holds the skill's folder: the skill's file
+        // and folders are a component or two from there.
+        let held = self
+            .open
+            .iter()
+            .find_map(|dir| Some((dir, bcode_fs::below(path, dir.path())?)));
+        if let Some((dir, relative)) = held {
+            return dir.stamp(relative, true).ok();
         }
-        None => {
-            trusted = false;
-            [0; 16]
+        let holder = path.parent().and_then(Path::parent);
+        if let Some(holder) = holder.filter(|h| !h.as_os_str().is_empty())
+            && let Ok(dir) = bcode_fs::DirHandle::open(holder)
+        {
+            let stamp = bcode_fs::below(path, holder).map(|relative| dir.stamp(relative, true));
+            if self.open.len() == MAX_HANDLES {
+                self.open.remove(0);
+            }
+            self.open.push(dir);
+            if let Some(stamp) = stamp {
+                return stamp.ok();
+            }
         }
-    };
-    Some(DocStamps {
-        trusted,
-        location: path_hash(&skill.location),
-        folders,
-        digest,
-    })
+        std::fs::metadata(path)
+            .ok()
+            .map(|meta| FileStamp::of(&meta))
+    }
 }
 
 /// `check` of each item, on worker threads for many.
-fn in_parallel<T: Sync>(items: &[T], check: &(dyn Fn(&T) -> Verdict + Sync)) -> Vec<Verdict> {
+fn in_parallel<T: Sync>(
+    items: &[T],
+    check: &(dyn Fn(&T, &mut Handles) -> Verdict + Sync),
+) -> Vec<Verdict> {
     let threads = bcode_fs::worker_threads().min(items.len() / 1024).max(1);
+    let check_all = |chunk: &[T]| {
+        let mut handles = Handles::default();
+        chunk
+            .iter()
+            .map(|item| check(item, &mut handles))
+            .collect::<Vec<Verdict>>()
+    };
     if threads == 1 {
-        return items.iter().map(check).collect();
+        return check_all(items);
     }
     let size = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> = items
             .chunks(size)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(check).collect::<Vec<Verdict>>()))
+            .map(|chunk| scope.spawn(move || check_all(chunk)))
             .collect();
         workers
             .into_iter()
@@ -1268,4 +1333,48 @@ fn read_at(file: &File, at: u64, len: usize) -> io::Result<Vec<u8>> {
 
 fn to_usize(len: u64) -> io::Result<usize> {
     usize::try_from(len).map_err(|_| bad("a section too long"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A stamp taken relative to a held folder is the one
+    /// `std::fs::metadata` of the whole path gives, through links too,
+    /// and a missing entry has none; more holders than are kept open
+    /// still answer right.
+    #[test]
+    fn stamps_through_held_folders_are_those_of_whole_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let mut paths = Vec::new();
+        for i in 0..MAX_HANDLES + 3 {
+            let skill = root.join(format!("root-{i}/skill"));
+            std::fs::create_dir_all(skill.join("scripts")).unwrap();
+            std::fs::write(skill.join("SKILL.md"), format!("body {i}")).unwrap();
+            paths.push(skill.join("SKILL.md"));
+            paths.push(skill.join("scripts"));
+            paths.push(skill.clone());
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("root-0/skill"), root.join("root-1/linked"))
+                .unwrap();
+            paths.push(root.join("root-1/linked/SKILL.md"));
+            paths.push(root.join("root-1/linked/scripts"));
+        }
+        let mut handles = Handles::default();
+        // Twice over, in turning order: held folders are found again and
+        // replaced as more are opened.
+        for _ in 0..2 {
+            for path in &paths {
+                let expected = FileStamp::of(&std::fs::metadata(path).unwrap());
+                assert_eq!(handles.stamp(path), Some(expected), "{}", path.display());
+            }
+        }
+        assert_eq!(handles.open.len(), MAX_HANDLES);
+        assert_eq!(handles.stamp(&root.join("root-0/skill/gone.md")), None);
+        assert_eq!(handles.stamp(&root.join("nowhere/skill/SKILL.md")), None);
+    }
 }
