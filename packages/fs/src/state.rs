@@ -23,6 +23,7 @@
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use crate::read::{ReadError, check_regular};
 
@@ -265,6 +266,40 @@ impl StateDir {
     pub fn sync(&self) {
         if let Ok(dir) = File::open(&self.path) {
             let _ = dir.sync_all();
+        }
+    }
+
+    /// Keeps the `keep` most recently written files of this folder whose
+    /// names start with `prefix` and end with `suffix` (the older ones are
+    /// removed), and removes the temporary files [`StateDir::replace`]
+    /// left for such names more than an hour ago (a process that died
+    /// while writing). Best effort: what cannot be listed or removed stays.
+    pub fn prune(&self, prefix: &str, suffix: &str, keep: usize) {
+        let Ok(entries) = std::fs::read_dir(&self.path) else {
+            return;
+        };
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let temporary = format!(".{prefix}");
+        let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
+                continue;
+            };
+            if name.starts_with(prefix) && name.ends_with(suffix) {
+                files.push((modified, entry.path()));
+            } else if name.starts_with(&temporary) && name.ends_with(".tmp") && modified < hour_ago
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        if files.len() <= keep {
+            return;
+        }
+        files.sort();
+        for (_, path) in &files[..files.len() - keep] {
+            let _ = std::fs::remove_file(path);
         }
     }
 

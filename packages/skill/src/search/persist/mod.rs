@@ -46,7 +46,7 @@ use format::{BLOCK_TERMS, BlockEntry, DocRecord, DocView, HEADER_BYTES, Header, 
 const MAX_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Routing cache files kept in the folder; the least recently written go
-/// first.
+/// first ([`StateDir::prune`]).
 const MAX_FILES: usize = 8;
 
 /// Skills a worker takes at once when analyzing.
@@ -407,7 +407,7 @@ impl RoutingCache {
         if written.is_err() {
             return false;
         }
-        self.prune();
+        dir.prune("routing-", ".idx", MAX_FILES);
         true
     }
 
@@ -477,7 +477,7 @@ impl RoutingCache {
         if written.is_err() {
             return false;
         }
-        self.prune();
+        dir.prune("routing-", ".idx", MAX_FILES);
         true
     }
 
@@ -558,36 +558,6 @@ impl RoutingCache {
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&format::write_header(&header))?;
         Ok(())
-    }
-
-    /// Keeps the [`MAX_FILES`] most recently written routing files, and
-    /// removes temporary files a process left behind (older than an hour).
-    fn prune(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
-        for entry in entries.filter_map(Result::ok) {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
-                continue;
-            };
-            if name.starts_with("routing-") && name.ends_with(".idx") {
-                files.push((modified, entry.path()));
-            } else if name.starts_with(".routing-") && name.ends_with(".tmp") && modified < hour_ago
-            {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-        if files.len() <= MAX_FILES {
-            return;
-        }
-        files.sort();
-        for (_, path) in &files[..files.len() - MAX_FILES] {
-            let _ = std::fs::remove_file(path);
-        }
     }
 }
 

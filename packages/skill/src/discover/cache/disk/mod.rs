@@ -21,11 +21,9 @@
 //! links, so a link planted in a shared state folder is neither written
 //! through nor read.
 
-use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use bcode_fs::StateDir;
 use bcode_skill_models::{SkillLayout, SkillSummary};
@@ -150,32 +148,8 @@ impl DiskCache {
     /// Keeps the [`MAX_FILES`] most recently written cache files, and
     /// removes temporary files a process left behind (older than an hour).
     fn prune(&self) {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        let mut files: Vec<(SystemTime, PathBuf)> = Vec::new();
-        for entry in entries.filter_map(Result::ok) {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
-                continue;
-            };
-            if name.starts_with("discovery-") && name.ends_with(".json") {
-                files.push((modified, entry.path()));
-            } else if name.starts_with(".discovery-")
-                && name.ends_with(".tmp")
-                && modified < hour_ago
-            {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-        if files.len() <= MAX_FILES {
-            return;
-        }
-        files.sort();
-        for (_, path) in &files[..files.len() - MAX_FILES] {
-            let _ = fs::remove_file(path);
+        if let Ok(dir) = StateDir::existing(&self.dir) {
+            dir.prune("discovery-", ".json", MAX_FILES);
         }
     }
 }
@@ -255,6 +229,8 @@ fn name(key: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::fs;
+    use std::time::{Duration, SystemTime};
 
     #[test]
     fn inside_means_below_the_root_without_climbing_out() {
