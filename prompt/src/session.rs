@@ -318,6 +318,28 @@ impl PromptSession {
         lock(&self.core).git_stats()
     }
 
+    /// A past tool call as plain text, for history a host replays as text
+    /// (a model or provider that cannot take the call back as a structured
+    /// tool call): the `tool_call_fallback.j2` template with `name` and the
+    /// arguments as compact JSON, cut on a grapheme boundary with the
+    /// truncation marker past `model.tool_output.fallback_argument_chars`
+    /// (default 6,000). `arguments` is only read: the call as stored stays
+    /// whole.
+    pub fn tool_call_fallback(
+        &self,
+        name: &str,
+        arguments: &serde_json::Value,
+    ) -> Result<String, PromptError> {
+        let core = lock(&self.core);
+        let config = &core.loaded().config.model.tool_output;
+        Ok(bcode_prompt_pipeline::fallback::format_tool_call(
+            core.templates(),
+            config,
+            name,
+            arguments,
+        )?)
+    }
+
     /// The template environment (shared).
     pub fn templates(&self) -> Arc<Templates> {
         Arc::clone(lock(&self.core).templates())

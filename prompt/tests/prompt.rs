@@ -14,5 +14,6 @@ mod notices;
 mod readme_example;
 mod relevant;
 mod routing;
+mod tool_call_fallback;
 mod trust;
 mod turns;

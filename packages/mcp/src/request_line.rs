@@ -60,6 +60,7 @@ pub(crate) fn take(line: &[u8]) -> Taken {
 }
 
 /// What [`check`] found of a message the SDK may parse.
+#[cfg(feature = "http")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Checked {
     /// A `subscriptions/listen` request: its answer is a stream that stays
@@ -72,6 +73,7 @@ pub(crate) enum Checked {
 /// The same scan as [`take`] without the parse, for a transport whose SDK
 /// service parses the message itself (an HTTP body): the answer line when
 /// it is refused here.
+#[cfg(feature = "http")]
 pub(crate) fn check(body: &[u8]) -> Result<Checked, Vec<u8>> {
     let census = scan(body)?;
     Ok(if census.method == Method::SubscriptionsListen {

@@ -63,6 +63,10 @@ const MAX_STORED_TERM: usize = 1024;
 /// put into the list it is handed; `None` after the last.
 type NextTerm<'a> = dyn FnMut(&mut Vec<(u32, [u32; FIELDS])>) -> io::Result<Option<Box<str>>> + 'a;
 
+/// One term's postings: document numbers, increasing, with the term's
+/// count in each field.
+type Postings = Vec<(u32, [u32; FIELDS])>;
+
 /// The stamps of every stored skill of an index, by id.
 pub(crate) type Stamps = BTreeMap<SkillId, DocStamps>;
 
@@ -1174,7 +1178,7 @@ fn load_query(stored: &Stored, plan: &Plan<'_>, query: &str) -> io::Result<Skill
             wanted.insert(term.into());
         }
     });
-    let mut lists: Vec<(Box<str>, Vec<(u32, [u32; FIELDS])>)> = Vec::new();
+    let mut lists: Vec<(Box<str>, Postings)> = Vec::new();
     // Terms are sorted, so each block is read once.
     let mut current: Option<(usize, Vec<TermEntry>)> = None;
     for term in wanted {
