@@ -382,7 +382,7 @@ impl Work {
             let index = racy::read_index(&repo);
             let index_tree = index
                 .as_ref()
-                .and_then(|index| index_tree::tree_id(&index_tree::entries(&index.file)?));
+                .and_then(|index| index_tree::index_tree_id(&index.file));
             // What the scan needs to know of the index, from this reading:
             // libgit2 need not load and checksum it again to find the
             // gitlinks, nor a helper thread to find no split is possible.
