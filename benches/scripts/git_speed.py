@@ -23,7 +23,8 @@ Sides, run in one round in turning order: `git` (`git status --porcelain`),
 `full` (`bcode-prompt render`), `nogit` (the same with the three git
 sections off: their difference is what the git facts cost), and, with
 `--codex`, `codex` (`codex debug prompt-input` through the peer's
-`prompt-input.sh`). Ours runs with a private `HOME` whose state folder
+`prompt-input.sh`); with `--base`, `base_full` and `base_nogit`: the same
+two sides of another build (old against new, same rounds). Ours runs with a private `HOME` whose state folder
 persists across rounds (so what the render remembers is used, as on a
 user's machine); Codex with its script's private home. Each time is the wall
 time around the process (monotonic clock) and its CPU time (user + system,
@@ -72,6 +73,17 @@ def sides(args, home):
         "nogit": ([args.bin, *sum((["--set", s] for s in GIT_OFF), []),
                    "render", *now], env),
     }
+    if args.base:
+        # The other build, with its own home, so neither reads what the
+        # other remembered.
+        base_home = os.path.join(home, "base")
+        base_env = dict(env)
+        base_env.update({"HOME": base_home,
+                         "XDG_STATE_HOME": os.path.join(base_home, "state"),
+                         "XDG_CONFIG_HOME": os.path.join(base_home, "config")})
+        out["base_full"] = ([args.base, "render", *now], base_env)
+        out["base_nogit"] = ([args.base, *sum((["--set", s] for s in GIT_OFF), []),
+                              "render", *now], base_env)
     if args.codex:
         out["codex"] = ([os.path.join(args.codex, "prompt-input.sh"), "."], None)
     return out
@@ -124,6 +136,14 @@ def measure(args, repo, state, scratch):
             [(r["full"][k] - r["nogit"][k]) / r["git"][k] for r in rounds]), 3)
         result[f"full_over_git_{kind}"] = round(med(
             [r["full"][k] / r["git"][k] for r in rounds]), 3)
+        if "base_full" in names:
+            result[f"base_gitfacts_over_git_{kind}"] = round(med(
+                [(r["base_full"][k] - r["base_nogit"][k]) / r["git"][k] for r in rounds]), 3)
+            result[f"gitfacts_over_base_{kind}"] = round(med(
+                [(r["full"][k] - r["nogit"][k]) / (r["base_full"][k] - r["base_nogit"][k])
+                 for r in rounds]), 3)
+            result[f"full_over_base_{kind}"] = round(med(
+                [r["full"][k] / r["base_full"][k] for r in rounds]), 3)
         if "codex" in names:
             result[f"full_over_codex_{kind}"] = round(med(
                 [r["full"][k] / r["codex"][k] for r in rounds]), 3)
@@ -136,10 +156,14 @@ def main():
     parser.add_argument("--repo", action="append", required=True)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--states", default="steady,commit,clone")
+    parser.add_argument("--base", help="another build of bcode-prompt, run as two more sides "
+                        "(base_full, base_nogit) in the same rounds, with its own home")
     parser.add_argument("--codex", help="a writable copy of the peer, npm-installed")
     parser.add_argument("--out")
     args = parser.parse_args()
     args.bin = os.path.abspath(args.bin)
+    if args.base:
+        args.base = os.path.abspath(args.base)
     results = []
     for repo in args.repo:
         repo = os.path.abspath(repo)

@@ -37,6 +37,9 @@ pub(super) struct IndexFile {
     pub(super) bytes: Vec<u8>,
     pub(super) entries: Vec<RawEntry>,
     paths: Vec<u8>,
+    /// The root of the cache-tree extension (`TREE`), when it is valid:
+    /// how many entries it covers and the tree they are written as.
+    pub(super) cached_root: Option<(usize, Oid)>,
 }
 
 impl IndexFile {
@@ -142,19 +145,42 @@ pub(super) fn parse(bytes: Vec<u8>) -> Option<IndexFile> {
         }
     }
     // Extensions: a split index keeps entries in another file.
+    let mut cached_root = None;
     while at < end {
         let signature = bytes.get(at..at + 4)?;
         if signature == b"link" {
             return None;
         }
         let size = be32(&bytes, at + 4)? as usize;
-        at = at.checked_add(8)?.checked_add(size)?;
+        let body = at.checked_add(8)?;
+        at = body.checked_add(size)?;
+        if signature == b"TREE" {
+            cached_root = bytes.get(body..at.min(end)).and_then(tree_root);
+        }
     }
     (at == end).then_some(IndexFile {
         bytes,
         entries,
         paths,
+        cached_root,
     })
+}
+
+/// The root node of a cache-tree extension's body: its path (empty for
+/// the root), NUL, the entries it covers in decimal (`-1`: invalid), a
+/// space, its subtree count, a newline, then its tree id.
+fn tree_root(body: &[u8]) -> Option<(usize, Oid)> {
+    let rest = body.strip_prefix(b"\0")?;
+    let space = rest.iter().position(|&b| b == b' ')?;
+    let count = std::str::from_utf8(rest.get(..space)?).ok()?;
+    // Digits only: `-1` (invalidated) and anything odd give nothing.
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let count: usize = count.parse().ok()?;
+    let newline = space + rest.get(space..)?.iter().position(|&b| b == b'\n')?;
+    let id = rest.get(newline + 1..newline + 21)?;
+    Some((count, Oid::from_bytes(id).ok()?))
 }
 
 #[cfg(test)]

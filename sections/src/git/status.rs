@@ -18,6 +18,7 @@ use std::path::Path;
 
 use git2::{Repository, Status, StatusOptions, StatusShow};
 
+use super::index_file::IndexFile;
 use super::racy::IndexCopy;
 use super::{EntryState, StatusEntry, StatusFacts};
 
@@ -49,6 +50,41 @@ pub(super) struct Known<'a> {
     pub(super) staged_clean: bool,
     /// A copy of the index to read instead (see `racy.rs`).
     pub(super) copy: Option<&'a IndexCopy>,
+    /// What the index holds, when it was read before the scan.
+    pub(super) shape: Option<&'a IndexShape>,
+}
+
+/// A gitlink's mode: an index entry naming a commit of another repository.
+pub(super) const GITLINK: u32 = 0o160_000;
+
+/// What the scan's plan needs to know of the index, from a reading of it
+/// made before the scan.
+#[derive(Debug)]
+pub(super) struct IndexShape {
+    /// How many entries it has.
+    pub(super) entries: usize,
+    /// The paths of its gitlinks (as text, lossily), in index order.
+    pub(super) gitlinks: Vec<String>,
+}
+
+impl IndexShape {
+    pub(super) fn of(index: &IndexFile) -> IndexShape {
+        IndexShape {
+            entries: index.entries.len(),
+            gitlinks: index
+                .entries
+                .iter()
+                .filter(|entry| entry.mode == GITLINK)
+                .map(|entry| String::from_utf8_lossy(index.path(entry)).into_owned())
+                .collect(),
+        }
+    }
+
+    /// Whether [`plan`] would find no split for this index: too few
+    /// entries, or a submodule.
+    fn unsplittable(&self, split: StatusSplit) -> bool {
+        self.entries < split.min_entries.max(1) || !self.gitlinks.is_empty()
+    }
 }
 
 impl Known<'_> {
@@ -122,6 +158,11 @@ fn scan(
     split: StatusSplit,
     known: Known<'_>,
 ) -> Result<Vec<Change>, git2::Error> {
+    // Known not to split: no helper thread opens the repository and loads
+    // its index for nothing.
+    if known.shape.is_some_and(|shape| shape.unsplittable(split)) {
+        return combined_scan(repo, known);
+    }
     let likely = split.groups >= 2
         && std::fs::metadata(repo.path().join("index")).is_ok_and(|meta| {
             meta.len() >= (split.min_entries as u64).saturating_mul(INDEX_BYTES_PER_ENTRY)
@@ -323,7 +364,7 @@ fn plan(repo: &Repository, split: StatusSplit) -> Option<Vec<Vec<String>>> {
     let mut paths = Vec::with_capacity(index.len());
     for entry in index.iter() {
         // A submodule's folder is another repository: not split.
-        if entry.mode == 0o160_000 {
+        if entry.mode == GITLINK {
             return None;
         }
         paths.push(String::from_utf8(entry.path).ok()?);

@@ -1,0 +1,59 @@
+//! One git probe read of a repository, as a one-shot `render` makes it, for
+//! `valgrind --tool=callgrind` (issue 43): the CLI's 1.5 s deadline cuts a
+//! read short under valgrind, this one waits a minute.
+//!
+//! ```text
+//! git_read --repo DIR --state DIR [--times N]
+//! ```
+//!
+//! `--state` is the racy cache's folder (kept between runs, as a user's
+//! state folder is); `--times` reads that many times in one process (the
+//! first pays what a one-shot render pays). Prints the last facts' kind.
+
+// A measuring tool: a bad argument ends the run with a message, which is
+// what `expect`/`panic` give.
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bcode_prompt_sections::git::GitFacts;
+use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, read};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut repo, mut state, mut times) = (None, None, 1usize);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--repo" => repo = args.next().map(PathBuf::from),
+            "--state" => state = args.next().map(PathBuf::from),
+            "--times" => {
+                times = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--times takes a number");
+            }
+            other => panic!("unknown argument {other}; usage: git_read --repo DIR --state DIR"),
+        }
+    }
+    let repo = repo.expect("--repo DIR");
+    let state = state.expect("--state DIR (the racy cache's folder)");
+    std::fs::create_dir_all(&state).expect("the state folder can be made");
+    let options = GitProbeOptions {
+        deadline: Duration::from_secs(60),
+        cache: Some(GitCache {
+            dir: state,
+            // The shipped racy window (`bcode_fs::RACY_WINDOW`).
+            racy_window: Duration::from_secs(2),
+        }),
+        ..GitProbeOptions::default()
+    };
+    let mut last = None;
+    for _ in 0..times {
+        last = Some(read(&repo, &options));
+    }
+    match last {
+        Some(GitFacts::Repository(facts)) => println!("{:?}", facts.status),
+        other => println!("{other:?}"),
+    }
+}
