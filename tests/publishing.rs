@@ -172,3 +172,71 @@ fn the_license_the_crates_declare_is_at_the_root() {
         Some("Apache-2.0")
     );
 }
+
+/// Every place a member names `bcode-test-support`, as `member: table`
+/// (`dependencies`, `dev-dependencies`, `target.'cfg(..)'.dev-dependencies`,
+/// ...) with its spec.
+fn test_support_uses() -> Vec<(String, String, Value)> {
+    let mut uses = Vec::new();
+    for (dir, _, name) in members() {
+        let whole = manifest(&dir.join("Cargo.toml"));
+        let mut tables: Vec<(String, &Table)> = Vec::new();
+        for (key, value) in &whole {
+            if key == "target" {
+                for (cfg, inner) in value.as_table().into_iter().flatten() {
+                    for (key, value) in inner.as_table().into_iter().flatten() {
+                        if let Some(table) = value.as_table() {
+                            tables.push((format!("target.'{cfg}'.{key}"), table));
+                        }
+                    }
+                }
+            } else if key.ends_with("dependencies")
+                && let Some(table) = value.as_table()
+            {
+                tables.push((key.clone(), table));
+            }
+        }
+        for (table, deps) in tables {
+            if let Some(spec) = deps.get("bcode-test-support") {
+                uses.push((name.clone(), table, spec.clone()));
+            }
+        }
+    }
+    uses
+}
+
+/// The tests' shared helpers are never shipped: `bcode-test-support` is
+/// not published, and every crate names it as a dev-dependency by `path`
+/// alone, which `cargo publish` strips from the published manifest (with a
+/// `version` it would have to be on crates.io).
+#[test]
+fn the_test_support_crate_is_only_a_path_dev_dependency() {
+    let (_, package, _) = members()
+        .into_iter()
+        .find(|(_, _, name)| name == "bcode-test-support")
+        .unwrap();
+    assert_eq!(package.get("publish"), Some(&Value::Boolean(false)));
+    let root_manifest = manifest(&root().join("Cargo.toml"));
+    assert_eq!(
+        root_manifest["workspace"]["dependencies"].get("bcode-test-support"),
+        None,
+        "named through the workspace table it would need a version"
+    );
+    let uses = test_support_uses();
+    let wrong: Vec<String> = uses
+        .iter()
+        .filter(|(_, table, spec)| {
+            !table.ends_with("dev-dependencies")
+                || spec.get("path").is_none()
+                || spec.get("version").is_some()
+        })
+        .map(|(name, table, spec)| format!("{name}: [{table}] {spec}"))
+        .collect();
+    assert_eq!(wrong, Vec::<String>::new());
+    // The scan sees the uses there are (it would pass finding none).
+    let cli = uses.iter().find(|(name, _, _)| name == "bcode-prompt-cli");
+    assert_eq!(
+        cli.map(|(_, table, _)| table.as_str()),
+        Some("dev-dependencies")
+    );
+}

@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::process::Stdio;
 
-use common::{Sandbox, age, text, wait_or_kill, write};
+use common::{Sandbox, age, mkfifo, text, wait_or_kill, write};
 use serde_json::{Value, json};
 
 /// `PWD` as a shell sets it after `cd` into a Latin-1 named checkout: the
@@ -538,11 +538,7 @@ fn a_fifo_as_the_session_sidecar_does_not_block_a_render() {
     let focus = sandbox.base.join("focus");
     std::fs::create_dir_all(&focus).unwrap();
     let sidecar = bcode_prompt_sections::relevant::sidecar::path(&focus);
-    let made = std::process::Command::new("mkfifo")
-        .arg(&sidecar)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    mkfifo(&sidecar);
     let (code, output) = relevant_render(&sandbox, "fix the parser");
     assert_eq!(code, Some(0), "{output}");
     assert!(

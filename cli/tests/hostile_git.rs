@@ -14,8 +14,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, write};
-use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
+use bcode_test_support::commit_all;
+use common::{Sandbox, mkfifo, write};
+use git2::{Repository, RepositoryInitOptions};
 
 /// Longer than any render needs (the git deadline is 1.5 s); a render
 /// still running then has hung, and the test says so instead of hanging.
@@ -76,28 +77,8 @@ fn committed(dir: &Path, branch: &str) -> (Repository, git2::Oid) {
     opts.initial_head(branch);
     let repo = Repository::init_opts(dir, &opts).unwrap();
     write(&dir.join("a.txt"), "a\n");
-    let oid = {
-        let mut index = repo.index().unwrap();
-        index
-            .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
-            .unwrap();
-        index.write().unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig =
-            Signature::new("Planted Author", "planted@example.com", &Time::new(0, 0)).unwrap();
-        repo.commit(Some("HEAD"), &sig, &sig, "first", &tree, &[])
-            .unwrap()
-    };
+    let oid = commit_all(&repo, "first");
     (repo, oid)
-}
-
-fn mkfifo(path: &Path) {
-    if path.exists() {
-        std::fs::remove_file(path).unwrap();
-    }
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
 }
 
 /// A crash during `git commit` leaves HEAD's loose object cut short; the

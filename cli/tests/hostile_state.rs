@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, text, write};
+use common::{Sandbox, mkfifo, text, write};
 
 /// The generous bound on any of these commands: a hostile state file must
 /// never make one wait for it (each used to run for ever, or for minutes).
@@ -279,11 +279,7 @@ fn special_files_as_the_event_log_are_refused_at_once() {
                 "it is a symbolic link; an event log is never opened through one"
             }
             None => {
-                let made = std::process::Command::new("mkfifo")
-                    .arg(&log)
-                    .status()
-                    .unwrap();
-                assert!(made.success());
+                mkfifo(&log);
                 "it is not a regular file"
             }
         };

@@ -12,8 +12,9 @@ use crate::common;
 
 use std::path::Path;
 
+use bcode_test_support::commit_all;
 use common::{Sandbox, succeed_stdout, write};
-use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
+use git2::{Repository, RepositoryInitOptions};
 
 const BRANCH: &str = "feat\u{2028}forged-line\u{202e}x";
 
@@ -30,16 +31,7 @@ fn committed(dir: &Path, branch: &str) -> String {
     opts.initial_head(branch);
     let repo = Repository::init_opts(dir, &opts).unwrap();
     write(&dir.join("a.txt"), "a\n");
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["a.txt"].iter(), IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let sig = Signature::new("Planted Author", "planted@example.com", &Time::new(0, 0)).unwrap();
-    repo.commit(Some("HEAD"), &sig, &sig, "first", &tree, &[])
-        .unwrap()
-        .to_string()
+    commit_all(&repo, "first").to_string()
 }
 
 /// Any character the model must not see raw.

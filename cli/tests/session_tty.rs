@@ -12,7 +12,7 @@ use crate::common;
 
 use bcode_text::columns;
 use common::pty::{CTRL_D, CTRL_U, ENTER, Pty, TAB, UP};
-use common::{Sandbox, write};
+use common::{Sandbox, mkfifo, write};
 use std::fs;
 use std::os::unix::fs::FileTypeExt;
 
@@ -254,11 +254,7 @@ fn history_is_never_kept_through_a_link_or_in_a_fifo() {
     let sandbox = self::sandbox();
     fs::create_dir_all(sandbox.state.join("history")).unwrap();
     let fifo = history(&sandbox);
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    mkfifo(&fifo);
     let mut pty = sandbox.typed_session("fifo", WIDE, &[]);
     pty.expect(PROMPT);
     run(&mut pty, "/skill docs");

@@ -8,6 +8,7 @@
 use bcode_prompt_pipeline::templates::{
     EMBEDDED, TemplateError, TemplatePhase, TemplateWarning, Templates, read_overrides,
 };
+use bcode_test_support::mkfifo;
 
 /// A user's own override folder: links may lead anywhere but `/proc`,
 /// `/sys` and `/dev`.
@@ -95,13 +96,7 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
 
     // A FIFO named like a template is refused at once, never opened blocking.
     let fifo = dir.path().join("stall.j2");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let err =
         bcode_prompt_pipeline::templates::read_overrides(dir.path(), &anywhere()).unwrap_err();
     assert!(err.to_string().contains("stall.j2"), "{err}");

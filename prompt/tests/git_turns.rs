@@ -9,28 +9,13 @@
 use crate::common;
 
 use bcode_prompt::{PromptSession, SkillLifetime, TurnInput};
+use bcode_test_support::{commit_all, init};
 use common::{Repo, at, write};
-use git2::{IndexAddOption, Repository, RepositoryInitOptions, Signature, Time};
-
-fn commit_all(repo: &Repository, message: &str) {
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let sig = Signature::new("Test", "test@example.com", &Time::new(0, 0)).unwrap();
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
-        .unwrap();
-}
+use git2::Repository;
 
 /// The repository committed, and session options with the git sections on.
 fn committed(repo: &Repo) -> (Repository, bcode_prompt::SessionOptions) {
-    let mut init = RepositoryInitOptions::new();
-    init.initial_head("main");
-    let git = Repository::init_opts(&repo.root, &init).unwrap();
+    let git = init(&repo.root);
     commit_all(&git, "first");
     let mut options = repo.options();
     for section in [

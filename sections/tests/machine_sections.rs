@@ -25,8 +25,8 @@ use bcode_prompt_sections::probe::{Machine, ProbeLimits, ProbeRequest, RuntimeMo
 use bcode_prompt_sections::toolchain::{
     self, ToolCommand, ToolOmission, ToolVersion, ToolchainFacts, ToolchainLimits,
 };
-use common::{commit_all, write};
-use git2::{Repository, RepositoryInitOptions};
+use common::{commit_all, init, mkfifo, write};
+use git2::Repository;
 
 /// A machine that answers from constants.
 struct FakeMachine {
@@ -357,12 +357,6 @@ fn no_identifying_values_in_any_section() {
 }
 
 // --------------------------------------------------------------------- git
-
-fn init(dir: &Path) -> Repository {
-    let mut opts = RepositoryInitOptions::new();
-    opts.initial_head("main");
-    Repository::init_opts(dir, &opts).unwrap()
-}
 
 const GIT_SECTIONS: &[&str] = &[
     "worktree_context",
@@ -727,13 +721,7 @@ fn toolchain_section_renders_versions_and_notes_omissions() {
 #[test]
 fn instruction_files_that_are_fifos_or_huge_are_left_out_without_blocking() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(dir.path().join("BCODE.md"))
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&dir.path().join("BCODE.md"));
     std::fs::write(dir.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
     let gathered = bcode_prompt_sections::instructions::gather(
         dir.path(),

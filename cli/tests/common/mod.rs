@@ -11,6 +11,12 @@ use std::process::{Command, Output};
 #[cfg(unix)]
 pub mod pty;
 
+// The helpers every crate's tests share, under the names these tests use;
+// [`Sandbox::short_racy_window`] runs commands with `TEST_RACY_WINDOW`.
+pub use bcode_test_support::{
+    TEST_RACY_WINDOW, age, mkfifo, past_racy_window, write, write_tree as write_files,
+};
+
 /// The binary with an empty environment and no arguments yet (for the
 /// commands that take no repository, or a test that sets its own).
 pub fn binary() -> Command {
@@ -60,19 +66,6 @@ pub fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Moves the modification time of everything under `path` an hour back
-/// (a tree not written lately), so its stamps vouch for it on their own
-/// once the racy window of the status-change time has passed.
-pub fn age(path: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    if path.is_dir() {
-        for entry in fs::read_dir(path).unwrap() {
-            age(&entry.unwrap().path());
-        }
-    }
-    fs::File::open(path).unwrap().set_modified(old).unwrap();
-}
-
 /// `render` at a pinned instant, in UTC.
 pub const RENDER_PINNED: [&str; 5] = [
     "render",
@@ -81,19 +74,6 @@ pub const RENDER_PINNED: [&str; 5] = [
     "--timezone",
     "UTC",
 ];
-
-/// Writes `text` to `path`, creating its folders.
-pub fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-/// Writes each `(relative path, text)` of `files` below `root`.
-pub fn write_files(root: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        write(&root.join(path), text);
-    }
-}
 
 /// Canonical `repo/`, `home/` (created) and `state/` folders in a temp dir.
 pub struct Sandbox {
@@ -112,17 +92,6 @@ pub struct Sandbox {
 
 /// The re-check interval of [`Sandbox::short_mcp_refresh`].
 pub const TEST_MCP_REFRESH: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// The racy window of [`Sandbox::short_racy_window`]: long enough for the
-/// tests' own writes to count as racy while a command runs right after
-/// them, short enough to wait out ([`past_racy_window`]).
-pub const TEST_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Waits until everything written so far is older than [`TEST_RACY_WINDOW`]
-/// (the change time cannot be set back, so [`age`] alone is not enough).
-pub fn past_racy_window() {
-    std::thread::sleep(TEST_RACY_WINDOW + std::time::Duration::from_millis(50));
-}
 
 impl Sandbox {
     pub fn new() -> Self {

@@ -151,13 +151,7 @@ mod tests {
             Err(ReadError::NotRegular)
         ));
         let fifo = dir.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        bcode_test_support::mkfifo(&fifo);
         // Opening a FIFO for reading would block without O_NONBLOCK.
         assert!(matches!(
             read_bounded(&fifo, 10),

@@ -560,13 +560,7 @@ mod tests {
         log.write_all(b"a\n").unwrap();
         assert_eq!(std::fs::read(state.path().join("log")).unwrap(), b"a\n");
         let fifo = state.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        bcode_test_support::mkfifo(&fifo);
         assert!(matches!(
             state.open_file("fifo"),
             Err(ReadError::NotRegular)

@@ -12,17 +12,10 @@ use std::path::Path;
 
 use bcode_skill::search::index_registry;
 use bcode_skill_mcp::SkillServer;
+use bcode_test_support::write_tree as write;
 use serde_json::{Value, json};
 
 use common::registry;
-
-fn write(dir: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-}
 
 /// Skills about PDFs: two served, one hidden from the model, one whose
 /// name is not its id (never served), one whose name the SEP refuses once

@@ -86,13 +86,15 @@ const SECTIONS_FS_EDGES: [&str; 11] = [
 ];
 
 /// Every crate folder of the workspace, the harnesses too (`fuzz` holds
-/// the cargo-fuzz targets, `fuzz/checks` what `cargo test` replays).
-const ALL_CRATES: [&str; 14] = [
+/// the cargo-fuzz targets, `fuzz/checks` what `cargo test` replays;
+/// `packages/test-support` the helpers the tests share).
+const ALL_CRATES: [&str; 15] = [
     "packages/text",
     "packages/fs",
     "packages/skill/models",
     "packages/skill",
     "packages/mcp",
+    "packages/test-support",
     "templates",
     "pipeline",
     "sections",
@@ -103,6 +105,25 @@ const ALL_CRATES: [&str; 14] = [
     "fuzz",
     "fuzz/checks",
 ];
+
+/// The checks over [`ALL_CRATES`] see every crate: it is the workspace's
+/// members and the excluded cargo-fuzz crate, no more and no fewer.
+#[test]
+fn all_crates_are_the_workspace_members() {
+    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    let members = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap();
+    let mut listed: BTreeSet<&str> = members
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"'))
+        .filter_map(|line| line.strip_suffix("\","))
+        .collect();
+    listed.insert("fuzz");
+    assert_eq!(listed, ALL_CRATES.into_iter().collect::<BTreeSet<_>>());
+}
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use bcode_skill::Discovery;
 use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_test_support::mkfifo;
 use support::{build, past_racy_window, quick_options, report, root, write_tree};
 
 fn discover(dir: &std::path::Path, config: &SkillsConfig) -> String {
@@ -130,14 +131,6 @@ info symlink_skipped [ROOT]/root/linked.md symlink `[ROOT]/root/linked.md` was n
 info symlink_skipped [ROOT]/root/nix-skill symlink `[ROOT]/root/nix-skill` was not followed (skills.follow_symlinks = false)
 "
     );
-}
-
-fn mkfifo(path: &std::path::Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 #[test]

@@ -14,6 +14,10 @@ use bcode_skill::{
 };
 use bcode_skill_models::{SkillLayout, SkillSource, SkillsConfig, SourceKind};
 
+// The helpers every crate's tests share, under the names these tests use.
+#[allow(unused_imports)] // each test binary uses a subset
+pub use bcode_test_support::{TEST_RACY_WINDOW, age, past_racy_window, write_tree};
+
 /// The spec's example skill ("Skill package format"), with a short body.
 pub const SPEC_SKILL: &str = "---
 id: rust-debugging
@@ -52,15 +56,6 @@ pub fn registry_origin(folder: &str) -> SkillOrigin {
         location: directory.join("SKILL.md"),
         directory,
         inferred_id: folder.to_owned(),
-    }
-}
-
-/// Writes `files` (path relative to `root`, contents) under `root`.
-pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
-    for (rel, text) in files {
-        let path = root.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
     }
 }
 
@@ -149,39 +144,11 @@ pub fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap()
 }
 
-/// A short racy window for tests that build right after writing: stamps
-/// older than this are trusted (the default is two seconds).
-pub const TEST_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
-
 /// Discovery options with [`TEST_RACY_WINDOW`].
 pub fn quick_options(config: &SkillsConfig) -> DiscoveryOptions {
     let mut options = DiscoveryOptions::from_config(config);
     options.walk.racy_window = TEST_RACY_WINDOW;
     options
-}
-
-/// Waits until everything written so far is older than [`TEST_RACY_WINDOW`]
-/// (a set-back mtime does not age a file: its ctime is still now).
-pub fn past_racy_window() {
-    std::thread::sleep(TEST_RACY_WINDOW + std::time::Duration::from_millis(50));
-}
-
-/// Moves the modification time of everything under `path` (itself
-/// included) an hour back, as for a tree not written lately. Symlinks
-/// themselves are left alone. This does not age the status-change time:
-/// wait out the racy window too ([`past_racy_window`]).
-pub fn age(path: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    let meta = fs::symlink_metadata(path).unwrap();
-    if meta.file_type().is_symlink() {
-        return;
-    }
-    if meta.is_dir() {
-        for entry in fs::read_dir(path).unwrap() {
-            age(&entry.unwrap().path());
-        }
-    }
-    fs::File::open(path).unwrap().set_modified(old).unwrap();
 }
 
 /// A registry of the skills in `files`, written under one user-config

@@ -4,28 +4,18 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bcode_prompt::SessionOptions;
 use bcode_prompt::time::{DateTime, Utc};
+// The helpers every crate's tests share, under the names these tests use.
+pub use bcode_test_support::{write, write_tree as write_files};
 
 /// A temporary repository and home.
 pub struct Repo {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
     pub home: PathBuf,
-}
-
-pub fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// Writes each `(relative path, text)` of `files` below `root`.
-pub fn write_files(root: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        write(&root.join(path), text);
-    }
 }
 
 impl Repo {

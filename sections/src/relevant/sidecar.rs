@@ -317,13 +317,7 @@ mod tests {
     fn a_fifo_sidecar_is_reported_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = path(dir.path());
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        bcode_test_support::mkfifo(&fifo);
         let session = dir.path().to_path_buf();
         let (send, receive) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -756,13 +756,7 @@ mod tests {
         let link = dir.path().join("link.jsonl");
         std::os::unix::fs::symlink(&victim, &link).unwrap();
         let fifo = dir.path().join("fifo.jsonl");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        bcode_test_support::mkfifo(&fifo);
         let dev = dir.path().join("zero.jsonl");
         std::os::unix::fs::symlink("/dev/zero", &dev).unwrap();
         for (path, reason) in [
