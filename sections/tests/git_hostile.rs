@@ -23,7 +23,7 @@ use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
 use bcode_prompt_sections::git::{
     GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
 };
-use common::{commit_all, mkfifo, write};
+use common::{commit_all, init, mkfifo, write};
 use git2::{Repository, RepositoryInitOptions};
 
 /// A short deadline, so a hang costs the test a fraction of a second.
@@ -74,12 +74,6 @@ fn read_without_waiting(path: &Path) -> GitFacts {
         ..GitProbeOptions::default()
     };
     answered("a read that must not wait", move || read(&path, &options))
-}
-
-fn init(dir: &Path) -> Repository {
-    let mut opts = RepositoryInitOptions::new();
-    opts.initial_head("main");
-    Repository::init_opts(dir, &opts).unwrap()
 }
 
 /// A canonical temporary folder and a repository with one commit in

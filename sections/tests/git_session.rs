@@ -17,8 +17,8 @@ use bcode_prompt_sections::git::session::{GitSession, GitSessionStats};
 use bcode_prompt_sections::git::{
     EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusOutcome,
 };
-use common::{commit_all, mkfifo, write};
-use git2::{Repository, RepositoryInitOptions};
+use common::{commit_all, init, mkfifo, write};
+use git2::Repository;
 
 /// A short deadline, for the reads that must time out.
 const DEADLINE: Duration = Duration::from_millis(400);
@@ -63,12 +63,6 @@ fn counts(session: &GitSession) -> (u64, u64, u64) {
         ..
     } = session.stats();
     (reads, reused, joined)
-}
-
-fn init(dir: &Path) -> Repository {
-    let mut opts = RepositoryInitOptions::new();
-    opts.initial_head("main");
-    Repository::init_opts(dir, &opts).unwrap()
 }
 
 /// A repository with one commit: `a.txt`, `src/lib.rs` and a `.gitignore`
