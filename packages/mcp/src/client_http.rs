@@ -476,13 +476,17 @@ impl StreamableHttpClient for HttpClient {
                 Limited::new(response.into_body(), MAX_ANSWER_BYTES).map_err(std::io::Error::other);
             let events = SseStream::new(body)
                 .map(move |event: Result<Sse, SseError>| {
-                    if let Ok(Sse {
-                        data: Some(data), ..
-                    }) = &event
+                    let mut event = event?;
+                    // A skills answer is kept for the consumer, and the SDK
+                    // is given it with an empty result (see `client_tap`).
+                    if let Some(stub) = event
+                        .data
+                        .as_ref()
+                        .and_then(|data| raw.observe_message(data.as_bytes()))
                     {
-                        raw.observe_message(data.as_bytes());
+                        event.data = Some(stub);
                     }
-                    event
+                    Ok(event)
                 })
                 .boxed();
             return Ok(StreamableHttpPostResponse::Sse(events, session));
@@ -491,11 +495,14 @@ impl StreamableHttpClient for HttpClient {
             let body = read_body(response, MAX_ANSWER_BYTES)
                 .await
                 .map_err(client_error)?;
-            return match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
-                Ok(parsed) => {
-                    self.raw.observe_message(&body);
-                    Ok(StreamableHttpPostResponse::Json(parsed, session))
-                }
+            // A skills answer is kept for the consumer, and the SDK is
+            // given it with an empty result (see `client_tap`).
+            let parsed = match self.raw.observe_message(&body) {
+                Some(stub) => serde_json::from_str::<ServerJsonRpcMessage>(&stub),
+                None => serde_json::from_slice::<ServerJsonRpcMessage>(&body),
+            };
+            return match parsed {
+                Ok(parsed) => Ok(StreamableHttpPostResponse::Json(parsed, session)),
                 Err(_) if awaits_nothing => Ok(StreamableHttpPostResponse::Accepted),
                 Err(err) => Err(StreamableHttpError::UnexpectedServerResponse(
                     format!("its answer is not a JSON-RPC message: {err}").into(),
