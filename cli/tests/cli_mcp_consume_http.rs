@@ -5,8 +5,9 @@
 //! here (`initialize`, a session, answers as an event stream), and against
 //! FastMCP 4.1.6's skills server over HTTP when its Python is set up. A
 //! header's `${env:NAME}` is taken from the environment and its value never
-//! shows; an `https` URL is refused with a diagnostic (no TLS); an
-//! untrusted repository cannot add a URL entry.
+//! shows; an `https` URL is reached over TLS (a loopback TLS server with a
+//! certificate authority made at test time), its certificate always
+//! checked; an untrusted repository cannot add a URL entry.
 
 #![cfg(feature = "mcp")]
 // Helpers outside `#[test]` functions are test code too; clippy's
@@ -220,35 +221,217 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
     );
 }
 
-/// An `https` URL is refused with a diagnostic (this build has no TLS),
-/// without a connection; a server that is not there costs a diagnostic.
+/// A server that is not there costs a diagnostic naming the entry, over
+/// `http` and `https` alike; the rest loads.
 #[test]
-fn an_https_url_and_a_closed_port_are_diagnostics() {
+fn a_closed_port_is_a_diagnostic() {
     let closed = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap();
     let entries = format!(
         "{}{}",
-        url_entry("hf", "https://huggingface.co/mcp", TIMEOUT_MS),
-        url_entry("gone", &format!("http://{closed}/mcp"), TIMEOUT_MS)
+        url_entry("gone", &format!("http://{closed}/mcp"), TIMEOUT_MS),
+        url_entry("gone-tls", &format!("https://{closed}/mcp"), TIMEOUT_MS)
     );
     let sandbox = consumer(&entries);
     let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
     assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
-    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
     assert_eq!(
-        diagnostics[0],
-        format!(
-            "skill provider `gone` failed: MCP server `gone`: the MCP handshake over HTTP failed: \
+        diagnostics,
+        ["gone", "gone-tls"].map(|name| format!(
+            "skill provider `{name}` failed: MCP server `{name}`: the MCP handshake over HTTP failed: \
              Client error: cannot connect to {closed}: Connection refused (os error 111) (send discover request)"
-        )
+        ))
     );
+}
+
+/// A certificate authority made for one test, and a server certificate it
+/// signed for `localhost` only (not `127.0.0.1`).
+struct TestPki {
+    /// The authority's certificate, PEM.
+    ca_pem: String,
+    /// A server configuration presenting the certificate.
+    server: Arc<rustls::ServerConfig>,
+}
+
+fn test_pki() -> TestPki {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
+        KeyPair, KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "Bcode test CA");
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let leaf_key = KeyPair::generate().unwrap();
+    let mut leaf = CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    leaf.distinguished_name
+        .push(DnType::CommonName, "localhost");
+    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let leaf_cert = leaf.signed_by(&leaf_key, &issuer).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+    let server = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![leaf_cert.der().clone(), ca_cert.der().clone()], key)
+    .unwrap();
+    TestPki {
+        ca_pem: ca_cert.pem(),
+        server: Arc::new(server),
+    }
+}
+
+/// [`url_entry`] with `ca_file` naming `ca_file`.
+fn tls_entry(name: &str, url: &str, ca_file: Option<&str>) -> String {
+    let mut entry = url_entry(name, url, TIMEOUT_MS);
+    if let Some(ca_file) = ca_file {
+        entry.push_str(&format!("ca_file = {}\n", Value::from(ca_file)));
+    }
+    entry
+}
+
+/// Over `https`, the server of the 2025-11-25 era serving TLS with a
+/// certificate of a private authority, which the entry's `ca_file` (a path
+/// relative to the config file) adds to the built-in roots: the skill is
+/// listed and its body read, every request over TLS with the token.
+#[test]
+fn an_https_server_is_consumed_with_a_root_from_ca_file() {
+    let pki = test_pki();
+    let seen: Seen = Arc::default();
+    let addr = serve_legacy(seen.clone(), Some(pki.server.clone()));
+    let sandbox = consumer(&tls_entry(
+        "secure",
+        &format!("https://localhost:{}/mcp", addr.port()),
+        Some("certs/test-ca.pem"),
+    ));
+    write(
+        &sandbox.home.join(".config/bcode/certs/test-ca.pem"),
+        &pki.ca_pem,
+    );
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(diagnostics, Vec::<String>::new());
     assert_eq!(
-        diagnostics[1],
-        "skill provider `hf` failed: MCP server `hf`: its `url` is `https://`, which this build \
-         cannot reach: it has no TLS (use an `http://` URL on a trusted network or a local TLS \
-         proxy, or a `command` entry)"
+        listed,
+        skills(&[
+            ("local", "repo:.bcode/skills"),
+            ("secure:pdf", "mcp:secure")
+        ])
+    );
+    let block = ok(run(
+        &sandbox,
+        Some(TOKEN),
+        &["skills", "context", "secure:pdf"],
+    ));
+    assert_eq!(
+        block,
+        "<skill id=\"secure:pdf\" name=\"pdf\" location=\"bcode-provider://secure/secure:pdf\">\n\
+         References are relative to skill://pdf/.\n\
+         Source label: mcp:secure\n\
+         \n\
+         The PDF body.\n\
+         </skill>\n"
+    );
+    let seen = seen.lock().unwrap().clone();
+    let methods: Vec<&str> = seen
+        .iter()
+        .map(|(method, ..)| method.as_str())
+        .filter(|method| *method != "DELETE")
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "skills/list",
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "skills/list",
+            "resources/read",
+        ]
+    );
+    let bearer = format!("Bearer {TOKEN}");
+    assert!(seen.iter().all(|(_, auth, ..)| *auth == bearer), "{seen:?}");
+}
+
+/// A certificate no known root vouches for, one that does not name the
+/// URL's host, and a `ca_file` that is missing or holds no certificate:
+/// each entry is refused with a diagnostic naming it and why, before any
+/// request (the server reads none of theirs, so no token is sent), and the
+/// other entries load.
+#[test]
+fn an_untrusted_or_misnamed_certificate_is_refused_and_the_rest_loads() {
+    let pki = test_pki();
+    let seen: Seen = Arc::default();
+    let addr = serve_legacy(seen.clone(), Some(pki.server.clone()));
+    let port = addr.port();
+    let by_name = format!("https://localhost:{port}/mcp");
+    let by_address = format!("https://127.0.0.1:{port}/mcp");
+    let entries = [
+        tls_entry("good", &by_name, Some("test-ca.pem")),
+        tls_entry("untrusted", &by_name, None),
+        tls_entry("misnamed", &by_address, Some("test-ca.pem")),
+        tls_entry("missing", &by_name, Some("missing.pem")),
+        tls_entry("notpem", &by_name, Some("notpem.pem")),
+    ]
+    .concat();
+    let sandbox = consumer(&entries);
+    let config = sandbox.home.join(".config/bcode");
+    write(&config.join("test-ca.pem"), &pki.ca_pem);
+    write(&config.join("notpem.pem"), "not a certificate\n");
+    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
+    assert_eq!(
+        listed,
+        skills(&[("good:pdf", "mcp:good"), ("local", "repo:.bcode/skills")])
+    );
+    let config = config.display();
+    assert_eq!(
+        diagnostics,
+        [
+            "skill provider `misnamed` failed: MCP server `misnamed`: the MCP handshake over HTTP \
+             failed: Client error: TLS with 127.0.0.1:PORT failed: the server's certificate is not \
+             valid for the URL's host (certificate not valid for name \"127.0.0.1\"; certificate \
+             is only valid for DnsName(\"localhost\")) (send discover request)"
+                .replace("PORT", &port.to_string()),
+            format!(
+                "skill provider `missing` failed: MCP server `missing`: its `ca_file` \
+                 {config}/missing.pem cannot be read: No such file or directory (os error 2)"
+            ),
+            format!(
+                "skill provider `notpem` failed: MCP server `notpem`: its `ca_file` \
+                 {config}/notpem.pem holds no PEM certificate (`-----BEGIN CERTIFICATE-----`)"
+            ),
+            "skill provider `untrusted` failed: MCP server `untrusted`: the MCP handshake over \
+             HTTP failed: Client error: TLS with localhost:PORT failed: the server's certificate \
+             is not trusted: no root it chains to is known (unknown issuer; an entry's `ca_file` \
+             can add the root of a private server) (send discover request)"
+                .replace("PORT", &port.to_string()),
+        ]
+    );
+    let methods: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(method, ..)| method.clone())
+        .filter(|method| method != "DELETE")
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "skills/list"
+        ]
     );
 }
 
@@ -292,6 +475,11 @@ type Seen = Arc<Mutex<Vec<(String, String, String, String)>>>;
 /// stream it does not offer (405). At `/echo` it answers every request
 /// with HTTP 400 and the `Authorization` it was sent.
 fn legacy_server(seen: Seen) -> SocketAddr {
+    serve_legacy(seen, None)
+}
+
+/// [`legacy_server`], over TLS with `tls` when given.
+fn serve_legacy(seen: Seen, tls: Option<Arc<rustls::ServerConfig>>) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let body = PDF;
@@ -305,18 +493,32 @@ fn legacy_server(seen: Seen) -> SocketAddr {
             let Ok(stream) = stream else { continue };
             let seen = seen.clone();
             let listing = listing.clone();
-            std::thread::spawn(move || answer(stream, &seen, &listing));
+            let tls = tls.clone();
+            std::thread::spawn(move || {
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(30)))
+                    .unwrap();
+                match tls {
+                    None => answer(stream, &seen, &listing),
+                    Some(tls) => {
+                        let connection = rustls::ServerConnection::new(tls).unwrap();
+                        answer(
+                            rustls::StreamOwned::new(connection, stream),
+                            &seen,
+                            &listing,
+                        );
+                    }
+                }
+            });
         }
     });
     addr
 }
 
 /// Reads one request from `stream` and answers it as [`legacy_server`] says.
-fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+/// A TLS handshake the client refuses ends it at the first read.
+fn answer<S: Read + Write>(stream: S, seen: &Seen, listing: &Value) {
+    let mut reader = BufReader::new(stream);
     let mut head = Vec::new();
     loop {
         let mut line = String::new();
@@ -414,7 +616,9 @@ fn answer(mut stream: TcpStream, seen: &Seen, listing: &Value) {
             _ => json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})),
         }
     };
+    let stream = reader.get_mut();
     let _ = stream.write_all(out.as_bytes());
+    let _ = stream.flush();
 }
 
 /// A server of the 2025-11-25 era over HTTP: `server/discover` refused,

@@ -374,6 +374,39 @@ fn mcp_server_folders_resolve_like_skill_paths() {
     );
 }
 
+/// Issue 40: an MCP server's `ca_file` resolves like its `cwd`: relative
+/// to the config file that names it, `~/` to the home, absolute as is.
+#[test]
+fn mcp_server_ca_files_resolve_like_skill_paths() {
+    let servers = "[[skills.mcp_servers]]\nname = \"a\"\nurl = \"https://a.example/mcp\"\nca_file = \"certs/ca.pem\"\n\
+                   [[skills.mcp_servers]]\nname = \"b\"\nurl = \"https://b.example/mcp\"\nca_file = \"~/ca.pem\"\n\
+                   [[skills.mcp_servers]]\nname = \"c\"\nurl = \"https://c.example/mcp\"\nca_file = \"/etc/c.pem\"\n\
+                   [[skills.mcp_servers]]\nname = \"d\"\nurl = \"https://d.example/mcp\"\n";
+    let fixture = Fixture::new().user(servers);
+    let loaded = fixture.load();
+    assert_eq!(loaded.warnings, []);
+    let files: Vec<Option<String>> = loaded
+        .config
+        .skills
+        .mcp_servers
+        .iter()
+        .map(|entry| {
+            loaded
+                .mcp_server_ca_file(entry)
+                .map(|file| fixture.redact(&file.display().to_string()))
+        })
+        .collect();
+    assert_eq!(
+        files,
+        [
+            Some("[ROOT]/home/.config/bcode/certs/ca.pem".to_owned()),
+            Some("[ROOT]/home/ca.pem".to_owned()),
+            Some("/etc/c.pem".to_owned()),
+            None,
+        ]
+    );
+}
+
 #[test]
 fn templates_dir_resolves_like_skill_paths() {
     let fixture = Fixture::new().repo("[system_prompt]\ntemplates_dir = \"templates\"\n");

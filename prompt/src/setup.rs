@@ -180,7 +180,8 @@ pub(crate) fn mcp_providers(
             .iter()
             .map(|entry| {
                 let dir = loaded.mcp_server_dir(entry);
-                let spec = bcode_skill_mcp::McpServerSpec::from_config(entry, env, dir);
+                let ca_file = loaded.mcp_server_ca_file(entry);
+                let spec = bcode_skill_mcp::McpServerSpec::from_config(entry, env, dir, ca_file);
                 std::sync::Arc::new(bcode_skill_mcp::McpProvider::spawn(spec, cache.clone()))
                     as std::sync::Arc<dyn bcode_skill::SkillProvider>
             })

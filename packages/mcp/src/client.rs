@@ -123,6 +123,10 @@ pub enum McpEndpoint {
         /// `${env:NAME}` is taken from the spec's `env` when the server is
         /// first reached, and its value is never shown.
         headers: BTreeMap<String, String>,
+        /// For an `https` URL, a PEM file of roots trusted on top of the
+        /// built-in ones (Mozilla's), e.g. a private server's own CA.
+        /// Nothing turns the certificate's check off.
+        ca_file: Option<PathBuf>,
     },
 }
 
@@ -144,19 +148,24 @@ impl McpServerSpec {
     /// laid over it, in `dir` (the entry's `cwd` as the host resolved it,
     /// e.g. with `LoadedConfig::mcp_server_dir`; `None`: a neutral folder);
     /// or, for an entry naming `url`, reached with its headers, their
-    /// variables taken from `host_env`. (The config's loading has checked
-    /// that an entry names exactly one of `command` and `url`; an entry
-    /// naming neither is given an empty command, which fails to start.)
+    /// variables taken from `host_env`, trusting the roots of `ca_file`
+    /// (the entry's `ca_file` as the host resolved it, e.g. with
+    /// `LoadedConfig::mcp_server_ca_file`) besides the built-in ones. (The
+    /// config's loading has checked that an entry names exactly one of
+    /// `command` and `url`; an entry naming neither is given an empty
+    /// command, which fails to start.)
     pub fn from_config(
         entry: &McpServerConfig,
         host_env: &BTreeMap<String, String>,
         dir: Option<PathBuf>,
+        ca_file: Option<PathBuf>,
     ) -> Self {
         let mut env = host_env.clone();
         let endpoint = match (&entry.url, &entry.command) {
             (Some(url), _) => McpEndpoint::Url {
                 url: url.clone(),
                 headers: entry.headers.clone(),
+                ca_file,
             },
             (None, command) => {
                 env.extend(entry.env.clone());
@@ -1004,7 +1013,11 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
         McpEndpoint::Command { command, args, dir } => {
             start_command(command, args, dir.as_deref(), &spec.env).await
         }
-        McpEndpoint::Url { url, headers } => connect_http(url, headers, &spec.env).await,
+        McpEndpoint::Url {
+            url,
+            headers,
+            ca_file,
+        } => connect_http(url, headers, ca_file.as_deref(), &spec.env).await,
     }
 }
 
@@ -1013,18 +1026,25 @@ async fn start(spec: McpServerSpec) -> Result<Started, String> {
 /// when the server answers that it does not know it (the 2025-11-25 era).
 /// The server is already running, so the SDK's own fallback serves: its
 /// fixed 10 s wait for a discovery never outlasts the entry's timeout,
-/// which bounds the whole start.
+/// which bounds the whole start. An `https` URL is reached over TLS,
+/// trusting the built-in roots and those of `ca_file`.
 async fn connect_http(
     url: &str,
     headers: &BTreeMap<String, String>,
+    ca_file: Option<&Path>,
     env: &BTreeMap<String, String>,
 ) -> Result<Started, String> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let endpoint = crate::client_http::Endpoint::parse(url)?;
     let headers = crate::client_http::resolve_headers(headers, env)?;
+    let tls = if endpoint.is_tls() {
+        Some(crate::client_tls::client_config(ca_file)?)
+    } else {
+        None
+    };
     let raw = RawResults::default();
-    let client = crate::client_http::HttpClient::new(endpoint, raw.clone());
+    let client = crate::client_http::HttpClient::new(endpoint, tls, raw.clone());
     let config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(headers)
         .max_concurrent_requests(4)

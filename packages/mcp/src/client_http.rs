@@ -1,7 +1,8 @@
 //! The consumer's Streamable HTTP transport: the SDK's streamable-HTTP
 //! client worker (sessions, both protocol eras, request ordering) over a
 //! small [`StreamableHttpClient`] of our own on hyper's HTTP/1.1 client
-//! connection, one TCP connection per request, no TLS.
+//! connection, one TCP connection per request, under TLS for an `https`
+//! URL (`client_tls.rs`: the certificate always verified).
 //!
 //! Our own client rather than the SDK's reqwest one: hyper is in the tree
 //! already for `mcp --http`, so this adds its client half and no crate, and
@@ -30,6 +31,7 @@ use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
+use rustls::pki_types::ServerName;
 use sse_stream::{Sse, SseStream};
 
 use crate::client_tap::{MAX_LINE, RawResults};
@@ -54,29 +56,22 @@ pub(crate) struct Endpoint {
     host: HeaderValue,
     /// The request target (`/mcp`).
     target: Arc<str>,
+    /// For an `https` URL, the name its server's certificate must carry.
+    tls: Option<ServerName<'static>>,
 }
 
 impl Endpoint {
-    /// The endpoint of `url`, or why it cannot be reached. An `https` URL
-    /// is refused here: this build has no TLS, and sending the entry's
-    /// headers (a token) in the clear to a server that expects TLS would be
-    /// worse than not connecting.
+    /// The endpoint of `url`, or why it cannot be reached: an `http` or
+    /// `https` URL naming a host and no credentials.
     pub(crate) fn parse(url: &str) -> Result<Endpoint, String> {
         let uri: http::Uri = url
             .parse()
             .map_err(|_| "its `url` is not a valid URL".to_owned())?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(
-                    "its `url` is `https://`, which this build cannot reach: it has no TLS \
-                     (use an `http://` URL on a trusted network or a local TLS proxy, or a \
-                     `command` entry)"
-                        .to_owned(),
-                );
-            }
-            _ => return Err("its `url` is not an `http://` URL".to_owned()),
-        }
+        let secure = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => return Err("its `url` is not an `http://` or `https://` URL".to_owned()),
+        };
         let authority = uri
             .authority()
             .ok_or_else(|| "its `url` names no host".to_owned())?;
@@ -87,7 +82,23 @@ impl Endpoint {
         }
         let host = HeaderValue::from_str(authority.as_str())
             .map_err(|_| "its `url` names no valid host".to_owned())?;
-        let port = authority.port_u16().unwrap_or(80);
+        let port = authority
+            .port_u16()
+            .unwrap_or(if secure { 443 } else { 80 });
+        let tls = if secure {
+            // An IPv6 host is written in brackets; its certificate names
+            // the address without them.
+            let name = authority
+                .host()
+                .trim_start_matches('[')
+                .trim_end_matches(']');
+            let name = ServerName::try_from(name.to_owned()).map_err(|_| {
+                "its `url` names a host no certificate can be checked for".to_owned()
+            })?;
+            Some(name)
+        } else {
+            None
+        };
         let target = uri
             .path_and_query()
             .map_or("/", |path| path.as_str())
@@ -96,7 +107,13 @@ impl Endpoint {
             authority: format!("{}:{port}", authority.host()),
             host,
             target: target.into(),
+            tls,
         })
+    }
+
+    /// Whether its URL is `https`.
+    pub(crate) fn is_tls(&self) -> bool {
+        self.tls.is_some()
     }
 }
 
@@ -222,6 +239,8 @@ fn substitute(template: &str, env: &BTreeMap<String, String>) -> Result<String, 
 pub(crate) enum HttpError {
     #[error("cannot connect to {0}: {1}")]
     Connect(String, std::io::Error),
+    #[error("TLS with {0} failed: {1}")]
+    Tls(String, String),
     #[error("HTTP: {0}")]
     Hyper(#[from] hyper::Error),
     #[error("the request could not be built")]
@@ -234,12 +253,24 @@ pub(crate) enum HttpError {
 #[derive(Clone, Debug)]
 pub(crate) struct HttpClient {
     endpoint: Endpoint,
+    /// For an `https` endpoint, the TLS configuration (one for every
+    /// request, so later connections resume the session).
+    tls: Option<Arc<rustls::ClientConfig>>,
     raw: RawResults,
 }
 
 impl HttpClient {
-    pub(crate) fn new(endpoint: Endpoint, raw: RawResults) -> HttpClient {
-        HttpClient { endpoint, raw }
+    /// A client of `endpoint`; for an `https` one, over TLS with `tls`.
+    pub(crate) fn new(
+        endpoint: Endpoint,
+        tls: Option<Arc<rustls::ClientConfig>>,
+        raw: RawResults,
+    ) -> HttpClient {
+        HttpClient {
+            tls: endpoint.tls.as_ref().and(tls),
+            endpoint,
+            raw,
+        }
     }
 
     /// Sends `request` on a connection of its own.
@@ -252,11 +283,21 @@ impl HttpClient {
             .await
             .map_err(|err| HttpError::Connect(authority.clone(), err))?;
         let _ = stream.set_nodelay(true);
-        let (mut sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        // The connection ends when the answer has been read or dropped.
-        tokio::spawn(connection);
-        Ok(sender.send_request(request).await?)
+        match (&self.tls, &self.endpoint.tls) {
+            (Some(config), Some(name)) => {
+                let stream = tokio_rustls::TlsConnector::from(config.clone())
+                    .connect(name.clone(), stream)
+                    .await
+                    .map_err(|err| {
+                        HttpError::Tls(authority.clone(), crate::client_tls::handshake_reason(&err))
+                    })?;
+                exchange(stream, request).await
+            }
+            // `new` gives every `https` endpoint a connector: a plain
+            // connection is only ever made to an `http` URL.
+            (None, None) => exchange(stream, request).await,
+            _ => Err(HttpError::Request),
+        }
     }
 
     /// A request to the endpoint with the headers every request carries.
@@ -283,6 +324,20 @@ impl HttpClient {
         }
         builder
     }
+}
+
+/// `request` over `io`, a fresh connection: the connection ends when the
+/// answer has been read or dropped.
+async fn exchange<T>(
+    io: T,
+    request: Request<Full<Bytes>>,
+) -> Result<http::Response<hyper::body::Incoming>, HttpError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
+    tokio::spawn(connection);
+    Ok(sender.send_request(request).await?)
 }
 
 /// The body of `response`, read up to `limit` bytes: past it, an error.
@@ -421,13 +476,17 @@ impl StreamableHttpClient for HttpClient {
                 Limited::new(response.into_body(), MAX_ANSWER_BYTES).map_err(std::io::Error::other);
             let events = SseStream::new(body)
                 .map(move |event: Result<Sse, SseError>| {
-                    if let Ok(Sse {
-                        data: Some(data), ..
-                    }) = &event
+                    let mut event = event?;
+                    // A skills answer is kept for the consumer, and the SDK
+                    // is given it with an empty result (see `client_tap`).
+                    if let Some(stub) = event
+                        .data
+                        .as_ref()
+                        .and_then(|data| raw.observe_message(data.as_bytes()))
                     {
-                        raw.observe_message(data.as_bytes());
+                        event.data = Some(stub);
                     }
-                    event
+                    Ok(event)
                 })
                 .boxed();
             return Ok(StreamableHttpPostResponse::Sse(events, session));
@@ -436,11 +495,14 @@ impl StreamableHttpClient for HttpClient {
             let body = read_body(response, MAX_ANSWER_BYTES)
                 .await
                 .map_err(client_error)?;
-            return match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
-                Ok(parsed) => {
-                    self.raw.observe_message(&body);
-                    Ok(StreamableHttpPostResponse::Json(parsed, session))
-                }
+            // A skills answer is kept for the consumer, and the SDK is
+            // given it with an empty result (see `client_tap`).
+            let parsed = match self.raw.observe_message(&body) {
+                Some(stub) => serde_json::from_str::<ServerJsonRpcMessage>(&stub),
+                None => serde_json::from_slice::<ServerJsonRpcMessage>(&body),
+            };
+            return match parsed {
+                Ok(parsed) => Ok(StreamableHttpPostResponse::Json(parsed, session)),
                 Err(_) if awaits_nothing => Ok(StreamableHttpPostResponse::Accepted),
                 Err(err) => Err(StreamableHttpError::UnexpectedServerResponse(
                     format!("its answer is not a JSON-RPC message: {err}").into(),
@@ -635,25 +697,48 @@ mod tests {
     }
 
     #[test]
-    fn only_plain_http_urls_are_reached() {
+    fn http_and_https_urls_are_reached() {
         let endpoint = Endpoint::parse("http://127.0.0.1:8080/mcp?x=1").unwrap();
         assert_eq!(
             (
                 endpoint.authority.as_str(),
                 endpoint.host.to_str().unwrap(),
-                endpoint.target.as_ref()
+                endpoint.target.as_ref(),
+                endpoint.tls
             ),
-            ("127.0.0.1:8080", "127.0.0.1:8080", "/mcp?x=1")
+            ("127.0.0.1:8080", "127.0.0.1:8080", "/mcp?x=1", None)
         );
         let endpoint = Endpoint::parse("http://example.org").unwrap();
         assert_eq!(
             (endpoint.authority.as_str(), endpoint.target.as_ref()),
             ("example.org:80", "/")
         );
+        let endpoint = Endpoint::parse("https://huggingface.co/mcp").unwrap();
         assert_eq!(
-            Endpoint::parse("https://huggingface.co/mcp").unwrap_err(),
-            "its `url` is `https://`, which this build cannot reach: it has no TLS \
-             (use an `http://` URL on a trusted network or a local TLS proxy, or a `command` entry)"
+            (
+                endpoint.authority.as_str(),
+                endpoint.host.to_str().unwrap(),
+                endpoint.target.as_ref(),
+                endpoint.tls
+            ),
+            (
+                "huggingface.co:443",
+                "huggingface.co",
+                "/mcp",
+                Some(ServerName::try_from("huggingface.co").unwrap())
+            )
+        );
+        let endpoint = Endpoint::parse("https://[::1]:8443/mcp").unwrap();
+        assert_eq!(
+            (endpoint.authority.as_str(), endpoint.tls),
+            (
+                "[::1]:8443",
+                Some(ServerName::try_from("::1").unwrap().to_owned())
+            )
+        );
+        assert_eq!(
+            Endpoint::parse("ftp://example.org/mcp").unwrap_err(),
+            "its `url` is not an `http://` or `https://` URL"
         );
         assert_eq!(
             Endpoint::parse("http://user:pw@host/mcp").unwrap_err(),

@@ -18,7 +18,8 @@
 //!
 //! With the `client` feature, [`McpProvider`] consumes the other way: a
 //! `bcode.skill/v1` provider relaying the skills one MCP server publishes,
-//! a program it starts or a server it reaches over Streamable HTTP.
+//! a program it starts or a server it reaches over Streamable HTTP (with
+//! TLS for an `https` URL, the server's certificate always verified).
 
 #[cfg(feature = "client")]
 mod client;
@@ -30,6 +31,8 @@ mod client_http;
 mod client_listing;
 #[cfg(feature = "client")]
 mod client_tap;
+#[cfg(feature = "client")]
+mod client_tls;
 mod digests;
 mod entry;
 mod follow;

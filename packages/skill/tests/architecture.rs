@@ -64,8 +64,9 @@ const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
 /// Modules of `bcode-skill-mcp` that may touch the filesystem: a served
 /// skill's entry (its folder listed, its files read below it) and the
 /// digest cache and the client's cache of fetched files (both in the state
-/// folder), and the watch of the folders below served skills.
-const MCP_FS_EDGES: [&str; 4] = ["entry", "digests", "client_cache", "follow"];
+/// folder), the watch of the folders below served skills, and the PEM
+/// file of roots a user's entry names (`ca_file`).
+const MCP_FS_EDGES: [&str; 5] = ["entry", "digests", "client_cache", "follow", "client_tls"];
 
 /// Modules of `bcode-prompt-sections` that may touch the filesystem: the
 /// probes (the machine, git, the relevant-mode session sidecar) and the

@@ -182,7 +182,7 @@ impl fmt::Display for ConfigError {
                 write!(
                     f,
                     "{at}: the `[[skills.mcp_servers]]` entry `{name}` {problem}\n  \
-                     an entry names either `command` (a program speaking MCP on its standard input and output) or `url` (an `http://` Streamable HTTP endpoint)"
+                     an entry names either `command` (a program speaking MCP on its standard input and output) or `url` (an `https://` or `http://` Streamable HTTP endpoint)"
                 )
             }
             ConfigErrorKind::Extract {

@@ -76,6 +76,7 @@ pub(crate) static KEY_TREE: Shape = Shape::Table(&[
         ("mcp_servers", Shape::Leaf { kind: LeafKind::TableArray(&Shape::Table(&[
             ("allow_dynamic", Shape::Leaf { kind: LeafKind::Bool, nullable: false }),
             ("args", Shape::Leaf { kind: LeafKind::StrArray, nullable: false }),
+            ("ca_file", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("command", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("cwd", Shape::Leaf { kind: LeafKind::Str, nullable: true }),
             ("env", Shape::Leaf { kind: LeafKind::StrMap, nullable: false }),

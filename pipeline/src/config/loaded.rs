@@ -138,6 +138,13 @@ impl LoadedConfig {
         }
     }
 
+    /// The PEM file of extra roots an MCP server entry's `ca_file` names,
+    /// resolved like its `cwd`; `None` when the entry names none.
+    pub fn mcp_server_ca_file(&self, entry: &McpServerConfig) -> Option<PathBuf> {
+        let written = entry.ca_file.as_deref()?;
+        Some(self.resolve("skills.mcp_servers", written))
+    }
+
     fn resolve(&self, key: &str, written: &str) -> PathBuf {
         if let (Some(rest), Some(home)) = (written.strip_prefix("~/"), &self.home) {
             return clean(&home.join(rest));
@@ -241,13 +248,20 @@ impl Provider for LayerProvider<'_> {
 /// What is wrong with how `entry` reaches its server, if anything: it
 /// names exactly one of `command` and `url`, a `url` of `http` or `https`,
 /// and only the keys of its kind (`args`, `env`, `cwd` start a program;
-/// `headers` go with a URL).
+/// `headers` go with a URL, `ca_file` with an `https` one).
 fn mcp_entry_problem(entry: &McpServerConfig) -> Option<String> {
     match (&entry.command, &entry.url) {
         (Some(_), Some(_)) => Some("names both `command` and `url`".to_owned()),
         (None, None) => Some("names neither `command` nor `url`".to_owned()),
-        (Some(_), None) => (!entry.headers.is_empty())
-            .then(|| "names `headers`, which only a `url` entry sends".to_owned()),
+        (Some(_), None) => {
+            if !entry.headers.is_empty() {
+                Some("names `headers`, which only a `url` entry sends".to_owned())
+            } else if entry.ca_file.is_some() {
+                Some("names `ca_file`, which only an `https://` `url` entry uses".to_owned())
+            } else {
+                None
+            }
+        }
         (None, Some(url)) => {
             let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
                 url.get(..scheme.len())
@@ -256,6 +270,12 @@ fn mcp_entry_problem(entry: &McpServerConfig) -> Option<String> {
             if !scheme_ok {
                 // The URL itself is not repeated: it may carry a token.
                 Some("has a `url` that is not an `http://` or `https://` URL".to_owned())
+            } else if entry.ca_file.is_some()
+                && !url
+                    .get(..8)
+                    .is_some_and(|head| head.eq_ignore_ascii_case("https://"))
+            {
+                Some("names `ca_file` with an `http://` `url`, which has no TLS".to_owned())
             } else if !entry.args.is_empty() || !entry.env.is_empty() || entry.cwd.is_some() {
                 Some(
                     "names `url` with `args`, `env` or `cwd`, which only a `command` entry uses"

@@ -82,12 +82,15 @@ pub struct McpServerConfig {
     /// The program to run (looked up on `PATH` when it has no `/`). Not with `url`.
     #[serde(default)]
     pub command: Option<String>,
-    /// The server's Streamable HTTP endpoint (`http://host:port/mcp`), instead of `command`. `https://` is refused with a diagnostic: this build has no TLS.
+    /// The server's Streamable HTTP endpoint (`https://host/mcp`, or `http://host:port/mcp`), instead of `command`. An `https://` server's certificate is always verified, against Mozilla's roots (built in) and those of `ca_file`.
     #[serde(default)]
     pub url: Option<String>,
     /// HTTP headers sent with every request to `url`. A value may take an environment variable as `${env:NAME}` (`Authorization = "Bearer ${env:HF_TOKEN}"`), so the secret stays out of the config; an unset or empty variable fails the entry with a diagnostic that names the variable, never a value.
     #[serde(default)]
     pub headers: std::collections::BTreeMap<String, String>,
+    /// A PEM file of extra root certificates trusted for this entry's `https://` server, on top of the built-in ones (e.g. a private server's own CA): absolute, `~/`-relative, or relative to the folder of the config file that names it. With an `https://` `url` only; it never turns verification off.
+    #[serde(default)]
+    pub ca_file: Option<String>,
     /// Its arguments (with `command`).
     #[serde(default)]
     pub args: Vec<String>,
