@@ -18,7 +18,7 @@ use bcode_prompt_pipeline::section::Position;
 use bcode_prompt_pipeline::stage::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt_pipeline::templates::Templates;
+use bcode_templates::Templates;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// Inputs a probe would have gathered.

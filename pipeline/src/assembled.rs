@@ -8,7 +8,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::stage::{Placement, SectionClass, SectionTruncation};
-use crate::templates::TemplateUse;
+use bcode_templates::TemplateUse;
 
 /// The result of one assembly.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -17,7 +17,7 @@ use minijinja::context;
 
 use serde::Serialize;
 
-use crate::templates::{TemplateError, Templates};
+use bcode_templates::{TemplateError, Templates};
 
 /// A cut made by the bounds helper, with where the full text can be found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

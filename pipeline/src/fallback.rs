@@ -8,7 +8,7 @@ use minijinja::context;
 
 use crate::bounds;
 use crate::config::ToolOutputConfig;
-use crate::templates::{TemplateError, Templates};
+use bcode_templates::{TemplateError, Templates};
 
 /// The fallback template's name.
 pub const FALLBACK_TEMPLATE: &str = "tool_call_fallback.j2";

@@ -14,4 +14,3 @@ pub mod pipeline;
 pub mod section;
 pub mod section_text;
 pub mod stage;
-pub mod templates;

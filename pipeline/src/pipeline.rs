@@ -24,7 +24,7 @@ use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionRepor
 use crate::config::{BcodeConfig, SectionToggles};
 use crate::section::{self, Position, StageSpec};
 use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
-use crate::templates::Templates;
+use bcode_templates::Templates;
 
 /// What goes between two sections of the same part: one blank line.
 pub const SECTION_SEPARATOR: &str = "\n\n";

@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn every_section_template_is_embedded() {
-        let names = crate::templates::Templates::builtin().names();
+        let names = bcode_templates::Templates::builtin().names();
         for kind in SectionKind::ALL {
             assert!(names.iter().any(|n| n == kind.template()), "{kind:?}");
         }

@@ -26,7 +26,7 @@ use crate::bounds::{self, BoundedText};
 use crate::config::BcodeConfig;
 pub use crate::section::{Placement, SectionClass, SectionKind, StageSpec};
 pub use crate::section_text::{SectionText, SharedText};
-use crate::templates::{TemplateError, TemplateUse, Templates};
+use bcode_templates::{TemplateError, TemplateUse, Templates};
 
 /// One section a stage yields. Build it with [`Section::new`] and the
 /// `with_*` methods; the pipeline adds class, placement and offsets.

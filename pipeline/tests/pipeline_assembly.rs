@@ -13,7 +13,7 @@ use bcode_prompt_pipeline::section::Position;
 use bcode_prompt_pipeline::stage::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateOverride, Templates};
+use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;
 
 /// Turn inputs, as probes would gather them.

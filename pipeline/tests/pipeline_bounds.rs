@@ -11,7 +11,7 @@ use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt_pipeline::templates::{EMBEDDED, Templates};
+use bcode_templates::{EMBEDDED, Templates};
 use bcode_text::Limit;
 use proptest::prelude::*;
 use serde_json::json;
@@ -125,7 +125,7 @@ fn a_stage_records_its_cut_in_the_report() {
 fn a_broken_marker_override_is_an_error_not_a_silent_cut() {
     let templates = Templates::new(
         &[EMBEDDED],
-        vec![bcode_prompt_pipeline::templates::TemplateOverride {
+        vec![bcode_templates::TemplateOverride {
             name: "truncation_marker.j2".into(),
             file: "/ops/truncation_marker.j2".into(),
             source: "[cut {{ omitted_lines }}]".into(),

@@ -6,7 +6,7 @@
 
 use bcode_prompt_pipeline::config::ToolOutputConfig;
 use bcode_prompt_pipeline::fallback::format_tool_call;
-use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateOverride, Templates};
+use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;
 
 fn check(chars: usize, arguments: &serde_json::Value, expected: &str) {

@@ -5,7 +5,7 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt_pipeline::templates::{
+use bcode_templates::{
     EMBEDDED, TemplateError, TemplatePhase, TemplateWarning, Templates, read_overrides,
 };
 use bcode_test_support::mkfifo;
@@ -90,15 +90,14 @@ fn a_hostile_override_directory_cannot_crash_or_hang_the_render() {
     std::fs::write(dir.path().join("sub/base.j2"), "nested").unwrap();
     // A link back to the top would recurse forever if followed.
     std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
-    let found = bcode_prompt_pipeline::templates::read_overrides(dir.path(), &anywhere()).unwrap();
+    let found = bcode_templates::read_overrides(dir.path(), &anywhere()).unwrap();
     let names: Vec<&str> = found.overrides.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["sub/base.j2"]);
 
     // A FIFO named like a template is refused at once, never opened blocking.
     let fifo = dir.path().join("stall.j2");
     mkfifo(&fifo);
-    let err =
-        bcode_prompt_pipeline::templates::read_overrides(dir.path(), &anywhere()).unwrap_err();
+    let err = bcode_templates::read_overrides(dir.path(), &anywhere()).unwrap_err();
     assert!(err.to_string().contains("stall.j2"), "{err}");
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use bcode_prompt_pipeline::templates::{EMBEDDED, TemplateError, Templates};
+use bcode_templates::{EMBEDDED, TemplateError, Templates};
 
 #[test]
 fn every_embedded_template_compiles() {

@@ -17,12 +17,12 @@ use std::time::Duration;
 use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::StageContext;
-use bcode_prompt_pipeline::templates::Templates;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
 use bcode_prompt_sections::git::{
     GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
 };
+use bcode_templates::Templates;
 use common::{commit_all, init, mkfifo, write};
 use git2::{Repository, RepositoryInitOptions};
 

@@ -16,7 +16,6 @@ use bcode_prompt_pipeline::assembled::AssembledPrompt;
 use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::stage::StageContext;
-use bcode_prompt_pipeline::templates::Templates;
 use bcode_prompt_sections::environment::OsFacts;
 use bcode_prompt_sections::gathered::Gathered as Inputs;
 use bcode_prompt_sections::git::read::GitProbeOptions;
@@ -25,6 +24,7 @@ use bcode_prompt_sections::probe::{Machine, ProbeLimits, ProbeRequest, RuntimeMo
 use bcode_prompt_sections::toolchain::{
     self, ToolCommand, ToolOmission, ToolVersion, ToolchainFacts, ToolchainLimits,
 };
+use bcode_templates::Templates;
 use common::{commit_all, init, mkfifo, write};
 use git2::Repository;
 

@@ -11,7 +11,7 @@ use bcode_prompt_pipeline::config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt_pipeline::templates::TemplateUse;
+use bcode_templates::TemplateUse;
 
 use crate::gathered::{Gathered, need};
 use crate::invariants::*;
