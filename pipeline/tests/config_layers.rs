@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use bcode_prompt_pipeline::config::{
     BcodeConfig, CatalogMode, ConfigInputs, ConfiguredSkillRoot, LoadedConfig, Origin, load,
 };
+use bcode_skill_models::McpServerConfig;
 
 /// A temp tree with `home/`, `repo/` and `cwd/`, and the inputs to load it.
 struct Fixture {
@@ -348,22 +349,8 @@ fn mcp_server_folders_resolve_like_skill_paths() {
                    [[skills.mcp_servers]]\nname = \"c\"\ncommand = \"x\"\ncwd = \"~\"\n\
                    [[skills.mcp_servers]]\nname = \"d\"\ncommand = \"x\"\ncwd = \"/opt/d\"\n\
                    [[skills.mcp_servers]]\nname = \"e\"\ncommand = \"x\"\n";
-    let fixture = Fixture::new().user(servers);
-    let loaded = fixture.load();
-    assert_eq!(loaded.warnings, []);
-    let dirs: Vec<Option<String>> = loaded
-        .config
-        .skills
-        .mcp_servers
-        .iter()
-        .map(|entry| {
-            loaded
-                .mcp_server_dir(entry)
-                .map(|dir| fixture.redact(&dir.display().to_string()))
-        })
-        .collect();
     assert_eq!(
-        dirs,
+        per_mcp_server(servers, LoadedConfig::mcp_server_dir),
         [
             Some("[ROOT]/home/.config/bcode/tools".to_owned()),
             Some("[ROOT]/home/srv".to_owned()),
@@ -374,6 +361,24 @@ fn mcp_server_folders_resolve_like_skill_paths() {
     );
 }
 
+/// `path` of each MCP server entry of the user config `servers` (which
+/// must load without warnings), redacted.
+fn per_mcp_server(
+    servers: &str,
+    path: fn(&LoadedConfig, &McpServerConfig) -> Option<PathBuf>,
+) -> Vec<Option<String>> {
+    let fixture = Fixture::new().user(servers);
+    let loaded = fixture.load();
+    assert_eq!(loaded.warnings, []);
+    loaded
+        .config
+        .skills
+        .mcp_servers
+        .iter()
+        .map(|entry| path(&loaded, entry).map(|p| fixture.redact(&p.display().to_string())))
+        .collect()
+}
+
 /// Issue 40: an MCP server's `ca_file` resolves like its `cwd`: relative
 /// to the config file that names it, `~/` to the home, absolute as is.
 #[test]
@@ -382,22 +387,8 @@ fn mcp_server_ca_files_resolve_like_skill_paths() {
                    [[skills.mcp_servers]]\nname = \"b\"\nurl = \"https://b.example/mcp\"\nca_file = \"~/ca.pem\"\n\
                    [[skills.mcp_servers]]\nname = \"c\"\nurl = \"https://c.example/mcp\"\nca_file = \"/etc/c.pem\"\n\
                    [[skills.mcp_servers]]\nname = \"d\"\nurl = \"https://d.example/mcp\"\n";
-    let fixture = Fixture::new().user(servers);
-    let loaded = fixture.load();
-    assert_eq!(loaded.warnings, []);
-    let files: Vec<Option<String>> = loaded
-        .config
-        .skills
-        .mcp_servers
-        .iter()
-        .map(|entry| {
-            loaded
-                .mcp_server_ca_file(entry)
-                .map(|file| fixture.redact(&file.display().to_string()))
-        })
-        .collect();
     assert_eq!(
-        files,
+        per_mcp_server(servers, LoadedConfig::mcp_server_ca_file),
         [
             Some("[ROOT]/home/.config/bcode/certs/ca.pem".to_owned()),
             Some("[ROOT]/home/ca.pem".to_owned()),
