@@ -340,25 +340,7 @@ fn an_https_server_is_consumed_with_a_root_from_ca_file() {
          </skill>\n"
     );
     let seen = seen.lock().unwrap().clone();
-    let methods: Vec<&str> = seen
-        .iter()
-        .map(|(method, ..)| method.as_str())
-        .filter(|method| *method != "DELETE")
-        .collect();
-    assert_eq!(
-        methods,
-        [
-            "server/discover",
-            "initialize",
-            "notifications/initialized",
-            "skills/list",
-            "server/discover",
-            "initialize",
-            "notifications/initialized",
-            "skills/list",
-            "resources/read",
-        ]
-    );
+    assert_eq!(methods(&seen), OLDER_ERA_LIST_THEN_READ);
     let bearer = format!("Bearer {TOKEN}");
     assert!(seen.iter().all(|(_, auth, ..)| *auth == bearer), "{seen:?}");
 }
@@ -467,6 +449,30 @@ fn an_untrusted_repositorys_url_entry_is_ignored() {
 /// One request the legacy server read: method (or HTTP verb), its
 /// `Authorization`, `Mcp-Session-Id` and `MCP-Protocol-Version`.
 type Seen = Arc<Mutex<Vec<(String, String, String, String)>>>;
+
+/// What a server of the older era sees of a listing run and a reading
+/// run: each run discovers (refused), initializes, says initialized, then
+/// makes its request in the session.
+const OLDER_ERA_LIST_THEN_READ: [&str; 9] = [
+    "server/discover",
+    "initialize",
+    "notifications/initialized",
+    "skills/list",
+    "server/discover",
+    "initialize",
+    "notifications/initialized",
+    "skills/list",
+    "resources/read",
+];
+
+/// The methods `seen` in order, without the sessions' ends (a `DELETE`
+/// may or may not follow a run).
+fn methods(seen: &[(String, String, String, String)]) -> Vec<&str> {
+    seen.iter()
+        .map(|(method, ..)| method.as_str())
+        .filter(|method| *method != "DELETE")
+        .collect()
+}
 
 /// A server of the 2025-11-25 era over HTTP, in a thread: it requires
 /// [`TOKEN`], answers `server/discover` with HTTP 400 and "method not
@@ -644,27 +650,7 @@ fn a_server_of_the_2025_era_over_http_is_consumed_in_its_session() {
     assert!(block.ends_with("\nThe PDF body.\n</skill>\n"), "{block}");
     let seen = seen.lock().unwrap().clone();
     let bearer = format!("Bearer {TOKEN}");
-    // Each run: discover (refused), initialize, initialized, then its
-    // request in the session; a session's end (DELETE) may follow.
-    let methods: Vec<&str> = seen
-        .iter()
-        .map(|(method, ..)| method.as_str())
-        .filter(|method| *method != "DELETE")
-        .collect();
-    assert_eq!(
-        methods,
-        [
-            "server/discover",
-            "initialize",
-            "notifications/initialized",
-            "skills/list",
-            "server/discover",
-            "initialize",
-            "notifications/initialized",
-            "skills/list",
-            "resources/read",
-        ]
-    );
+    assert_eq!(methods(&seen), OLDER_ERA_LIST_THEN_READ);
     for (method, auth, session, version) in &seen {
         assert_eq!(auth, &bearer, "{method}");
         if !matches!(method.as_str(), "server/discover" | "initialize") {

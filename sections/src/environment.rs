@@ -195,12 +195,7 @@ pub fn locale(
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use bcode_test_support::env_map as env;
 
     #[test]
     fn hosting_is_presence_only() {

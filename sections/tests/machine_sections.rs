@@ -61,12 +61,7 @@ fn machine() -> FakeMachine {
     }
 }
 
-fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
-}
+use bcode_test_support::env_map as env;
 
 fn now(rfc3339: &str) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::parse_from_rfc3339(rfc3339)

@@ -609,12 +609,7 @@ impl HttpClient {
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use bcode_test_support::env_map as env;
 
     #[test]
     fn placeholders_take_the_environment_and_name_only_the_variable() {
