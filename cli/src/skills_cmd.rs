@@ -462,12 +462,7 @@ fn one_line(text: &str) -> String {
 /// `None` when there are none: infos (a markdown file that is not a skill)
 /// are not problems to report.
 fn problems(diagnostics: &[Diagnostic]) -> Option<String> {
-    let notable: Vec<Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.severity != Severity::Info)
-        .cloned()
-        .collect();
-    diagnostics_out::summary(&notable)
+    diagnostics_out::summary(diagnostics.iter().filter(|d| d.severity != Severity::Info))
 }
 
 /// After a command's output, the skill files' problems, if any.
