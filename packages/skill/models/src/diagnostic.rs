@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::id::SkillId;
+
 /// How much a diagnostic matters. `Error` means the skill (or file) was
 /// skipped; `Warning` means it loaded but something should be fixed; `Info`
 /// is worth knowing and needs no action.
@@ -235,7 +237,7 @@ pub struct Diagnostic {
     /// The front-matter field concerned, where one is.
     pub field: Option<Cow<'static, str>>,
     /// The skill id concerned, where known ([`Diagnostic::skill_id`]).
-    skill_id: Option<Box<str>>,
+    skill_id: Option<Arc<str>>,
     /// What is wrong and how to fix it: written out, or the parameters of
     /// a message rendered when shown.
     text: Text,
@@ -360,7 +362,7 @@ impl<'de> Deserialize<'de> for Diagnostic {
             line: d.line,
             column: d.column,
             field: d.field.map(Cow::Owned),
-            skill_id: d.skill_id.map(String::into_boxed_str),
+            skill_id: d.skill_id.map(Arc::from),
             text: Text::Written {
                 message: d.message.into_boxed_str(),
                 hint: d.hint.map(String::into_boxed_str),
@@ -439,12 +441,28 @@ impl Diagnostic {
     /// Sets (or with `None` clears) the skill id concerned. A message kept
     /// as its parameters that names the same id keeps it once.
     pub fn set_skill_id(&mut self, id: Option<&str>) {
+        self.set_skill_id_shared(id.map(Arc::from));
+    }
+
+    /// Sets the skill id concerned to `id`'s text, shared with the id
+    /// rather than copied (a registry's diagnostics name their skills).
+    pub fn set_skill(&mut self, id: &SkillId) {
+        self.set_skill_id_shared(Some(id.shared()));
+    }
+
+    fn set_skill_id_shared(&mut self, id: Option<Arc<str>>) {
         if let Text::ConsecutiveHyphens { id: own } = &mut self.text {
             // The id the message names, wherever it is kept now.
-            let named = own.take().or_else(|| self.skill_id.clone());
-            *own = if named.as_deref() == id { None } else { named };
+            let named = own
+                .take()
+                .or_else(|| self.skill_id.as_deref().map(Box::from));
+            *own = if named.as_deref() == id.as_deref() {
+                None
+            } else {
+                named
+            };
         }
-        self.skill_id = id.map(Box::from);
+        self.skill_id = id;
     }
 
     /// Names the file or directory concerned (a copy of `path`; see
@@ -591,6 +609,19 @@ mod tests {
         let back: Diagnostic = serde_json::from_str(&json).unwrap_or_else(|_| written.clone());
         assert_eq!((back.message(), back.hint()), (lazy.message(), lazy.hint()));
         assert_eq!(back, lazy);
+    }
+
+    #[test]
+    fn a_skill_set_by_its_id_shares_the_text_and_reads_as_a_copy_would() {
+        let id = SkillId::parse("a--b").unwrap_or_else(|_| unreachable!());
+        let mut shared = Diagnostic::consecutive_hyphens("a--b");
+        shared.set_skill(&id);
+        let mut copied = Diagnostic::consecutive_hyphens("a--b");
+        copied.set_skill_id(Some("a--b"));
+        assert_eq!(shared, copied);
+        assert_eq!(shared.text, Text::ConsecutiveHyphens { id: None });
+        let kept = shared.skill_id.clone().unwrap_or_else(|| Arc::from(""));
+        assert!(Arc::ptr_eq(&kept, &id.shared()), "one allocation, not two");
     }
 
     #[test]

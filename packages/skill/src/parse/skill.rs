@@ -321,11 +321,11 @@ fn label(
     skill: Option<&SkillManifest>,
 ) {
     diagnostics.shrink_to_fit();
-    let id = skill.map(|m| m.id.as_str());
+    let id = skill.map(|m| &m.id);
     for d in diagnostics.iter_mut() {
         d.path = Some(Arc::clone(location));
-        if d.skill_id().is_none() && id.is_some() {
-            d.set_skill_id(id);
+        if let Some(id) = id.filter(|_| d.skill_id().is_none()) {
+            d.set_skill(id);
         }
     }
 }
