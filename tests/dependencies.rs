@@ -181,6 +181,67 @@ fn no_banned_crate_or_feature_is_in_the_tree() {
     assert_eq!(found, Vec::<String>::new());
 }
 
+/// `deny.toml`, which `.ci/run` hands to cargo-deny, holds the same
+/// policy as this file: the same licences, per-crate exceptions and bans.
+#[test]
+fn cargo_deny_holds_the_same_policy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("deny.toml")).expect("deny.toml");
+    let deny: toml::Value = toml::from_str(&text).expect("deny.toml parses");
+    let strings = |value: Option<&toml::Value>, key: &str| -> BTreeSet<String> {
+        value
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|item| match item {
+                toml::Value::String(s) => Some(s.clone()),
+                table => table.get(key)?.as_str().map(str::to_owned),
+            })
+            .collect()
+    };
+    let licenses = deny.get("licenses");
+    let mut allowed: BTreeSet<String> = ALLOWED.iter().map(|s| (*s).to_owned()).collect();
+    allowed.extend(
+        ALLOWED_EXCEPTIONS
+            .iter()
+            .map(|exception| format!("Apache-2.0 WITH {exception}")),
+    );
+    assert_eq!(strings(licenses.and_then(|l| l.get("allow")), ""), allowed);
+    let exceptions: BTreeSet<(String, String)> = licenses
+        .and_then(|l| l.get("exceptions"))
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let only = strings(e.get("allow"), "")
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            Some((e.get("crate")?.as_str()?.to_owned(), only))
+        })
+        .collect();
+    let ours: BTreeSet<(String, String)> = ALLOWED_FOR
+        .iter()
+        .map(|(krate, licence, _)| ((*krate).to_owned(), (*licence).to_owned()))
+        .collect();
+    assert_eq!(exceptions, ours);
+    let banned: BTreeSet<String> = BANNED.iter().map(|(name, _)| (*name).to_owned()).collect();
+    assert_eq!(
+        strings(deny.get("bans").and_then(|b| b.get("deny")), "crate"),
+        banned
+    );
+    let sources = deny.get("sources");
+    for key in ["unknown-registry", "unknown-git"] {
+        assert_eq!(
+            sources
+                .and_then(|s| s.get(key))
+                .and_then(toml::Value::as_str),
+            Some("deny"),
+            "{key}"
+        );
+    }
+}
+
 /// The policy's own parser: old `/` lists, `WITH`, brackets, and what an
 /// expression it cannot read does.
 #[test]
