@@ -11,8 +11,8 @@ use std::fs;
 use std::hint::black_box;
 use std::time::Duration;
 
+use bcode_prompt_config::{BcodeConfig, ConfigInputs, load};
 use bcode_prompt_pipeline::base::BaseStage;
-use bcode_prompt_pipeline::config::{BcodeConfig, ConfigInputs, load};
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::section::Position;
 use bcode_prompt_pipeline::stage::{

@@ -5,8 +5,8 @@
 
 use minijinja::context;
 
-use crate::config::PromptMode;
 use crate::stage::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
+use bcode_prompt_config::PromptMode;
 
 /// The base template's name.
 pub const BASE_TEMPLATE: &str = "base.j2";

@@ -7,7 +7,7 @@ use bcode_text::Limit;
 use minijinja::context;
 
 use crate::bounds;
-use crate::config::ToolOutputConfig;
+use bcode_prompt_config::ToolOutputConfig;
 use bcode_templates::{TemplateError, Templates};
 
 /// The fallback template's name.

@@ -1,14 +1,12 @@
-//! The Bcode prompt pipeline: the layered configuration with provenance, the
-//! stage trait, the ordered pipeline, bounds, the template environment and the
-//! assembled-prompt result with per-section accounting.
+//! The Bcode prompt pipeline: the stage trait, the ordered pipeline, bounds
+//! and the assembled-prompt result with per-section accounting. The
+//! configuration it reads is `bcode-prompt-config`'s.
 
 #![warn(missing_docs)]
 
 pub mod assembled;
 pub mod base;
 pub mod bounds;
-pub mod config;
-pub mod facts;
 pub mod fallback;
 pub mod pipeline;
 pub mod section;

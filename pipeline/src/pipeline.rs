@@ -21,9 +21,9 @@ use bcode_text::Limit;
 use serde::Serialize;
 
 use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
-use crate::config::{BcodeConfig, SectionToggles};
 use crate::section::{self, Position, StageSpec};
 use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use bcode_prompt_config::{BcodeConfig, SectionToggles};
 use bcode_templates::Templates;
 
 /// What goes between two sections of the same part: one blank line.

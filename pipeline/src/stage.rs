@@ -23,9 +23,9 @@ use bcode_text::Limit;
 
 pub use crate::bounds::SectionTruncation;
 use crate::bounds::{self, BoundedText};
-use crate::config::BcodeConfig;
 pub use crate::section::{Placement, SectionClass, SectionKind, StageSpec};
 pub use crate::section_text::{SectionText, SharedText};
+use bcode_prompt_config::BcodeConfig;
 use bcode_templates::{TemplateError, TemplateUse, Templates};
 
 /// One section a stage yields. Build it with [`Section::new`] and the

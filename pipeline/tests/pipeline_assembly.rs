@@ -5,9 +5,9 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use bcode_prompt_config::{BcodeConfig, PromptMode};
 use bcode_prompt_pipeline::assembled::AssembledPrompt;
 use bcode_prompt_pipeline::base::BaseStage;
-use bcode_prompt_pipeline::config::{BcodeConfig, PromptMode};
 use bcode_prompt_pipeline::pipeline::{AssembleError, Pipeline, PipelineError};
 use bcode_prompt_pipeline::section::Position;
 use bcode_prompt_pipeline::stage::{

@@ -4,7 +4,7 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt_pipeline::config::ToolOutputConfig;
+use bcode_prompt_config::ToolOutputConfig;
 use bcode_prompt_pipeline::fallback::format_tool_call;
 use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;

@@ -78,12 +78,12 @@ pub mod time {
 /// The config a session loaded ([`PromptSession::config`]), its warnings
 /// and errors.
 pub mod config {
-    pub use bcode_prompt_pipeline::config::{
+    pub use bcode_prompt_config::{
         BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
     };
     // What an operator's tool (`bcode-prompt config`) reads: the layers'
     // inputs, each value's origin and explanation, the schema, the check.
-    pub use bcode_prompt_pipeline::config::{
+    pub use bcode_prompt_config::{
         ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, check, json_schema, load,
     };
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::ConfigInputs;
+use bcode_prompt_config::ConfigInputs;
 use bcode_prompt_pipeline::stage::Stage;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMode};

@@ -15,8 +15,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use bcode_prompt_config::{InvariantsConfig, LoadedConfig};
 use bcode_prompt_pipeline::assembled::OmitReason;
-use bcode_prompt_pipeline::config::{InvariantsConfig, LoadedConfig};
 use bcode_prompt_pipeline::pipeline::StageInfo;
 use bcode_prompt_pipeline::section::SectionKind;
 use bcode_prompt_sections::invariants::InvariantCatalog;

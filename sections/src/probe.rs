@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::section::SectionKind;
 
 use crate::datetime::{DateTimeInput, resolve_timezone};

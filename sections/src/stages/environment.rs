@@ -6,7 +6,7 @@
 use bcode_text::Limit;
 use minijinja::{Value, context};
 
-use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, Stage, StageContext, StageError, StageSpec,
 };

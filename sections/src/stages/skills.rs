@@ -21,7 +21,7 @@ use std::sync::Arc;
 use bcode_text::Limit;
 use minijinja::context;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, SectionTruncation, Stage, StageContext, StageError, StageSpec,
 };

@@ -4,7 +4,7 @@
 use minijinja::value::Serde;
 use minijinja::{Value, context};
 
-use bcode_prompt_pipeline::config::BcodeConfig;
+use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::stage::{
     Section, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
