@@ -12,12 +12,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_prompt_config::{BcodeConfig, ConfigInputs, load};
-use bcode_prompt_pipeline::base::BaseStage;
 use bcode_prompt_pipeline::pipeline::Pipeline;
 use bcode_prompt_pipeline::section::Position;
 use bcode_prompt_pipeline::stage::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
+use bcode_prompt_sections::stages::base::BaseStage;
 use bcode_templates::Templates;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -5,7 +5,6 @@
 #![warn(missing_docs)]
 
 pub mod assembled;
-pub mod base;
 pub mod bounds;
 pub mod fallback;
 pub mod pipeline;

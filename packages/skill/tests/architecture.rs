@@ -721,17 +721,22 @@ fn the_manifest_scan_tells_normal_dependencies_apart() {
 /// re-exports by name what the CLI uses (its tests may use more).
 #[test]
 fn the_cli_depends_on_the_facade_crate_alone() {
+    assert_eq!(workspace_dependencies("cli"), ["bcode-prompt"]);
+}
+
+/// The workspace crates that the crate in folder `krate` depends on (its
+/// normal dependencies), in name order.
+fn workspace_dependencies(krate: &str) -> Vec<String> {
     let workspace_crates = workspace_crates();
     assert!(
         workspace_crates.contains("bcode-skill"),
         "{workspace_crates:?}"
     );
-    let manifest = fs::read_to_string(workspace().join("cli/Cargo.toml")).unwrap();
-    let ours: Vec<String> = normal_dependencies(&manifest)
+    let manifest = fs::read_to_string(workspace().join(krate).join("Cargo.toml")).unwrap();
+    normal_dependencies(&manifest)
         .intersection(&workspace_crates)
         .cloned()
-        .collect();
-    assert_eq!(ours, ["bcode-prompt"]);
+        .collect()
 }
 
 /// The configuration sits below the skills and the prompt pipeline: its
@@ -739,17 +744,10 @@ fn the_cli_depends_on_the_facade_crate_alone() {
 /// so a config type never pulls in discovery, stages or templates.
 #[test]
 fn the_config_crate_depends_only_on_leaf_crates() {
-    let workspace_crates = workspace_crates();
-    assert!(
-        workspace_crates.contains("bcode-prompt-config"),
-        "{workspace_crates:?}"
+    assert_eq!(
+        workspace_dependencies("packages/config"),
+        ["bcode-fs", "bcode-skill-models", "bcode-text"]
     );
-    let manifest = fs::read_to_string(workspace().join("packages/config/Cargo.toml")).unwrap();
-    let ours: Vec<String> = normal_dependencies(&manifest)
-        .intersection(&workspace_crates)
-        .cloned()
-        .collect();
-    assert_eq!(ours, ["bcode-fs", "bcode-skill-models", "bcode-text"]);
 }
 
 /// The room (top-level module) a module belongs to: `discover` for
