@@ -4,10 +4,17 @@
 
 #![warn(missing_docs)]
 
-pub mod assembled;
-pub mod bounds;
-pub mod fallback;
-pub mod pipeline;
-pub mod section;
-pub mod section_text;
-pub mod stage;
+mod assembled;
+mod bounds;
+mod pipeline;
+mod section;
+mod section_text;
+mod stage;
+
+// The modules are private: what a host or another crate uses is named here.
+pub use assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
+pub use bounds::{BoundedText, SectionTruncation, bound_text, line_ends};
+pub use pipeline::{AssembleError, Pipeline, PipelineError, StageInfo};
+pub use section::{Placement, Position, SectionClass, SectionKind, StageSpec};
+pub use section_text::{SectionText, SharedText};
+pub use stage::{Section, Stage, StageContext, StageError};

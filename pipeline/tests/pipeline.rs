@@ -6,5 +6,4 @@
 
 mod pipeline_assembly;
 mod pipeline_bounds;
-mod pipeline_fallback;
 mod pipeline_templates;

@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bcode_prompt_config::{BcodeConfig, PromptMode};
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::pipeline::{AssembleError, Pipeline, PipelineError};
-use bcode_prompt_pipeline::section::Position;
-use bcode_prompt_pipeline::stage::{
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::Position;
+use bcode_prompt_pipeline::{AssembleError, Pipeline, PipelineError};
+use bcode_prompt_pipeline::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
 use bcode_templates::{EMBEDDED, Templates};

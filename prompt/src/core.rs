@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bcode_prompt_config::{InvariantsMode, LoadedConfig};
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::SectionKind;
 use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
 use bcode_prompt_sections::instructions::{
     InstructionLimits, RepositoryInstructions, instruction_files,
@@ -263,7 +263,7 @@ impl Core {
     }
 
     /// Every stage of the pipeline as configured, for `--explain`.
-    pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::pipeline::StageInfo> {
+    pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::StageInfo> {
         self.configured
             .pipeline
             .describe(&self.configured.workspace.loaded.config)
@@ -566,7 +566,7 @@ impl Core {
     /// (re-read only when one may have changed), their paths as shown.
     fn gather_instructions(&mut self, changes: &mut TurnChanges) -> Option<RepositoryInstructions> {
         // Gathered only for a section the pipeline will show.
-        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryContext;
+        let kind = bcode_prompt_pipeline::SectionKind::RepositoryContext;
         if !self
             .configured
             .pipeline
@@ -612,7 +612,7 @@ impl Core {
         let relevant = self.configured.relevant();
         // Relevant mode's driver needs the catalog whatever the section
         // toggles; otherwise only a section the pipeline will show does.
-        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryInvariants;
+        let kind = bcode_prompt_pipeline::SectionKind::RepositoryInvariants;
         if !invariants.enabled
             || !(relevant || self.configured.pipeline.enables(kind.name(), config))
         {

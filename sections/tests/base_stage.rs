@@ -3,9 +3,9 @@
 //! file and line), and `system_prompt.text` verbatim in replace mode.
 
 use bcode_prompt_config::{BcodeConfig, PromptMode};
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::pipeline::{AssembleError, Pipeline};
-use bcode_prompt_pipeline::stage::{StageContext, StageError};
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::{AssembleError, Pipeline};
+use bcode_prompt_pipeline::{StageContext, StageError};
 use bcode_prompt_sections::stages::base::BaseStage;
 use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;

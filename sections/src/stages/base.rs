@@ -6,9 +6,7 @@
 use minijinja::context;
 
 use bcode_prompt_config::PromptMode;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 /// The base template's name.
 pub const BASE_TEMPLATE: &str = "base.j2";

@@ -14,7 +14,7 @@ pub mod skills;
 pub mod suffix;
 pub mod toolchain;
 
-use bcode_prompt_pipeline::stage::Stage;
+use bcode_prompt_pipeline::Stage;
 
 use crate::gathered::Gathered;
 use authority::UserAuthorityStage;
