@@ -103,6 +103,7 @@ fn every_crate_has_the_metadata_crates_io_shows() {
             "bcode-text",
             "bcode-fs",
             "bcode-skill-models",
+            "bcode-prompt-config",
             "bcode-templates",
             "bcode-skill",
             "bcode-skill-mcp",

@@ -10,8 +10,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_benches::corpus;
+use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, Templates, format_catalog};
-use bcode_skill_models::{SkillContextRequest, SkillsConfig, SkillsPromptConfig};
+use bcode_skill_models::SkillContextRequest;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];

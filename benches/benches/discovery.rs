@@ -15,8 +15,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_benches::{BuildSummary, corpus, registry_corpus, roots_for};
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions, DiskCache};
-use bcode_skill_models::SkillsConfig;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];

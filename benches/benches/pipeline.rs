@@ -11,13 +11,13 @@ use std::fs;
 use std::hint::black_box;
 use std::time::Duration;
 
-use bcode_prompt_pipeline::base::BaseStage;
-use bcode_prompt_pipeline::config::{BcodeConfig, ConfigInputs, load};
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::section::Position;
-use bcode_prompt_pipeline::stage::{
+use bcode_prompt_config::{BcodeConfig, ConfigInputs, load};
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::Position;
+use bcode_prompt_pipeline::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
+use bcode_prompt_sections::stages::base::BaseStage;
 use bcode_templates::Templates;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -14,9 +14,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bcode_benches::{corpus, registry_corpus};
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::search::index_registry;
 use bcode_skill::{Discovery, DiscoveryOptions};
-use bcode_skill_models::SkillsConfig;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const SIZES: [usize; 2] = [1_000, 10_000];

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_pipeline::SectionKind;
 use common::{Sandbox, binary, succeed, succeed_stdout};
 
 /// The help text of `args` (run with an empty environment).

@@ -7,7 +7,8 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::stage::{Placement, SectionClass, SectionTruncation};
+use crate::bounds::SectionTruncation;
+use crate::section::{Placement, SectionClass};
 use bcode_templates::TemplateUse;
 
 /// The result of one assembly.

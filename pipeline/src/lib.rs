@@ -1,16 +1,20 @@
-//! The Bcode prompt pipeline: the layered configuration with provenance, the
-//! stage trait, the ordered pipeline, bounds, the template environment and the
-//! assembled-prompt result with per-section accounting.
+//! The Bcode prompt pipeline: the stage trait, the ordered pipeline, bounds
+//! and the assembled-prompt result with per-section accounting. The
+//! configuration it reads is `bcode-prompt-config`'s.
 
 #![warn(missing_docs)]
 
-pub mod assembled;
-pub mod base;
-pub mod bounds;
-pub mod config;
-pub mod facts;
-pub mod fallback;
-pub mod pipeline;
-pub mod section;
-pub mod section_text;
-pub mod stage;
+mod assembled;
+mod bounds;
+mod pipeline;
+mod section;
+mod section_text;
+mod stage;
+
+// The modules are private: what a host or another crate uses is named here.
+pub use assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
+pub use bounds::{BoundedText, SectionTruncation, bound_text, line_ends};
+pub use pipeline::{AssembleError, Pipeline, PipelineError, StageInfo};
+pub use section::{Placement, Position, SectionClass, SectionKind, StageSpec};
+pub use section_text::{SectionText, SharedText};
+pub use stage::{Section, Stage, StageContext, StageError};

@@ -21,9 +21,10 @@ use bcode_text::Limit;
 use serde::Serialize;
 
 use crate::assembled::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
-use crate::config::{BcodeConfig, SectionToggles};
 use crate::section::{self, Position, StageSpec};
-use crate::stage::{Placement, Section, SectionClass, Stage, StageContext, StageError};
+use crate::section::{Placement, SectionClass};
+use crate::stage::{Section, Stage, StageContext, StageError};
+use bcode_prompt_config::{BcodeConfig, SectionToggles};
 use bcode_templates::Templates;
 
 /// What goes between two sections of the same part: one blank line.
@@ -455,7 +456,8 @@ fn grow_around(sections: &mut [Placed], i: usize, total: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::{GROW_IN_PLACE_BYTES, Placed, SECTION_SEPARATOR, join, section_to_grow};
-    use crate::stage::{Placement, Section, SectionClass};
+    use crate::section::{Placement, SectionClass};
+    use crate::stage::Section;
 
     fn placed(id: &str, text: String) -> Placed {
         Placed {

@@ -348,7 +348,7 @@ impl StageSpec {
     /// `[system_prompt.sections]`. A canonical toggle always has a value; a
     /// host section's is on unless the config sets it to `false`; a stage
     /// without a toggle always runs.
-    pub fn enabled_by(&self, config: &crate::config::BcodeConfig) -> bool {
+    pub fn enabled_by(&self, config: &bcode_prompt_config::BcodeConfig) -> bool {
         self.toggle
             .as_deref()
             .is_none_or(|toggle| config.system_prompt.sections.get(toggle) != Some(false))
@@ -409,7 +409,7 @@ mod tests {
 
     #[test]
     fn every_toggle_is_a_section_and_every_section_toggle_a_config_key() {
-        let toggles = crate::config::SectionToggles::default();
+        let toggles = bcode_prompt_config::SectionToggles::default();
         let json = serde_json::to_value(&toggles).unwrap();
         for name in json.as_object().unwrap().keys() {
             let kind = SectionKind::from_name(name).unwrap();

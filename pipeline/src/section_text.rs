@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// catalog, once its inputs are dropped) becomes the joined prompt itself.
 pub type SharedText = Arc<String>;
 
-/// The text of a [`crate::stage::Section`]; reads as a `str`.
+/// The text of a [`crate::Section`]; reads as a `str`.
 #[derive(Clone, Default)]
 pub struct SectionText(Repr);
 

@@ -9,23 +9,22 @@
 //!
 //! Error policy. A stage returns [`StageError`]; [`StageError::is_fatal`]
 //! decides what happens:
-//! - fatal errors abort assembly with an [`crate::pipeline::AssembleError`]
+//! - fatal errors abort assembly with an [`crate::AssembleError`]
 //!   naming the section: a broken template override, an invalid config (for
 //!   example `mode = "replace"` with no text). An operator who broke their
 //!   setup must see it, not get a prompt quietly missing a part;
 //! - `Degraded` omits that section only: the prompt is
 //!   still assembled and the failure is listed in
-//!   [`crate::assembled::AssembledPrompt::omitted`] with its message, so
+//!   [`crate::AssembledPrompt::omitted`] with its message, so
 //!   `render --explain` shows it. A git probe that timed out must not stop the
 //!   agent from answering.
 
 use bcode_text::Limit;
 
-pub use crate::bounds::SectionTruncation;
-use crate::bounds::{self, BoundedText};
-use crate::config::BcodeConfig;
-pub use crate::section::{Placement, SectionClass, SectionKind, StageSpec};
-pub use crate::section_text::{SectionText, SharedText};
+use crate::bounds::{self, BoundedText, SectionTruncation};
+use crate::section::StageSpec;
+use crate::section_text::{SectionText, SharedText};
+use bcode_prompt_config::BcodeConfig;
 use bcode_templates::{TemplateError, TemplateUse, Templates};
 
 /// One section a stage yields. Build it with [`Section::new`] and the
@@ -254,12 +253,12 @@ impl<'a, I> StageContext<'a, I> {
 /// omitted. Every section id must be the stage id or start with
 /// `<stage id>:`; all of a stage's sections share its class and placement.
 ///
-/// `Send + Sync` so that one [`crate::pipeline::Pipeline`] can be built once
+/// `Send + Sync` so that one [`crate::Pipeline`] can be built once
 /// and shared by every request of a multi-threaded host; stages hold no
 /// per-request state (that comes through the inputs).
 pub trait Stage<I>: Send + Sync {
     /// Id, toggle, class, placement, template and position; canonical
-    /// stages return [`SectionKind::spec`] (possibly with another class).
+    /// stages return [`crate::SectionKind::spec`] (possibly with another class).
     fn spec(&self) -> StageSpec;
 
     /// The bound this stage applies to its variable text under `config`;

@@ -4,11 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod config_confine;
-mod config_layers;
-mod config_schema;
-mod config_trust;
 mod pipeline_assembly;
 mod pipeline_bounds;
-mod pipeline_fallback;
 mod pipeline_templates;

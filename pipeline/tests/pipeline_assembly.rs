@@ -1,19 +1,19 @@
 //! Assembly: canonical order, placement, the cache boundary and its
-//! stability, per-section accounting, omissions, error policy, determinism,
-//! and the base stage in default and replace mode.
+//! stability, per-section accounting, omissions, error policy and
+//! determinism. The base stage's own modes are tested with it, in
+//! `sections/tests/base_stage.rs`.
 
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::base::BaseStage;
-use bcode_prompt_pipeline::config::{BcodeConfig, PromptMode};
-use bcode_prompt_pipeline::pipeline::{AssembleError, Pipeline, PipelineError};
-use bcode_prompt_pipeline::section::Position;
-use bcode_prompt_pipeline::stage::{
+use bcode_prompt_config::{BcodeConfig, PromptMode};
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::Position;
+use bcode_prompt_pipeline::{AssembleError, Pipeline, PipelineError};
+use bcode_prompt_pipeline::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
+use bcode_templates::{EMBEDDED, Templates};
 use serde_json::json;
 
 /// Turn inputs, as probes would gather them.
@@ -63,6 +63,23 @@ impl Stage<Inputs> for TestStage {
     }
     fn render(&self, cx: &StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError> {
         (self.run)(cx)
+    }
+}
+
+/// The `base` section as the sections crate's `BaseStage` writes it in
+/// `mode = "replace"`: the configured text, verbatim, from the canonical
+/// spec of `base` (no toggle).
+struct ReplacedBase;
+
+impl Stage<Inputs> for ReplacedBase {
+    fn spec(&self) -> StageSpec {
+        SectionKind::Base.spec()
+    }
+    fn render(&self, cx: &StageContext<'_, Inputs>) -> Result<Vec<Section>, StageError> {
+        let text = cx.config.system_prompt.text.clone();
+        Ok(vec![
+            Section::new("base", text).with_source("system_prompt.text"),
+        ])
     }
 }
 
@@ -134,7 +151,7 @@ fn stages() -> Vec<Box<dyn Stage<Inputs>>> {
                     .with_source("/repo/AGENTS.md"),
             ])
         }),
-        Box::new(BaseStage),
+        Box::new(ReplacedBase),
     ]
 }
 
@@ -166,27 +183,6 @@ fn assemble_with(
 ) -> Result<AssembledPrompt, AssembleError> {
     let pipeline = Pipeline::new(stages).unwrap();
     pipeline.assemble(&StageContext::new(config, templates, inputs), false)
-}
-
-/// The base stage alone, on no inputs.
-fn assemble_base(
-    config: &BcodeConfig,
-    templates: &Templates,
-) -> Result<AssembledPrompt, AssembleError> {
-    assemble_with(vec![Box::new(BaseStage)], config, templates, &Inputs::new())
-}
-
-/// The built-in templates with `base.j2` overridden from `/ops/base.j2`.
-fn base_override(source: &str) -> Templates {
-    Templates::new(
-        &[EMBEDDED],
-        vec![TemplateOverride {
-            name: "base.j2".into(),
-            file: "/ops/base.j2".into(),
-            source: source.into(),
-        }],
-    )
-    .unwrap()
 }
 
 fn assemble(inputs: &Inputs) -> AssembledPrompt {
@@ -306,7 +302,8 @@ fn boundary_is_zero_without_stable_sections_and_the_end_without_turn_ones() {
     let prompt = assemble_with(turn_only, &config(), &templates(), &inputs).unwrap();
     assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("git", 0));
 
-    let prompt = assemble_base(&config(), &templates()).unwrap();
+    let base = vec![Box::new(ReplacedBase) as Box<dyn Stage<Inputs>>];
+    let prompt = assemble_with(base, &config(), &templates(), &inputs).unwrap();
     assert_eq!((prompt.system.as_str(), prompt.cache_boundary), ("BASE", 4));
 }
 
@@ -358,75 +355,6 @@ fn a_missing_input_omits_only_that_section() {
 }
 
 #[test]
-fn default_mode_uses_the_built_in_base_template() {
-    let config = BcodeConfig::default();
-    let templates = templates();
-    let prompt = assemble_base(&config, &templates).unwrap();
-    let base = templates.render("base.j2", minijinja::context! {}).unwrap();
-    assert!(base.starts_with("You are Bcode, a coding agent"), "{base}");
-    assert_eq!(prompt.system, base.trim_end());
-    assert_eq!(prompt.cache_boundary, prompt.system.len());
-    assert_eq!(
-        serde_json::to_value(&prompt.sections[0].template).unwrap(),
-        json!({"name": "base.j2", "overridden": false})
-    );
-}
-
-#[test]
-fn base_template_override_is_used_and_reported() {
-    let prompt = assemble_base(&BcodeConfig::default(), &base_override("Custom base.\n")).unwrap();
-    assert_eq!(prompt.system, "Custom base.");
-    assert_eq!(
-        serde_json::to_value(&prompt.sections[0].template).unwrap(),
-        json!({"name": "base.j2", "overridden": true, "file": "/ops/base.j2"})
-    );
-}
-
-#[test]
-fn a_broken_base_override_aborts_assembly_naming_file_and_line() {
-    let templates = base_override("Line one.\nHello {{ user_name }}.\n");
-    let err = assemble_base(&BcodeConfig::default(), &templates).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "section `base` failed: template `base.j2` overridden by /ops/base.j2 failed to render \
-         at line 2: undefined value: `user_name` is undefined"
-    );
-}
-
-#[test]
-fn replace_mode_uses_the_text_verbatim_and_keeps_sections() {
-    let mut config = config();
-    config.system_prompt.text = "Be {{ brief }}.".into();
-    let prompt = assemble_with(stages(), &config, &templates(), &inputs("t", "g", vec![])).unwrap();
-    assert_eq!(prompt.system, "Be {{ brief }}.\n\nbcode\n\nAUTH\n\ngit: g");
-}
-
-#[test]
-fn replace_mode_without_text_is_an_error() {
-    for text in ["", "  \n\t"] {
-        let mut config = config();
-        config.system_prompt.text = text.into();
-        let err =
-            assemble_with(stages(), &config, &templates(), &inputs("t", "g", vec![])).unwrap_err();
-        assert_eq!(
-            err,
-            AssembleError::Stage {
-                section: "base".into(),
-                error: StageError::Config {
-                    key: "system_prompt.text".into(),
-                    message: "mode = \"replace\" needs a non-empty replacement prompt".into(),
-                },
-            }
-        );
-        assert_eq!(
-            err.to_string(),
-            "section `base` failed: invalid configuration `system_prompt.text`: \
-             mode = \"replace\" needs a non-empty replacement prompt"
-        );
-    }
-}
-
-#[test]
 fn stage_bugs_are_errors_not_panics() {
     let check_new = |stages: Vec<Box<dyn Stage<Inputs>>>, expected: PipelineError| {
         assert_eq!(Pipeline::new(stages).unwrap_err(), expected);
@@ -452,7 +380,7 @@ fn stage_bugs_are_errors_not_panics() {
         },
     );
     check_new(
-        vec![Box::new(BaseStage), Box::new(BaseStage)],
+        vec![Box::new(ReplacedBase), Box::new(ReplacedBase)],
         PipelineError::DuplicateStage { id: "base".into() },
     );
 

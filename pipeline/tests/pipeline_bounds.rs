@@ -5,12 +5,10 @@
 // Test helpers may fail loudly too; clippy.toml only covers `#[test]` bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use bcode_prompt_pipeline::bounds::{BoundedText, bound_text};
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::{BoundedText, bound_text};
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 use bcode_templates::{EMBEDDED, Templates};
 use bcode_text::Limit;
 use proptest::prelude::*;

@@ -12,10 +12,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::config::{InvariantsMode, LoadedConfig};
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_config::{InvariantsMode, LoadedConfig};
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::SectionKind;
 use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
 use bcode_prompt_sections::instructions::{
     InstructionLimits, RepositoryInstructions, instruction_files,
@@ -137,7 +137,7 @@ impl Configured {
 /// Whether relevant-mode invariants are on: the one reading of
 /// `invariants.enabled` with `invariants.mode` that the pipeline and the
 /// turn both follow.
-fn relevant_mode(invariants: &bcode_prompt_pipeline::config::InvariantsConfig) -> bool {
+fn relevant_mode(invariants: &bcode_prompt_config::InvariantsConfig) -> bool {
     invariants.enabled && invariants.mode == InvariantsMode::Relevant
 }
 
@@ -185,16 +185,13 @@ pub(crate) struct Prepared {
     pub(crate) command: Option<CommandReply>,
     pub(crate) suggestions: Vec<bcode_skill::session::Suggestion>,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) config_warnings: Vec<bcode_prompt_pipeline::config::ConfigWarning>,
+    pub(crate) config_warnings: Vec<bcode_prompt_config::ConfigWarning>,
     pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
     /// The root refused at open, on the first turn.
     pub(crate) foreign_root: Option<bcode_fs::RefusedRoot>,
     pub(crate) changes: TurnChanges,
     /// Relevant mode is on: the catalog and config the driver needs.
-    pub(crate) relevant: Option<(
-        Arc<InvariantCatalog>,
-        bcode_prompt_pipeline::config::InvariantsConfig,
-    )>,
+    pub(crate) relevant: Option<(Arc<InvariantCatalog>, bcode_prompt_config::InvariantsConfig)>,
     /// The task the relevant-mode selector sees, when the text was a prompt.
     pub(crate) task: Option<String>,
     pub(crate) event_log_problems: Vec<String>,
@@ -266,7 +263,7 @@ impl Core {
     }
 
     /// Every stage of the pipeline as configured, for `--explain`.
-    pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::pipeline::StageInfo> {
+    pub(crate) fn describe(&self) -> Vec<bcode_prompt_pipeline::StageInfo> {
         self.configured
             .pipeline
             .describe(&self.configured.workspace.loaded.config)
@@ -469,8 +466,8 @@ impl Core {
             // Suggestions wait for a later turn to be accepted; a single-turn
             // session has none, so it skips matching unless skills would be
             // activated on this very turn (`auto_activate = "on"`).
-            let suggest_only =
-                self.skills.session.options().auto_activate != bcode_skill_models::AutoActivate::On;
+            let suggest_only = self.skills.session.options().auto_activate
+                != bcode_prompt_config::AutoActivate::On;
             let later_turns = self.opened.options.skill_lifetime.follows();
             if skills_on && (later_turns || !suggest_only) {
                 let outcome = self.skills.session.on_turn(text, &input.touched_paths);
@@ -569,7 +566,7 @@ impl Core {
     /// (re-read only when one may have changed), their paths as shown.
     fn gather_instructions(&mut self, changes: &mut TurnChanges) -> Option<RepositoryInstructions> {
         // Gathered only for a section the pipeline will show.
-        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryContext;
+        let kind = bcode_prompt_pipeline::SectionKind::RepositoryContext;
         if !self
             .configured
             .pipeline
@@ -615,7 +612,7 @@ impl Core {
         let relevant = self.configured.relevant();
         // Relevant mode's driver needs the catalog whatever the section
         // toggles; otherwise only a section the pipeline will show does.
-        let kind = bcode_prompt_pipeline::section::SectionKind::RepositoryInvariants;
+        let kind = bcode_prompt_pipeline::SectionKind::RepositoryInvariants;
         if !invariants.enabled
             || !(relevant || self.configured.pipeline.enables(kind.name(), config))
         {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use bcode_prompt_pipeline::config::ConfigError;
-use bcode_prompt_pipeline::pipeline::{AssembleError, PipelineError};
+use bcode_prompt_config::ConfigError;
+use bcode_prompt_pipeline::{AssembleError, PipelineError};
 use bcode_skill_models::SkillError;
 use bcode_templates::TemplateError;
 

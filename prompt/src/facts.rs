@@ -18,7 +18,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use bcode_prompt_pipeline::config::{
+use bcode_prompt_config::{
     BcodeConfig, GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
     SectionToggles,
 };
@@ -34,7 +34,7 @@ use bcode_prompt_sections::probe::{self, Machine, Pins, ProbeLimits, ProbeReques
 use bcode_prompt_sections::toolchain::{ToolCommand, ToolVersion, ToolchainFacts};
 use bcode_text::PathDisplay;
 
-pub use bcode_prompt_pipeline::config::Facts;
+pub use bcode_prompt_config::Facts;
 
 /// A `[facts]` value that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -47,6 +47,7 @@
 mod core;
 mod error;
 pub mod facts;
+mod fallback;
 mod notice;
 mod options;
 mod printed;
@@ -78,12 +79,12 @@ pub mod time {
 /// The config a session loaded ([`PromptSession::config`]), its warnings
 /// and errors.
 pub mod config {
-    pub use bcode_prompt_pipeline::config::{
+    pub use bcode_prompt_config::{
         BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
     };
     // What an operator's tool (`bcode-prompt config`) reads: the layers'
     // inputs, each value's origin and explanation, the schema, the check.
-    pub use bcode_prompt_pipeline::config::{
+    pub use bcode_prompt_config::{
         ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, check, json_schema, load,
     };
 }
@@ -92,11 +93,9 @@ pub mod config {
 pub mod report {
     pub use crate::printed::{DIVIDER, prompt_text, write_prompt_text};
     pub use crate::turn::SectionFailure;
-    pub use bcode_prompt_pipeline::assembled::{
-        AssembledPrompt, OmitReason, OmittedSection, SectionReport,
-    };
-    pub use bcode_prompt_pipeline::pipeline::StageInfo;
-    pub use bcode_prompt_pipeline::section::{Placement, Position, SectionClass, SectionKind};
+    pub use bcode_prompt_pipeline::StageInfo;
+    pub use bcode_prompt_pipeline::{AssembledPrompt, OmitReason, OmittedSection, SectionReport};
+    pub use bcode_prompt_pipeline::{Placement, Position, SectionClass, SectionKind};
 }
 
 /// What a session's git reads cost ([`crate::PromptSession::git_stats`]).
@@ -109,10 +108,8 @@ pub mod git {
 /// `context!` macro that builds a template's values.
 pub mod sections {
     pub use crate::setup::templates;
-    pub use bcode_prompt_pipeline::section::{
-        Placement, Position, SectionClass, SectionKind, StageSpec,
-    };
-    pub use bcode_prompt_pipeline::stage::{Section, Stage, StageContext, StageError};
+    pub use bcode_prompt_pipeline::{Placement, Position, SectionClass, SectionKind, StageSpec};
+    pub use bcode_prompt_pipeline::{Section, Stage, StageContext, StageError};
     pub use bcode_prompt_sections::gathered::Gathered;
     pub use bcode_templates::{TemplateError, TemplateWarning, Templates};
     pub use minijinja::{Value, context};

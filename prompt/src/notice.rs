@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use bcode_fs::RefusedRoot;
-use bcode_prompt_pipeline::config::{ConfigWarning, ConfigWarningKind};
+use bcode_prompt_config::{ConfigWarning, ConfigWarningKind};
 use bcode_skill::catalog::CatalogWarning;
 use bcode_skill_models::{Diagnostic, Severity};
 use bcode_templates::TemplateWarning;

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::ConfigInputs;
-use bcode_prompt_pipeline::stage::Stage;
+use bcode_prompt_config::ConfigInputs;
+use bcode_prompt_pipeline::Stage;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMode};
 use bcode_prompt_sections::relevant::{DeterministicSelector, InvariantSelector};

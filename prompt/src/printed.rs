@@ -2,7 +2,7 @@
 //! golden files hold: the system text, then the divider and the
 //! request-only context.
 
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
+use bcode_prompt_pipeline::AssembledPrompt;
 
 /// The line between the cacheable system text and the request-only context
 /// in [`prompt_text`] (and in `bcode-prompt render`'s output).

@@ -15,10 +15,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use bcode_prompt_pipeline::assembled::OmitReason;
-use bcode_prompt_pipeline::config::{InvariantsConfig, LoadedConfig};
-use bcode_prompt_pipeline::pipeline::StageInfo;
-use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_config::{InvariantsConfig, LoadedConfig};
+use bcode_prompt_pipeline::OmitReason;
+use bcode_prompt_pipeline::SectionKind;
+use bcode_prompt_pipeline::StageInfo;
 use bcode_prompt_sections::invariants::InvariantCatalog;
 use bcode_prompt_sections::relevant::{
     Decision, InvariantSelector, RelevantInvariants, TaskContext, sidecar,
@@ -332,7 +332,7 @@ impl PromptSession {
     ) -> Result<String, PromptError> {
         let core = lock(&self.core);
         let config = &core.loaded().config.model.tool_output;
-        Ok(bcode_prompt_pipeline::fallback::format_tool_call(
+        Ok(crate::fallback::format_tool_call(
             core.templates(),
             config,
             name,

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bcode_fs::{Confinement, Ownership, RepositoryRoot};
-use bcode_prompt_pipeline::config::Origin;
-use bcode_prompt_pipeline::config::{self, ConfigInputs, LoadedConfig};
+use bcode_prompt_config::{ConfigInputs, LoadedConfig, Origin};
 use bcode_skill::{
     Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
     discover::ConfiguredRoot, source_roots,
@@ -27,8 +26,8 @@ pub(crate) fn load_config(
     racy_window: std::time::Duration,
 ) -> Result<(LoadedConfig, Stamps), PromptError> {
     // Stamped before reading: a write between the two shows up as a change.
-    let stamps = Stamps::of(config::config_files(inputs), racy_window);
-    let loaded = config::load(inputs)?;
+    let stamps = Stamps::of(bcode_prompt_config::config_files(inputs), racy_window);
+    let loaded = bcode_prompt_config::load(inputs)?;
     Ok((loaded, stamps))
 }
 
@@ -93,7 +92,7 @@ fn templates_confinement(loaded: &LoadedConfig) -> Confinement {
 /// is refused (see `bcode_fs::repository_root`); the same [`Ownership`]
 /// then decides the folders between the root and `work`.
 pub fn repository_root(work: &Path, inputs: &ConfigInputs) -> (RepositoryRoot, Ownership) {
-    let safe = config::safe_directories(inputs);
+    let safe = bcode_prompt_config::safe_directories(inputs);
     let owners = Ownership::of_process(safe.any, &safe.folders);
     (bcode_fs::repository_root(work, &owners), owners)
 }
@@ -145,7 +144,7 @@ pub(crate) fn discovery(options: DiscoveryOptions, disk_cache: Option<PathBuf>) 
 /// The discovery options of the config, with the host's racy window
 /// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
 pub(crate) fn discovery_options(
-    config: &bcode_skill_models::SkillsConfig,
+    config: &bcode_prompt_config::SkillsConfig,
     racy_window: std::time::Duration,
 ) -> DiscoveryOptions {
     let mut options = DiscoveryOptions::from_config(config);

@@ -287,7 +287,7 @@ impl Pool {
 #[derive(Clone, Debug)]
 pub(crate) struct ShownCatalog {
     pub(crate) catalog: Arc<Catalog>,
-    pub(crate) text: bcode_prompt_pipeline::stage::SharedText,
+    pub(crate) text: bcode_prompt_pipeline::SharedText,
 }
 
 impl ShownCatalog {

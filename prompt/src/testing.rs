@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bcode_prompt_pipeline::config::{
+use bcode_prompt_config::{
     GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
 };
 use bcode_prompt_sections::environment::{OsFacts, RuntimeMode};

@@ -2,8 +2,8 @@
 //! ([`Turn`]): the assembled prompt with its per-section report, the skill
 //! events of the turn, new diagnostics and what changed since the last turn.
 
-use bcode_prompt_pipeline::assembled::{AssembledPrompt, OmittedSection, SectionReport};
-use bcode_prompt_pipeline::config::ConfigWarning;
+use bcode_prompt_config::ConfigWarning;
+use bcode_prompt_pipeline::{AssembledPrompt, OmittedSection, SectionReport};
 use bcode_skill::{
     ActivationReason, SessionError, SessionReply,
     catalog::CatalogWarning,

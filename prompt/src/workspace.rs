@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bcode_fs::{Ownership, RefusedRoot};
-use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig};
+use bcode_prompt_config::{ConfigInputs, LoadedConfig};
 use bcode_skill::{Discovery, DiscoveryOptions, SkillProvider, SourceRoot};
 use bcode_templates::{OverrideFiles, Templates};
 

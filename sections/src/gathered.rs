@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use bcode_prompt_pipeline::stage::StageError;
+use bcode_prompt_pipeline::StageError;
 use bcode_skill::Catalog;
 use bcode_skill_models::SkillContextResponse;
 
@@ -56,7 +56,7 @@ pub struct Gathered {
     /// The catalog's text, shared with whoever keeps the catalog (the
     /// session, its pool): `skill_catalog`'s own `text` is empty, and the
     /// section shows this one without a copy of its own.
-    pub skill_catalog_text: bcode_prompt_pipeline::stage::SharedText,
+    pub skill_catalog_text: bcode_prompt_pipeline::SharedText,
     /// The blocks of the active skills, loaded before assembly, in
     /// activation order.
     pub active_skills: Vec<SkillContextResponse>,

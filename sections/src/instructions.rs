@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bcode_prompt_pipeline::config::SystemPromptConfig;
+use bcode_prompt_config::SystemPromptConfig;
 
 /// The instruction files, in the order they are placed.
 pub const INSTRUCTION_FILES: &[&str] = &["BCODE.md", "AGENTS.md"];

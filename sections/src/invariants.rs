@@ -128,12 +128,12 @@ pub struct InvariantBudget {
 
 impl Default for InvariantBudget {
     fn default() -> Self {
-        InvariantBudget::from(&bcode_prompt_pipeline::config::InvariantsConfig::default())
+        InvariantBudget::from(&bcode_prompt_config::InvariantsConfig::default())
     }
 }
 
-impl From<&bcode_prompt_pipeline::config::InvariantsConfig> for InvariantBudget {
-    fn from(config: &bcode_prompt_pipeline::config::InvariantsConfig) -> Self {
+impl From<&bcode_prompt_config::InvariantsConfig> for InvariantBudget {
+    fn from(config: &bcode_prompt_config::InvariantsConfig) -> Self {
         InvariantBudget {
             max_files: config.max_files,
             max_globs_per_file: config.max_globs_per_file,

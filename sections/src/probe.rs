@@ -15,8 +15,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::section::SectionKind;
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::SectionKind;
 
 use crate::datetime::{DateTimeInput, resolve_timezone};
 use crate::environment::{

@@ -14,9 +14,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::stage::StageContext;
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::StageContext;
 use bcode_prompt_sections::gathered::Gathered;
 use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
 use bcode_prompt_sections::git::{

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use bcode_prompt_pipeline::config::InvariantsConfig;
+use bcode_prompt_config::InvariantsConfig;
 use bcode_prompt_sections::invariants::{InvariantBudget, gather_with};
 use bcode_prompt_sections::relevant::{SelectorRequest, TaskContext, deterministic};
 

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use bcode_prompt_pipeline::assembled::AssembledPrompt;
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::pipeline::Pipeline;
-use bcode_prompt_pipeline::stage::StageContext;
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::AssembledPrompt;
+use bcode_prompt_pipeline::Pipeline;
+use bcode_prompt_pipeline::StageContext;
 use bcode_prompt_sections::environment::OsFacts;
 use bcode_prompt_sections::gathered::Gathered as Inputs;
 use bcode_prompt_sections::git::read::GitProbeOptions;

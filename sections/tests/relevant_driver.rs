@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::{InvariantsConfig, InvariantsMode, OnTimeout};
+use bcode_prompt_config::{InvariantsConfig, InvariantsMode, OnTimeout};
 use bcode_prompt_sections::invariants::{InvariantCatalog, parse};
 use bcode_prompt_sections::relevant::selector::SelectorFuture;
 use bcode_prompt_sections::relevant::sidecar::FocusState;

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod base_stage;
 mod embedded_templates;
 mod git_cache;
 mod git_session;

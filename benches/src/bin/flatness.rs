@@ -34,8 +34,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bcode_benches::{median, roots_for, rounds_value};
+use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{CatalogOptions, Discovery, DiscoveryOptions, Templates, format_catalog};
-use bcode_skill_models::{SkillsConfig, SkillsPromptConfig};
 
 /// The steps timed for every root, in the order each round runs them.
 const STEPS: [&str; 3] = ["cold", "rebuild", "format"];

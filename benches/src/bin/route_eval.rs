@@ -25,8 +25,9 @@ use bcode_benches::roots_for;
 use bcode_benches::route_eval::{
     Bm25, FnRanker, Outcome, Query, Ranker, Scores, evaluate, read_queries,
 };
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions};
-use bcode_skill_models::{Severity, SkillsConfig};
+use bcode_skill_models::Severity;
 
 struct Args {
     skills: Vec<PathBuf>,

@@ -22,10 +22,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bcode_benches::{BuildSummary, json_counts, median, peak_rss_kib, roots_for};
+use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{
     CatalogOptions, Discovery, DiscoveryOptions, DiskCache, Templates, format_catalog,
 };
-use bcode_skill_models::{SkillsConfig, SkillsPromptConfig};
 
 struct Args {
     iterations: usize,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use bcode_prompt_pipeline::config::{ConfigInputs, LoadedConfig, load};
+use bcode_prompt_config::{ConfigInputs, LoadedConfig, load};
 
 /// Properties: loading never panics and answers the same twice; a file
 /// that is not UTF-8 TOML is an error; an error says what is wrong; a

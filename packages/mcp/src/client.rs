@@ -32,10 +32,10 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use bcode_prompt_config::McpServerConfig;
 use bcode_skill::{SkillProvider, parse::parse_document, provider::ProvidedSkill};
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, McpServerConfig, SkillContextRequest, SkillError, SkillId,
-    SkillManifest, SourceKind,
+    Diagnostic, DiagnosticCode, SkillContextRequest, SkillError, SkillId, SkillManifest, SourceKind,
 };
 use rmcp::RoleClient;
 use rmcp::model::{

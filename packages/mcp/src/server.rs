@@ -1061,9 +1061,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         write_skill(tmp.path(), "alpha", "Alpha body.");
         write_skill(tmp.path(), "beta", "Beta body.");
-        let mut discovery = bcode_skill::Discovery::new(
-            bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),
-        );
+        let mut discovery =
+            bcode_skill::Discovery::new(bcode_skill::DiscoveryOptions::from_config(
+                &bcode_prompt_config::SkillsConfig::default(),
+            ));
         let first = registry(tmp.path(), &mut discovery);
         let server = SkillServer::new(&first);
         let index = Arc::clone(&server.current().search);

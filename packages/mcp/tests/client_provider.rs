@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions, SkillProvider};
 use bcode_skill_mcp::{MAX_LISTED_SKILLS, McpProvider};
-use bcode_skill_models::{SkillError, SkillsConfig};
+use bcode_skill_models::SkillError;
 use rmcp::model::{
     ListSkillsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Skill,

@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 /// The library crates, by folder below the workspace root. The CLI is the
 /// binary that may read the environment; `benches` and `tests` are
 /// measurement and test harnesses, not libraries of the product.
-const LIBRARY_CRATES: [&str; 9] = [
+const LIBRARY_CRATES: [&str; 10] = [
     "packages/text",
     "packages/fs",
     "packages/skill/models",
+    "packages/config",
     "templates",
     "packages/skill",
     "packages/mcp",
@@ -57,9 +58,10 @@ const SKILL_FS_EDGES: [&str; 12] = [
     "session::events",
 ];
 
-/// Modules of `bcode-prompt` that may touch the filesystem: the config
-/// layers and the template overrides.
-const PIPELINE_FS_EDGES: [&str; 2] = ["config::layers", "templates"];
+/// Modules of `bcode-prompt-config` that may touch the filesystem: the
+/// layers read the config files; the rest takes data. (`bcode-prompt-pipeline`
+/// has none: it reads no file.)
+const CONFIG_FS_EDGES: [&str; 1] = ["layers"];
 
 /// Modules of `bcode-skill-mcp` that may touch the filesystem: a served
 /// skill's entry (its folder listed, its files read below it) and the
@@ -89,10 +91,11 @@ const SECTIONS_FS_EDGES: [&str; 11] = [
 /// Every crate folder of the workspace, the harnesses too (`fuzz` holds
 /// the cargo-fuzz targets, `fuzz/checks` what `cargo test` replays;
 /// `packages/test-support` the helpers the tests share).
-const ALL_CRATES: [&str; 15] = [
+const ALL_CRATES: [&str; 16] = [
     "packages/text",
     "packages/fs",
     "packages/skill/models",
+    "packages/config",
     "packages/skill",
     "packages/mcp",
     "packages/test-support",
@@ -484,7 +487,8 @@ fn only_the_edge_modules_touch_the_filesystem() {
         }
     }
     for (krate, edges, known) in [
-        ("pipeline", &PIPELINE_FS_EDGES[..], &[][..]),
+        ("packages/config", &CONFIG_FS_EDGES[..], &[][..]),
+        ("pipeline", &[][..], &[][..]),
         ("sections", &SECTIONS_FS_EDGES[..], &[][..]),
         ("packages/mcp", &MCP_FS_EDGES[..], &[][..]),
     ] {
@@ -667,7 +671,7 @@ fn every_integration_test_file_of_a_gathering_crate_is_compiled() {
         );
     }
     assert_eq!(
-        gathering, 6,
+        gathering, 7,
         "crates that gather their tests (update when one is added)"
     );
 }
@@ -717,17 +721,33 @@ fn the_manifest_scan_tells_normal_dependencies_apart() {
 /// re-exports by name what the CLI uses (its tests may use more).
 #[test]
 fn the_cli_depends_on_the_facade_crate_alone() {
+    assert_eq!(workspace_dependencies("cli"), ["bcode-prompt"]);
+}
+
+/// The workspace crates that the crate in folder `krate` depends on (its
+/// normal dependencies), in name order.
+fn workspace_dependencies(krate: &str) -> Vec<String> {
     let workspace_crates = workspace_crates();
     assert!(
         workspace_crates.contains("bcode-skill"),
         "{workspace_crates:?}"
     );
-    let manifest = fs::read_to_string(workspace().join("cli/Cargo.toml")).unwrap();
-    let ours: Vec<String> = normal_dependencies(&manifest)
+    let manifest = fs::read_to_string(workspace().join(krate).join("Cargo.toml")).unwrap();
+    normal_dependencies(&manifest)
         .intersection(&workspace_crates)
         .cloned()
-        .collect();
-    assert_eq!(ours, ["bcode-prompt"]);
+        .collect()
+}
+
+/// The configuration sits below the skills and the prompt pipeline: its
+/// crate takes nothing of theirs (`bcode-skill` takes `[skills]` from it),
+/// so a config type never pulls in discovery, stages or templates.
+#[test]
+fn the_config_crate_depends_only_on_leaf_crates() {
+    assert_eq!(
+        workspace_dependencies("packages/config"),
+        ["bcode-fs", "bcode-skill-models", "bcode-text"]
+    );
 }
 
 /// The room (top-level module) a module belongs to: `discover` for

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
     SkillSessionOptions, Templates,
     context::{MAX_INSERTED_BYTES, shown_summary, split_arguments},
@@ -16,7 +17,7 @@ use bcode_skill::{
 };
 use bcode_skill_models::{
     DiagnosticCode, SkillContextRequest, SkillId, SkillLayout, SkillSource, SkillSummary,
-    SkillsConfig, SourceKind,
+    SourceKind,
 };
 use bcode_text::PathDisplay;
 

@@ -9,14 +9,14 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use bcode_prompt_config::{CatalogMode, SkillsPromptConfig};
 use bcode_skill::{
     Catalog, CatalogOptions, Templates,
     catalog::{CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS},
     format_catalog,
 };
 use bcode_skill_models::{
-    CatalogMode, SkillId, SkillLayout, SkillManifest, SkillSource, SkillSummary,
-    SkillsPromptConfig, SourceKind,
+    SkillId, SkillLayout, SkillManifest, SkillSource, SkillSummary, SourceKind,
 };
 use proptest::prelude::*;
 

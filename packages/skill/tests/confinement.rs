@@ -12,8 +12,9 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{RootsInput, source_roots};
-use bcode_skill_models::{SkillsConfig, SourceEnv};
+use bcode_skill_models::SourceEnv;
 use support::{build, report, write_tree};
 
 const SKILL: &str = "---\ndescription: a skill\n---\nbody\n";

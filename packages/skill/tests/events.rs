@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
     EventSink, JsonlSink, Templates,
     session::{
@@ -20,8 +21,7 @@ use bcode_skill::{
     },
 };
 use bcode_skill_models::{
-    Figure, RelevanceMatch, RelevanceTerm, SkillContextRequest, SkillEvent, SkillId, SkillsConfig,
-    SourceKind,
+    Figure, RelevanceMatch, RelevanceTerm, SkillContextRequest, SkillEvent, SkillId, SourceKind,
 };
 
 /// A clock that starts at 2026-03-01T12:00:00Z and advances one second per

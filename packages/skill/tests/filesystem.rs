@@ -9,8 +9,9 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::time::{Duration, SystemTime};
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::Discovery;
-use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_skill_models::SourceKind;
 use bcode_test_support::mkfifo;
 use support::{build, past_racy_window, quick_options, report, root, write_tree};
 

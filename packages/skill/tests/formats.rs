@@ -9,11 +9,9 @@ use crate::support;
 use std::fs;
 use std::path::Path;
 
+use bcode_prompt_config::{CatalogMode, SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{CatalogOptions, SkillRegistry, Templates, format_catalog};
-use bcode_skill_models::{
-    CatalogMode, Severity, SkillContextRequest, SkillId, SkillsConfig, SkillsPromptConfig,
-    SourceKind,
-};
+use bcode_skill_models::{Severity, SkillContextRequest, SkillId, SourceKind};
 use support::{build, root, user_registry, write_tree};
 
 fn catalog(registry: &SkillRegistry, prompt: &SkillsPromptConfig) -> bcode_skill::Catalog {

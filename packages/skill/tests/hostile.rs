@@ -8,12 +8,13 @@ use crate::support;
 
 use std::fs;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
     SkillSession, SkillSessionOptions, Templates,
     context::{ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, preview_arguments},
     session::SlashCommand,
 };
-use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId, SkillsConfig};
+use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId};
 use support::user_registry;
 
 fn request(id: &str, max_bytes: Option<usize>) -> SkillContextRequest {

@@ -14,8 +14,9 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{RootsInput, SkillRegistry, source_roots};
-use bcode_skill_models::{DiagnosticCode, LoadCause, SkillError, SkillsConfig, SourceEnv};
+use bcode_skill_models::{DiagnosticCode, LoadCause, SkillError, SourceEnv};
 use support::{build, write_tree};
 
 const SKILL: &str = "---\ndescription: a skill\n---\nthe real body\n";

@@ -10,10 +10,9 @@
 
 use crate::support;
 
+use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{CatalogOptions, SkillRegistry, Templates, format_catalog};
-use bcode_skill_models::{
-    SkillContextRequest, SkillId, SkillsConfig, SkillsPromptConfig, SourceKind,
-};
+use bcode_skill_models::{SkillContextRequest, SkillId, SourceKind};
 use support::{build, canonical, root, write_tree};
 
 /// The folder holds a line separator and an ESC; `id` keeps the skill's id

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
+use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{
     CatalogOptions, Discovery, DiscoveryOptions, SkillProvider, SkillRegistry, SourceRoot,
     Templates, format_catalog,
@@ -23,7 +24,7 @@ use bcode_skill::{
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,
     SkillContextResponse, SkillDetails, SkillError, SkillId, SkillLayout, SkillManifest,
-    SkillPermissionHints, SkillSource, SkillsConfig, SkillsPromptConfig, SourceKind,
+    SkillPermissionHints, SkillSource, SourceKind,
 };
 use serde_json::json;
 
@@ -674,7 +675,7 @@ fn live_reload_keeps_provider_skills() {
         owner_check: None,
     }];
     let (mut live, first) = bcode_skill::LiveRegistry::with_providers(
-        bcode_skill::DiscoveryOptions::from_config(&bcode_skill_models::SkillsConfig::default()),
+        bcode_skill::DiscoveryOptions::from_config(&bcode_prompt_config::SkillsConfig::default()),
         roots,
         vec![Plugin::new("acme", &["from-plugin"]).arc()],
     );

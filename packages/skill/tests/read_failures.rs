@@ -8,8 +8,9 @@
 
 mod support;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::Discovery;
-use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_skill_models::SourceKind;
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 use support::{past_racy_window, quick_options, root, write_tree};
 

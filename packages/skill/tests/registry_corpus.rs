@@ -18,7 +18,9 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bcode_skill_models::{DiagnosticCode, Severity, SkillsConfig, SourceKind};
+use bcode_skill_models::{DiagnosticCode, Severity, SourceKind};
+
+use bcode_prompt_config::SkillsConfig;
 
 /// What a generated file should become.
 #[derive(Clone, Debug, PartialEq, Eq)]

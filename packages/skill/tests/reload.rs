@@ -7,8 +7,9 @@ use crate::support;
 
 use std::fs;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{LiveRegistry, ReloadMode, SkillSession, SkillSessionOptions, Templates};
-use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_skill_models::SourceKind;
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
 #[test]

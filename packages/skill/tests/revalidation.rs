@@ -9,8 +9,9 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
-use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_skill_models::SourceKind;
 use support::{age, past_racy_window, quick_options, report, root, write_tree};
 
 struct Fixture {

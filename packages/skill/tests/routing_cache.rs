@@ -12,9 +12,10 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::search::{LazySkillIndex, RoutingCache, RoutingStats, SearchHit, index_registry};
 use bcode_skill::{Discovery, SkillRegistry, SourceRoot};
-use bcode_skill_models::{SkillsConfig, SourceKind};
+use bcode_skill_models::SourceKind;
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
 const QUERIES: &[&str] = &[

@@ -12,11 +12,10 @@ use crate::support;
 
 use std::fs;
 
+use bcode_prompt_config::{AutoActivate, SkillsConfig};
 use bcode_skill::session::{PromptOutcome, Suggestion};
 use bcode_skill::{LiveRegistry, SkillRegistry, SkillSession, SkillSessionOptions, Templates};
-use bcode_skill_models::{
-    AutoActivate, Figure, RelevanceMatch, RelevanceTerm, SkillEvent, SkillsConfig, SourceKind,
-};
+use bcode_skill_models::{Figure, RelevanceMatch, RelevanceTerm, SkillEvent, SourceKind};
 use support::{age, build, past_racy_window, quick_options, root, write_tree};
 
 const LABEL: &str = "repo:.agents/skills";

@@ -10,9 +10,10 @@ use crate::support;
 
 use std::path::Path;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::search::{Field, Normalizer, SkillIndex, SkillText, index_registry, refresh};
 use bcode_skill::{Discovery, SkillRegistry};
-use bcode_skill_models::{SkillId, SkillsConfig, SourceKind};
+use bcode_skill_models::{SkillId, SourceKind};
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
 fn ids(index: &SkillIndex, query: &str) -> Vec<String> {

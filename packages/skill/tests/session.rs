@@ -8,11 +8,12 @@ use crate::support;
 use std::collections::BTreeSet;
 use std::fs;
 
+use bcode_prompt_config::{AutoActivate, SkillsConfig};
 use bcode_skill::{
     ActivationReason, SessionError, SessionReply, SkillSession, SkillSessionOptions, Templates,
     session::SlashCommand,
 };
-use bcode_skill_models::{AutoActivate, SkillError, SkillEvent, SkillsConfig, SourceKind};
+use bcode_skill_models::{SkillError, SkillEvent, SourceKind};
 use support::{build, root, write_tree};
 
 fn skill(description: &str, keywords: &[&str], extra: &str) -> String {

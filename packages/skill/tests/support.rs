@@ -8,11 +8,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
     Discovery, DiscoveryOptions, SkillRegistry, SourceRoot,
     parse::{InstructionKind, SkillOrigin},
 };
-use bcode_skill_models::{SkillLayout, SkillSource, SkillsConfig, SourceKind};
+use bcode_skill_models::{SkillLayout, SkillSource, SourceKind};
 
 // The helpers every crate's tests share, under the names these tests use.
 #[allow(unused_imports)] // each test binary uses a subset

@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::{InvariantsConfig, InvariantsMode, OnTimeout};
+use bcode_prompt_config::{InvariantsConfig, InvariantsMode, OnTimeout};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 

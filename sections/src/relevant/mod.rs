@@ -24,7 +24,7 @@ pub mod sidecar;
 
 use std::time::Duration;
 
-use bcode_prompt_pipeline::config::OnTimeout;
+use bcode_prompt_config::OnTimeout;
 
 pub use deterministic::DeterministicSelector;
 pub use driver::RelevantInvariants;

@@ -61,7 +61,7 @@ impl SelectorRequest {
     pub fn new(
         task: &TaskContext,
         catalog: &InvariantCatalog,
-        config: &bcode_prompt_pipeline::config::InvariantsConfig,
+        config: &bcode_prompt_config::InvariantsConfig,
     ) -> SelectorRequest {
         SelectorRequest {
             task: task.clone(),

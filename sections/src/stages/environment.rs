@@ -6,10 +6,8 @@
 use bcode_text::Limit;
 use minijinja::{Value, context};
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 use crate::environment::ConfigProfile;
 use crate::gathered::{Gathered, need};

@@ -3,11 +3,9 @@
 //! `system_prompt.git_status_max_chars`), rendered from the facts
 //! [`crate::git::read`] gathered; they never open a repository.
 
-use bcode_prompt_pipeline::bounds::line_ends;
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::line_ends;
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 use bcode_text::{Limit, clean_line};
 use minijinja::value::Serde;
 use minijinja::{Value, context};

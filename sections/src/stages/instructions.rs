@@ -7,10 +7,8 @@
 use bcode_text::{Limit, clean_body, clean_line};
 use minijinja::context;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 use crate::gathered::{Gathered, need};
 use crate::instructions::{

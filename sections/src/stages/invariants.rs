@@ -6,9 +6,9 @@
 use bcode_text::{Limit, clean_body, clean_line};
 use minijinja::context;
 
-use bcode_prompt_pipeline::bounds::BoundedText;
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::BoundedText;
+use bcode_prompt_pipeline::{
     Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
 use bcode_templates::TemplateUse;
@@ -66,7 +66,7 @@ fn entries(
     catalog: &InvariantCatalog,
     selected: &[&Invariant],
     limit: Option<Limit>,
-) -> Result<bcode_prompt_pipeline::bounds::BoundedText, StageError> {
+) -> Result<bcode_prompt_pipeline::BoundedText, StageError> {
     let mut entries = String::new();
     let mut entry_ends = Vec::with_capacity(selected.len());
     for inv in selected {

@@ -4,6 +4,7 @@
 //! canonical stage list for full or relevant invariant mode.
 
 pub mod authority;
+pub mod base;
 pub mod datetime;
 pub mod environment;
 pub mod git;
@@ -13,11 +14,11 @@ pub mod skills;
 pub mod suffix;
 pub mod toolchain;
 
-use bcode_prompt_pipeline::base::BaseStage;
-use bcode_prompt_pipeline::stage::Stage;
+use bcode_prompt_pipeline::Stage;
 
 use crate::gathered::Gathered;
 use authority::UserAuthorityStage;
+use base::BaseStage;
 use datetime::DateTimeStage;
 use environment::{
     ConfigProfileStage, ExecutionEnvironmentStage, HostingEnvironmentStage, LocaleStage,

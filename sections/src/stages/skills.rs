@@ -21,8 +21,8 @@ use std::sync::Arc;
 use bcode_text::Limit;
 use minijinja::context;
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::{
     Section, SectionKind, SectionTruncation, Stage, StageContext, StageError, StageSpec,
 };
 

@@ -3,9 +3,7 @@
 
 use minijinja::context;
 
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 use crate::gathered::Gathered;
 

@@ -4,10 +4,8 @@
 use minijinja::value::Serde;
 use minijinja::{Value, context};
 
-use bcode_prompt_pipeline::config::BcodeConfig;
-use bcode_prompt_pipeline::stage::{
-    Section, SectionKind, Stage, StageContext, StageError, StageSpec,
-};
+use bcode_prompt_config::BcodeConfig;
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 use bcode_text::Limit;
 
 use crate::gathered::{Gathered, need};

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
-use bcode_skill_models::{SkillSource, SkillsConfig, SourceKind};
+use bcode_skill_models::{SkillSource, SourceKind};
 
 /// The registry of `dir` as a repository's `.bcode/skills`, default options.
 pub fn registry(dir: &Path) -> SkillRegistry {

@@ -4,7 +4,6 @@
 
 #![warn(missing_docs)]
 
-mod config;
 mod context;
 mod diagnostic;
 mod env;
@@ -16,10 +15,6 @@ mod relevance;
 mod source;
 mod summary;
 
-pub use config::{
-    AutoActivate, CatalogMode, DEFAULT_MCP_TIMEOUT_MS, McpServerConfig, ScoreFloor, SkillsConfig,
-    SkillsDisabledConfig, SkillsPromptConfig, SkillsRoutingConfig, SkillsSourcesConfig,
-};
 pub use context::{
     InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillContextRequest, SkillContextResponse,
     SkillError,

@@ -19,9 +19,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use bcode_skill_models::{
-    CatalogMode, SkillSource, SkillSummary, SkillsConfig, SkillsPromptConfig,
-};
+use bcode_prompt_config::{CatalogMode, SkillsConfig, SkillsPromptConfig};
+use bcode_skill_models::{SkillSource, SkillSummary};
 use bcode_text::{Limit, Truncation, clean_body, clean_line, model_path};
 use minijinja::context;
 use serde::Serialize;

@@ -15,8 +15,10 @@ use std::sync::Arc;
 
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, LoadCause, SkillError,
-    SkillId, SkillLayout, SkillManifest, SkillSummary, SkillsConfig,
+    SkillId, SkillLayout, SkillManifest, SkillSummary,
 };
+
+use bcode_prompt_config::SkillsConfig;
 
 use crate::discover::read::{ReadError, RootConfinements};
 use crate::discover::walk::WalkOptions;

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use bcode_skill_models::{SkillSource, SkillsConfig, SourceEnv, SourceKind};
+use bcode_skill_models::{SkillSource, SourceEnv, SourceKind};
+
+use bcode_prompt_config::SkillsConfig;
 
 /// One root to search, with the source its skills belong to.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,9 +28,11 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bcode_skill_models::{
-    AutoActivate, Diagnostic, DiagnosticCode, LoadCause, RelevanceMatch, SkillContextRequest,
-    SkillContextResponse, SkillError, SkillEvent, SkillId, SkillsConfig,
+    Diagnostic, DiagnosticCode, LoadCause, RelevanceMatch, SkillContextRequest,
+    SkillContextResponse, SkillError, SkillEvent, SkillId,
 };
+
+use bcode_prompt_config::{AutoActivate, SkillsConfig};
 
 pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
 pub use events::{

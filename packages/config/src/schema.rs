@@ -3,12 +3,12 @@
 //! all share, so that the set of known keys is defined once: by the types.
 //!
 //! The key tree is derived from the schema by a test
-//! (`pipeline/tests/config_schema.rs`) and checked in as static data
+//! (`packages/config/tests/schema.rs`) and checked in as static data
 //! (`key_tree.rs`), so a process does not build the schema to
 //! learn its keys: generating and walking it took 1.15 M of the 5.93 M
 //! instructions of a small repository's `render` (callgrind). After changing
 //! a config type, regenerate both the checked-in schema and the key tree with
-//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
+//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-config`.
 
 use serde_json::Value as Json;
 
@@ -24,8 +24,8 @@ pub fn json_schema() -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::key_tree::{KEY_TREE, LEAF_KEYS};
-    use crate::config::shape::{LeafKind, Shape};
+    use crate::key_tree::{KEY_TREE, LEAF_KEYS};
+    use crate::shape::{LeafKind, Shape};
 
     #[test]
     fn shape_knows_enums_limits_and_arrays() {

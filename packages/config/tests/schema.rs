@@ -1,10 +1,10 @@
 //! Keeps `config-schema/` in step with the config types: the checked-in JSON
 //! Schema must equal `json_schema()`, the key tree the validator reads
-//! (`src/config/key_tree.rs`) must be the one derived from it, and the
+//! (`src/key_tree.rs`) must be the one derived from it, and the
 //! documented example must set every key and load without warnings.
 //!
 //! After changing a config type, regenerate the schema with
-//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`
+//! `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-config`
 //! and review the diff; the example is written by hand, so add new keys to
 //! `config-schema/bcode.example.toml` with a comment.
 
@@ -16,11 +16,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use bcode_prompt_pipeline::config::{ConfigInputs, Origin, json_schema, load};
+use bcode_prompt_config::{ConfigInputs, Origin, json_schema, load};
 use serde_json::{Map, Value as Json};
 
 fn schema_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../config-schema")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config-schema")
 }
 
 /// Fails unless the file at `path` holds `expected`; with
@@ -34,7 +34,7 @@ fn check_current(path: &Path, expected: &str) {
     let actual = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         actual == expected,
-        "{} is stale; regenerate it with BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline",
+        "{} is stale; regenerate it with BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-config",
         path.display()
     );
 }
@@ -50,15 +50,15 @@ fn checked_in_schema_is_current() {
 
 #[test]
 fn checked_in_key_tree_is_current() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/config/key_tree.rs");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/key_tree.rs");
     check_current(&path, &key_tree_source(&json_schema()));
 }
 
 const HEADER: &str = "\
 //! The key tree of the config: every key of `BcodeConfig` and what it may
 //! hold. Generated from `json_schema()` by the test
-//! `checked_in_key_tree_is_current` in `pipeline/tests/config_schema.rs`; do not edit. After
-//! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
+//! `checked_in_key_tree_is_current` in `packages/config/tests/schema.rs`; do not edit. After
+//! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-config`.
 
 use super::shape::{LeafKind, Shape};
 

@@ -1,5 +1,5 @@
 //! The typed configuration of the whole spec with its defaults: `[skills]`
-//! (from `bcode-skill-models`), `[invariants]`, `[system_prompt]` and
+//! (in `skills`), `[invariants]`, `[system_prompt]` and
 //! `[model]` and `[trust]`. Every optional limit is an `Option`: omitted
 //! means unlimited.
 //! Doc comments here become the JSON Schema descriptions.
@@ -9,13 +9,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::facts::{
-    Facts, GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
-};
-pub use bcode_skill_models::{
-    AutoActivate, CatalogMode, SkillsConfig, SkillsDisabledConfig, SkillsPromptConfig,
-    SkillsSourcesConfig,
-};
+use crate::facts::Facts;
+use crate::skills::SkillsConfig;
 
 /// The whole effective configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -1,12 +1,12 @@
 //! The `base` stage: the built-in coding-agent prompt (`base.j2`) in
 //! `mode = "default"`, or `system_prompt.text` in `mode = "replace"`. Every
-//! prompt has a base, so it lives here; the sections crate registers it with
-//! the other stages.
+//! prompt has a base; it is the first stage of the canonical list. It reads
+//! no gathered input, so it is a stage for any inputs (`Stage<I>`).
 
 use minijinja::context;
 
-use crate::config::PromptMode;
-use crate::stage::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
+use bcode_prompt_config::PromptMode;
+use bcode_prompt_pipeline::{Section, SectionKind, Stage, StageContext, StageError, StageSpec};
 
 /// The base template's name.
 pub const BASE_TEMPLATE: &str = "base.j2";

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use bcode_prompt_pipeline::config::{ConfigInputs, load};
+use bcode_prompt_config::{ConfigInputs, load};
 
 fn inputs(repo: &Path) -> ConfigInputs {
     ConfigInputs {

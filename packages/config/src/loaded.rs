@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
-use bcode_skill_models::McpServerConfig;
+use crate::skills::McpServerConfig;
 use figment::value::{Dict, Map};
 use figment::{Figment, Metadata, Profile, Provider};
 use toml::Value;

@@ -1,7 +1,7 @@
 //! The key tree of the config: every key of `BcodeConfig` and what it may
 //! hold. Generated from `json_schema()` by the test
-//! `checked_in_key_tree_is_current` in `pipeline/tests/config_schema.rs`; do not edit. After
-//! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-pipeline`.
+//! `checked_in_key_tree_is_current` in `packages/config/tests/schema.rs`; do not edit. After
+//! changing a config type: `BCODE_UPDATE_SCHEMA=1 cargo test -p bcode-prompt-config`.
 
 use super::shape::{LeafKind, Shape};
 

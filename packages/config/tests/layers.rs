@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bcode_prompt_pipeline::config::{
+use bcode_prompt_config::McpServerConfig;
+use bcode_prompt_config::{
     BcodeConfig, CatalogMode, ConfigInputs, ConfiguredSkillRoot, LoadedConfig, Origin, load,
 };
-use bcode_skill_models::McpServerConfig;
 
 /// A temp tree with `home/`, `repo/` and `cwd/`, and the inputs to load it.
 struct Fixture {

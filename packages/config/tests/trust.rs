@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use bcode_prompt_pipeline::config::{
+use bcode_prompt_config::McpServerConfig;
+use bcode_prompt_config::{
     AutoActivate, ConfigInputs, ConfigWarningKind, InvariantsMode, LoadedConfig, Origin,
     PromptMode, RepoTrust, SafeDirectories, check, load, safe_directories,
 };
-use bcode_skill_models::McpServerConfig;
 
 /// `home/`, `repo/` and `elsewhere/` in a canonical temp dir.
 struct Tree {
