@@ -511,6 +511,163 @@ fn connections_and_subscriptions_are_bounded() {
     );
 }
 
+/// A `bcode-prompt mcp` session on stdio, its answers kept as the lines
+/// written.
+struct StdioSession {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl StdioSession {
+    /// Started and opened with `initialize` of 2025-11-25, as the HTTP
+    /// requests below name their era.
+    fn start(sandbox: &Sandbox) -> StdioSession {
+        let mut child = sandbox
+            .command()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take().unwrap();
+        let mut session = StdioSession {
+            child,
+            stdin,
+            lines,
+        };
+        session.ask(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"},
+            }})
+            .to_string(),
+        );
+        session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        session
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The line answering `request`.
+    fn ask(&mut self, request: &str) -> String {
+        self.send(request);
+        self.lines.recv_timeout(ANSWER).unwrap()
+    }
+}
+
+impl Drop for StdioSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Issue 40's speed line: a plain `skills/list` over HTTP is answered in
+/// front of the SDK's service. Its answers are the bytes stdio writes for
+/// the same requests, and the bytes the SDK's service writes (a weighted
+/// `Accept` sends the request to the SDK), page after page by the cursors
+/// given; a cursor refused, an unknown method and a request of 2026-07-28
+/// still reach the SDK and are answered as on stdio; `Host` and `Origin`
+/// are still refused.
+#[test]
+fn a_listing_over_http_is_the_bytes_of_stdio_and_of_the_sdk() {
+    let sandbox = sandbox();
+    let skills: Vec<(String, String)> = (0..bcode_skill_mcp::SKILLS_PAGE + 20)
+        .map(|n| {
+            (
+                format!("s{n:03}/SKILL.md"),
+                format!("---\nname: s{n:03}\ndescription: Skill {n}\n---\nBody.\n"),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = skills
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    write_files(&sandbox.repo.join(".bcode/skills"), &files);
+    let server = Server::start(&sandbox, &[], &[]);
+    let mut stdio = StdioSession::start(&sandbox);
+    let legacy = [("MCP-Protocol-Version", "2025-11-25")];
+    let to_sdk = [
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Accept", "application/json;q=0.9, text/event-stream"),
+    ];
+
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    for id in 1.. {
+        let mut params = json!({});
+        if let Some(cursor) = &cursor {
+            params["cursor"] = json!(cursor);
+        }
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": "skills/list", "params": params})
+                .to_string();
+        let over_http = server.post(&legacy, request.as_bytes());
+        assert_eq!(over_http.status, 200, "{}", over_http.text());
+        assert_eq!(over_http.header("content-type"), Some("application/json"));
+        assert_eq!(over_http.text(), stdio.ask(&request));
+        let through_sdk = server.post(&to_sdk, request.as_bytes());
+        assert_eq!(through_sdk.status, 200, "{}", through_sdk.text());
+        assert_eq!(through_sdk.text(), over_http.text());
+        pages += 1;
+        cursor = over_http.json()["result"]["nextCursor"]
+            .as_str()
+            .map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(pages, 2);
+
+    for request in [
+        json!({"jsonrpc": "2.0", "id": "c", "method": "skills/list", "params": {"cursor": "nope"}}),
+        json!({"jsonrpc": "2.0", "id": "m", "method": "skills/nope", "params": {}}),
+    ] {
+        let request = request.to_string();
+        let over_http = server.post(&legacy, request.as_bytes());
+        let answer = over_http.json();
+        assert!(answer["error"]["code"].is_i64(), "{answer}");
+        assert_eq!(
+            answer,
+            serde_json::from_str::<Value>(&stdio.ask(&request)).unwrap()
+        );
+    }
+    let newer = server.request_2026(9, "skills/list", json!({}));
+    assert_eq!(newer["result"]["cacheScope"], "private", "{newer}");
+
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
+    let from_page = server.post(&[("Origin", "http://localhost:3000")], list);
+    assert_eq!(from_page.status, 403, "{}", from_page.text());
+    let mut stream = server.connect();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        list.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(list).unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).unwrap();
+    assert_eq!(Answer::parse(&bytes).status, 403);
+    drop(stdio);
+    assert_eq!(server.stop(), Some(0));
+}
+
 /// The `node_modules` folder holding the pinned TypeScript MCP SDK that
 /// `.ci/run` installs under the build folder (`BCODE_MCP_NODE_MODULES`);
 /// `None` (the test then says so and passes) when it is not set up,

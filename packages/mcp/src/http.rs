@@ -11,7 +11,10 @@
 //! before the SDK parses it, at most [`MAX_HTTP_REQUESTS_IN_FLIGHT`]
 //! answers being made or written at once (the next request waits), and at
 //! most [`MAX_HTTP_STREAMS`] open subscriptions (the next is answered
-//! 503).
+//! 503). A plain `skills/list` of the `initialize` era is then answered
+//! here, as stdio answers it, without the SDK's per-request service and
+//! second check of every entry (`http_listing.rs`); everything else goes
+//! to the SDK.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -34,6 +37,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::http_listing;
 use crate::request_line::{self, Checked};
 use crate::server::SkillServer;
 use crate::stdio::{ServeError, follow_trees, warm_in_background};
@@ -256,6 +260,9 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 /// module documentation.
 struct Gate {
     service: StreamableHttpService<SkillServer, NeverSessionManager>,
+    /// What `skills/list` pages are answered from in front of the SDK
+    /// (`http_listing.rs`).
+    server: SkillServer,
     token: Option<String>,
     answering: Arc<Semaphore>,
     streams: Arc<Semaphore>,
@@ -291,6 +298,7 @@ impl Gate {
                 Arc::new(NeverSessionManager::default()),
                 config,
             ),
+            server: server.clone(),
             token: options.token.clone(),
             answering: Arc::new(Semaphore::new(MAX_HTTP_REQUESTS_IN_FLIGHT)),
             streams: Arc::new(Semaphore::new(MAX_HTTP_STREAMS)),
@@ -352,6 +360,14 @@ impl Gate {
                 Err(_) => return plain(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
             },
         };
+        if let Some(listing) =
+            http_listing::listing(&parts.headers, &bytes, &self.service.config.allowed_hosts)
+            && let Some(page) = http_listing::answer(&self.server, listing).await
+        {
+            let mut answer = json(StatusCode::OK, page);
+            answer.body_mut()._permit = Some(permit);
+            return answer;
+        }
         let request = Request::from_parts(parts, Full::new(bytes));
         held(self.service.handle(request).await, Some(permit))
     }
@@ -425,9 +441,9 @@ fn plain(status: StatusCode, text: &str) -> Response<Reply> {
     response
 }
 
-fn json(status: StatusCode, body: Vec<u8>) -> Response<Reply> {
+fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Reply> {
     let mut response = Response::new(Reply {
-        body: Full::new(Bytes::from(body)).boxed(),
+        body: Full::new(body.into()).boxed(),
         _permit: None,
     });
     *response.status_mut() = status;

@@ -38,6 +38,8 @@ mod entry;
 mod follow;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_listing;
 mod request_line;
 mod server;
 mod service;

@@ -522,6 +522,22 @@ impl SkillServer {
         Some(self.answer_page(&snapshot, start, Some(made)))
     }
 
+    /// The `skills/list` page from `cursor` as every transport answers it:
+    /// at once when it was made ahead ([`SkillServer::ready_skills_page`]),
+    /// else made off the async workers.
+    pub(crate) async fn skills_page(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListSkillsResult, McpError> {
+        match self.ready_skills_page(cursor.as_deref()) {
+            Some(page) => Ok(page),
+            None => {
+                let server = self.clone();
+                blocking(move || server.list_skills_page(cursor.as_deref())).await
+            }
+        }
+    }
+
     /// The answer for the page from `start`, from `made` when it was made
     /// ahead; the next page is started ahead.
     fn answer_page(
@@ -904,13 +920,7 @@ impl ServerHandler for SkillServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let mut page = match self.ready_skills_page(cursor.as_deref()) {
-            Some(page) => page,
-            None => {
-                let server = self.clone();
-                blocking(move || server.list_skills_page(cursor.as_deref())).await?
-            }
-        };
+        let mut page = self.skills_page(cursor).await?;
         if caching_era(&context) {
             (page.ttl_ms, page.cache_scope) = (Some(self.ttl_ms), Some(CacheScope::Private));
         }

@@ -1,20 +1,26 @@
 //! The SDK service `bcode-prompt mcp` runs: the SDK's own dispatch for a
-//! [`SkillServer`] (its `ServerHandler`), except one step. In a session
-//! opened with `initialize`, a `skills/list` page is answered without the
-//! SDK checking every entry of the page again: each entry was checked with
-//! the SDK's own `Skill::validate` once, when its files were read (a skill
-//! that fails is left out, and `skills/get` names the reason), and a
-//! snapshot holds each id once, so no URI can come twice. Repeated at every
-//! listing, that check (three NFKC passes over each name) was a fifth of
-//! what a page cost at 10,000 skills. The SDK's other check there, that the
-//! server declares the skills extension and `resources`, always holds: the
-//! server's `get_info` declares both. Every other request, and `skills/list`
-//! in a session without `initialize` (whose per-request metadata the SDK
-//! checks first), goes through the SDK unchanged.
+//! [`SkillServer`] (its `ServerHandler`), except one step. A `skills/list`
+//! page is answered without the SDK checking every entry of the page
+//! again: each entry was checked with the SDK's own `Skill::validate` once,
+//! when its files were read (a skill that fails is left out, and
+//! `skills/get` names the reason), and a snapshot holds each id once, so no
+//! URI can come twice. Repeated at every listing, that check (three NFKC
+//! passes over each name) was a fifth of what a page cost at 10,000 skills.
+//! The SDK's other check there, that the server declares the skills
+//! extension and `resources`, always holds: the server's `get_info`
+//! declares both. This holds in a session opened with `initialize`, and for
+//! a request of 2026-07-28 carrying its own protocol version (a session
+//! opened with `server/discover`, as this crate's consumer opens one): the
+//! SDK's checks of that request's `_meta` (a version the server speaks,
+//! every key the version requires) are made here first, and the result is
+//! finished as the SDK finishes it. Every other request, and a
+//! `skills/list` that fits neither, goes through the SDK unchanged.
 
 use std::borrow::Cow;
 
-use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
+use rmcp::model::{
+    ClientNotification, ClientRequest, ErrorCode, ProtocolVersion, ServerConfig, ServerResult,
+};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service};
 
@@ -50,6 +56,24 @@ fn initialized_session(context: &RequestContext<RoleServer>) -> bool {
             .is_some_and(|info| info.protocol_version.has_initialize())
 }
 
+/// Whether the request names protocol 2026-07-28 or later in its own
+/// `_meta`, one the server speaks, with every key that version requires:
+/// then the SDK's dispatch checks nothing more before the handler, and
+/// after it fills the caching hints.
+fn self_contained_request(
+    context: &RequestContext<RoleServer>,
+    supported: &[ProtocolVersion],
+) -> bool {
+    context.meta.protocol_version().is_some_and(|version| {
+        version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+            && supported.contains(&version)
+            && context
+                .meta
+                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+    })
+}
+
 impl Service<RoleServer> for SkillService {
     async fn handle_request(
         &self,
@@ -65,6 +89,28 @@ impl Service<RoleServer> for SkillService {
                 result.strip_result_type_for_legacy_peer();
                 result.strip_non_object_output_for_legacy_peer();
                 Ok(result)
+            }
+            ClientRequest::ListSkillsRequest(request)
+                if self_contained_request(
+                    &context,
+                    &ServerHandler::supported_protocol_versions(&self.server),
+                ) =>
+            {
+                // What the SDK does to every result, and error, of a
+                // request of 2026-07-28.
+                match self.server.list_skills(request.params, context).await {
+                    Ok(page) => {
+                        let mut result = ServerResult::ListSkillsResult(page);
+                        result.fill_missing_cache_hints();
+                        Ok(result)
+                    }
+                    Err(mut error) => {
+                        if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                            error.code = ErrorCode::INVALID_PARAMS;
+                        }
+                        Err(error)
+                    }
+                }
             }
             request => Service::handle_request(&self.server, request, context).await,
         }

@@ -119,3 +119,98 @@ fn pages_and_other_requests_are_the_sdks_own() {
         assert_eq!(text, theirs);
     });
 }
+
+/// The answer lines `service` gives to `requests` (one line each, every
+/// one a request), sent in a session opened by the first.
+fn answers<S: Service<rmcp::RoleServer>>(
+    runtime: &tokio::runtime::Runtime,
+    service: S,
+    requests: &[String],
+) -> Vec<String> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    runtime.block_on(async {
+        let (client_io, server_io) = tokio::io::duplex(1024 * 1024);
+        tokio::spawn(async move {
+            if let Ok(running) = service.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, mut write) = tokio::io::split(client_io);
+        let mut lines = BufReader::new(read).lines();
+        let mut answers = Vec::new();
+        for request in requests {
+            write.write_all(request.as_bytes()).await.unwrap();
+            write.write_all(b"\n").await.unwrap();
+            answers.push(lines.next_line().await.unwrap().unwrap());
+        }
+        answers
+    })
+}
+
+/// Issue 40's consumer opens its stdio session with `server/discover`
+/// (protocol 2026-07-28): each `skills/list` carries its own `_meta`, and
+/// is answered without the SDK's second check of every entry. Every
+/// answer, byte for byte, is still the SDK's: the pages (with their caching
+/// hints), a cursor refused, and the SDK's refusals of a request whose
+/// `_meta` names a version the server does not speak or lacks a key.
+#[test]
+fn pages_of_a_session_opened_with_discover_are_the_sdks_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    for n in 0..SKILLS_PAGE + 5 {
+        write_skill(tmp.path(), &format!("s{n:03}"), &format!("Skill {n}"));
+    }
+    let registry = registry(tmp.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+    });
+    let request = |id: u32, method: &str, mut params: Value| {
+        params["_meta"] = meta.clone();
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            .to_string()
+    };
+    let mut old_version = meta.clone();
+    old_version["io.modelcontextprotocol/protocolVersion"] = "2099-01-01".into();
+    let mut no_capabilities = meta.clone();
+    no_capabilities
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let requests = [
+        request(1, "server/discover", serde_json::json!({})),
+        request(2, "skills/list", serde_json::json!({})),
+        request(3, "skills/list", serde_json::json!({"cursor": "100"})),
+        request(4, "skills/list", serde_json::json!({"cursor": "nope"})),
+        serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "skills/list", "params": {"_meta": old_version}}).to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 6, "method": "skills/list", "params": {"_meta": no_capabilities}}).to_string(),
+    ];
+    let ours = answers(
+        &runtime,
+        SkillService::new(SkillServer::new(&registry)),
+        &requests,
+    );
+    let sdks = answers(&runtime, SkillServer::new(&registry), &requests);
+    assert_eq!(ours, sdks);
+    let parsed: Vec<Value> = ours
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(
+        parsed[1]["result"]["skills"].as_array().unwrap().len(),
+        SKILLS_PAGE
+    );
+    assert_eq!(parsed[1]["result"]["nextCursor"], "100");
+    assert_eq!(parsed[1]["result"]["cacheScope"], "private");
+    assert_eq!(parsed[2]["result"]["skills"].as_array().unwrap().len(), 5);
+    let codes: Vec<&Value> = parsed[3..]
+        .iter()
+        .map(|refused| &refused["error"]["code"])
+        .collect();
+    assert_eq!(codes, [-32602, -32022, -32602]);
+}
