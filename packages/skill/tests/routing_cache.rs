@@ -437,7 +437,7 @@ fn a_search_after_a_confirmed_discovery_still_sees_changed_supporting_files() {
     // The first process walks and writes both caches; the second is
     // confirmed and analyzes nothing: every stamp taken from the
     // confirmation (a linked one included) is the one stored.
-    assert_eq!(search("deploy").0, false);
+    assert!(!search("deploy").0);
     let (confirmed, second, ids) = search("deploy linked");
     assert!(confirmed);
     assert_eq!(second, stats(0, 42, false));
