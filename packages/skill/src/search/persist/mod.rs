@@ -765,10 +765,10 @@ impl Docs {
         self.starts.len()
     }
 
-    /// The record numbered `at`.
+    /// The record numbered `at` (checked whole by `RoutingCache::open`).
     fn get(&self, at: usize) -> Option<DocView<'_>> {
         let start = *self.starts.get(at)? as usize;
-        format::read_doc(&mut format::Cursor::new(self.bytes.get(start..)?)).ok()
+        format::read_checked_doc(&mut format::Cursor::new(self.bytes.get(start..)?)).ok()
     }
 
     fn iter(&self) -> impl Iterator<Item = DocView<'_>> {
@@ -801,7 +801,7 @@ fn plan<'r>(
     registry: &'r SkillRegistry,
     confirmed: Option<&ConfirmedStamps<'_>>,
 ) -> Plan<'r> {
-    let by_id: HashMap<&str, usize> = stored
+    let by_id: HashMap<&str, usize, rustc_hash::FxBuildHasher> = stored
         .docs
         .iter()
         .enumerate()
