@@ -92,19 +92,23 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, CliError> {
     let config = &context.workspace.config().config.skills;
+    let mut discovery = None;
     let registry = if config.enabled {
         // The skills of each configured MCP server join the local ones
         // (`mcp:<name>`); a server that fails is a diagnostic.
         let providers = context.workspace.mcp_providers();
         // A search reads the registry and the routing index from the disk
         // cache (`skills.disk_cache`), as a session does.
-        let discovery = match cmd {
+        let mut built = match cmd {
             SkillsCmd::Search { .. } => context.workspace.discovery(),
             _ => Discovery::new(context.workspace.discovery_options()),
-        };
-        discovery
-            .single_build()
-            .build_with_providers(&context.workspace.skill_roots(), &providers)
+        }
+        .single_build();
+        let registry = built.build_with_providers(&context.workspace.skill_roots(), &providers);
+        // Kept for a search: the stamps its build confirmed serve the
+        // routing cache's check too.
+        discovery = Some(built).filter(|_| matches!(cmd, SkillsCmd::Search { .. }));
+        registry
     } else {
         eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
         SkillRegistry::empty()
@@ -226,7 +230,9 @@ pub fn run(
                 // its entries hold; else only changed skills are analyzed
                 // and the file is brought up to date.
                 Some(cache) => {
-                    let (hits, stats) = cache.search(&registry, query, *limit);
+                    let confirmed = discovery.as_ref().and_then(Discovery::confirmed_stamps);
+                    let (hits, stats) =
+                        cache.search_confirmed(&registry, confirmed.as_ref(), query, *limit);
                     if let Some(why) = stats.ignored {
                         eprintln!(
                             "bcode-prompt: warning: the routing cache `{}` was not used ({}); it is rebuilt",

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use bcode_skill::search::{Normalizer, SkillText, for_each_word, other_files};
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
-use bcode_skill_models::{SkillLayout, SkillSource, SkillSummary, SkillsConfig, SourceKind};
+use bcode_prompt_config::SkillsConfig;
+use bcode_skill_models::{SkillLayout, SkillSource, SkillSummary, SourceKind};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{

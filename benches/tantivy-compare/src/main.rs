@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use bcode_skill::DiscoveryOptions;
 use bcode_skill::search::{RoutingCache, index_registry};
-use bcode_skill_models::SkillsConfig;
+use bcode_prompt_config::SkillsConfig;
 use tantivy_compare::route_eval::{Bm25, FnRanker, Query, Ranker, Scores, evaluate, read_queries};
 use tantivy_compare::variants::{VARIANTS, Variants};
 use tantivy_compare::{

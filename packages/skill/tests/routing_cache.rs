@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill::search::{LazySkillIndex, RoutingCache, RoutingStats, SearchHit, index_registry};
-use bcode_skill::{Discovery, SkillRegistry, SourceRoot};
+use bcode_skill::{Discovery, DiskCache, SkillRegistry, SourceRoot};
 use bcode_skill_models::SourceKind;
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
@@ -386,4 +386,73 @@ fn a_link_in_place_of_the_cache_file_is_neither_read_nor_written_through() {
     // The link was replaced, not written through.
     assert_eq!(std::fs::read(&elsewhere).unwrap(), before);
     assert!(!std::fs::symlink_metadata(f.file()).unwrap().is_symlink());
+}
+
+/// A search right after a discovery that its stamps confirmed takes each
+/// skill's file and folder stamps from that confirmation
+/// ([`Discovery::confirmed_stamps`]), linked ones too, and still sees what
+/// the discovery's stamps do not cover: a name added or removed below a
+/// skill's `scripts/`, in a linked skill as in any other.
+#[test]
+fn a_search_after_a_confirmed_discovery_still_sees_changed_supporting_files() {
+    let f = Fixture::new();
+    let elsewhere = f.skills.parent().unwrap().join("elsewhere");
+    write_tree(
+        &elsewhere,
+        &[
+            (
+                "linked/SKILL.md",
+                "---\nname: linked\ndescription: A linked skill.\n---\nlinked body\n",
+            ),
+            ("linked/scripts/deploy_linked.sh", "x"),
+            (
+                "file-target.md",
+                "---\nname: file-linked\ndescription: Linked file.\n---\nfile body\n",
+            ),
+        ],
+    );
+    std::os::unix::fs::symlink(elsewhere.join("linked"), f.skills.join("linked")).unwrap();
+    std::fs::create_dir(f.skills.join("file-linked")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.join("file-target.md"),
+        f.skills.join("file-linked/SKILL.md"),
+    )
+    .unwrap();
+    age(&f.skills);
+    age(&elsewhere);
+    past_racy_window();
+    let search = |query: &str| {
+        let mut discovery = Discovery::new(quick_options(&SkillsConfig::default()))
+            .with_disk_cache(DiskCache::new(&f.cache));
+        let registry = discovery.build(&f.roots());
+        assert_eq!(registry.len(), 42);
+        let confirmed = discovery.confirmed_stamps();
+        let (hits, stats) = f
+            .routing()
+            .search_confirmed(&registry, confirmed.as_ref(), query, 50);
+        let fresh = index_registry(&registry, None).search(query, 50);
+        assert_eq!(hits, fresh, "{query}");
+        let ids: Vec<String> = hits.iter().map(|h| h.id.as_str().to_owned()).collect();
+        (confirmed.is_some(), stats, ids)
+    };
+    // The first process walks and writes both caches; the second is
+    // confirmed and analyzes nothing: every stamp taken from the
+    // confirmation (a linked one included) is the one stored.
+    assert!(!search("deploy").0);
+    let (confirmed, second, ids) = search("deploy linked");
+    assert!(confirmed);
+    assert_eq!(second, stats(0, 42, false));
+    assert_eq!(ids.first().map(String::as_str), Some("linked"));
+    // Names added and removed below `scripts/`: the discovery's stamps do
+    // not move, the routing cache's do.
+    write_tree(&f.skills, &[("skill-03/scripts/deploy_helper.sh", "x")]);
+    std::fs::remove_file(elsewhere.join("linked/scripts/deploy_linked.sh")).unwrap();
+    past_racy_window();
+    let (confirmed, third, ids) = search("deploy");
+    assert!(confirmed);
+    assert_eq!(third, stats(2, 40, true));
+    assert_eq!(ids, ["skill-03"]);
+    let (confirmed, fourth, _) = search("deploy");
+    assert!(confirmed);
+    assert_eq!(fourth, stats(0, 42, false));
 }

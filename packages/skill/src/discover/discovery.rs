@@ -24,7 +24,7 @@ use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::discover::precedence;
 use crate::discover::read::{RootConfinements, confinement_of};
 use crate::discover::registry::{DiscoveryOptions, RootReport, SkillRegistry};
-use crate::discover::snapshot::{RootSnapshot, WalkSnapshot};
+use crate::discover::snapshot::{ConfirmedStamps, RootSnapshot, WalkSnapshot};
 use crate::discover::sources::SourceRoot;
 use crate::discover::walk::walk_root;
 use crate::parse::skill::ParseOutcome;
@@ -142,6 +142,18 @@ impl Discovery {
     /// trusted snapshot.
     pub(crate) fn folders(&self) -> Option<std::collections::BTreeSet<std::path::PathBuf>> {
         self.confirmed.as_ref()?.snapshot.folders()
+    }
+
+    /// The stamps the last build confirmed, when it was answered from the
+    /// last registry because every stamp its walk depended on answered as
+    /// recorded (see [`ConfirmedStamps`]): a check of the same paths for
+    /// this registry, made next, may take them from there. `None` after a
+    /// build that walked.
+    pub fn confirmed_stamps(&self) -> Option<ConfirmedStamps<'_>> {
+        if !self.stats.confirmed_by_stamps {
+            return None;
+        }
+        Some(ConfirmedStamps::of(&self.confirmed.as_ref()?.snapshot))
     }
 
     /// Counters of the last [`Discovery::build`].

@@ -31,5 +31,6 @@ pub(crate) mod walk;
 pub use discovery::{Discovery, DiscoveryStats};
 pub use registry::{DiscoveryOptions, RootReport, SkillRegistry};
 pub use reload::{LiveRegistry, ReloadMode, TurnRefresh};
+pub use snapshot::ConfirmedStamps;
 pub use sources::{BundledRoot, ConfiguredRoot, OwnerCheck, RootsInput, SourceRoot, source_roots};
 pub use walk::WalkOptions;

@@ -195,6 +195,11 @@ impl WalkSnapshot {
         self.candidates
     }
 
+    /// Probe `at.1` of root `at.0`.
+    fn probe(&self, at: (u32, u32)) -> Option<&Probe> {
+        self.roots.get(at.0 as usize)?.probes.get(at.1 as usize)
+    }
+
     /// Every folder whose entries the recorded walk's answer depended on:
     /// each root, each listed folder, and the folder of each probed file
     /// (through the followed links, so a link's target is covered). A
@@ -278,6 +283,93 @@ impl WalkSnapshot {
                 .all(|check| check.join().unwrap_or(false))
         })
     }
+}
+
+/// The stamps of a snapshot that was just confirmed (every probe answered
+/// as recorded), by path: each is what a lookup of that path answers now,
+/// so a later check of the same path for the same build (the routing
+/// cache's check of each skill's file and folder) takes it from here
+/// instead of asking the file system again.
+///
+/// A path's followed stamp is its `follow` probe when the walk took one
+/// (the walk follows every link it accepts, recording where it led); a
+/// path probed only without following is no link, so that stamp is also
+/// the followed one. A path whose probe failed, or whose hash another path
+/// shares, has none here and is looked up as before.
+#[derive(Debug)]
+pub struct ConfirmedStamps<'s> {
+    snapshot: &'s WalkSnapshot,
+    /// By the hash of root number and relative path: the root and probe
+    /// numbers, `u32::MAX` as the probe for two paths of one hash.
+    by_path: std::collections::HashMap<u64, (u32, u32), rustc_hash::FxBuildHasher>,
+}
+
+impl<'s> ConfirmedStamps<'s> {
+    /// The stamps of `snapshot`, which its caller has just confirmed with
+    /// [`WalkSnapshot::unchanged`].
+    pub(crate) fn of(snapshot: &'s WalkSnapshot) -> Self {
+        let total: usize = snapshot.roots.iter().map(|root| root.probes.len()).sum();
+        let mut by_path =
+            std::collections::HashMap::with_capacity_and_hasher(total, rustc_hash::FxBuildHasher);
+        for (r, root) in snapshot.roots.iter().enumerate() {
+            if root.base.is_none() {
+                continue;
+            }
+            for (p, probe) in root.probes.iter().enumerate() {
+                let (Ok(r), Ok(p)) = (u32::try_from(r), u32::try_from(p)) else {
+                    continue;
+                };
+                let relative = root.relative(probe);
+                by_path
+                    .entry(path_key(r, relative))
+                    .and_modify(|held: &mut (u32, u32)| {
+                        let Some(other) = snapshot.probe(*held) else {
+                            return;
+                        };
+                        if held.0 != r || root.relative(other) != relative {
+                            held.1 = u32::MAX;
+                        } else if probe.follow && !other.follow {
+                            held.1 = p;
+                        }
+                    })
+                    .or_insert((r, p));
+            }
+        }
+        ConfirmedStamps { snapshot, by_path }
+    }
+
+    /// The stamp `std::fs::metadata(path)` answers now, if the snapshot
+    /// knows it.
+    pub(crate) fn followed(&self, path: &Path) -> Option<FileStamp> {
+        for (r, root) in self.snapshot.roots.iter().enumerate() {
+            let Some(relative) = root.base.as_deref().and_then(|base| below(path, base)) else {
+                continue;
+            };
+            let r = u32::try_from(r).ok()?;
+            let Some(held) = self.by_path.get(&path_key(r, relative)) else {
+                continue;
+            };
+            let Some(probe) = self.snapshot.probe(*held) else {
+                continue;
+            };
+            if held.0 != r || root.relative(probe) != relative {
+                continue;
+            }
+            return match probe.expect {
+                Observed::Stamp(stamp) => Some(stamp),
+                Observed::Failed(_) => None,
+            };
+        }
+        None
+    }
+}
+
+fn path_key(root: u32, relative: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    root.hash(&mut hasher);
+    relative.as_os_str().as_encoded_bytes().hash(&mut hasher);
+    hasher.finish()
 }
 
 fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool {

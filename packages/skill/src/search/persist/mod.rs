@@ -33,6 +33,7 @@ use bcode_fs::{FileStamp, ReadError, StateDir};
 use bcode_skill_models::{SkillId, SkillLayout, SkillSummary};
 
 use crate::discover::registry::{DiscoveryOptions, SkillRegistry};
+use crate::discover::snapshot::ConfirmedStamps;
 use crate::discover::sources::SourceRoot;
 use crate::search::analyze::{Normalizer, for_each_term};
 use crate::search::document::{FIELDS, SkillText};
@@ -138,6 +139,22 @@ impl RoutingCache {
         query: &str,
         limit: usize,
     ) -> (Vec<SearchHit>, RoutingStats) {
+        self.search_confirmed(registry, None, query, limit)
+    }
+
+    /// [`RoutingCache::search`] right after the discovery that built
+    /// `registry` confirmed its snapshot (`confirmed`, from
+    /// [`crate::Discovery::confirmed_stamps`]): a stored entry's stamps of
+    /// paths the snapshot holds (each skill's file and folder) are taken
+    /// from it, so only the other folders' are looked up. The answer is the
+    /// same.
+    pub fn search_confirmed(
+        &self,
+        registry: &SkillRegistry,
+        confirmed: Option<&ConfirmedStamps<'_>>,
+        query: &str,
+        limit: usize,
+    ) -> (Vec<SearchHit>, RoutingStats) {
         let mut stats = RoutingStats::default();
         let stored = match self.open() {
             Ok(stored) => stored,
@@ -163,7 +180,7 @@ impl RoutingCache {
             }
         };
         if let Some(stored) = &stored {
-            let plan = plan(stored, registry);
+            let plan = plan(stored, registry, confirmed);
             if !plan.rewrite {
                 match load_query(stored, &plan, query) {
                     Ok(mut index) => {
@@ -222,7 +239,7 @@ impl RoutingCache {
     ) -> (SkillIndex, Stamps) {
         let all: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
         let from_file = stored.and_then(|stored| {
-            let plan = plan(&stored, registry);
+            let plan = plan(&stored, registry, None);
             match load_full(&stored, &plan) {
                 Ok((index, stamps)) => Some((index, stamps, plan)),
                 Err(err) => {
@@ -748,10 +765,10 @@ impl Docs {
         self.starts.len()
     }
 
-    /// The record numbered `at`.
+    /// The record numbered `at` (checked whole by `RoutingCache::open`).
     fn get(&self, at: usize) -> Option<DocView<'_>> {
         let start = *self.starts.get(at)? as usize;
-        format::read_doc(&mut format::Cursor::new(self.bytes.get(start..)?)).ok()
+        format::read_checked_doc(&mut format::Cursor::new(self.bytes.get(start..)?)).ok()
     }
 
     fn iter(&self) -> impl Iterator<Item = DocView<'_>> {
@@ -779,8 +796,12 @@ struct Plan<'r> {
     rewrite: bool,
 }
 
-fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
-    let by_id: HashMap<&str, usize> = stored
+fn plan<'r>(
+    stored: &Stored,
+    registry: &'r SkillRegistry,
+    confirmed: Option<&ConfirmedStamps<'_>>,
+) -> Plan<'r> {
+    let by_id: HashMap<&str, usize, rustc_hash::FxBuildHasher> = stored
         .docs
         .iter()
         .enumerate()
@@ -789,6 +810,7 @@ fn plan<'r>(stored: &Stored, registry: &'r SkillRegistry) -> Plan<'r> {
     let skills: Vec<&Arc<SkillSummary>> = registry.shared_skills().collect();
     let verdicts = in_parallel(
         &skills,
+        confirmed,
         &|skill: &&Arc<SkillSummary>, handles: &mut Handles| {
             if is_unstamped(skill) {
                 return Verdict::Changed;
@@ -852,7 +874,7 @@ enum Verdict {
     Changed,
 }
 
-fn verdict(skill: &SkillSummary, doc: &DocView<'_>, handles: &mut Handles) -> Verdict {
+fn verdict(skill: &SkillSummary, doc: &DocView<'_>, handles: &mut Handles<'_>) -> Verdict {
     let same = doc.location == path_hash(&skill.location)
         && current_digest(skill, doc.folders(), handles)
             .is_some_and(|(digest, _)| digest == doc.digest);
@@ -869,7 +891,7 @@ fn verdict(skill: &SkillSummary, doc: &DocView<'_>, handles: &mut Handles) -> Ve
 fn current_digest<'f>(
     skill: &SkillSummary,
     folders: impl Iterator<Item = &'f str>,
-    handles: &mut Handles,
+    handles: &mut Handles<'_>,
 ) -> Option<([u8; 16], Vec<FileStamp>)> {
     let directory = skill.directory();
     let mut stamps = Vec::with_capacity(2);
@@ -984,7 +1006,7 @@ fn analyze_one(
     registry: &SkillRegistry,
     skill: &SkillSummary,
     normalizer: &mut Normalizer,
-    handles: &mut Handles,
+    handles: &mut Handles<'_>,
 ) -> Option<(DocStamps, Vec<FileStamp>)> {
     if is_unstamped(skill) {
         let text = SkillText::of(skill, None, &[]);
@@ -1029,17 +1051,23 @@ fn vouch(
 /// `statx` relative to a held folder rather than a walk of the whole path
 /// (at 60,000 skills the path walks were most of a warm search). A worker
 /// holds a few at a time; a skill under none of them is stamped by path.
+/// With `confirmed`, a path the discovery just confirmed is answered from
+/// there.
 #[derive(Default)]
-struct Handles {
+struct Handles<'c> {
     open: Vec<bcode_fs::DirHandle>,
+    confirmed: Option<&'c ConfirmedStamps<'c>>,
 }
 
 /// Folders a worker keeps open at once.
 const MAX_HANDLES: usize = 16;
 
-impl Handles {
+impl Handles<'_> {
     /// The stamp of `path` (a symlink followed, as `std::fs::metadata`).
     fn stamp(&mut self, path: &Path) -> Option<FileStamp> {
+        if let Some(stamp) = self.confirmed.and_then(|c| c.followed(path)) {
+            return Some(stamp);
+        }
         // Below the folder that holds the skill's folder: the skill's file
         // and folders are a component or two from there.
         let held = self
@@ -1071,11 +1099,15 @@ impl Handles {
 /// `check` of each item, on worker threads for many.
 fn in_parallel<T: Sync>(
     items: &[T],
-    check: &(dyn Fn(&T, &mut Handles) -> Verdict + Sync),
+    confirmed: Option<&ConfirmedStamps<'_>>,
+    check: &(dyn Fn(&T, &mut Handles<'_>) -> Verdict + Sync),
 ) -> Vec<Verdict> {
     let threads = bcode_fs::worker_threads().min(items.len() / 1024).max(1);
     let check_all = |chunk: &[T]| {
-        let mut handles = Handles::default();
+        let mut handles = Handles {
+            open: Vec::new(),
+            confirmed,
+        };
         chunk
             .iter()
             .map(|item| check(item, &mut handles))
@@ -1350,5 +1382,77 @@ mod tests {
         assert_eq!(handles.open.len(), MAX_HANDLES);
         assert_eq!(handles.stamp(&root.join("root-0/skill/gone.md")), None);
         assert_eq!(handles.stamp(&root.join("nowhere/skill/SKILL.md")), None);
+    }
+
+    /// After a discovery its stamps confirmed, each skill's file (a link
+    /// followed) and its folder answer from the confirmation exactly as
+    /// `std::fs::metadata` does; a path the snapshot does not hold (a
+    /// skill's other folder) is not answered from there.
+    #[cfg(unix)]
+    #[test]
+    fn confirmed_stamps_are_those_of_whole_paths() {
+        use bcode_skill_models::{SkillSource, SourceKind};
+        let tmp = tempfile::tempdir().unwrap();
+        let skills = tmp.path().join("skills");
+        let elsewhere = tmp.path().join("elsewhere");
+        let skill = |name: &str| format!("---\nname: {name}\ndescription: D.\n---\nbody\n");
+        for (path, text) in [
+            (skills.join("plain/SKILL.md"), skill("plain")),
+            (skills.join("plain/scripts/run.sh"), "x".to_owned()),
+            (elsewhere.join("linked/SKILL.md"), skill("linked")),
+            (elsewhere.join("file.md"), skill("file-linked")),
+        ] {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::os::unix::fs::symlink(elsewhere.join("linked"), skills.join("linked")).unwrap();
+        std::fs::create_dir(skills.join("file-linked")).unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.join("file.md"),
+            skills.join("file-linked/SKILL.md"),
+        )
+        .unwrap();
+        let roots = [SourceRoot {
+            source: SkillSource {
+                kind: SourceKind::UserConfig,
+                label: "user-config:skills".into(),
+                ordinal: 0,
+                root: None,
+                provider: None,
+            },
+            path: skills.clone(),
+            repository: None,
+            owner_check: None,
+        }];
+        let mut options =
+            DiscoveryOptions::from_config(&bcode_prompt_config::SkillsConfig::default());
+        options.walk.racy_window = Duration::ZERO;
+        let cache = crate::DiskCache::new(tmp.path().join("cache"));
+        let mut first = crate::Discovery::new(options.clone()).with_disk_cache(cache.clone());
+        first.build(&roots);
+        assert!(first.confirmed_stamps().is_none());
+        let mut second = crate::Discovery::new(options).with_disk_cache(cache);
+        let registry = second.build(&roots);
+        assert_eq!(registry.len(), 3);
+        let confirmed = second.confirmed_stamps().unwrap();
+        let whole = |path: &Path| FileStamp::of(&std::fs::metadata(path).unwrap());
+        for skill in registry.skills() {
+            let file = &skill.location;
+            assert_eq!(
+                confirmed.followed(file),
+                Some(whole(file)),
+                "{}",
+                file.display()
+            );
+            let folder = skill.directory();
+            if let Some(stamp) = confirmed.followed(folder) {
+                assert_eq!(stamp, whole(folder), "{}", folder.display());
+            }
+        }
+        // The linked file's stamp is its target's, not the link's.
+        let link = skills.join("file-linked/SKILL.md");
+        let own = FileStamp::of(&std::fs::symlink_metadata(&link).unwrap());
+        assert_ne!(confirmed.followed(&link), Some(own));
+        assert_eq!(confirmed.followed(&skills.join("plain/scripts")), None);
     }
 }
