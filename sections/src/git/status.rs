@@ -52,6 +52,9 @@ pub(super) struct Known<'a> {
     pub(super) copy: Option<&'a IndexCopy>,
     /// What the index holds, when it was read before the scan.
     pub(super) shape: Option<&'a IndexShape>,
+    /// Every gitlink of the index names a submodule that is not checked
+    /// out (see [`IndexShape::unpopulated`]).
+    pub(super) unpopulated: bool,
 }
 
 /// A gitlink's mode: an index entry naming a commit of another repository.
@@ -80,6 +83,23 @@ impl IndexShape {
         }
     }
 
+    /// Whether the index has gitlinks and every one of them is a
+    /// submodule that is not checked out: its path in `workdir` is a real
+    /// folder (not a link) with no `.git` in it. libgit2 finds such a
+    /// submodule unchanged (its working tree "uninitialized") whatever it
+    /// is told, but only after building its submodule cache, a walk of
+    /// every tree of `HEAD`. A gitlink whose path is not valid UTF-8 (kept
+    /// here lossily) does not count as one.
+    pub(super) fn unpopulated(&self, workdir: &Path) -> bool {
+        !self.gitlinks.is_empty()
+            && self.gitlinks.iter().all(|gitlink| {
+                let folder = workdir.join(gitlink);
+                !gitlink.contains(char::REPLACEMENT_CHARACTER)
+                    && std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir())
+                    && std::fs::symlink_metadata(folder.join(".git")).is_err()
+            })
+    }
+
     /// Whether [`plan`] would find no split for this index: too few
     /// entries, or a submodule.
     fn unsplittable(&self, split: StatusSplit) -> bool {
@@ -103,6 +123,20 @@ impl Known<'_> {
         } else {
             StatusShow::IndexAndWorkdir
         }
+    }
+
+    /// The combined run's options. Submodules are left out when that
+    /// cannot change the answer: only the working tree is compared (so no
+    /// staged change of a gitlink can be hidden) and every gitlink is a
+    /// submodule that is not checked out, which libgit2 reports unchanged
+    /// either way; it then skips its submodule cache (a walk of all of
+    /// `HEAD`, 30% of a read of git/git).
+    fn combined_options(&self) -> StatusOptions {
+        let mut opts = options(self.show());
+        if self.staged_clean && self.unpopulated {
+            opts.exclude_submodules(true);
+        }
+        opts
     }
 }
 
@@ -249,7 +283,7 @@ fn options(show: StatusShow) -> StatusOptions {
 /// case-insensitive where the index is).
 fn combined_scan(repo: &Repository, known: Known<'_>) -> Result<Vec<Change>, git2::Error> {
     let mut changes = Vec::new();
-    collect(repo, &mut options(known.show()), &mut |_, change| {
+    collect(repo, &mut known.combined_options(), &mut |_, change| {
         changes.push(change);
     })?;
     Ok(changes)
