@@ -32,12 +32,19 @@ pub struct StatusSplit {
 }
 
 impl Default for StatusSplit {
+    /// Measured (2026-12-05, `benches/notes/2026-12-05-git-speed.md`): each
+    /// helper thread loads and checksums the whole index itself, which at
+    /// any size costs more instructions than the share of the scan it
+    /// takes over (at 100,001 files 760 M against 270 M for the whole
+    /// working-tree comparison), so a split always costs CPU (about a
+    /// fifth more at 5,000, 25,000 and 100,000 files) and pays only in wall
+    /// time on a large tree: none at 5,001 files, within noise at 25,001,
+    /// 0.6x at 100,001. Hence from 50,000 entries, over two threads at most.
     fn default() -> Self {
         StatusSplit {
-            min_entries: 4096,
-            // The one worker count of the project (asked once per process),
-            // at most four groups: more only adds index opens.
-            groups: bcode_fs::worker_threads().clamp(1, 4),
+            min_entries: 50_000,
+            // The one worker count of the project (asked once per process).
+            groups: bcode_fs::worker_threads().clamp(1, 2),
         }
     }
 }
