@@ -34,17 +34,22 @@ pub struct StatusSplit {
 impl Default for StatusSplit {
     /// Measured (2026-12-05, `benches/notes/2026-12-05-git-speed.md`): each
     /// helper thread loads and checksums the whole index itself, which at
-    /// any size costs more instructions than the share of the scan it
+    /// every size costs more instructions than the share of the scan it
     /// takes over (at 100,001 files 760 M against 270 M for the whole
-    /// working-tree comparison), so a split always costs CPU (about a
-    /// fifth more at 5,000, 25,000 and 100,000 files) and pays only in wall
-    /// time on a large tree: none at 5,001 files, within noise at 25,001,
-    /// 0.6x at 100,001. Hence from 50,000 entries, over two threads at most.
+    /// working-tree comparison). On two cores the split lost in CPU
+    /// (+20-27%) and in wall time (paired medians 1.13x at 100,001 files,
+    /// 1.56x at 25,001, load 8-16); it won wall time in one run only, under
+    /// a load of 15-18 (0.60x at 100,001: a larger share of a crowded
+    /// scheduler, not work saved). So with two cores or
+    /// fewer it is off; with more, a second thread may find an idle core
+    /// for half the `lstat`s (not measured here): two groups from 50,000
+    /// entries, never more (each group past two adds a whole index load
+    /// for a smaller share of the scan).
     fn default() -> Self {
         StatusSplit {
             min_entries: 50_000,
             // The one worker count of the project (asked once per process).
-            groups: bcode_fs::worker_threads().clamp(1, 2),
+            groups: if bcode_fs::worker_threads() > 2 { 2 } else { 1 },
         }
     }
 }
