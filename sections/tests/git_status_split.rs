@@ -227,3 +227,98 @@ fn a_case_insensitive_index_keeps_libgit2_order() {
     assert_eq!(split, combined);
     assert_eq!(lines(&combined), ["?? a.txt", "?? B.txt", "?? C.txt"]);
 }
+
+/// The probe's status, read as a render reads it.
+fn probed(root: &Path) -> StatusFacts {
+    use bcode_prompt_sections::git::read::{GitProbeOptions, read};
+    use bcode_prompt_sections::git::{GitFacts, StatusOutcome};
+    let options = GitProbeOptions {
+        deadline: std::time::Duration::from_secs(60),
+        ..GitProbeOptions::default()
+    };
+    match read(root, &options) {
+        GitFacts::Repository(facts) => match facts.status {
+            StatusOutcome::Done(status) => status,
+            other => panic!("no status: {other:?}"),
+        },
+        other => panic!("not read: {other:?}"),
+    }
+}
+
+/// Puts a gitlink to `id` at `sub` in the index (not committed).
+fn stage_gitlink(repo: &Repository, id: git2::Oid) {
+    let mut index = repo.index().unwrap();
+    index
+        .add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o160000,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: b"sub".to_vec(),
+        })
+        .unwrap();
+    index.write().unwrap();
+}
+
+/// A submodule that is not checked out (its gitlink committed, its folder
+/// empty, as after a clone without `--recurse-submodules`) lets the probe
+/// skip libgit2's submodule cache; the answer is the one libgit2 gives
+/// with it, also once the folder is gone, the gitlink staged anew, or the
+/// folder holds a `.git`.
+#[test]
+fn a_submodule_not_checked_out_answers_as_libgit2_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = Repository::init(root).unwrap();
+    write(root, "a.txt", "a\n");
+    write(root, "d/b.txt", "b\n");
+    let first = commit_all(&repo, "base");
+    stage_gitlink(&repo, first);
+    let tree = repo
+        .find_tree(repo.index().unwrap().write_tree().unwrap())
+        .unwrap();
+    let sig = git2::Signature::new("A", "a@example.com", &git2::Time::new(0, 0)).unwrap();
+    let parent = repo.find_commit(first).unwrap();
+    let second = repo
+        .commit(Some("HEAD"), &sig, &sig, "sub", &tree, &[&parent])
+        .unwrap();
+    fs::create_dir(root.join("sub")).unwrap();
+    let reference = || status(&Repository::open(root).unwrap(), 10_000, NEVER).unwrap();
+    let shows_sub = |facts: &StatusFacts| lines(facts).iter().any(|l| l.ends_with(" sub"));
+
+    // Not checked out, nothing changed; then a change beside it.
+    assert_eq!(probed(root), reference());
+    assert!(probed(root).entries.is_empty());
+    write(root, "a.txt", "changed\n");
+    write(root, "d/new.txt", "untracked\n");
+    assert_eq!(probed(root), reference());
+    assert_eq!(probed(root).entries.len(), 2);
+
+    // Its folder deleted.
+    fs::remove_dir(root.join("sub")).unwrap();
+    let gone = probed(root);
+    assert_eq!(gone, reference());
+    assert!(shows_sub(&gone), "{:?}", lines(&gone));
+    fs::create_dir(root.join("sub")).unwrap();
+
+    // The gitlink staged at another commit.
+    stage_gitlink(&repo, second);
+    let staged = probed(root);
+    assert_eq!(staged, reference());
+    assert!(shows_sub(&staged), "{:?}", lines(&staged));
+    stage_gitlink(&repo, first);
+    assert_eq!(probed(root), reference());
+
+    // A `.git` in the folder: libgit2 opens it as a submodule.
+    fs::create_dir(root.join("sub/.git")).unwrap();
+    let opened = probed(root);
+    assert_eq!(opened, reference());
+    assert!(shows_sub(&opened), "{:?}", lines(&opened));
+}

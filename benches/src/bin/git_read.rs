@@ -3,12 +3,14 @@
 //! read short under valgrind, this one waits a minute.
 //!
 //! ```text
-//! git_read --repo DIR --state DIR [--times N]
+//! git_read --repo DIR --state DIR [--times N] [--groups N]
 //! ```
 //!
 //! `--state` is the racy cache's folder (kept between runs, as a user's
 //! state folder is); `--times` reads that many times in one process (the
-//! first pays what a one-shot render pays). Prints the last facts' kind.
+//! first pays what a one-shot render pays); `--groups` sets how many
+//! threads a large scan is split over (1: never split; default: the
+//! probe's). Prints the last facts' kind.
 
 // A measuring tool: a bad argument ends the run with a message, which is
 // what `expect`/`panic` give.
@@ -19,10 +21,12 @@ use std::time::Duration;
 
 use bcode_prompt_sections::git::GitFacts;
 use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, read};
+use bcode_prompt_sections::git::status::StatusSplit;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut repo, mut state, mut times) = (None, None, 1usize);
+    let mut split = StatusSplit::default();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--repo" => repo = args.next().map(PathBuf::from),
@@ -32,6 +36,12 @@ fn main() {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .expect("--times takes a number");
+            }
+            "--groups" => {
+                split.groups = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--groups takes a number");
             }
             other => panic!("unknown argument {other}; usage: git_read --repo DIR --state DIR"),
         }
@@ -46,6 +56,7 @@ fn main() {
             // The shipped racy window (`bcode_fs::RACY_WINDOW`).
             racy_window: Duration::from_secs(2),
         }),
+        split,
         ..GitProbeOptions::default()
     };
     let mut last = None;

@@ -409,10 +409,15 @@ impl Work {
                 (Some(index), Some(cache)) => racy::settle(&repo, index, cache),
                 _ => None,
             };
+            let unpopulated = match (&shape, repo.workdir()) {
+                (Some(shape), Some(workdir)) => shape.unpopulated(workdir),
+                _ => false,
+            };
             let known = Known {
                 staged_clean,
                 copy: copy.as_ref(),
                 shape: shape.as_ref(),
+                unpopulated,
             };
             let facts = status_with(&repo, self.max_entries, self.split, known);
             drop(copy);

@@ -32,12 +32,24 @@ pub struct StatusSplit {
 }
 
 impl Default for StatusSplit {
+    /// Measured (2026-12-05, `benches/notes/2026-12-05-git-speed.md`): each
+    /// helper thread loads and checksums the whole index itself, which at
+    /// every size costs more instructions than the share of the scan it
+    /// takes over (at 100,001 files 760 M against 270 M for the whole
+    /// working-tree comparison). On two cores the split lost in CPU
+    /// (+20-27%) and in wall time (paired medians 1.13x at 100,001 files,
+    /// 1.56x at 25,001, load 8-16); it won wall time in one run only, under
+    /// a load of 15-18 (0.60x at 100,001: a larger share of a crowded
+    /// scheduler, not work saved). So with two cores or
+    /// fewer it is off; with more, a second thread may find an idle core
+    /// for half the `lstat`s (not measured here): two groups from 50,000
+    /// entries, never more (each group past two adds a whole index load
+    /// for a smaller share of the scan).
     fn default() -> Self {
         StatusSplit {
-            min_entries: 4096,
-            // The one worker count of the project (asked once per process),
-            // at most four groups: more only adds index opens.
-            groups: bcode_fs::worker_threads().clamp(1, 4),
+            min_entries: 50_000,
+            // The one worker count of the project (asked once per process).
+            groups: if bcode_fs::worker_threads() > 2 { 2 } else { 1 },
         }
     }
 }
@@ -52,6 +64,9 @@ pub(super) struct Known<'a> {
     pub(super) copy: Option<&'a IndexCopy>,
     /// What the index holds, when it was read before the scan.
     pub(super) shape: Option<&'a IndexShape>,
+    /// Every gitlink of the index names a submodule that is not checked
+    /// out (see [`IndexShape::unpopulated`]).
+    pub(super) unpopulated: bool,
 }
 
 /// A gitlink's mode: an index entry naming a commit of another repository.
@@ -80,6 +95,23 @@ impl IndexShape {
         }
     }
 
+    /// Whether the index has gitlinks and every one of them is a
+    /// submodule that is not checked out: its path in `workdir` is a real
+    /// folder (not a link) with no `.git` in it. libgit2 finds such a
+    /// submodule unchanged (its working tree "uninitialized") whatever it
+    /// is told, but only after building its submodule cache, a walk of
+    /// every tree of `HEAD`. A gitlink whose path is not valid UTF-8 (kept
+    /// here lossily) does not count as one.
+    pub(super) fn unpopulated(&self, workdir: &Path) -> bool {
+        !self.gitlinks.is_empty()
+            && self.gitlinks.iter().all(|gitlink| {
+                let folder = workdir.join(gitlink);
+                !gitlink.contains(char::REPLACEMENT_CHARACTER)
+                    && std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir())
+                    && std::fs::symlink_metadata(folder.join(".git")).is_err()
+            })
+    }
+
     /// Whether [`plan`] would find no split for this index: too few
     /// entries, or a submodule.
     fn unsplittable(&self, split: StatusSplit) -> bool {
@@ -103,6 +135,20 @@ impl Known<'_> {
         } else {
             StatusShow::IndexAndWorkdir
         }
+    }
+
+    /// The combined run's options. Submodules are left out when that
+    /// cannot change the answer: only the working tree is compared (so no
+    /// staged change of a gitlink can be hidden) and every gitlink is a
+    /// submodule that is not checked out, which libgit2 reports unchanged
+    /// either way; it then skips its submodule cache (a walk of all of
+    /// `HEAD`, 30% of a read of git/git).
+    fn combined_options(&self) -> StatusOptions {
+        let mut opts = options(self.show());
+        if self.staged_clean && self.unpopulated {
+            opts.exclude_submodules(true);
+        }
+        opts
     }
 }
 
@@ -249,7 +295,7 @@ fn options(show: StatusShow) -> StatusOptions {
 /// case-insensitive where the index is).
 fn combined_scan(repo: &Repository, known: Known<'_>) -> Result<Vec<Change>, git2::Error> {
     let mut changes = Vec::new();
-    collect(repo, &mut options(known.show()), &mut |_, change| {
+    collect(repo, &mut known.combined_options(), &mut |_, change| {
         changes.push(change);
     })?;
     Ok(changes)
