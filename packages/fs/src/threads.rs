@@ -10,7 +10,7 @@ const MAX_THREADS: usize = 8;
 /// The available cores, at least 1 and at most 8. Asked once per process,
 /// because on Linux the answer comes from reading cgroup files, which showed
 /// up in per-render profiles. Callers that want fewer (the git status split
-/// uses at most 4) cap the answer themselves.
+/// uses two at most, and none on two cores) cap the answer themselves.
 pub fn worker_threads() -> usize {
     static THREADS: OnceLock<usize> = OnceLock::new();
     *THREADS.get_or_init(|| {
