@@ -836,24 +836,7 @@ fn add_submodule(main: &Path, files: &[(&str, &str)]) -> git2::Oid {
     }
     let oid = commit_all(&sub_repo, "sub");
     let repo = Repository::open(main).unwrap();
-    let mut index = repo.index().unwrap();
-    index
-        .add(&git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode: 0o160000,
-            uid: 0,
-            gid: 0,
-            file_size: 0,
-            id: oid,
-            flags: 0,
-            flags_extended: 0,
-            path: b"sub".to_vec(),
-        })
-        .unwrap();
-    index.write().unwrap();
+    common::stage_gitlink(&repo, "sub", oid);
     oid
 }
 

@@ -247,24 +247,7 @@ fn probed(root: &Path) -> StatusFacts {
 
 /// Puts a gitlink to `id` at `sub` in the index (not committed).
 fn stage_gitlink(repo: &Repository, id: git2::Oid) {
-    let mut index = repo.index().unwrap();
-    index
-        .add(&git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode: 0o160000,
-            uid: 0,
-            gid: 0,
-            file_size: 0,
-            id,
-            flags: 0,
-            flags_extended: 0,
-            path: b"sub".to_vec(),
-        })
-        .unwrap();
-    index.write().unwrap();
+    common::stage_gitlink(repo, "sub", id);
 }
 
 /// A submodule that is not checked out (its gitlink committed, its folder

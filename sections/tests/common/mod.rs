@@ -12,3 +12,26 @@ pub use bcode_test_support::{commit_all, init, mkfifo};
 pub fn write(dir: &Path, name: &str, text: &str) {
     bcode_test_support::write(&dir.join(name), text);
 }
+
+/// Puts a gitlink to `id` at `path` in `repo`'s index and writes it (not
+/// committed): a submodule as git records one.
+pub fn stage_gitlink(repo: &git2::Repository, path: &str, id: git2::Oid) {
+    let mut index = repo.index().expect("index");
+    index
+        .add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o160000,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        })
+        .expect("add the gitlink");
+    index.write().expect("write the index");
+}
