@@ -80,11 +80,7 @@ fn pages_and_other_requests_are_the_sdks_own() {
     // hyphens): read, checked once, and left out.
     write_skill(tmp.path(), "s050--double", "Two hyphens.");
     let registry = registry(tmp.path());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let ours = connect(&runtime, SkillService::new(SkillServer::new(&registry)));
     let sdks = connect(&runtime, SkillServer::new(&registry));
 
@@ -160,11 +156,7 @@ fn pages_of_a_session_opened_with_discover_are_the_sdks_own() {
         write_skill(tmp.path(), &format!("s{n:03}"), &format!("Skill {n}"));
     }
     let registry = registry(tmp.path());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let meta = serde_json::json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -213,4 +205,13 @@ fn pages_of_a_session_opened_with_discover_are_the_sdks_own() {
         .map(|refused| &refused["error"]["code"])
         .collect();
     assert_eq!(codes, [-32602, -32022, -32602]);
+}
+
+/// A two-thread runtime, as the stdio service gets one.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
