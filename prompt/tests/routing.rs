@@ -106,7 +106,7 @@ async fn each_turn_gets_the_skills_of_its_task_after_the_cache_boundary() {
     assert_eq!(
         routed(stories),
         [
-            "routed storybook score 5.55 (write: description; storybook: name; stories: description, body)"
+            "routed storybook score 10.01 (write: description; storybook: name; stories: description, body)"
         ]
     );
     let text = &stories.request_context()[section.range.clone()];

@@ -216,7 +216,7 @@ pub struct SkillsRoutingConfig {
     pub enabled: bool,
     /// The most skills the section lists.
     pub max_results: usize,
-    /// The least score (BM25F, as `skills search` shows it) a skill needs to be listed; `0` lists every match.
+    /// The least score (BM25 per field, summed, as `skills search` shows it) a skill needs to be listed; `0` lists every match.
     pub min_score: ScoreFloor,
 }
 

@@ -40,7 +40,7 @@ impl Eq for Figure {}
 /// Why the relevance index offered a skill for a prompt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelevanceMatch {
-    /// The skill's BM25F score for the prompt: comparable with other
+    /// The skill's relevance score for the prompt: comparable with other
     /// skills' scores for the same prompt, not across prompts.
     pub score: Figure,
     /// The share of the prompt's weight (the inverse document frequencies

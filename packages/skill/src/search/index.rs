@@ -1,13 +1,24 @@
 //! The relevance index: an inverted index of skills' fields and its
-//! BM25F ranking. Pure: documents come in as [`SkillText`], queries as
-//! text; the edge that reads bodies is `search::gather`.
+//! ranking, BM25 per field, summed. Pure: documents come in as
+//! [`SkillText`], queries as text; the edge that reads bodies is
+//! `search::gather`.
 //!
-//! Ranking is BM25F (Robertson and Zaragoza): each field's term count is
-//! normalised by the field's length against its average, weighted, summed
-//! into one pseudo-frequency per term, saturated once with `k1`, and
-//! multiplied by the term's inverse document frequency. Names and keywords
-//! weigh most and are barely length-normalised; the body weighs least and
-//! is normalised most, since a long body repeats everything.
+//! Each field a query term is found in scores on its own: the term's
+//! inverse document frequency *in that field* (how rare it is in names,
+//! in descriptions, in bodies), times its count saturated with `k1`
+//! against the field's length over its average, times the field's weight;
+//! a skill's score is the sum over terms and fields. A term rare in names
+//! but common in bodies (`components`) so counts for much in a name and
+//! little in a body, and a skill that has the task's words where its
+//! author says what it is for outranks one whose long body repeats them.
+//! Names and keywords weigh most and are barely length-normalised; the
+//! body weighs least and is normalised most.
+//!
+//! Chosen by measurement over BM25F (fields' counts summed, then one
+//! saturation and one IDF per skill), which this index ranked with until
+//! 2026-12-05: on public sets this project did not make, the per-field sum
+//! puts the right skill first far more often (`benches/README.md`,
+//! "Routing quality"); it is also what tantivy and Lucene do.
 //!
 //! Same inputs, same ranking: a score is summed over the query's terms in
 //! the order the query first names them, ties go to the smaller id, and an
@@ -75,8 +86,8 @@ pub struct MatchedTerm {
 pub struct SearchHit {
     /// The skill.
     pub id: SkillId,
-    /// Its BM25F score for the query: comparable between skills of one
-    /// query, not between queries.
+    /// Its score for the query (BM25 per field, summed): comparable
+    /// between skills of one query, not between queries.
     pub score: f32,
     /// The share of the query's weight (the inverse document frequencies
     /// of its terms) the skill matched, from 0 to 1: comparable between
@@ -313,7 +324,9 @@ impl SkillIndex {
         let mut total_weight = 0.0f32;
         for term in &terms {
             total_weight += term.weight;
-            for posting in self.list(term.number) {
+            let list = self.list(term.number);
+            let idf = field_idf(list, live);
+            for posting in list {
                 let Some(Some(doc)) = self.docs.get(posting.doc as usize) else {
                     continue;
                 };
@@ -323,7 +336,7 @@ impl SkillIndex {
                 if *score == 0.0 {
                     touched.push(posting.doc);
                 }
-                *score += term.weight * saturate(pseudo_frequency(posting, doc, &avg));
+                *score += term.boost * field_sum(posting, doc, &avg, &idf);
             }
         }
         let mut ranked: Vec<(f32, &SkillId, u32)> = touched
@@ -519,6 +532,7 @@ impl SkillIndex {
                         written: word.to_owned(),
                         idf: (1.0 + (live - df + 0.5) / (df + 0.5)).ln(),
                         count: 1,
+                        boost: 1.0,
                         weight: 0.0,
                         order: found.len(),
                     });
@@ -526,7 +540,8 @@ impl SkillIndex {
             }
         });
         for term in &mut found {
-            term.weight = term.idf * (1.0 + (term.count as f32).ln());
+            term.boost = 1.0 + (term.count as f32).ln();
+            term.weight = term.idf * term.boost;
         }
         if found.len() > MAX_QUERY_TERMS {
             found.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.order.cmp(&b.order)));
@@ -616,15 +631,36 @@ impl std::fmt::Debug for IndexBuilder<'_> {
 struct QueryTerm {
     number: u32,
     written: String,
+    /// Over the whole skill: what the query's weight (coverage, the
+    /// term cap) is made of.
     idf: f32,
     count: u32,
+    /// A term the query repeats counts a little more: `1 + ln(count)`.
+    boost: f32,
     weight: f32,
     order: usize,
 }
 
-/// BM25F's pseudo-frequency of one posting: each field's count over its
-/// normalised length, weighted and summed.
-fn pseudo_frequency(posting: &Posting, doc: &Doc, avg: &[f32; FIELDS]) -> f32 {
+/// A term's inverse document frequency in each field, from its postings
+/// (every live skill that has it): rare in names, a name match says much.
+fn field_idf(list: &[Posting], live: usize) -> [f32; FIELDS] {
+    let mut df = [0u32; FIELDS];
+    for posting in list {
+        for (field, count) in df.iter_mut().enumerate() {
+            *count += u32::from(posting.tf(field) > 0);
+        }
+    }
+    let live = live as f32;
+    df.map(|df| {
+        let df = df as f32;
+        (1.0 + (live - df + 0.5) / (df + 0.5)).ln()
+    })
+}
+
+/// One posting's score for its term: each field that has the term, its
+/// count saturated against the field's normalised length, times the
+/// term's IDF in that field and the field's weight, summed.
+fn field_sum(posting: &Posting, doc: &Doc, avg: &[f32; FIELDS], idf: &[f32; FIELDS]) -> f32 {
     let mut sum = 0.0f32;
     for field in 0..FIELDS {
         let tf = posting.tf(field);
@@ -633,13 +669,10 @@ fn pseudo_frequency(posting: &Posting, doc: &Doc, avg: &[f32; FIELDS]) -> f32 {
         }
         let b = NORMALISATION[field];
         let norm = 1.0 - b + b * doc.lens[field] as f32 / avg[field];
-        sum += WEIGHTS[field] * tf as f32 / norm;
+        let tf = tf as f32;
+        sum += WEIGHTS[field] * idf[field] * tf * (K1 + 1.0) / (tf + K1 * norm);
     }
     sum
-}
-
-fn saturate(frequency: f32) -> f32 {
-    frequency * (K1 + 1.0) / (K1 + frequency)
 }
 
 #[cfg(test)]
@@ -739,6 +772,33 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_word_counts_by_how_rare_it_is_in_the_field_that_has_it() {
+        // `deploy` is in nine bodies (one repeats it four times) and in
+        // one description. Rare in descriptions, it says much there; common
+        // in bodies, little, however often one body repeats it.
+        let mut skills = vec![
+            (
+                "ship",
+                ["ship", "Deploy the app", "", "", "Run the release script."],
+            ),
+            (
+                "ops-notes",
+                ["ops-notes", "Notes", "", "", "deploy deploy deploy deploy"],
+            ),
+        ];
+        let names = ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"];
+        for name in names {
+            skills.push((name, [name, "Other work", "", "", "We deploy on Fridays."]));
+        }
+        let index = index_of(&skills);
+        let hits = index.search("deploy", 3);
+        assert_eq!(hits[0].id.as_str(), "ship");
+        assert_eq!(hits[1].id.as_str(), "ops-notes");
+        // The description match weighs more than twice the body's.
+        assert!(hits[0].score > 2.0 * hits[1].score, "{hits:?}");
     }
 
     #[test]

@@ -43,8 +43,8 @@ pub use events::{
 pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
 pub use path_triggers::{MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL};
 pub use relevance::{
-    ACTIVATE_MIN_COVERAGE, ACTIVATE_MIN_MARGIN, SUGGEST_MIN_COVERAGE, SUGGEST_MIN_COVERAGE_NAMED,
-    SUGGEST_TOP_HITS, strong_terms,
+    ACTIVATE_MAX_RIVAL_COVERAGE, ACTIVATE_MIN_COVERAGE, ACTIVATE_MIN_MARGIN, SUGGEST_MIN_COVERAGE,
+    SUGGEST_MIN_COVERAGE_NAMED, SUGGEST_TOP_HITS, strong_terms,
 };
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
@@ -59,7 +59,8 @@ use bcode_templates::Templates;
 /// Auto-activation by keywords needs matched keywords worth at least this
 /// many words: two one-word keywords, or one keyword of two words or more.
 /// One common word such as `rust` only ever suggests. (The relevance index
-/// has its own rule: [`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`].)
+/// has its own rule: [`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`],
+/// [`ACTIVATE_MAX_RIVAL_COVERAGE`].)
 pub const AUTO_ACTIVATE_MIN_SCORE: usize = 2;
 
 /// The most skills `/skills <query>` lists.

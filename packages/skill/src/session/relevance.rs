@@ -19,7 +19,9 @@
 //! code", "please fix the error"); "coverage of at least half and a match
 //! in any of those fields" suggested 114 others. The clear-winner rule
 //! activates 10 skills, each one whose description the task restates, and
-//! nothing for chat.
+//! nothing for chat. The floors read coverage, not scores, so they held
+//! when ranking moved from BM25F to per-field sums (2026-12-05); the
+//! activation margin reads scores, and the rival rule was added then.
 
 use std::collections::BTreeMap;
 
@@ -50,14 +52,24 @@ pub const SUGGEST_MIN_COVERAGE_NAMED: f32 = 0.25;
 
 /// Auto-activation by the index needs the best hit to score at least this
 /// many times the runner-up's: one skill clearly fits, not one of two
-/// close readings ("refactor this useEffect" ranks two React skills within
-/// 3% of each other; "write storybook stories" puts `storybook` 3.7 times
-/// above the next).
+/// close readings (in the monorepo tree of `tests/routing_suggest.rs`,
+/// "write storybook stories" puts `storybook` 2.7 times above the next).
+/// Scores are per-field sums, where a name match counts for much: the
+/// margin alone would let a name beat a description that says the same
+/// task, hence [`ACTIVATE_MAX_RIVAL_COVERAGE`].
 pub const ACTIVATE_MIN_MARGIN: f32 = 1.5;
 
 /// ... and to match at least this share of the prompt's weight in its name,
 /// description or keywords: most of the task, not a part of it.
 pub const ACTIVATE_MIN_COVERAGE: f32 = 0.75;
+
+/// ... and no other hit considered may match more than this share of the
+/// prompt's weight where its author says what it is for: a rival that
+/// states the same task is a second reading, however much lower its score
+/// ("react components" is the name of one skill and words of another's
+/// description; the name outscores the description by far, yet the task
+/// fits both). Half: the winner's own floor for a suggestion.
+pub const ACTIVATE_MAX_RIVAL_COVERAGE: f32 = 0.5;
 
 /// A skill the index vouches for, for one prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,7 +79,8 @@ pub(crate) struct Routed {
     /// Its score, coverage and matched words, as suggestions record them.
     pub relevance: RelevanceMatch,
     /// Whether it may be activated under `auto_activate = "on"`
-    /// ([`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`]).
+    /// ([`ACTIVATE_MIN_MARGIN`], [`ACTIVATE_MIN_COVERAGE`],
+    /// [`ACTIVATE_MAX_RIVAL_COVERAGE`]).
     pub clear_winner: bool,
 }
 
@@ -95,6 +108,11 @@ pub(crate) fn route(
         .collect();
     let first_strong = evidence.iter().position(|e| e.strong_terms > 0);
     let runner_up = hits.get(1).map(|hit| hit.score);
+    let best_rival = evidence
+        .iter()
+        .skip(1)
+        .map(|e| e.coverage)
+        .fold(0.0f32, f32::max);
     hits.iter()
         .zip(&evidence)
         .enumerate()
@@ -109,6 +127,7 @@ pub(crate) fn route(
             }
             let clear_winner = rank == 0
                 && evidence.coverage >= ACTIVATE_MIN_COVERAGE
+                && best_rival <= ACTIVATE_MAX_RIVAL_COVERAGE
                 && runner_up.is_none_or(|next| hit.score >= ACTIVATE_MIN_MARGIN * next);
             Some(Routed {
                 id: hit.id.clone(),
