@@ -1,8 +1,8 @@
 //! Routing: which skills fit a task. A relevance index over every skill of
 //! a registry (name, description, keywords, the body, the names of the
-//! skill's other files), ranked with BM25 per field, summed, over English stems, so a host,
-//! a model or another agent can ask "which skill fits this task?" of tens
-//! of thousands of skills without model weights.
+//! skill's other files), ranked with BM25 per field, summed, over English
+//! stems, so a host, a model or another agent can ask "which skill fits
+//! this task?" of tens of thousands of skills without model weights.
 //!
 //! - `analyze`: text to terms (identifier splitting, extensions, stop
 //!   words, Snowball stems); pure.
