@@ -78,6 +78,42 @@ pub struct LineAt {
     len: u32,
 }
 
+/// The most bytes [`DigestCache::skills`] reads at once: a page of 100
+/// skills' lines is typically 80-100 KB.
+const MAX_SPAN_BYTES: u64 = 1 << 20;
+
+/// Lines further apart than this are read apart: a read of what lies
+/// between would cost more than a read of its own.
+const MAX_GAP: u64 = 4096;
+
+/// Lines of one cache file read together (see [`DigestCache::skills`]).
+struct Span {
+    scratch: bool,
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+/// Runs of lines read together, by file and offset.
+#[derive(Default)]
+struct Spans {
+    runs: Vec<Span>,
+}
+
+impl Spans {
+    /// The line at `at`, when a run holds it.
+    fn line(&self, at: LineAt) -> Option<&[u8]> {
+        let after = self
+            .runs
+            .partition_point(|run| (run.scratch, run.start) <= (at.scratch, at.offset));
+        let run = self.runs.get(after.checked_sub(1)?)?;
+        if run.scratch != at.scratch {
+            return None;
+        }
+        let from = usize::try_from(at.offset - run.start).ok()?;
+        run.bytes.get(from..from.checked_add(at.len as usize)?)
+    }
+}
+
 /// Entries by instruction file, loaded once and written back, when
 /// anything changed, with what the server serves.
 #[derive(Debug)]
@@ -246,6 +282,92 @@ impl DigestCache {
             StoredEntry::Memory(entry) => entry.skill(),
             StoredEntry::Line(at) => skill_of_line(&self.line(*at)?),
         }
+    }
+
+    /// [`DigestCache::skill`] of each of `stored`, in order, reading the
+    /// lines of one file that lie close together (a page of a listing:
+    /// the file is sorted by instruction file, the listing by id, mostly
+    /// the same order) with one read of each run of them, instead of a
+    /// read each.
+    pub fn skills(&self, stored: &[&StoredEntry]) -> Vec<Option<Skill>> {
+        let lines: Vec<LineAt> = stored
+            .iter()
+            .filter_map(|entry| match entry {
+                StoredEntry::Line(at) => Some(*at),
+                StoredEntry::Memory(_) => None,
+            })
+            .collect();
+        let spans = self.spans_of(lines);
+        stored
+            .iter()
+            .map(|entry| {
+                let read = match entry {
+                    StoredEntry::Line(at) => spans.line(*at),
+                    StoredEntry::Memory(_) => None,
+                };
+                match read {
+                    Some(line) => skill_of_line(line),
+                    None => self.skill(entry),
+                }
+            })
+            .collect()
+    }
+
+    /// `lines` read in runs: lines of one file no more than [`MAX_GAP`]
+    /// bytes apart, at most [`MAX_SPAN_BYTES`] a run, each run read at
+    /// once. A run of one line is left to be read alone; a run that cannot
+    /// be read is left out (its lines are then read alone).
+    fn spans_of(&self, mut lines: Vec<LineAt>) -> Spans {
+        lines.sort_by_key(|at| (at.scratch, at.offset));
+        let mut spans = Spans::default();
+        let mut run: Option<(LineAt, u64, usize)> = None;
+        let held = self.held();
+        let mut read = |first: LineAt, end: u64, count: usize| {
+            if count < 2 {
+                return;
+            }
+            let file = if first.scratch {
+                held.scratch.get().and_then(Option::as_ref)
+            } else {
+                held.file.as_ref()
+            };
+            let Some(file) = file else {
+                return;
+            };
+            let Ok(len) = usize::try_from(end - first.offset) else {
+                return;
+            };
+            let mut bytes = vec![0; len];
+            if read_at(file, &mut bytes, first.offset).is_ok() {
+                spans.runs.push(Span {
+                    scratch: first.scratch,
+                    start: first.offset,
+                    bytes,
+                });
+            }
+        };
+        for at in lines {
+            let end = at.offset + u64::from(at.len);
+            run = match run {
+                Some((first, run_end, count))
+                    if first.scratch == at.scratch
+                        && at.offset <= run_end + MAX_GAP
+                        && end - first.offset <= MAX_SPAN_BYTES =>
+                {
+                    Some((first, run_end.max(end), count + 1))
+                }
+                done => {
+                    if let Some((first, run_end, count)) = done {
+                        read(first, run_end, count);
+                    }
+                    Some((at, end, 1))
+                }
+            };
+        }
+        if let Some((first, run_end, count)) = run {
+            read(first, run_end, count);
+        }
+        spans
     }
 
     /// Keeps `entry`, the skill at `location` just read: as a line of the
@@ -609,6 +731,66 @@ mod tests {
             }],
             Vec::new(),
         )
+    }
+
+    #[test]
+    fn a_page_of_lines_read_at_once_answers_as_each_line_read_alone() {
+        let state = tempfile::tempdir().unwrap_or_else(|_| unreachable!());
+        let cache = DigestCache::open(cache_dir(state.path()));
+        let mut kept = Vec::new();
+        for n in 0..5 {
+            let folder = state.path().join(format!("s{n}"));
+            std::fs::create_dir(&folder).unwrap_or_else(|_| unreachable!());
+            let file = folder.join("SKILL.md");
+            std::fs::write(&file, "x").unwrap_or_else(|_| unreachable!());
+            let entry = ServedEntry::from_parts(
+                format!("s{n}"),
+                folder,
+                format!(r#"{{"name":"s{n}","description":"Skill {n}."}}"#).into(),
+                vec![ServedFile {
+                    served: "SKILL.md".into(),
+                    real: "SKILL.md".into(),
+                    stamp: old_stamp_of(&file),
+                    digest: DIGEST.into(),
+                }],
+                Vec::new(),
+            );
+            kept.push(cache.keep(&file, Arc::new(entry)));
+        }
+        assert!(kept.iter().all(|k| matches!(k, StoredEntry::Line(_))));
+        let stamp = old_stamp_of(&state.path().join("s0/SKILL.md"));
+        let memory = StoredEntry::Memory(Arc::new(entry_for(state.path(), stamp)));
+        let json = |skills: Vec<Option<Skill>>| serde_json::to_value(skills).ok();
+        let alone = |stored: &[&StoredEntry]| stored.iter().map(|s| cache.skill(s)).collect();
+        // In file order, out of it, and with an entry held in memory.
+        let in_order: Vec<&StoredEntry> = kept.iter().collect();
+        let mut turned = in_order.clone();
+        turned.reverse();
+        let mixed = vec![&kept[3], &memory, &kept[1]];
+        for stored in [in_order, turned, mixed] {
+            let together = cache.skills(&stored);
+            assert!(together.iter().all(Option::is_some), "{together:?}");
+            assert_eq!(json(together), json(alone(&stored)));
+        }
+        // Runs: lines close together are read at once, one far off alone.
+        let line_of = |k: &StoredEntry| match k {
+            StoredEntry::Line(at) => *at,
+            StoredEntry::Memory(_) => unreachable!(),
+        };
+        let runs = cache.spans_of(kept.iter().map(line_of).collect());
+        assert_eq!(runs.runs.len(), 1);
+        let far = LineAt {
+            offset: line_of(&kept[4]).offset + 2 * MAX_GAP,
+            ..line_of(&kept[4])
+        };
+        let runs = cache.spans_of(vec![line_of(&kept[0]), line_of(&kept[1]), far]);
+        assert_eq!(runs.runs.len(), 1, "the far line is not read with the run");
+        assert!(runs.line(far).is_none());
+        assert!(runs.line(line_of(&kept[1])).is_some());
+        assert_eq!(
+            json(cache.skills(&[&kept[0], &kept[4]])),
+            json(alone(&[&kept[0], &kept[4]]))
+        );
     }
 
     #[test]

@@ -576,10 +576,11 @@ impl SkillServer {
         let page = snapshot.run_from(start, SKILLS_PAGE);
         build_entries(page, &self.digests);
         let mut looker = StampLooker::default();
-        page.iter()
+        let stored: Vec<&StoredEntry> = page
+            .iter()
             .filter_map(|served| served.stored(&self.digests, &mut looker).ok())
-            .filter_map(|stored| self.digests.skill(stored))
-            .collect()
+            .collect();
+        self.digests.skills(&stored).into_iter().flatten().collect()
     }
 
     /// The page made ahead from `start` of `snapshot`, if that is the one
