@@ -1,6 +1,9 @@
 //! `bcode-prompt mcp` (issue 26, item 1): the registry served over MCP's
 //! stdio transport with the skills extension (SEP-2640), driven here line by
-//! line as a client would, including clients that misbehave.
+//! line as a client would, including clients that misbehave: what the
+//! binary's transport, state folder, config and operator messages add.
+//! What the server answers is tested on `SkillService` itself, in
+//! `packages/mcp/tests/server_lines.rs`.
 
 #![cfg(feature = "mcp")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
@@ -216,88 +219,10 @@ fn sandbox() -> Sandbox {
     sandbox
 }
 
-#[test]
-fn skills_are_listed_with_front_matter_as_written_and_every_file_digested() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    let list = client.result("skills/list", json!({}));
-    assert_eq!(list.get("nextCursor"), None);
-    let uris: Vec<&str> = list["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["uri"].as_str().unwrap())
-        .collect();
-    // Hidden, disabled and title-named skills are not served.
-    assert_eq!(
-        uris,
-        [
-            "skill://flat/SKILL.md",
-            "skill://no-name/SKILL.md",
-            "skill://pdf-tools/SKILL.md"
-        ]
-    );
-    let pdf = &list["skills"][2];
-    assert_eq!(
-        pdf["frontmatter"],
-        json!({"name": "pdf-tools", "description": "Work with PDFs", "license": "MIT", "metadata": {"author": "team", "version": "1.10"}, "x-custom": [1, "two"]})
-    );
-    let folder = sandbox.repo.join(".bcode/skills/pdf-tools");
-    let expected: Vec<Value> = [
-        "SKILL.md",
-        "refs/guide.md",
-        "refs/logo.bin",
-        "scripts/run.sh",
-    ]
-    .iter()
-    .map(|file| {
-        let path = folder.join(file);
-        json!({
-            "uri": format!("skill://pdf-tools/{file}"),
-            "digest": sha256(&path),
-            "size": std::fs::metadata(&path).unwrap().len(),
-        })
-    })
-    .collect();
-    assert_eq!(pdf["resources"], json!(expected));
-    // A skill without `name` is served under its id, which the open
-    // specification derives from the folder.
-    assert_eq!(
-        list["skills"][1]["frontmatter"],
-        json!({"name": "no-name", "description": "A skill without a name field"})
-    );
-
-    let got = client.result("skills/get", json!({"uri": "skill://pdf-tools/SKILL.md"}));
-    assert_eq!(got["skill"], *pdf);
-    for uri in [
-        "skill://hidden/SKILL.md",
-        "skill://off/SKILL.md",
-        "skill://titled/SKILL.md",
-        "skill://nope/SKILL.md",
-    ] {
-        assert_eq!(
-            client.error_code("skills/get", json!({"uri": uri})),
-            -32602,
-            "{uri}"
-        );
-    }
-
-    let resources = client.result("resources/list", json!({}));
-    assert_eq!(
-        resources["resources"][2],
-        json!({"uri": "skill://pdf-tools/SKILL.md", "name": "pdf-tools", "description": "Work with PDFs", "mimeType": "text/markdown"})
-    );
-    let (code, stderr) = client.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains("skill `titled` is not served: its front-matter name \"Titled Skill\" is not its id `titled`"),
-        "{stderr}"
-    );
-}
-
 /// A skill whose files turn out not to be servable once read (here a name
 /// the SDK's own check refuses) is left out of the listing, and the
-/// operator is told which and why, as for those refused up front.
+/// operator is told which and why, as for those refused up front (here a
+/// name that is not the id).
 #[test]
 fn a_skill_refused_once_read_is_named_to_the_operator() {
     let sandbox = Sandbox::new();
@@ -309,6 +234,10 @@ fn a_skill_refused_once_read_is_named_to_the_operator() {
             (
                 "two--hyphens/SKILL.md",
                 "---\ndescription: Two hyphens in a row\n---\nB.\n",
+            ),
+            (
+                "titled/SKILL.md",
+                "---\nname: Titled Skill\ndescription: Named with a title\n---\nB.\n",
             ),
         ],
     );
@@ -337,108 +266,10 @@ fn a_skill_refused_once_read_is_named_to_the_operator() {
     assert_eq!(told.len(), 1, "told once: {stderr}");
     assert!(told[0].contains("hyphen"), "{stderr}");
     assert!(!stderr.contains("skill `ok` is not served"), "{stderr}");
-}
-
-#[test]
-fn files_are_read_as_text_or_blob_and_nothing_outside_a_skill_is_served() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    let read = client.result(
-        "resources/read",
-        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
+    assert!(
+        stderr.contains("skill `titled` is not served: its front-matter name \"Titled Skill\" is not its id `titled`"),
+        "{stderr}"
     );
-    assert_eq!(
-        read["contents"],
-        json!([{"uri": "skill://pdf-tools/refs/guide.md", "mimeType": "text/markdown", "text": "# Guide\n"}])
-    );
-    let read = client.result(
-        "resources/read",
-        json!({"uri": "skill://pdf-tools/refs/logo.bin"}),
-    );
-    assert_eq!(
-        read["contents"],
-        json!([{"uri": "skill://pdf-tools/refs/logo.bin", "blob": "AJ+Slv8="}])
-    );
-    let read = client.result("resources/read", json!({"uri": "skill://flat/SKILL.md"}));
-    assert_eq!(
-        read["contents"][0]["text"],
-        "---\ndescription: A flat skill\n---\nFlat body.\n"
-    );
-    for uri in [
-        "skill://pdf-tools/refs/leak.txt",
-        "skill://pdf-tools/../hidden/SKILL.md",
-        "skill://pdf-tools/%2e%2e/hidden/SKILL.md",
-        "skill://pdf-tools/refs%2F..%2F..%2Fhidden%2FSKILL.md",
-        "skill://pdf-tools/%2E%2E/%2E%2E/%2E%2E/secret.txt",
-        "skill://hidden/SKILL.md",
-        "skill://off/SKILL.md",
-        "skill://pdf-tools/refs/missing.md",
-        "skill://pdf-tools/refs",
-        "file:///etc/passwd",
-        "skill://pdf-tools/SKILL.md?x",
-    ] {
-        let answer = client.request("resources/read", json!({"uri": uri}));
-        assert!(answer["error"]["code"].is_i64(), "{uri}: {answer}");
-        assert!(
-            !answer.to_string().contains("outside"),
-            "{uri} leaked: {answer}"
-        );
-    }
-    let (code, _) = client.finish();
-    assert_eq!(code, Some(0));
-}
-
-#[test]
-fn listings_are_paged_without_splitting_an_entry() {
-    let sandbox = Sandbox::new();
-    std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
-    let files: Vec<(String, String)> = (0..250)
-        .map(|n| {
-            (
-                format!("s{n:03}/SKILL.md"),
-                format!("---\ndescription: Skill {n}\n---\nBody {n}.\n"),
-            )
-        })
-        .collect();
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    write_files(&sandbox.repo.join(".bcode/skills"), &files);
-    let mut client = Client::start(&sandbox, &[]);
-    let mut seen = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut pages = 0;
-    loop {
-        let params = match &cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        };
-        let page = client.result("skills/list", params);
-        pages += 1;
-        for skill in page["skills"].as_array().unwrap() {
-            assert_eq!(skill["resources"].as_array().unwrap().len(), 1);
-            seen.push(skill["uri"].as_str().unwrap().to_owned());
-        }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => break,
-        }
-    }
-    assert_eq!(pages, 3);
-    let expected: Vec<String> = (0..250)
-        .map(|n| format!("skill://s{n:03}/SKILL.md"))
-        .collect();
-    assert_eq!(seen, expected);
-    assert_eq!(
-        client.error_code("skills/list", json!({"cursor": "nonsense"})),
-        -32602
-    );
-    let mut resources = 0;
-    let page = client.result("resources/list", json!({}));
-    resources += page["resources"].as_array().unwrap().len();
-    assert_eq!(resources, 250);
-    client.finish();
 }
 
 #[test]
@@ -482,6 +313,17 @@ fn a_misbehaving_client_gets_errors_and_the_server_goes_on() {
     assert_eq!(client.error_code("skills/teleport", json!({})), -32601);
     assert_eq!(client.error_code("skills/get", json!({})), -32602);
     assert_eq!(client.error_code("skills/get", json!({"uri": 7})), -32602);
+    assert_eq!(
+        client.error_code("tools/call", json!({"arguments": {}})),
+        -32602
+    );
+    assert_eq!(
+        client.error_code(
+            "tools/call",
+            json!({"name": "search_skills", "arguments": "pdf"})
+        ),
+        -32602
+    );
     // Still serving.
     let list = client.result("skills/list", json!({}));
     assert_eq!(list["skills"].as_array().unwrap().len(), 3);
@@ -982,248 +824,6 @@ fn every_request_read_before_stdin_ends_is_answered_before_the_server_exits() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
-/// Issue 39, item 5: `bcode-prompt mcp` declares tools and lists one,
-/// `search_skills`, whose schemas say what it takes and what it answers.
-#[test]
-fn the_search_skills_tool_is_listed_with_its_schemas() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    // The tool set never changes: no `notifications/tools/list_changed`.
-    assert_eq!(
-        client.init["result"]["capabilities"]["tools"],
-        json!({}),
-        "{}",
-        client.init
-    );
-    let tools = client.result("tools/list", json!({}));
-    let tool = &tools["tools"][0];
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 1, "{tools}");
-    assert!(
-        tool["description"]
-            .as_str()
-            .unwrap()
-            .starts_with("Find the skills of this registry that fit a task, best match first."),
-        "{tool}"
-    );
-    let fields = json!(["name", "description", "keywords", "files", "body"]);
-    assert_eq!(
-        *tool,
-        json!({
-            "name": "search_skills",
-            "description": tool["description"],
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "minLength": 1,
-                        "description": "The task to find skills for: a few words or a sentence, such as the user's request (\"fill in this PDF form\", \"write release notes from the git log\"). At most 65536 bytes.",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 10,
-                        "description": "How many skills to return at most, best first: 1 to 50; 10 when not given.",
-                    },
-                },
-                "required": ["query"],
-                "additionalProperties": false,
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "results": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "uri": {"type": "string"},
-                                "name": {"type": "string"},
-                                "description": {"type": "string"},
-                                "score": {"type": "number"},
-                                "coverage": {"type": "number", "minimum": 0, "maximum": 1},
-                                "matched": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "properties": {
-                                            "term": {"type": "string"},
-                                            "fields": {"type": "array", "items": {"type": "string", "enum": fields}},
-                                        },
-                                        "required": ["term", "fields"],
-                                    },
-                                },
-                            },
-                            "required": ["uri", "name", "description", "score", "coverage", "matched"],
-                        },
-                    },
-                },
-                "required": ["results"],
-            },
-            "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
-        })
-    );
-    let (code, stderr) = client.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-}
-
-/// The `search_skills` answer: its structured content, checked to be the
-/// same JSON as its text block.
-fn searched(client: &mut Client, arguments: Value) -> Value {
-    let result = client.result(
-        "tools/call",
-        json!({"name": "search_skills", "arguments": arguments}),
-    );
-    assert_eq!(result["isError"], false, "{result}");
-    let text = result["content"][0]["text"].as_str().unwrap();
-    assert_eq!(result["content"][0]["type"], "text");
-    let structured = result["structuredContent"].clone();
-    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), structured);
-    structured
-}
-
-fn result_uris(found: &Value) -> Vec<String> {
-    found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|result| result["uri"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-#[test]
-fn search_skills_ranks_the_skill_named_for_the_task_first_with_its_listed_uri() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    let found = searched(
-        &mut client,
-        json!({"query": "extract the text of these pdf files"}),
-    );
-    let first = &found["results"][0];
-    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
-    assert_eq!(
-        *first,
-        json!({
-            "uri": "skill://pdf-tools/SKILL.md",
-            "name": "pdf-tools",
-            "description": "Work with PDFs",
-            "score": first["score"],
-            "coverage": first["coverage"],
-            // `PDFs` is no plural of `pdf` to the English stemmer.
-            "matched": [{"term": "pdf", "fields": ["name"]}],
-        })
-    );
-    // Rounded to four decimals, so the same bytes on every machine.
-    let score = first["score"].to_string();
-    let decimals = score.split_once('.').map_or(0, |(_, after)| after.len());
-    assert!(
-        first["score"].as_f64().unwrap() > 0.0 && decimals <= 4,
-        "{score}"
-    );
-    // The URI is the one `skills/list` gives, and it reads.
-    let list = client.result("skills/list", json!({}));
-    assert_eq!(list["skills"][2]["uri"], first["uri"]);
-    let read = client.result("resources/read", json!({"uri": first["uri"]}));
-    assert_eq!(read["contents"][0]["uri"], first["uri"]);
-    // Skills hidden from the model, disabled, or not served under their
-    // name are never found, whatever the query names.
-    let none = searched(&mut client, json!({"query": "hidden disabled titled"}));
-    assert_eq!(none, json!({"results": []}));
-    // The limit is honoured; without one, every match (up to ten) comes.
-    let both = searched(&mut client, json!({"query": "a flat skill"}));
-    assert_eq!(
-        result_uris(&both),
-        ["skill://flat/SKILL.md", "skill://no-name/SKILL.md"]
-    );
-    let one = searched(&mut client, json!({"query": "a flat skill", "limit": 1}));
-    assert_eq!(one["results"], json!([both["results"][0]]));
-    // No path of this machine is in any answer.
-    for answer in [&found, &both] {
-        let text = answer.to_string();
-        assert!(!text.contains(&*sandbox.base.to_string_lossy()), "{text}");
-    }
-    let (code, stderr) = client.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-}
-
-#[test]
-fn search_skills_refuses_bad_arguments_as_a_tool_error_and_an_unknown_tool_as_a_protocol_error() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    let long = "pdf ".repeat(20_000);
-    for (arguments, told) in [
-        (
-            json!({}),
-            "`query` is required: the task to find skills for, as a string.",
-        ),
-        (
-            json!({"query": ["pdf"]}),
-            "`query` must be a string (the task to find skills for), not an array.",
-        ),
-        (
-            json!({"query": "  "}),
-            "`query` is empty: describe the task in a few words.",
-        ),
-        (
-            json!({"query": long}),
-            "`query` is 80000 bytes, over the limit of 65536: describe the task in fewer words.",
-        ),
-        (
-            json!({"query": "pdf", "limit": 0}),
-            "`limit` must be an integer from 1 to 50 (10 when not given), not 0.",
-        ),
-        (
-            json!({"query": "pdf", "limit": 500}),
-            "`limit` must be an integer from 1 to 50 (10 when not given), not 500.",
-        ),
-        (
-            json!({"query": "pdf", "limit": "3"}),
-            "`limit` must be an integer from 1 to 50 (10 when not given), not a string.",
-        ),
-        (
-            json!({"query": "pdf", "max": 3}),
-            "search_skills takes only the arguments `query` and `limit`.",
-        ),
-    ] {
-        let result = client.result(
-            "tools/call",
-            json!({"name": "search_skills", "arguments": arguments}),
-        );
-        assert_eq!(
-            result,
-            json!({"content": [{"type": "text", "text": told}], "isError": true}),
-            "{arguments}"
-        );
-    }
-    // No arguments at all: the same as an empty object.
-    let result = client.result("tools/call", json!({"name": "search_skills"}));
-    assert_eq!(result["isError"], true, "{result}");
-    assert_eq!(
-        client.error_code(
-            "tools/call",
-            json!({"name": "search", "arguments": {"query": "pdf"}})
-        ),
-        -32602
-    );
-    assert_eq!(
-        client.error_code("tools/call", json!({"arguments": {}})),
-        -32602
-    );
-    assert_eq!(
-        client.error_code(
-            "tools/call",
-            json!({"name": "search_skills", "arguments": "pdf"})
-        ),
-        -32602
-    );
-    // Still serving.
-    let found = searched(&mut client, json!({"query": "pdf"}));
-    assert_eq!(result_uris(&found), ["skill://pdf-tools/SKILL.md"]);
-    let (code, stderr) = client.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-}
-
 /// Issue 39, item 5, through the official MCP Python SDK's client: the
 /// tool is listed, a call routes a task to the skill named for it (the
 /// SDK checked the structured content against the listed output schema),
@@ -1436,30 +1036,6 @@ fn a_2026_client_discovers_lists_with_cache_hints_and_hears_changes_on_its_subsc
             .all(|m| m["method"] != "notifications/resources/list_changed"
                 || m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub-1"),
         "{rest:?}"
-    );
-    let (code, stderr) = client.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-}
-
-/// Issue 40, item 1: a client of 2025-11-25 sees the server as before: no
-/// caching attributes, no `resultType`, and `subscriptions/listen` is not
-/// a method of its era.
-#[test]
-fn a_2025_client_sees_no_2026_fields() {
-    let sandbox = sandbox();
-    let mut client = Client::start(&sandbox, &[]);
-    let list = client.result("skills/list", json!({}));
-    assert_eq!(list.get("ttlMs"), None, "{list}");
-    assert_eq!(list.get("cacheScope"), None, "{list}");
-    assert_eq!(list.get("resultType"), None, "{list}");
-    let got = client.result("skills/get", json!({"uri": "skill://pdf-tools/SKILL.md"}));
-    assert_eq!(got.get("ttlMs"), None, "{got}");
-    assert_eq!(
-        client.error_code(
-            "subscriptions/listen",
-            json!({"notifications": {"resourcesListChanged": true}})
-        ),
-        -32601
     );
     let (code, stderr) = client.finish();
     assert_eq!(code, Some(0), "{stderr}");

@@ -2,14 +2,14 @@
 //! `bcode-prompt` whose user config lists `bcode-prompt --repo OTHER mcp`
 //! (this very binary) as a `[[skills.mcp_servers]]` entry shows the other
 //! repository's skills as `other:<name>` from `mcp:other`, loads their
-//! bodies on activation only, refuses a file that changed since it was
-//! listed, and survives servers that do not start, exit, hang or answer
-//! garbage, each within its timeout, with a diagnostic naming the server
-//! and the local skills loaded as before. An untrusted repository cannot
-//! add a server. Issue 38: a server starts in a neutral folder or its
-//! entry's `cwd`, never the repository; a listing is bounded in bytes (and
+//! bodies on activation only and refuses a file that changed since it was
+//! listed. An untrusted repository cannot add a server. Issue 38: a server
+//! starts in a neutral folder or its entry's `cwd`, never the repository; a
+//! listing is bounded in bytes, in a process of bounded memory (and
 //! entries, in `packages/mcp/tests/client_provider.rs`); same-name skills
-//! of one server are one entry each, everywhere.
+//! of one server are one entry each, everywhere. Servers that fail, and
+//! bad entries, are tested on the provider itself
+//! (`packages/mcp/tests/client_spawned.rs`).
 
 // Helpers outside `#[test]` functions are test code too; clippy's
 // allow-*-in-tests settings only cover `#[test]` items and `cfg(test)`.
@@ -18,27 +18,12 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use common::{Sandbox, digest, ok, write};
 use serde_json::{Value, json};
 
 /// The timeout every entry of these tests gets.
 const TIMEOUT_MS: u64 = 1500;
-
-/// The timeout of the failing servers: long enough that a command paying
-/// it twice cannot pass for one paying it once.
-const FAULT_TIMEOUT_MS: u64 = 3000;
-
-/// A generous bound on a command that meets a failing server: its timeout
-/// once, plus a process start and a discovery on a busy machine.
-const DEADLINE: Duration = Duration::from_millis(FAULT_TIMEOUT_MS + 2000);
-
-/// A server that answers the discovery (declaring the skills extension on
-/// protocol 2026-07-28) late, two seconds in, and then never answers
-/// again: starting and listing share one timeout, so this costs no more
-/// than a silent server.
-const STALLS: &str = r#"read line; sleep 2; printf '%s\n' '{"jsonrpc":"2.0","id":"bcode-discover","result":{"supportedVersions":["2026-07-28"],"capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"ttlMs":0,"cacheScope":"private","resultType":"complete"}}'; sleep 60"#;
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDFs.\nlicense: MIT\n---\nThe PDF body.\n";
 
@@ -84,25 +69,6 @@ fn server_with_timeout(name: &str, command: &str, args: &[&str], timeout_ms: u64
 /// name, description, source and location.
 fn list(sandbox: &Sandbox) -> (Vec<Value>, Vec<Value>) {
     listing(&ok(sandbox.run(&["skills", "list", "--json"])))
-}
-
-/// [`list`], the process killed (and the test failed) once it runs past
-/// `limit`: a watchdog, not a stopwatch.
-fn list_within(sandbox: &Sandbox, limit: Duration) -> (Vec<Value>, Vec<Value>) {
-    use std::process::Stdio;
-    let child = sandbox
-        .command()
-        .args(["skills", "list", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = common::wait_or_kill(child, limit);
-    assert!(
-        out.status.code().is_some(),
-        "the listing ran past {limit:?}"
-    );
-    listing(&ok(out))
 }
 
 /// The skills and diagnostics of a `skills list --json` answer.
@@ -191,89 +157,6 @@ fn a_servers_skills_are_listed_loaded_and_catalogued_under_its_name() {
     let render = ok(sandbox.run(&["render", "--skill", "other:pdf"]));
     assert!(render.contains("<id>other:pdf</id>"), "{render}");
     assert!(render.contains("The PDF body.\n</skill>"), "{render}");
-}
-
-/// Each failing server costs at most its timeout (once: a server that
-/// answers the handshake and then hangs included), yields one
-/// `provider_failed` diagnostic naming it, and the local skill loads.
-#[test]
-fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
-    let missing = "bcode-no-such-program";
-    let cases: [(&str, &str, &[&str], &str); 5] = [
-        (
-            "missing",
-            missing,
-            &[],
-            "skill provider `missing` failed: MCP server `missing`: `bcode-no-such-program` could not be started: No such file or directory (os error 2)",
-        ),
-        (
-            "exits",
-            "true",
-            &[],
-            "skill provider `exits` failed: MCP server `exits`: the MCP handshake with `true` failed: ",
-        ),
-        (
-            "hangs",
-            "sleep",
-            &["60"],
-            "skill provider `hangs` failed: MCP server `hangs`: no answer within 3000 ms (timeout_ms)",
-        ),
-        (
-            "garbage",
-            "sh",
-            &["-c", "echo garbage; sleep 60"],
-            "skill provider `garbage` failed: MCP server `garbage`: no answer within 3000 ms (timeout_ms)",
-        ),
-        (
-            "stalls",
-            "sh",
-            &["-c", STALLS],
-            "skill provider `stalls` failed: MCP server `stalls`: no answer within 3000 ms (timeout_ms)",
-        ),
-    ];
-    // The cases run side by side: each waits on its own server's timeout,
-    // so one after another they only cost the suite their sum.
-    let check = |(name, command, args, message): (&str, &str, &[&str], &str)| {
-        let sandbox = consumer(&server_with_timeout(name, command, args, FAULT_TIMEOUT_MS));
-        // Each costs its own timeout and no more.
-        let (skills, diagnostics) = list_within(&sandbox, DEADLINE);
-        assert_eq!(skills, [local(&sandbox)], "{name}");
-        assert_eq!(diagnostics.len(), 1, "{name}: {diagnostics:?}");
-        let found = &diagnostics[0];
-        assert_eq!(
-            (
-                &found["code"],
-                &found["severity"],
-                &found["path"],
-                &found["hint"]
-            ),
-            (
-                &json!("provider_failed"),
-                &json!("error"),
-                &json!(format!("bcode-provider://{name}")),
-                &json!("its skills are unavailable; other skills are not affected"),
-            ),
-            "{name}"
-        );
-        let text = found["message"].as_str().unwrap();
-        if name == "exits" {
-            // The rest is the SDK's account of the broken pipe.
-            assert!(text.starts_with(message), "{name}: {text}");
-        } else {
-            assert_eq!(text, message, "{name}");
-        }
-    };
-    std::thread::scope(|scope| {
-        let running: Vec<_> = cases
-            .into_iter()
-            .map(|case| scope.spawn(move || check(case)))
-            .collect();
-        for case in running {
-            if let Err(panic) = case.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    });
 }
 
 /// A skill file changed after the listing (same size, other bytes): its
@@ -795,130 +678,6 @@ fn the_skills_servers_written_elsewhere_are_consumed() {
         let read = ok(sandbox.run(&["skills", "read", &id, "references/FORM.md"]));
         assert_eq!(read, FORM, "{name}");
     }
-}
-
-/// Issue 40, item 3: one bad entry costs one entry. A listing holding a
-/// good skill, one whose file has no `size`, one without `resources`, one
-/// of another scheme, one over the SEP's 512 files and one listed as
-/// `"dynamic"`: the good and the dynamic skills load (the dynamic one said
-/// to be unverified, its body read unverified), every other is left out
-/// with a diagnostic naming it and why; `allow_dynamic = false` leaves the
-/// dynamic one out too.
-#[test]
-fn one_bad_entry_costs_one_entry() {
-    let sandbox = consumer("");
-    let ok_uri = "skill://ok/SKILL.md";
-    let dyn_uri = "skill://dyn/SKILL.md";
-    let ok_body = "---\nname: ok\ndescription: Loads.\n---\nThe good body.\n";
-    let dyn_body = "---\nname: dyn\ndescription: Generated.\n---\nThe generated body.\n";
-    let d = digest(b"x");
-    let many: Vec<Value> =
-        std::iter::once(json!({"uri": "skill://many/SKILL.md", "digest": d, "size": 1}))
-            .chain(
-                (1..513)
-                    .map(|n| json!({"uri": format!("skill://many/f{n}"), "digest": d, "size": 1})),
-            )
-            .collect();
-    let listing = json!({"resultType": "complete", "skills": [
-        entry(ok_uri, "ok", "Loads.", ok_body),
-        {"uri": "skill://nosize/SKILL.md", "frontmatter": {"name": "nosize", "description": "d"},
-         "resources": [{"uri": "skill://nosize/SKILL.md", "digest": d}]},
-        {"uri": "skill://bare/SKILL.md", "frontmatter": {"name": "bare", "description": "d"}},
-        {"uri": "file:///etc/SKILL.md", "frontmatter": {"name": "etc", "description": "d"},
-         "resources": [{"uri": "file:///etc/SKILL.md", "digest": d, "size": 1}]},
-        {"uri": "skill://many/SKILL.md", "frontmatter": {"name": "many", "description": "d"},
-         "resources": many},
-        {"uri": dyn_uri, "frontmatter": {"name": "dyn", "description": "Generated."},
-         "resources": "dynamic"},
-    ]});
-    let script = fake_server(
-        &sandbox,
-        "mixed",
-        &format!("      printf '%s' {}", sh_quote(&listing.to_string())),
-        &[(ok_uri, ok_body), (dyn_uri, dyn_body)],
-    );
-    let script = script.display().to_string();
-    write(
-        &sandbox.home.join(".config/bcode/bcode.toml"),
-        &server("srv", "sh", &[&script]),
-    );
-    let remote = |id: &str, name: &str, description: &str| {
-        json!({
-            "id": id,
-            "name": name,
-            "description": description,
-            "source": "mcp:srv",
-            "location": format!("bcode-provider://srv/{id}"),
-        })
-    };
-    let left_out = |uri: &str, why: &str| {
-        json!({
-            "code": "provider_failed",
-            "message": format!("MCP server `srv`: its skill `{uri}` is left out: {why}"),
-        })
-    };
-    // The registry reports diagnostics sorted; so are both sides here.
-    let brief = |diagnostics: Vec<Value>| -> Vec<String> {
-        let mut brief: Vec<String> = diagnostics
-            .iter()
-            .map(|d| json!({"code": d["code"], "message": d["message"]}).to_string())
-            .collect();
-        brief.sort();
-        brief
-    };
-    let (skills, diagnostics) = list(&sandbox);
-    assert_eq!(
-        skills,
-        [
-            local(&sandbox),
-            remote("srv:dyn", "dyn", "Generated."),
-            remote("srv:ok", "ok", "Loads."),
-        ]
-    );
-    let refused = [
-        left_out(
-            "skill://nosize/SKILL.md",
-            "its file `skill://nosize/SKILL.md` has no `size`",
-        ),
-        left_out(
-            "skill://bare/SKILL.md",
-            "it has no `resources`, which the SEP requires (a list of its files, or \"dynamic\")",
-        ),
-        left_out(
-            "file:///etc/SKILL.md",
-            "its URI has the scheme `file`, not `skill`",
-        ),
-        left_out(
-            "skill://many/SKILL.md",
-            "it lists 513 files, more than the 512 a skill may have",
-        ),
-    ];
-    let mut expected = refused.to_vec();
-    expected.push(json!({
-        "code": "invalid_field",
-        "message": "MCP server `srv`: its skill `skill://dyn/SKILL.md` lists its files as \"dynamic\": no digest vouches for them, so they are loaded unverified (`allow_dynamic = false` leaves such skills out)",
-    }));
-    assert_eq!(brief(diagnostics), brief(expected));
-    let block = ok(sandbox.run(&["skills", "context", "srv:dyn"]));
-    assert!(
-        block.ends_with("\nThe generated body.\n</skill>\n"),
-        "{block}"
-    );
-    let block = ok(sandbox.run(&["skills", "context", "srv:ok"]));
-    assert!(block.ends_with("\nThe good body.\n</skill>\n"), "{block}");
-
-    write(
-        &sandbox.home.join(".config/bcode/bcode.toml"),
-        &format!("{}allow_dynamic = false\n", server("srv", "sh", &[&script])),
-    );
-    let (skills, diagnostics) = list(&sandbox);
-    assert_eq!(skills, [local(&sandbox), remote("srv:ok", "ok", "Loads.")]);
-    let mut expected = refused.to_vec();
-    expected.push(json!({
-        "code": "disabled",
-        "message": "MCP server `srv`: its skill `skill://dyn/SKILL.md` is left out: it lists its files as \"dynamic\", which no digest vouches for, and its entry says `allow_dynamic = false`",
-    }));
-    assert_eq!(brief(diagnostics), brief(expected));
 }
 
 /// Issue 40, item 5: `skills read ID PATH` reads a supporting file of an

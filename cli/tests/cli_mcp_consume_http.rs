@@ -1,13 +1,13 @@
 //! Consuming skills over MCP's Streamable HTTP (issue 40, items 2 and 8):
 //! a `[[skills.mcp_servers]]` entry naming `url` and `headers` instead of
-//! `command`. Against this very binary's `mcp --http` (the 2026-07-28 era,
-//! a bearer token required), against a server of the 2025-11-25 era written
-//! here (`initialize`, a session, answers as an event stream), and against
+//! `command`. Against a server of the 2025-11-25 era written here
+//! (`initialize`, a session, answers as an event stream), and against
 //! FastMCP 4.1.6's skills server over HTTP when its Python is set up. A
 //! header's `${env:NAME}` is taken from the environment and its value never
 //! shows; an `https` URL is reached over TLS (a loopback TLS server with a
 //! certificate authority made at test time), its certificate always
-//! checked; an untrusted repository cannot add a URL entry.
+//! checked; an untrusted repository cannot add a URL entry. Against our own
+//! `serve_http`, and a closed port: `packages/mcp/tests/client_over_http.rs`.
 
 #![cfg(feature = "mcp")]
 // Helpers outside `#[test]` functions are test code too; clippy's
@@ -18,7 +18,7 @@ use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,38 +44,6 @@ impl Drop for Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// `bcode-prompt --repo <repo> mcp --http 127.0.0.1:0`, requiring
-/// [`TOKEN`], and the address it told on stderr.
-fn serve(sandbox: &Sandbox, repo: &Path) -> (Running, SocketAddr) {
-    let mut child = sandbox
-        .command_in(repo)
-        .args([
-            "mcp",
-            "--http",
-            "127.0.0.1:0",
-            "--http-token-env",
-            "BCODE_TEST_TOKEN",
-        ])
-        .env("BCODE_TEST_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("the server ended before serving")
-            .unwrap();
-        if let Some(at) = line.split(" at http://").nth(1) {
-            break at.trim_end_matches("/mcp").parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (Running(child), addr)
 }
 
 /// A sandbox with one local skill and `entry` as the user's config.
@@ -138,112 +106,6 @@ fn skills(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         .iter()
         .map(|(id, source)| ((*id).to_owned(), (*source).to_owned()))
         .collect()
-}
-
-/// The other repository, with its skill `pdf` and a supporting file.
-fn other_repo(sandbox: &Sandbox) -> PathBuf {
-    let other = sandbox.base.join("other");
-    write(&other.join(".bcode/skills/pdf/SKILL.md"), PDF);
-    write(&other.join(".bcode/skills/pdf/references/FORM.md"), FORM);
-    other
-}
-
-/// Our own server over HTTP (protocol 2026-07-28), a token required: the
-/// entry's header carries it from `HF_TOKEN`; the skill is listed, its
-/// body and supporting file loaded, verified. Without the variable, or
-/// with a wrong token, the entry fails with a diagnostic naming the
-/// variable or the refusal, never a value, and the local skill loads.
-#[test]
-fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
-    let sandbox = consumer("");
-    let other = other_repo(&sandbox);
-    let (_server, addr) = serve(&sandbox, &other);
-    write(
-        &sandbox.home.join(".config/bcode/bcode.toml"),
-        &url_entry("other", &format!("http://{addr}/mcp"), TIMEOUT_MS),
-    );
-    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
-    assert_eq!(diagnostics, Vec::<String>::new());
-    assert_eq!(
-        listed,
-        skills(&[("local", "repo:.bcode/skills"), ("other:pdf", "mcp:other")])
-    );
-    let block = ok(run(
-        &sandbox,
-        Some(TOKEN),
-        &["skills", "context", "other:pdf"],
-    ));
-    assert_eq!(
-        block,
-        "<skill id=\"other:pdf\" name=\"pdf\" location=\"bcode-provider://other/other:pdf\">\n\
-         References are relative to skill://pdf/.\n\
-         Source label: mcp:other\n\
-         \n\
-         The PDF body.\n\
-         </skill>\n"
-    );
-    let read = ok(run(
-        &sandbox,
-        Some(TOKEN),
-        &["skills", "read", "other:pdf", "references/FORM.md"],
-    ));
-    assert_eq!(read, FORM);
-
-    let failed = |token: Option<&str>| {
-        let out = run(&sandbox, token, &["skills", "list", "--json"]);
-        let stderr = common::lossy(&out.stderr);
-        let listing: Value = serde_json::from_str(&ok(out)).unwrap();
-        let ids: Vec<&str> = listing["skills"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids, ["local"]);
-        let all = format!("{listing}{stderr}");
-        if let Some(token) = token {
-            assert!(!all.contains(token), "the token shows: {all}");
-        }
-        let diagnostics = listing["diagnostics"].as_array().unwrap();
-        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-        diagnostics[0]["message"].as_str().unwrap().to_owned()
-    };
-    assert_eq!(
-        failed(None),
-        "skill provider `other` failed: MCP server `other`: the value of header `Authorization` \
-         takes `${env:HF_TOKEN}`, and the environment variable HF_TOKEN is not set or empty"
-    );
-    assert_eq!(
-        failed(Some("wrong-token-value")),
-        "skill provider `other` failed: MCP server `other`: the MCP handshake over HTTP failed: \
-         unexpected server response: HTTP 401 Unauthorized: the server refused the request's \
-         credentials (check the entry's `headers`) (send discover request)"
-    );
-}
-
-/// A server that is not there costs a diagnostic naming the entry, over
-/// `http` and `https` alike; the rest loads.
-#[test]
-fn a_closed_port_is_a_diagnostic() {
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let entries = format!(
-        "{}{}",
-        url_entry("gone", &format!("http://{closed}/mcp"), TIMEOUT_MS),
-        url_entry("gone-tls", &format!("https://{closed}/mcp"), TIMEOUT_MS)
-    );
-    let sandbox = consumer(&entries);
-    let (listed, diagnostics) = list(&sandbox, Some(TOKEN));
-    assert_eq!(listed, skills(&[("local", "repo:.bcode/skills")]));
-    assert_eq!(
-        diagnostics,
-        ["gone", "gone-tls"].map(|name| format!(
-            "skill provider `{name}` failed: MCP server `{name}`: the MCP handshake over HTTP failed: \
-             Client error: cannot connect to {closed}: Connection refused (os error 111) (send discover request)"
-        ))
-    );
 }
 
 /// A certificate authority made for one test, and a server certificate it

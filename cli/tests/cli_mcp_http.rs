@@ -1,9 +1,9 @@
-//! `bcode-prompt mcp --http ADDR` (issue 40, item 2): the same methods over
-//! MCP's Streamable HTTP transport, both protocol eras, driven here with a
-//! few lines of HTTP/1.1 over a socket; and what it refuses: an address
-//! other than loopback without a token, a request without the token, a
-//! web page's request (`Origin`), a body over the bound, connections and
-//! subscriptions past their bounds.
+//! `bcode-prompt mcp --http ADDR` (issue 40, item 2): the arguments that
+//! refuse an address other than loopback without a token; a listing over
+//! HTTP that is the bytes the binary writes on stdio; the official
+//! TypeScript client over both transports. What the server does over HTTP
+//! (both eras, tokens, `Origin`, bounds) is tested on `serve_http` itself,
+//! in `packages/mcp/tests/server_http.rs`.
 
 #![cfg(feature = "mcp")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
@@ -25,30 +25,24 @@ const ANSWER: Duration = Duration::from_secs(30);
 struct Server {
     child: Child,
     addr: SocketAddr,
-    stderr: Vec<String>,
 }
 
 impl Server {
-    fn start(sandbox: &Sandbox, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut command = sandbox.command();
-        command
+    fn start(sandbox: &Sandbox) -> Server {
+        let mut child = sandbox
+            .command()
             .args(["mcp", "--http", "127.0.0.1:0"])
-            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().unwrap();
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut stderr = Vec::new();
         let addr = loop {
             let line = lines
                 .next()
                 .expect("the server ended before serving")
                 .unwrap();
-            stderr.push(line.clone());
             if let Some(at) = line.split(" at http://").nth(1) {
                 break at.trim_end_matches("/mcp").parse().unwrap();
             }
@@ -56,11 +50,7 @@ impl Server {
         // Nothing more is read; a thread drains the rest so the server
         // never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server {
-            child,
-            addr,
-            stderr,
-        }
+        Server { child, addr }
     }
 
     fn connect(&self) -> TcpStream {
@@ -77,18 +67,6 @@ impl Server {
         let mut bytes = Vec::new();
         stream.read_to_end(&mut bytes).unwrap();
         Answer::parse(&bytes)
-    }
-
-    /// A JSON-RPC request of the 2025-11-25 era (no session is needed:
-    /// the server is stateless).
-    fn legacy(&self, id: u64, method: &str, params: Value) -> Value {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let answer = self.post(
-            &[("MCP-Protocol-Version", "2025-11-25")],
-            body.to_string().as_bytes(),
-        );
-        assert_eq!(answer.status, 200, "{method}: {}", answer.text());
-        answer.json()
     }
 
     /// A JSON-RPC request of the 2026-07-28 era: its `_meta` and the
@@ -231,126 +209,12 @@ fn sandbox() -> Sandbox {
     sandbox
 }
 
+/// The arguments' check: serving elsewhere than loopback needs
+/// `--http-token-env` naming a variable that is set (what the server then
+/// asks of requests is tested with `serve_http` in
+/// `packages/mcp/tests/server_http.rs`).
 #[test]
-fn both_eras_list_get_and_read_over_http() {
-    let sandbox = sandbox();
-    let server = Server::start(&sandbox, &[], &[]);
-    let init = server.legacy(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-    );
-    assert_eq!(
-        init["result"]["capabilities"]["extensions"],
-        json!({"io.modelcontextprotocol/skills": {}}),
-        "{init}"
-    );
-    let legacy = server.legacy(2, "skills/list", json!({}));
-    let uris: Vec<&str> = legacy["result"]["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|skill| skill["uri"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        uris,
-        [
-            "skill://donn%C3%A9es-csv/SKILL.md",
-            "skill://pdf-tools/SKILL.md"
-        ]
-    );
-    assert_eq!(legacy["result"].get("ttlMs"), None, "{legacy}");
-
-    let discover = server.request_2026(3, "server/discover", json!({}));
-    assert_eq!(
-        discover["result"]["capabilities"]["extensions"],
-        json!({"io.modelcontextprotocol/skills": {}}),
-        "{discover}"
-    );
-    let list = server.request_2026(4, "skills/list", json!({}));
-    assert_eq!(list["result"]["skills"], legacy["result"]["skills"]);
-    assert_eq!(
-        [&list["result"]["ttlMs"], &list["result"]["cacheScope"]],
-        [&json!(500), &json!("private")],
-        "{list}"
-    );
-    let got = server.request_2026(
-        5,
-        "skills/get",
-        json!({"uri": "skill://données-csv/SKILL.md"}),
-    );
-    assert_eq!(
-        got["result"]["skill"]["uri"], "skill://données-csv/SKILL.md",
-        "{got}"
-    );
-    let read = server.legacy(
-        6,
-        "resources/read",
-        json!({"uri": "skill://pdf-tools/refs/guide.md"}),
-    );
-    assert_eq!(read["result"]["contents"][0]["text"], "# Guide\n", "{read}");
-    // A malformed request is answered as on stdio.
-    let bad = server.post(
-        &[] as &[(&str, &str)],
-        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\"}",
-    );
-    assert_eq!(bad.status, 400);
-    assert_eq!(
-        bad.json()["error"]["message"],
-        "initialize is missing params.protocolVersion (a string), params.capabilities (an object), params.clientInfo (an object)"
-    );
-    assert_eq!(server.stop(), Some(0));
-}
-
-#[test]
-fn a_subscription_hears_changes_tagged_with_its_id() {
-    let sandbox = sandbox();
-    let server = Server::start(&sandbox, &[], &[]);
-    let mut stream = server.connect();
-    let body = json!({"jsonrpc": "2.0", "id": "watch", "method": "subscriptions/listen", "params": {
-        "_meta": meta_2026(),
-        "notifications": {"resourcesListChanged": true, "toolsListChanged": true},
-    }});
-    send_post(
-        &mut stream,
-        server.addr,
-        "/mcp",
-        &headers_2026("subscriptions/listen"),
-        body.to_string().as_bytes(),
-        true,
-    );
-    let mut events = BufReader::new(stream);
-    let mut next_event = || loop {
-        let mut line = String::new();
-        assert!(events.read_line(&mut line).unwrap() > 0, "the stream ended");
-        if let Some(data) = line.strip_prefix("data: ")
-            && let Ok(value) = serde_json::from_str::<Value>(data.trim_end())
-        {
-            return value;
-        }
-    };
-    assert_eq!(
-        next_event(),
-        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
-            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch"},
-            "notifications": {"resourcesListChanged": true},
-        }})
-    );
-    write_files(
-        &sandbox.repo.join(".bcode/skills"),
-        &[("added/SKILL.md", "---\ndescription: Added later\n---\nB.\n")],
-    );
-    assert_eq!(
-        next_event(),
-        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {
-            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch"},
-        }})
-    );
-    assert_eq!(server.stop(), Some(0));
-}
-
-#[test]
-fn an_address_other_than_loopback_needs_a_token_and_requests_must_carry_it() {
+fn an_address_other_than_loopback_needs_a_token_variable_that_is_set() {
     let sandbox = sandbox();
     let out = sandbox.run(&["mcp", "--http", "0.0.0.0:0"]);
     assert_eq!(out.status.code(), Some(2));
@@ -372,142 +236,6 @@ fn an_address_other_than_loopback_needs_a_token_and_requests_must_carry_it() {
         ),
         "{}",
         String::from_utf8_lossy(&out.stderr)
-    );
-
-    let server = Server::start(
-        &sandbox,
-        &["--http-token-env", "BCODE_TEST_TOKEN"],
-        &[("BCODE_TEST_TOKEN", "s3cret-token")],
-    );
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
-    for given in [None, Some("Bearer wrong-token!"), Some("s3cret-token")] {
-        let headers: Vec<(&str, &str)> = given
-            .map(|value| ("Authorization", value))
-            .into_iter()
-            .collect();
-        let refused = server.post(&headers, list);
-        assert_eq!(refused.status, 401, "{given:?}");
-        assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
-    }
-    let answered = server.post(&[("Authorization", "Bearer s3cret-token")], list);
-    assert_eq!(answered.status, 200, "{}", answered.text());
-    assert_eq!(
-        answered.json()["result"]["skills"]
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
-    assert_eq!(server.stop(), Some(0));
-}
-
-#[test]
-fn web_pages_large_bodies_and_other_paths_are_refused() {
-    let sandbox = sandbox();
-    let server = Server::start(&sandbox, &[], &[]);
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
-    let from_page = server.post(&[("Origin", "http://localhost:3000")], list);
-    assert_eq!(from_page.status, 403, "{}", from_page.text());
-    let mut huge = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":""#.to_vec();
-    huge.resize(huge.len() + bcode_skill_mcp::MAX_HTTP_BODY_BYTES, b'a');
-    huge.extend_from_slice(b"\"}}");
-    assert_eq!(server.post(&[] as &[(&str, &str)], &huge).status, 413);
-    let mut stream = server.connect();
-    send_post(
-        &mut stream,
-        server.addr,
-        "/other",
-        &[] as &[(&str, &str)],
-        list,
-        true,
-    );
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).unwrap();
-    assert_eq!(Answer::parse(&bytes).status, 404);
-    // A rebound DNS name is not this server.
-    let mut stream = server.connect();
-    stream
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
-        .unwrap();
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).unwrap();
-    assert_eq!(Answer::parse(&bytes).status, 403);
-    // Still serving.
-    assert_eq!(server.post(&[] as &[(&str, &str)], list).status, 200);
-    assert_eq!(server.stop(), Some(0));
-}
-
-/// Connections and open subscriptions are bounded, counted: past either
-/// bound the next is answered 503 at once (not left waiting), and the
-/// operator is told once; a closed connection frees its place.
-#[test]
-fn connections_and_subscriptions_are_bounded() {
-    let sandbox = sandbox();
-    let server = Server::start(&sandbox, &[], &[]);
-    let mut streams = Vec::new();
-    for n in 0..bcode_skill_mcp::MAX_HTTP_STREAMS {
-        let mut stream = server.connect();
-        let body = json!({"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen", "params": {
-            "_meta": meta_2026(), "notifications": {"resourcesListChanged": true},
-        }});
-        send_post(
-            &mut stream,
-            server.addr,
-            "/mcp",
-            &headers_2026("subscriptions/listen"),
-            body.to_string().as_bytes(),
-            true,
-        );
-        // Open once its head came back.
-        let mut reader = BufReader::new(stream);
-        let mut status = String::new();
-        reader.read_line(&mut status).unwrap();
-        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
-        streams.push(reader);
-    }
-    let body = json!({"jsonrpc": "2.0", "id": "one-more", "method": "subscriptions/listen", "params": {
-        "_meta": meta_2026(), "notifications": {"resourcesListChanged": true},
-    }});
-    let refused = server.post(
-        &headers_2026("subscriptions/listen"),
-        body.to_string().as_bytes(),
-    );
-    assert_eq!(refused.status, 503, "{}", refused.text());
-    drop(streams);
-
-    // Idle connections up to the bound; the next is refused. The
-    // subscriptions' connections may still be closing, and an idle
-    // connection may meet its header timeout on a slow machine: each time
-    // a probe is still served, one more idle connection goes in front of
-    // the next probe (the server accepts in the order connections came),
-    // until exactly the bound is held.
-    let mut idle: Vec<TcpStream> = (0..bcode_skill_mcp::MAX_HTTP_CONNECTIONS)
-        .map(|_| server.connect())
-        .collect();
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"skills/list"}"#;
-    let deadline = std::time::Instant::now() + ANSWER;
-    loop {
-        let answer = server.post(&[] as &[(&str, &str)], list);
-        if answer.status == 503 {
-            assert_eq!(answer.text(), "too many connections; try again later\n");
-            break;
-        }
-        assert_eq!(answer.status, 200, "{}", answer.text());
-        assert!(std::time::Instant::now() < deadline, "never refused");
-        idle.push(server.connect());
-    }
-    drop(idle);
-    let deadline = std::time::Instant::now() + ANSWER;
-    while server.post(&[] as &[(&str, &str)], list).status != 200 {
-        assert!(std::time::Instant::now() < deadline, "never served again");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let told = server.stderr.clone();
-    assert_eq!(server.stop(), Some(0));
-    assert!(
-        told.iter()
-            .any(|line| line.contains("over MCP at http://127.0.0.1:")),
-        "{told:?}"
     );
 }
 
@@ -600,7 +328,7 @@ fn a_listing_over_http_is_the_bytes_of_stdio_and_of_the_sdk() {
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
     write_files(&sandbox.repo.join(".bcode/skills"), &files);
-    let server = Server::start(&sandbox, &[], &[]);
+    let server = Server::start(&sandbox);
     let mut stdio = StdioSession::start(&sandbox);
     let legacy = [("MCP-Protocol-Version", "2025-11-25")];
     let to_sdk = [
@@ -717,7 +445,7 @@ fn the_typescript_sdk_client_lists_gets_and_reads_over_stdio_and_http() {
     let binary = env!("CARGO_BIN_EXE_bcode-prompt");
     let repo = sandbox.repo.to_str().unwrap();
     let mut stdio = run(&["stdio", binary, repo]);
-    let server = Server::start(&sandbox, &[], &[]);
+    let server = Server::start(&sandbox);
     let url = format!("http://{}/mcp", server.addr);
     let mut http = run(&["http", &url]);
     assert_eq!(server.stop(), Some(0));

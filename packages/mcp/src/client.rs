@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use base64::Engine;
@@ -35,7 +35,8 @@ use base64::engine::general_purpose::STANDARD;
 use bcode_prompt_config::McpServerConfig;
 use bcode_skill::{SkillProvider, parse::parse_document, provider::ProvidedSkill};
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, SkillContextRequest, SkillError, SkillId, SkillManifest, SourceKind,
+    Diagnostic, DiagnosticCode, InvalidSkillId, SkillContextRequest, SkillError, SkillId,
+    SkillManifest, SourceKind,
 };
 use rmcp::RoleClient;
 use rmcp::model::{
@@ -50,8 +51,10 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Map, Value};
 
 use crate::client_cache::FileCache;
-use crate::client_listing::{Listed, MAX_SKILL_BYTES, Refused, decode_page};
+use crate::client_http::EntryError;
+use crate::client_listing::{Listed, MAX_SKILL_BYTES, PageFault, Refused, decode_page};
 use crate::client_tap::{RawResults, Tap};
+use crate::client_tls::TlsSetupError;
 
 /// `skills/list` pages read at most; a server that keeps handing out
 /// cursors past this is cut off with an error.
@@ -81,6 +84,150 @@ pub const NEUTRAL_DIR: &str = "/";
 /// Extra time a caller waits past the timeout for the runtime to report
 /// that the timeout struck (the runtime's own timer fires first).
 const GRACE: Duration = Duration::from_millis(500);
+
+/// Why the provider could not use its server, or refused what the server
+/// sent: the registry is told it as the provider's error (a diagnostic
+/// naming the server). Each `reason` is the SDK's or the system's words.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum ClientError {
+    #[error("cannot start the MCP client's runtime: {0}")]
+    Runtime(Arc<std::io::Error>),
+    #[error("no answer within {} ms (timeout_ms)", .0.as_millis())]
+    NoAnswer(Duration),
+    #[error("it does not declare the skills extension (io.modelcontextprotocol/skills)")]
+    NoSkills,
+    #[error("`{command}` could not be started: {reason}")]
+    Start {
+        command: String,
+        reason: Arc<std::io::Error>,
+    },
+    #[error("`{command}` could not be started in `{}` (its `cwd`): {reason}", .dir.display())]
+    StartIn {
+        command: String,
+        dir: PathBuf,
+        reason: Arc<std::io::Error>,
+    },
+    #[error("`{command}` was started without pipes")]
+    NoPipes { command: String },
+    #[error("the MCP handshake with `{command}` failed: {fault}")]
+    Handshake {
+        command: String,
+        fault: HandshakeFault,
+    },
+    #[error("the MCP handshake over HTTP failed: {0}")]
+    HttpHandshake(String),
+    #[error(transparent)]
+    Entry(#[from] EntryError),
+    #[error(transparent)]
+    Tls(#[from] TlsSetupError),
+    #[error("skills/list failed: {0}")]
+    ListFailed(String),
+    #[error("skills/list: {0}")]
+    ListUnwritable(String),
+    #[error(transparent)]
+    Page(#[from] PageFault),
+    #[error(
+        "skills/list lists more than {} skills, the bound on one listing; none of them are used",
+        MAX_LISTED_SKILLS
+    )]
+    TooManySkills,
+    #[error(
+        "skills/list sent more than {} MiB of entries, the bound on one listing; none of them are used",
+        MAX_LISTING_BYTES / (1024 * 1024)
+    )]
+    TooManyBytes,
+    #[error("skills/list handed out the cursor {0:?} twice")]
+    CursorTwice(String),
+    #[error("skills/list did not end within {} pages", MAX_PAGES)]
+    TooManyPages,
+    #[error("skills/get of `{uri}` failed: {reason}")]
+    GetFailed { uri: String, reason: String },
+    #[error("skills/get of `{uri}`: {reason}")]
+    GetUnwritable { uri: String, reason: String },
+    #[error("skills/get of `{uri}`: {fault}")]
+    GetRefused { uri: String, fault: PageFault },
+    #[error("skills/get of `{uri}` answered with another skill, `{other}`")]
+    GetOther { uri: String, other: String },
+    /// The entry `skills/get` answered cannot be a registry entry.
+    #[error("{}", .0.message())]
+    NotAdmitted(Box<Diagnostic>),
+    #[error(
+        "`{taken}` names another of its skills, and the path of `{uri}` gives no id of its own ({fault})"
+    )]
+    NoPathId {
+        taken: SkillId,
+        uri: String,
+        fault: PathIdFault,
+    },
+    #[error("`{taken}` and `{id}` name other skills of it, so `{uri}` has no id")]
+    NoFreeId {
+        taken: SkillId,
+        id: SkillId,
+        uri: String,
+    },
+    #[error("it did not list `{0}`")]
+    NotListed(SkillId),
+    #[error("`{path}` is not a path inside the folder of `{id}` (`{base}`)")]
+    OutsideFolder {
+        path: String,
+        id: SkillId,
+        base: String,
+    },
+    #[error("`{uri}` is not among the files its listing names for `{id}`, so it is not read")]
+    Unlisted { uri: String, id: SkillId },
+    #[error("reading `{uri}` failed: {reason}")]
+    ReadFailed { uri: String, reason: String },
+    #[error("reading `{uri}` returned no contents for it")]
+    NoContents { uri: String },
+    #[error("reading `{uri}` returned contents of an unknown kind")]
+    UnknownContents { uri: String },
+    #[error("`{uri}` is longer than the {limit} bytes its listing says")]
+    LongerThanListed { uri: String, limit: u64 },
+    #[error("`{uri}` is longer than the {} MiB a skill may hold", MAX_SKILL_BYTES / (1024 * 1024))]
+    LongerThanSkill { uri: String },
+    #[error("`{uri}` is not valid base64: {reason}")]
+    NotBase64 { uri: String, reason: String },
+    /// `reason`: how the bytes differ from the listing (size or digest).
+    #[error(
+        "{reason}: the file changed since it was listed, so it is not used (list the skills again to pick up the change)"
+    )]
+    Changed { reason: String },
+    #[error("`{uri}` is not UTF-8 text")]
+    NotUtf8 { uri: String },
+    #[error("the front matter of `{uri}`: {reason}")]
+    FrontMatter { uri: String, reason: String },
+    /// `fields`: each differing field's name in backticks.
+    #[error(
+        "the front matter of `{uri}` differs from its listing in {}; the skill is not loaded",
+        .fields.join(", ")
+    )]
+    Differs { uri: String, fields: Vec<String> },
+}
+
+/// Why the handshake with a started program failed.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum HandshakeFault {
+    #[error("sending server/discover failed: {0}")]
+    Send(Arc<std::io::Error>),
+    #[error("reading the answer to server/discover failed: {0}")]
+    Read(Arc<std::io::Error>),
+    #[error("it closed its output before answering server/discover")]
+    Closed,
+    /// The SDK's own handshake failed, in its words.
+    #[error("{0}")]
+    Sdk(String),
+}
+
+/// Why a skill's path gives it no id of its own.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PathIdFault {
+    #[error(transparent)]
+    Uri(#[from] crate::uri::UriError),
+    #[error("it has no path segments before the name")]
+    NoSegments,
+    #[error(transparent)]
+    Id(#[from] InvalidSkillId),
+}
 
 /// How to reach one MCP server: a `[[skills.mcp_servers]]` entry with the
 /// environment it runs in.
@@ -209,7 +356,7 @@ struct State {
     raw: Option<RawResults>,
     /// Why the server could not be reached, once it could not: not tried
     /// again, so a dead server costs its timeout once.
-    failed: Option<String>,
+    failed: Option<ClientError>,
     /// The last listing's entries, by the id they were given: one id, one
     /// entry, for the catalog, `describe` and `context` alike.
     entries: BTreeMap<SkillId, Admitted>,
@@ -246,7 +393,7 @@ pub struct McpProvider {
     allow_dynamic: bool,
     link: Link,
     cache: Option<FileCache>,
-    runtime: OnceLock<Result<tokio::runtime::Runtime, String>>,
+    runtime: OnceLock<Result<tokio::runtime::Runtime, ClientError>>,
     state: Mutex<State>,
 }
 
@@ -290,11 +437,11 @@ impl McpProvider {
         }
     }
 
-    fn fail(&self, reason: impl Into<String>) -> SkillError {
+    fn fail(&self, reason: ClientError) -> SkillError {
         SkillError::Provider {
             provider: self.name.clone(),
             reason: crate::client_http::redact(
-                format!("MCP server `{}`: {}", self.name, reason.into()),
+                format!("MCP server `{}`: {reason}", self.name),
                 &self.secrets,
             ),
         }
@@ -310,8 +457,8 @@ impl McpProvider {
     /// Runs `work` on the provider's runtime, bounded by the timeout.
     fn run<T: Send + 'static>(
         &self,
-        work: impl Future<Output = Result<T, String>> + Send + 'static,
-    ) -> Result<T, String> {
+        work: impl Future<Output = Result<T, ClientError>> + Send + 'static,
+    ) -> Result<T, ClientError> {
         let runtime = self
             .runtime
             .get_or_init(|| {
@@ -320,7 +467,7 @@ impl McpProvider {
                     .thread_name("bcode-mcp")
                     .enable_all()
                     .build()
-                    .map_err(|err| format!("cannot start the MCP client's runtime: {err}"))
+                    .map_err(|err| ClientError::Runtime(Arc::new(err)))
             })
             .as_ref()
             .map_err(Clone::clone)?;
@@ -331,17 +478,17 @@ impl McpProvider {
             // whatever it started, a half-started server included.
             let result = match tokio::time::timeout(timeout, work).await {
                 Ok(result) => result,
-                Err(_) => Err(no_answer(timeout)),
+                Err(_) => Err(ClientError::NoAnswer(timeout)),
             };
             let _ = answer.send(result);
         });
         answered
             .recv_timeout(timeout + GRACE)
-            .unwrap_or_else(|_| Err(no_answer(timeout)))
+            .unwrap_or_else(|_| Err(ClientError::NoAnswer(timeout)))
     }
 
     /// The peer, starting the server when that was not tried yet.
-    fn peer(&self, state: &mut State) -> Result<Peer<RoleClient>, String> {
+    fn peer(&self, state: &mut State) -> Result<Peer<RoleClient>, ClientError> {
         if let Some(why) = &state.failed {
             return Err(why.clone());
         }
@@ -357,9 +504,8 @@ impl McpProvider {
         };
         match connected {
             Ok((_, peer)) if !declares_skills(&peer) => {
-                let why = NO_SKILLS.to_owned();
-                state.failed = Some(why.clone());
-                Err(why)
+                state.failed = Some(ClientError::NoSkills);
+                Err(ClientError::NoSkills)
             }
             Ok((running, peer)) => {
                 state.raw = running.as_ref().map(|started| started.raw.clone());
@@ -402,10 +548,11 @@ impl McpProvider {
                 .any(|segment| segment.is_empty() || segment == "." || segment == "..")
             || path.contains(['\\', '?', '#'])
         {
-            return Err(self.fail(format!(
-                "`{path}` is not a path inside the folder of `{id}` (`{}`)",
-                listed.base()
-            )));
+            return Err(self.fail(ClientError::OutsideFolder {
+                path: path.to_owned(),
+                id: id.clone(),
+                base: listed.base().to_owned(),
+            }));
         }
         let uri = format!("{}{path}", listed.base());
         if listed.is_dynamic() {
@@ -416,9 +563,10 @@ impl McpProvider {
                 let file = file.clone();
                 self.fetch(&file)
             }
-            None => Err(self.fail(format!(
-                "`{uri}` is not among the files its listing names for `{id}`, so it is not read"
-            ))),
+            None => Err(self.fail(ClientError::Unlisted {
+                uri,
+                id: id.clone(),
+            })),
         }
     }
 
@@ -443,13 +591,17 @@ impl McpProvider {
         let text = self
             .run(async move { get_skill(&peer, raw.as_ref(), wanted).await })
             .map_err(|why| self.fail(why))?;
-        let listed = crate::client_listing::decode_get(&text)
-            .map_err(|why| self.fail(format!("skills/get of `{uri}`: {why}")))?;
+        let listed = crate::client_listing::decode_get(&text).map_err(|fault| {
+            self.fail(ClientError::GetRefused {
+                uri: uri.to_owned(),
+                fault,
+            })
+        })?;
         if listed.uri != uri {
-            return Err(self.fail(format!(
-                "skills/get of `{uri}` answered with another skill, `{}`",
-                listed.uri
-            )));
+            return Err(self.fail(ClientError::GetOther {
+                uri: uri.to_owned(),
+                other: listed.uri,
+            }));
         }
         let mut state = self.state();
         if let Some((id, _)) = state
@@ -465,19 +617,21 @@ impl McpProvider {
         }
         let mut entry = self
             .admit(listed)
-            .map_err(|diagnostic| self.fail(diagnostic.message().into_owned()))?;
+            .map_err(|diagnostic| self.fail(ClientError::NotAdmitted(diagnostic)))?;
         if state.entries.contains_key(&entry.id) {
-            let id = path_id(&self.name, &entry.listed).map_err(|why| {
-                self.fail(format!(
-                    "`{}` names another of its skills, and the path of `{uri}` gives no id of its own ({why})",
-                    entry.id
-                ))
+            let id = path_id(&self.name, &entry.listed).map_err(|fault| {
+                self.fail(ClientError::NoPathId {
+                    taken: entry.id.clone(),
+                    uri: uri.to_owned(),
+                    fault,
+                })
             })?;
             if state.entries.contains_key(&id) {
-                return Err(self.fail(format!(
-                    "`{}` and `{id}` name other skills of it, so `{uri}` has no id",
-                    entry.id
-                )));
+                return Err(self.fail(ClientError::NoFreeId {
+                    taken: entry.id.clone(),
+                    id,
+                    uri: uri.to_owned(),
+                }));
             }
             entry.id = id;
         }
@@ -492,7 +646,7 @@ impl McpProvider {
             .entries
             .get(id)
             .cloned()
-            .ok_or_else(|| self.fail(format!("it did not list `{id}`")))
+            .ok_or_else(|| self.fail(ClientError::NotListed(id.clone())))
     }
 
     /// The bytes of `resource`: from the cache while its digest matches,
@@ -516,14 +670,17 @@ impl McpProvider {
                 let result = peer
                     .read_resource(ReadResourceRequestParams::new(uri.clone()))
                     .await
-                    .map_err(|err| format!("reading `{uri}` failed: {err}"))?;
+                    .map_err(|err| ClientError::ReadFailed {
+                        uri: uri.clone(),
+                        reason: err.to_string(),
+                    })?;
                 contents_of(&uri, result.contents, limit)
             })
             .map_err(|why| self.fail(why))?;
         resource.verify(&bytes).map_err(|err| {
-            self.fail(format!(
-                "{err}: the file changed since it was listed, so it is not used (list the skills again to pick up the change)"
-            ))
+            self.fail(ClientError::Changed {
+                reason: err.to_string(),
+            })
         })?;
         if let Some(cache) = &self.cache {
             cache.put(&self.name, resource, &bytes);
@@ -544,13 +701,13 @@ impl McpProvider {
             let result = peer
                 .read_resource(ReadResourceRequestParams::new(uri.clone()))
                 .await
-                .map_err(|err| format!("reading `{uri}` failed: {err}"))?;
+                .map_err(|err| ClientError::ReadFailed {
+                    uri: uri.clone(),
+                    reason: err.to_string(),
+                })?;
             let bytes = contents_of(&uri, result.contents, MAX_SKILL_BYTES)?;
             if bytes.len() as u64 > MAX_SKILL_BYTES {
-                return Err(format!(
-                    "`{uri}` is longer than the {} MiB a skill may hold",
-                    MAX_SKILL_BYTES / (1024 * 1024)
-                ));
+                return Err(ClientError::LongerThanSkill { uri });
             }
             Ok(bytes)
         })
@@ -662,17 +819,23 @@ impl SkillProvider for McpProvider {
             Some(skill_md) => self.fetch(skill_md)?,
             None => self.fetch_unverified(&skill.uri)?,
         };
-        let text = String::from_utf8(bytes)
-            .map_err(|_| self.fail(format!("`{}` is not UTF-8 text", skill.uri)))?;
-        let document = parse_document(&text)
-            .map_err(|err| self.fail(format!("the front matter of `{}`: {err}", skill.uri)))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            self.fail(ClientError::NotUtf8 {
+                uri: skill.uri.clone(),
+            })
+        })?;
+        let document = parse_document(&text).map_err(|err| {
+            self.fail(ClientError::FrontMatter {
+                uri: skill.uri.clone(),
+                reason: err.to_string(),
+            })
+        })?;
         let differences = front_matter_differences(skill, document.fields);
         if !differences.is_empty() {
-            return Err(self.fail(format!(
-                "the front matter of `{}` differs from its listing in {}; the skill is not loaded",
-                skill.uri,
-                differences.join(", ")
-            )));
+            return Err(self.fail(ClientError::Differs {
+                uri: skill.uri.clone(),
+                fields: differences,
+            }));
         }
         Ok(document.body)
     }
@@ -846,16 +1009,16 @@ fn path_depth(uri: &str) -> usize {
 /// The id of a skill named by its skill path: `<server>:<segment>--...--<name>`
 /// (`skill://acme/git-workflow/SKILL.md` gives `<server>:acme--git-workflow`),
 /// or why there is none.
-fn path_id(server: &str, skill: &Listed) -> Result<SkillId, String> {
-    let mut segments = crate::uri::skill_path(&skill.uri).map_err(|err| err.0)?;
+fn path_id(server: &str, skill: &Listed) -> Result<SkillId, PathIdFault> {
+    let mut segments = crate::uri::skill_path(&skill.uri).map_err(PathIdFault::Uri)?;
     // The last segment is the skill's folder; the listed name stands for it
     // as it does for the plain id.
     segments.pop();
     if segments.is_empty() {
-        return Err("it has no path segments before the name".to_owned());
+        return Err(PathIdFault::NoSegments);
     }
     segments.push(skill.name.clone());
-    SkillId::namespaced(server, &segments.join("--")).map_err(|err| err.to_string())
+    Ok(SkillId::namespaced(server, &segments.join("--"))?)
 }
 
 /// A started server's process group, killed (at once, not on a task that
@@ -930,7 +1093,7 @@ const PROBE_ID: &str = "bcode-discover";
 /// the entry's timeout, which bounds it with the rest of the start. Lines
 /// that are not its answer (a log notice, say) are skipped, each read
 /// within the SDK's bound on a line.
-async fn probe<R, W>(read: &mut R, write: &mut W) -> Result<bool, String>
+async fn probe<R, W>(read: &mut R, write: &mut W) -> Result<bool, HandshakeFault>
 where
     R: tokio::io::AsyncBufRead + Unpin,
     W: tokio::io::AsyncWrite + Unpin,
@@ -949,14 +1112,9 @@ where
     )
     .into_bytes();
     line.push(b'\n');
-    write
-        .write_all(&line)
-        .await
-        .map_err(|err| format!("sending server/discover failed: {err}"))?;
-    write
-        .flush()
-        .await
-        .map_err(|err| format!("sending server/discover failed: {err}"))?;
+    let sending = |err| HandshakeFault::Send(Arc::new(err));
+    write.write_all(&line).await.map_err(sending)?;
+    write.flush().await.map_err(sending)?;
     #[derive(serde::Deserialize)]
     struct Answer {
         id: Option<Value>,
@@ -971,9 +1129,9 @@ where
             .take(limit)
             .read_until(b'\n', &mut line)
             .await
-            .map_err(|err| format!("reading the answer to server/discover failed: {err}"))?;
+            .map_err(|err| HandshakeFault::Read(Arc::new(err)))?;
         if read_len == 0 {
-            return Err("it closed its output before answering server/discover".to_owned());
+            return Err(HandshakeFault::Closed);
         }
         if read_len as u64 >= limit && line.last() != Some(&b'\n') {
             // Past the bound: the rest of the line is skipped, unread.
@@ -983,9 +1141,7 @@ where
                     .take(limit)
                     .read_until(b'\n', &mut line)
                     .await
-                    .map_err(|err| {
-                        format!("reading the answer to server/discover failed: {err}")
-                    })?;
+                    .map_err(|err| HandshakeFault::Read(Arc::new(err)))?;
                 if more == 0 || line.last() == Some(&b'\n') {
                     break;
                 }
@@ -1008,7 +1164,7 @@ where
 
 /// Starts the server of `spec` (or reaches it over HTTP) and completes the
 /// MCP handshake.
-async fn start(spec: McpServerSpec) -> Result<Started, String> {
+async fn start(spec: McpServerSpec) -> Result<Started, ClientError> {
     match &spec.endpoint {
         McpEndpoint::Command { command, args, dir } => {
             start_command(command, args, dir.as_deref(), &spec.env).await
@@ -1033,7 +1189,7 @@ async fn connect_http(
     headers: &BTreeMap<String, String>,
     ca_file: Option<&Path>,
     env: &BTreeMap<String, String>,
-) -> Result<Started, String> {
+) -> Result<Started, ClientError> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let endpoint = crate::client_http::Endpoint::parse(url)?;
@@ -1058,12 +1214,7 @@ async fn connect_http(
     let running = client_config()
         .serve_with_lifecycle(transport, lifecycle)
         .await
-        .map_err(|err| {
-            format!(
-                "the MCP handshake over HTTP failed: {}",
-                handshake_error(&err)
-            )
-        })?;
+        .map_err(|err| ClientError::HttpHandshake(handshake_error(&err)))?;
     Ok(Started {
         running,
         raw,
@@ -1095,7 +1246,7 @@ async fn start_command(
     args: &[String],
     dir: Option<&Path>,
     env: &BTreeMap<String, String>,
-) -> Result<Started, String> {
+) -> Result<Started, ClientError> {
     let spec_command = command_name;
     let shown_dir = dir;
     let dir = dir.unwrap_or(Path::new(NEUTRAL_DIR));
@@ -1115,24 +1266,32 @@ async fn start_command(
     #[cfg(unix)]
     command.wrap(process_wrap::tokio::ProcessGroup::leader());
     let mut child = command.spawn().map_err(|err| match shown_dir {
-        Some(dir) => format!(
-            "`{spec_command}` could not be started in `{}` (its `cwd`): {err}",
-            dir.display()
-        ),
-        None => format!("`{spec_command}` could not be started: {err}"),
+        Some(dir) => ClientError::StartIn {
+            command: spec_command.to_owned(),
+            dir: dir.to_path_buf(),
+            reason: Arc::new(err),
+        },
+        None => ClientError::Start {
+            command: spec_command.to_owned(),
+            reason: Arc::new(err),
+        },
     })?;
     let group = Group(child.id());
     let (Some(stdin), Some(stdout)) = (
         child.inner_mut().stdin().take(),
         child.inner_mut().stdout().take(),
     ) else {
-        return Err(format!("`{spec_command}` was started without pipes"));
+        return Err(ClientError::NoPipes {
+            command: spec_command.to_owned(),
+        });
     };
     let mut stdin = stdin;
     let mut stdout = tokio::io::BufReader::new(stdout);
-    let modern = probe(&mut stdout, &mut stdin)
-        .await
-        .map_err(|why| format!("the MCP handshake with `{spec_command}` failed: {why}"))?;
+    let handshake = |fault| ClientError::Handshake {
+        command: spec_command.to_owned(),
+        fault,
+    };
+    let modern = probe(&mut stdout, &mut stdin).await.map_err(handshake)?;
     let (config, lifecycle) = if modern {
         (
             client_config(),
@@ -1152,7 +1311,7 @@ async fn start_command(
     let running = config
         .serve_with_lifecycle(transport, lifecycle)
         .await
-        .map_err(|err| format!("the MCP handshake with `{spec_command}` failed: {err}"))?;
+        .map_err(|err| handshake(HandshakeFault::Sdk(err.to_string())))?;
     Ok(Started {
         running,
         raw,
@@ -1160,8 +1319,6 @@ async fn start_command(
         _group: group,
     })
 }
-
-const NO_SKILLS: &str = "it does not declare the skills extension (io.modelcontextprotocol/skills)";
 
 /// Whether the server declared SEP-2640 in its handshake.
 fn declares_skills(peer: &Peer<RoleClient>) -> bool {
@@ -1171,11 +1328,11 @@ fn declares_skills(peer: &Peer<RoleClient>) -> bool {
 
 /// Starts the server of `spec` and reads its whole listing. On any error
 /// the started server is dropped here, which kills its process group.
-async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Listing), String> {
+async fn start_and_list(spec: McpServerSpec) -> Result<(Started, Listing), ClientError> {
     let started = start(spec).await?;
     let peer = started.running.peer().clone();
     if !declares_skills(&peer) {
-        return Err(NO_SKILLS.to_owned());
+        return Err(ClientError::NoSkills);
     }
     let listed = list_all(peer, Some(started.raw.clone())).await?;
     Ok((started, listed))
@@ -1197,7 +1354,7 @@ struct Listing {
 /// could give a name's plain id to an entry the rest would have taken it
 /// from. (Each page is one message, which the SDK's transport reads only up
 /// to 16 MiB; a longer one is dropped unanswered, so it costs the timeout.)
-async fn list_all(peer: Peer<RoleClient>, raw: Option<RawResults>) -> Result<Listing, String> {
+async fn list_all(peer: Peer<RoleClient>, raw: Option<RawResults>) -> Result<Listing, ClientError> {
     let mut listing = Listing::default();
     let mut ttl: Option<Option<u64>> = None;
     let mut bytes: u64 = 0;
@@ -1213,16 +1370,11 @@ async fn list_all(peer: Peer<RoleClient>, raw: Option<RawResults>) -> Result<Lis
         });
         for (entry, len) in page.entries {
             if listing.entries.len() >= MAX_LISTED_SKILLS {
-                return Err(format!(
-                    "skills/list lists more than {MAX_LISTED_SKILLS} skills, the bound on one listing; none of them are used"
-                ));
+                return Err(ClientError::TooManySkills);
             }
             bytes = bytes.saturating_add(len);
             if bytes > MAX_LISTING_BYTES {
-                return Err(format!(
-                    "skills/list sent more than {} MiB of entries, the bound on one listing; none of them are used",
-                    MAX_LISTING_BYTES / (1024 * 1024)
-                ));
+                return Err(ClientError::TooManyBytes);
             }
             listing.entries.push(entry);
         }
@@ -1232,12 +1384,12 @@ async fn list_all(peer: Peer<RoleClient>, raw: Option<RawResults>) -> Result<Lis
                 return Ok(listing);
             }
             Some(next) if !seen.insert(next.clone()) => {
-                return Err(format!("skills/list handed out the cursor {next:?} twice"));
+                return Err(ClientError::CursorTwice(next));
             }
             Some(next) => cursor = Some(next),
         }
     }
-    Err(format!("skills/list did not end within {MAX_PAGES} pages"))
+    Err(ClientError::TooManyPages)
 }
 
 /// The JSON text of one `skills/list` result: as the server sent it when
@@ -1246,7 +1398,7 @@ async fn list_page(
     peer: &Peer<RoleClient>,
     raw: Option<&RawResults>,
     cursor: Option<String>,
-) -> Result<String, String> {
+) -> Result<String, ClientError> {
     let request = ClientRequest::ListSkillsRequest(ListSkillsRequest {
         method: Default::default(),
         params: Some(PaginatedRequestParams::default().with_cursor(cursor)),
@@ -1255,17 +1407,17 @@ async fn list_page(
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|err| format!("skills/list failed: {err}"))?;
+        .map_err(|err| ClientError::ListFailed(err.to_string()))?;
     let id = serde_json::to_string(&handle.id).unwrap_or_default();
     let answer = handle
         .await_response()
         .await
-        .map_err(|err| format!("skills/list failed: {err}"));
+        .map_err(|err| ClientError::ListFailed(err.to_string()));
     if let Some(text) = raw.and_then(|raw| raw.take(&id)) {
         return Ok(text.get().to_owned());
     }
     let answer = answer?;
-    serde_json::to_string(&answer).map_err(|err| format!("skills/list: {err}"))
+    serde_json::to_string(&answer).map_err(|err| ClientError::ListUnwritable(err.to_string()))
 }
 
 /// The JSON text of the `skills/get` result for `uri`: as the server sent
@@ -1274,29 +1426,42 @@ async fn get_skill(
     peer: &Peer<RoleClient>,
     raw: Option<&RawResults>,
     uri: String,
-) -> Result<String, String> {
+) -> Result<String, ClientError> {
     let request = ClientRequest::GetSkillRequest(rmcp::model::GetSkillRequest::new(
         rmcp::model::GetSkillRequestParams::new(uri.clone()),
     ));
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|err| format!("skills/get of `{uri}` failed: {err}"))?;
+        .map_err(|err| ClientError::GetFailed {
+            uri: uri.clone(),
+            reason: err.to_string(),
+        })?;
     let id = serde_json::to_string(&handle.id).unwrap_or_default();
     let answer = handle
         .await_response()
         .await
-        .map_err(|err| format!("skills/get of `{uri}` failed: {err}"));
+        .map_err(|err| ClientError::GetFailed {
+            uri: uri.clone(),
+            reason: err.to_string(),
+        });
     if let Some(text) = raw.and_then(|raw| raw.take(&id)) {
         return Ok(text.get().to_owned());
     }
     let answer = answer?;
-    serde_json::to_string(&answer).map_err(|err| format!("skills/get of `{uri}`: {err}"))
+    serde_json::to_string(&answer).map_err(|err| ClientError::GetUnwritable {
+        uri,
+        reason: err.to_string(),
+    })
 }
 
 /// The bytes `resources/read` returned for `uri`, refused past `limit`
 /// (the size the listing promised) before decoding.
-fn contents_of(uri: &str, contents: Vec<ResourceContents>, limit: u64) -> Result<Vec<u8>, String> {
+fn contents_of(
+    uri: &str,
+    contents: Vec<ResourceContents>,
+    limit: u64,
+) -> Result<Vec<u8>, ClientError> {
     let content = contents
         .into_iter()
         .find(|content| match content {
@@ -1304,10 +1469,14 @@ fn contents_of(uri: &str, contents: Vec<ResourceContents>, limit: u64) -> Result
             | ResourceContents::BlobResourceContents { uri: at, .. } => at == uri,
             _ => false,
         })
-        .ok_or_else(|| format!("reading `{uri}` returned no contents for it"))?;
+        .ok_or_else(|| ClientError::NoContents {
+            uri: uri.to_owned(),
+        })?;
     let too_long = |len: usize| {
-        (len as u64 > limit.saturating_mul(4) / 3 + 4)
-            .then(|| format!("`{uri}` is longer than the {limit} bytes its listing says"))
+        (len as u64 > limit.saturating_mul(4) / 3 + 4).then(|| ClientError::LongerThanListed {
+            uri: uri.to_owned(),
+            limit,
+        })
     };
     match content {
         ResourceContents::TextResourceContents { text, .. } => match too_long(text.len()) {
@@ -1318,11 +1487,14 @@ fn contents_of(uri: &str, contents: Vec<ResourceContents>, limit: u64) -> Result
             Some(why) => Err(why),
             None => STANDARD
                 .decode(blob.as_bytes())
-                .map_err(|err| format!("`{uri}` is not valid base64: {err}")),
+                .map_err(|err| ClientError::NotBase64 {
+                    uri: uri.to_owned(),
+                    reason: err.to_string(),
+                }),
         },
-        _ => Err(format!(
-            "reading `{uri}` returned contents of an unknown kind"
-        )),
+        _ => Err(ClientError::UnknownContents {
+            uri: uri.to_owned(),
+        }),
     }
 }
 
@@ -1347,10 +1519,6 @@ fn front_matter_differences(skill: &Listed, mut file: Map<String, Value>) -> Vec
         .filter(|key| file.get(*key) != listed.get(*key))
         .map(|key| format!("`{key}`"))
         .collect()
-}
-
-fn no_answer(timeout: Duration) -> String {
-    format!("no answer within {} ms (timeout_ms)", timeout.as_millis())
 }
 
 #[cfg(test)]
@@ -1485,20 +1653,21 @@ mod tests {
     fn contents_are_bounded_and_decoded() {
         let uri = "skill://pdf/SKILL.md";
         let text = |t: &str| ResourceContents::text(t, uri);
-        assert_eq!(contents_of(uri, vec![text("abc")], 3), Ok(b"abc".to_vec()));
+        let contents_of =
+            |contents, limit| contents_of(uri, contents, limit).map_err(|err| err.to_string());
+        assert_eq!(contents_of(vec![text("abc")], 3), Ok(b"abc".to_vec()));
         assert_eq!(
-            contents_of(uri, vec![ResourceContents::blob("YWJj", uri)], 3),
+            contents_of(vec![ResourceContents::blob("YWJj", uri)], 3),
             Ok(b"abc".to_vec())
         );
         assert_eq!(
-            contents_of(uri, vec![text(&"a".repeat(100))], 3),
+            contents_of(vec![text(&"a".repeat(100))], 3),
             Err(format!(
                 "`{uri}` is longer than the 3 bytes its listing says"
             ))
         );
         assert_eq!(
             contents_of(
-                uri,
                 vec![ResourceContents::text("a", "skill://other/SKILL.md")],
                 3
             ),

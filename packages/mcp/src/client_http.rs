@@ -60,28 +60,62 @@ pub(crate) struct Endpoint {
     tls: Option<ServerName<'static>>,
 }
 
+/// Why an entry's `url` or `headers` cannot be used: the message names the
+/// header and the variable, never a value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum EntryError {
+    #[error("its `url` is not a valid URL")]
+    NotAUrl,
+    #[error("its `url` is not an `http://` or `https://` URL")]
+    NotHttp,
+    #[error("its `url` names no host")]
+    NoHost,
+    #[error("its `url` carries credentials (`user@host`); put them in `headers`")]
+    Credentials,
+    #[error("its `url` names no valid host")]
+    BadHost,
+    #[error("its `url` names a host no certificate can be checked for")]
+    NoCertificateName,
+    #[error("`{name}` in its `headers` is not a valid header name")]
+    HeaderName { name: String },
+    #[error("`{name}` in its `headers` is set by the transport itself")]
+    Reserved { name: String },
+    #[error("the value of header `{name}` {fault}")]
+    Placeholder {
+        name: String,
+        fault: PlaceholderFault,
+    },
+    #[error("the value of header `{name}` holds a character a header cannot carry")]
+    BadCharacter { name: String },
+}
+
+/// What is wrong with a header's `${env:NAME}`; the message follows the
+/// header's name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PlaceholderFault {
+    #[error("has a `${{` without its `}}`")]
+    Unclosed,
+    #[error("has a `${{...}}` that is not `${{env:NAME}}` (NAME: letters, digits, `_`)")]
+    NotEnv,
+    #[error("takes `${{env:{name}}}`, and the environment variable {name} is not set or empty")]
+    Unset { name: String },
+}
+
 impl Endpoint {
     /// The endpoint of `url`, or why it cannot be reached: an `http` or
     /// `https` URL naming a host and no credentials.
-    pub(crate) fn parse(url: &str) -> Result<Endpoint, String> {
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|_| "its `url` is not a valid URL".to_owned())?;
+    pub(crate) fn parse(url: &str) -> Result<Endpoint, EntryError> {
+        let uri: http::Uri = url.parse().map_err(|_| EntryError::NotAUrl)?;
         let secure = match uri.scheme_str() {
             Some("http") => false,
             Some("https") => true,
-            _ => return Err("its `url` is not an `http://` or `https://` URL".to_owned()),
+            _ => return Err(EntryError::NotHttp),
         };
-        let authority = uri
-            .authority()
-            .ok_or_else(|| "its `url` names no host".to_owned())?;
+        let authority = uri.authority().ok_or(EntryError::NoHost)?;
         if authority.as_str().contains('@') {
-            return Err(
-                "its `url` carries credentials (`user@host`); put them in `headers`".to_owned(),
-            );
+            return Err(EntryError::Credentials);
         }
-        let host = HeaderValue::from_str(authority.as_str())
-            .map_err(|_| "its `url` names no valid host".to_owned())?;
+        let host = HeaderValue::from_str(authority.as_str()).map_err(|_| EntryError::BadHost)?;
         let port = authority
             .port_u16()
             .unwrap_or(if secure { 443 } else { 80 });
@@ -92,9 +126,8 @@ impl Endpoint {
                 .host()
                 .trim_start_matches('[')
                 .trim_end_matches(']');
-            let name = ServerName::try_from(name.to_owned()).map_err(|_| {
-                "its `url` names a host no certificate can be checked for".to_owned()
-            })?;
+            let name =
+                ServerName::try_from(name.to_owned()).map_err(|_| EntryError::NoCertificateName)?;
             Some(name)
         } else {
             None
@@ -124,21 +157,20 @@ impl Endpoint {
 pub(crate) fn resolve_headers(
     written: &BTreeMap<String, String>,
     env: &BTreeMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+) -> Result<HashMap<HeaderName, HeaderValue>, EntryError> {
     let mut headers = HashMap::new();
     for (name, template) in written {
         let header = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("`{name}` in its `headers` is not a valid header name"))?;
+            .map_err(|_| EntryError::HeaderName { name: name.clone() })?;
         if RESERVED.contains(&header.as_str()) {
-            return Err(format!(
-                "`{name}` in its `headers` is set by the transport itself"
-            ));
+            return Err(EntryError::Reserved { name: name.clone() });
         }
-        let value = substitute(template, env)
-            .map_err(|why| format!("the value of header `{name}` {why}"))?;
-        let mut value = HeaderValue::from_str(&value).map_err(|_| {
-            format!("the value of header `{name}` holds a character a header cannot carry")
+        let value = substitute(template, env).map_err(|fault| EntryError::Placeholder {
+            name: name.clone(),
+            fault,
         })?;
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| EntryError::BadCharacter { name: name.clone() })?;
         value.set_sensitive(true);
         headers.insert(header, value);
     }
@@ -199,15 +231,13 @@ const RESERVED: &[&str] = &[
 ];
 
 /// `template` with each `${env:NAME}` replaced by the variable's value.
-fn substitute(template: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+fn substitute(template: &str, env: &BTreeMap<String, String>) -> Result<String, PlaceholderFault> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| "has a `${` without its `}`".to_owned())?;
+        let end = after.find('}').ok_or(PlaceholderFault::Unclosed)?;
         let inner = &after[..end];
         let name = inner
             .strip_prefix("env:")
@@ -216,15 +246,13 @@ fn substitute(template: &str, env: &BTreeMap<String, String>) -> Result<String, 
                     && !name.starts_with(|c: char| c.is_ascii_digit())
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             })
-            .ok_or_else(|| {
-                "has a `${...}` that is not `${env:NAME}` (NAME: letters, digits, `_`)".to_owned()
-            })?;
+            .ok_or(PlaceholderFault::NotEnv)?;
         match env.get(name).filter(|value| !value.is_empty()) {
             Some(value) => out.push_str(value),
             None => {
-                return Err(format!(
-                    "takes `${{env:{name}}}`, and the environment variable {name} is not set or empty"
-                ));
+                return Err(PlaceholderFault::Unset {
+                    name: name.to_owned(),
+                });
             }
         }
         rest = &after[end + 1..];
@@ -615,34 +643,37 @@ mod tests {
     fn placeholders_take_the_environment_and_name_only_the_variable() {
         let vars = env(&[("HF_TOKEN", "s3cret"), ("EMPTY", "")]);
         assert_eq!(
-            substitute("Bearer ${env:HF_TOKEN}", &vars),
+            substitute("Bearer ${env:HF_TOKEN}", &vars).map_err(|fault| fault.to_string()),
             Ok("Bearer s3cret".to_owned())
         );
-        assert_eq!(substitute("plain", &vars), Ok("plain".to_owned()));
         assert_eq!(
-            substitute("${env:HF_TOKEN}-${env:HF_TOKEN}", &vars),
+            substitute("plain", &vars).map_err(|fault| fault.to_string()),
+            Ok("plain".to_owned())
+        );
+        assert_eq!(
+            substitute("${env:HF_TOKEN}-${env:HF_TOKEN}", &vars).map_err(|fault| fault.to_string()),
             Ok("s3cret-s3cret".to_owned())
         );
         assert_eq!(
-            substitute("Bearer ${env:MISSING}", &vars),
+            substitute("Bearer ${env:MISSING}", &vars).map_err(|fault| fault.to_string()),
             Err(
                 "takes `${env:MISSING}`, and the environment variable MISSING is not set or empty"
                     .to_owned()
             )
         );
         assert_eq!(
-            substitute("${env:EMPTY}", &vars),
+            substitute("${env:EMPTY}", &vars).map_err(|fault| fault.to_string()),
             Err(
                 "takes `${env:EMPTY}`, and the environment variable EMPTY is not set or empty"
                     .to_owned()
             )
         );
         assert_eq!(
-            substitute("${HF_TOKEN}", &vars),
+            substitute("${HF_TOKEN}", &vars).map_err(|fault| fault.to_string()),
             Err("has a `${...}` that is not `${env:NAME}` (NAME: letters, digits, `_`)".to_owned())
         );
         assert_eq!(
-            substitute("${env:HF_TOKEN", &vars),
+            substitute("${env:HF_TOKEN", &vars).map_err(|fault| fault.to_string()),
             Err("has a `${` without its `}`".to_owned())
         );
     }
@@ -653,15 +684,21 @@ mod tests {
         let written =
             |name: &str, value: &str| BTreeMap::from([(name.to_owned(), value.to_owned())]);
         assert_eq!(
-            resolve_headers(&written("Authorization", "Bearer ${env:T}"), &vars).unwrap_err(),
+            resolve_headers(&written("Authorization", "Bearer ${env:T}"), &vars)
+                .unwrap_err()
+                .to_string(),
             "the value of header `Authorization` holds a character a header cannot carry"
         );
         assert_eq!(
-            resolve_headers(&written("Mcp-Session-Id", "x"), &vars).unwrap_err(),
+            resolve_headers(&written("Mcp-Session-Id", "x"), &vars)
+                .unwrap_err()
+                .to_string(),
             "`Mcp-Session-Id` in its `headers` is set by the transport itself"
         );
         assert_eq!(
-            resolve_headers(&written("bad name", "x"), &vars).unwrap_err(),
+            resolve_headers(&written("bad name", "x"), &vars)
+                .unwrap_err()
+                .to_string(),
             "`bad name` in its `headers` is not a valid header name"
         );
         let ok = resolve_headers(&written("X-Key", "k"), &vars).unwrap();
@@ -732,11 +769,15 @@ mod tests {
             )
         );
         assert_eq!(
-            Endpoint::parse("ftp://example.org/mcp").unwrap_err(),
+            Endpoint::parse("ftp://example.org/mcp")
+                .unwrap_err()
+                .to_string(),
             "its `url` is not an `http://` or `https://` URL"
         );
         assert_eq!(
-            Endpoint::parse("http://user:pw@host/mcp").unwrap_err(),
+            Endpoint::parse("http://user:pw@host/mcp")
+                .unwrap_err()
+                .to_string(),
             "its `url` carries credentials (`user@host`); put them in `headers`"
         );
     }

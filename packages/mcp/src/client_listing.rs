@@ -83,7 +83,93 @@ pub(crate) struct Page {
 pub(crate) struct Refused {
     /// Its URI, when it has one that is a string.
     pub(crate) uri: Option<String>,
-    pub(crate) why: String,
+    pub(crate) why: EntryFault,
+}
+
+/// What breaks the SEP's rules in one entry of a listing: the entry alone
+/// is refused. `kind` is what JSON value stood where another was due.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum EntryFault {
+    #[error("the entry is not a JSON object")]
+    NotAnObject,
+    #[error("its `uri` is {kind}, not a string")]
+    UriNotText { kind: &'static str },
+    #[error("it has no `uri`")]
+    NoUri,
+    #[error(transparent)]
+    Scheme(#[from] SchemeFault),
+    #[error("its URI does not name a `SKILL.md`")]
+    NotSkillMd,
+    #[error("its `frontmatter` is {kind}, not an object")]
+    FrontMatterNotObject { kind: &'static str },
+    #[error("it has no `frontmatter`")]
+    NoFrontMatter,
+    #[error("its front matter's `{key}` is {kind}, not a string")]
+    FieldNotText { key: String, kind: &'static str },
+    #[error("its front matter has no `{key}`")]
+    NoField { key: String },
+    #[error("it has no `resources`, which the SEP requires (a list of its files, or \"dynamic\")")]
+    NoResources,
+    #[error("its `resources` is {kind}, neither a list of its files nor \"dynamic\"")]
+    ResourcesKind { kind: &'static str },
+    #[error("it lists {count} files, more than the {MAX_SKILL_FILES} a skill may have")]
+    TooManyFiles { count: usize },
+    /// `number` counts from 1.
+    #[error("its file #{number} is not an object")]
+    FileNotObject { number: usize },
+    #[error("its file #{number} has no `uri`")]
+    FileWithoutUri { number: usize },
+    #[error("its file `{file}` has a `digest` that is not `sha256:` and 64 lowercase hex digits")]
+    BadDigest { file: String },
+    #[error("its file `{file}` has no `digest`")]
+    NoDigest { file: String },
+    #[error("its file `{file}` has a `size` that is not a whole number of bytes")]
+    BadSize { file: String },
+    #[error("its file `{file}` has no `size`")]
+    NoSize { file: String },
+    #[error("its file `{file}`: {scheme}")]
+    FileScheme { file: String, scheme: SchemeFault },
+    #[error("its file `{file}` is not below the skill's folder `{base}`")]
+    NotBelow { file: String, base: String },
+    #[error("its files hold more than the {} MiB a skill may hold", MAX_SKILL_BYTES / (1024 * 1024))]
+    TooManyBytes,
+    #[error("its `resources` do not list `{uri}` itself, so the file could not be checked")]
+    SkillMdUnlisted { uri: String },
+}
+
+/// Why a URI is not a `skill://` URI.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SchemeFault {
+    #[error("its URI has the scheme `{0}`, not `skill`")]
+    Other(String),
+    #[error("its URI has no scheme, not `skill`")]
+    None,
+}
+
+/// What is wrong with a `skills/list` page or a `skills/get` answer as a
+/// whole: none of it is used. `method` names which.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PageFault {
+    /// `reason`: the JSON parser's words.
+    #[error("its {method} result is not a JSON object ({reason})")]
+    NotAnObject {
+        method: &'static str,
+        reason: String,
+    },
+    /// `found` is the value as JSON text.
+    #[error("its result has `resultType` {found}, which a skills listing cannot have")]
+    ResultType { found: String },
+    #[error("its skills/list result has no `skills` list")]
+    NoSkills,
+    #[error("its skills/list result's `skills` is not a list")]
+    SkillsNotList,
+    #[error("its skills/list result's `nextCursor` is {kind}, not a string")]
+    CursorKind { kind: &'static str },
+    #[error("its skills/get result has no `skill`")]
+    NoSkill,
+    /// The one entry of a `skills/get` answer.
+    #[error(transparent)]
+    Entry(EntryFault),
 }
 
 #[derive(Deserialize)]
@@ -100,23 +186,20 @@ struct WirePage<'a> {
 
 /// Reads one `skills/list` result; `Err` says what is wrong with the page
 /// as a whole (an entry's faults are the entry's).
-pub(crate) fn decode_page(text: &str) -> Result<Page, String> {
-    let page: WirePage<'_> = serde_json::from_str(text)
-        .map_err(|err| format!("its skills/list result is not a JSON object ({err})"))?;
+pub(crate) fn decode_page(text: &str) -> Result<Page, PageFault> {
+    let page: WirePage<'_> = serde_json::from_str(text).map_err(|err| PageFault::NotAnObject {
+        method: "skills/list",
+        reason: err.to_string(),
+    })?;
     check_result_type(page.result_type.as_ref())?;
-    let skills = page
-        .skills
-        .ok_or_else(|| "its skills/list result has no `skills` list".to_owned())?;
-    let skills: Vec<&RawValue> = serde_json::from_str(skills.get())
-        .map_err(|_| "its skills/list result's `skills` is not a list".to_owned())?;
+    let skills = page.skills.ok_or(PageFault::NoSkills)?;
+    let skills: Vec<&RawValue> =
+        serde_json::from_str(skills.get()).map_err(|_| PageFault::SkillsNotList)?;
     let next_cursor = match page.next_cursor {
         None | Some(Value::Null) => None,
         Some(Value::String(cursor)) => Some(cursor),
         Some(other) => {
-            return Err(format!(
-                "its skills/list result's `nextCursor` is {}, not a string",
-                kind(&other)
-            ));
+            return Err(PageFault::CursorKind { kind: kind(&other) });
         }
     };
     Ok(Page {
@@ -130,7 +213,7 @@ pub(crate) fn decode_page(text: &str) -> Result<Page, String> {
 }
 
 /// Reads one `skills/get` result: its one entry, or what is wrong.
-pub(crate) fn decode_get(text: &str) -> Result<Listed, String> {
+pub(crate) fn decode_get(text: &str) -> Result<Listed, PageFault> {
     #[derive(Deserialize)]
     struct WireGet<'a> {
         #[serde(borrow)]
@@ -138,24 +221,24 @@ pub(crate) fn decode_get(text: &str) -> Result<Listed, String> {
         #[serde(rename = "resultType")]
         result_type: Option<Value>,
     }
-    let got: WireGet<'_> = serde_json::from_str(text)
-        .map_err(|err| format!("its skills/get result is not a JSON object ({err})"))?;
+    let got: WireGet<'_> = serde_json::from_str(text).map_err(|err| PageFault::NotAnObject {
+        method: "skills/get",
+        reason: err.to_string(),
+    })?;
     check_result_type(got.result_type.as_ref())?;
-    let skill = got
-        .skill
-        .ok_or_else(|| "its skills/get result has no `skill`".to_owned())?;
-    decode_entry(skill).map_err(|refused| refused.why)
+    let skill = got.skill.ok_or(PageFault::NoSkill)?;
+    decode_entry(skill).map_err(|refused| PageFault::Entry(refused.why))
 }
 
 /// A result other than `complete` (SEP-2322) asks for more than a listing
 /// is: this consumer has nothing to answer it with.
-fn check_result_type(result_type: Option<&Value>) -> Result<(), String> {
+fn check_result_type(result_type: Option<&Value>) -> Result<(), PageFault> {
     match result_type {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(kind)) if kind == "complete" => Ok(()),
-        Some(other) => Err(format!(
-            "its result has `resultType` {other}, which a skills listing cannot have"
-        )),
+        Some(other) => Err(PageFault::ResultType {
+            found: other.to_string(),
+        }),
     }
 }
 
@@ -170,57 +253,48 @@ struct WireEntry {
 pub(crate) fn decode_entry(raw: &RawValue) -> Result<Listed, Refused> {
     let entry: WireEntry = serde_json::from_str(raw.get()).map_err(|_| Refused {
         uri: None,
-        why: "the entry is not a JSON object".to_owned(),
+        why: EntryFault::NotAnObject,
     })?;
     let uri = match entry.uri {
         Some(Value::String(uri)) => uri,
         Some(other) => {
             return Err(Refused {
                 uri: None,
-                why: format!("its `uri` is {}, not a string", kind(&other)),
+                why: EntryFault::UriNotText { kind: kind(&other) },
             });
         }
         None => {
             return Err(Refused {
                 uri: None,
-                why: "it has no `uri`".to_owned(),
+                why: EntryFault::NoUri,
             });
         }
     };
-    let refuse = |why: String| Refused {
+    let refuse = |why: EntryFault| Refused {
         uri: Some(uri.clone()),
         why,
     };
-    check_skill_uri(&uri).map_err(&refuse)?;
+    check_skill_uri(&uri).map_err(|fault| refuse(fault.into()))?;
     if !uri.ends_with("/SKILL.md") {
-        return Err(refuse("its URI does not name a `SKILL.md`".to_owned()));
+        return Err(refuse(EntryFault::NotSkillMd));
     }
     let mut frontmatter = match entry.frontmatter {
         Some(Value::Object(map)) => map,
         Some(other) => {
-            return Err(refuse(format!(
-                "its `frontmatter` is {}, not an object",
-                kind(&other)
-            )));
+            return Err(refuse(EntryFault::FrontMatterNotObject {
+                kind: kind(&other),
+            }));
         }
-        None => return Err(refuse("it has no `frontmatter`".to_owned())),
+        None => return Err(refuse(EntryFault::NoFrontMatter)),
     };
     let name = text_field(&mut frontmatter, "name").map_err(&refuse)?;
     let description = text_field(&mut frontmatter, "description").map_err(&refuse)?;
     let files = match entry.resources {
-        None => {
-            return Err(refuse(
-                "it has no `resources`, which the SEP requires (a list of its files, or \"dynamic\")"
-                    .to_owned(),
-            ));
-        }
+        None => return Err(refuse(EntryFault::NoResources)),
         Some(Value::String(marker)) if marker == "dynamic" => Files::Dynamic,
         Some(Value::Array(files)) => Files::Listed(read_files(&uri, files).map_err(&refuse)?),
         Some(other) => {
-            return Err(refuse(format!(
-                "its `resources` is {}, neither a list of its files nor \"dynamic\"",
-                kind(&other)
-            )));
+            return Err(refuse(EntryFault::ResourcesKind { kind: kind(&other) }));
         }
     };
     Ok(Listed {
@@ -233,85 +307,83 @@ pub(crate) fn decode_entry(raw: &RawValue) -> Result<Listed, Refused> {
 }
 
 /// `skill://` or why not, naming the scheme a URI has instead.
-fn check_skill_uri(uri: &str) -> Result<(), String> {
+fn check_skill_uri(uri: &str) -> Result<(), SchemeFault> {
     if uri.starts_with(SKILL_SCHEME) {
         return Ok(());
     }
     Err(match uri.split_once(':') {
         Some((scheme, _)) if !scheme.is_empty() && !scheme.contains('/') => {
-            format!("its URI has the scheme `{scheme}`, not `skill`")
+            SchemeFault::Other(scheme.to_owned())
         }
-        _ => "its URI has no scheme, not `skill`".to_owned(),
+        _ => SchemeFault::None,
     })
 }
 
 /// A front-matter field that must be a string, taken out of the map.
-fn text_field(frontmatter: &mut Map<String, Value>, key: &str) -> Result<String, String> {
+fn text_field(frontmatter: &mut Map<String, Value>, key: &str) -> Result<String, EntryFault> {
     match frontmatter.remove(key) {
         Some(Value::String(text)) => Ok(text),
-        Some(other) => Err(format!(
-            "its front matter's `{key}` is {}, not a string",
-            kind(&other)
-        )),
-        None => Err(format!("its front matter has no `{key}`")),
+        Some(other) => Err(EntryFault::FieldNotText {
+            key: key.to_owned(),
+            kind: kind(&other),
+        }),
+        None => Err(EntryFault::NoField {
+            key: key.to_owned(),
+        }),
     }
 }
 
 /// The file list of the skill at `uri`, checked against the SEP: each file
 /// a `skill://` URI below the skill's folder with a `sha256:` digest and a
 /// `size`, `SKILL.md` among them, within the SEP's limits.
-fn read_files(uri: &str, files: Vec<Value>) -> Result<Vec<SkillResource>, String> {
+fn read_files(uri: &str, files: Vec<Value>) -> Result<Vec<SkillResource>, EntryFault> {
     if files.len() > MAX_SKILL_FILES {
-        return Err(format!(
-            "it lists {} files, more than the {MAX_SKILL_FILES} a skill may have",
-            files.len()
-        ));
+        return Err(EntryFault::TooManyFiles { count: files.len() });
     }
     let base = uri.strip_suffix("SKILL.md").unwrap_or(uri);
     let mut read = Vec::with_capacity(files.len());
     let mut total: u64 = 0;
     for (at, file) in files.into_iter().enumerate() {
         let Value::Object(mut file) = file else {
-            return Err(format!("its file #{} is not an object", at + 1));
+            return Err(EntryFault::FileNotObject { number: at + 1 });
         };
         let file_uri = match file.remove("uri") {
             Some(Value::String(file_uri)) => file_uri,
-            _ => return Err(format!("its file #{} has no `uri`", at + 1)),
+            _ => return Err(EntryFault::FileWithoutUri { number: at + 1 }),
         };
         let digest = match file.remove("digest") {
             Some(Value::String(digest)) if is_sha256_digest(&digest) => digest,
-            Some(_) => {
-                return Err(format!(
-                    "its file `{file_uri}` has a `digest` that is not `sha256:` and 64 lowercase hex digits"
-                ));
-            }
-            None => return Err(format!("its file `{file_uri}` has no `digest`")),
+            Some(_) => return Err(EntryFault::BadDigest { file: file_uri }),
+            None => return Err(EntryFault::NoDigest { file: file_uri }),
         };
         let size = match file.remove("size") {
-            Some(size) => size.as_u64().ok_or_else(|| {
-                format!("its file `{file_uri}` has a `size` that is not a whole number of bytes")
+            Some(size) => size.as_u64().ok_or_else(|| EntryFault::BadSize {
+                file: file_uri.clone(),
             })?,
-            None => return Err(format!("its file `{file_uri}` has no `size`")),
+            None => return Err(EntryFault::NoSize { file: file_uri }),
         };
         if !file_uri.starts_with(base) || file_uri.len() == base.len() {
-            check_skill_uri(&file_uri).map_err(|why| format!("its file `{file_uri}`: {why}"))?;
-            return Err(format!(
-                "its file `{file_uri}` is not below the skill's folder `{base}`"
-            ));
+            if let Err(scheme) = check_skill_uri(&file_uri) {
+                return Err(EntryFault::FileScheme {
+                    file: file_uri,
+                    scheme,
+                });
+            }
+            return Err(EntryFault::NotBelow {
+                file: file_uri,
+                base: base.to_owned(),
+            });
         }
         total = total.saturating_add(size);
         if total > MAX_SKILL_BYTES {
-            return Err(format!(
-                "its files hold more than the {} MiB a skill may hold",
-                MAX_SKILL_BYTES / (1024 * 1024)
-            ));
+            return Err(EntryFault::TooManyBytes);
         }
         read.push(SkillResource::new(file_uri, digest, size));
     }
     if !read.iter().any(|file| file.uri == uri) {
-        return Err(format!(
-            "its `resources` do not list `{uri}` itself, so the file could not be checked"
-        ));
+        return Err(EntryFault::SkillMdUnlisted {
+            uri: uri.to_owned(),
+        });
     }
     Ok(read)
 }
@@ -342,7 +414,7 @@ mod tests {
     }
 
     fn refused(value: Value) -> String {
-        entry(value).unwrap_err().why
+        entry(value).unwrap_err().why.to_string()
     }
 
     fn skill(resources: Value) -> Value {
@@ -426,10 +498,10 @@ mod tests {
         let mut https = skill(json!([file("https://x/SKILL.md", 1)]));
         https["uri"] = json!("https://x/SKILL.md");
         assert_eq!(
-            entry(https),
+            entry(https.clone()),
             Err(Refused {
                 uri: Some("https://x/SKILL.md".to_owned()),
-                why: "its URI has the scheme `https`, not `skill`".to_owned()
+                why: EntryFault::Scheme(SchemeFault::Other("https".to_owned()))
             })
         );
         let mut no_name = skill(json!([file("skill://pdf/SKILL.md", 1)]));
@@ -439,10 +511,14 @@ mod tests {
             .remove("name");
         assert_eq!(refused(no_name), "its front matter has no `name`");
         assert_eq!(
+            refused(https),
+            "its URI has the scheme `https`, not `skill`"
+        );
+        assert_eq!(
             entry(json!({"frontmatter": {}})),
             Err(Refused {
                 uri: None,
-                why: "it has no `uri`".to_owned()
+                why: EntryFault::NoUri
             })
         );
     }
@@ -485,15 +561,17 @@ mod tests {
         let read: Vec<bool> = page.entries.iter().map(|(e, _)| e.is_ok()).collect();
         assert_eq!(read, vec![true, false]);
         assert_eq!(
-            decode_page("{\"resultType\":\"input_required\",\"skills\":[]}").unwrap_err(),
+            decode_page("{\"resultType\":\"input_required\",\"skills\":[]}")
+                .unwrap_err()
+                .to_string(),
             "its result has `resultType` \"input_required\", which a skills listing cannot have"
         );
         assert_eq!(
-            decode_page("{\"tools\":[]}").unwrap_err(),
+            decode_page("{\"tools\":[]}").unwrap_err().to_string(),
             "its skills/list result has no `skills` list"
         );
         assert_eq!(
-            decode_page("{\"skills\":{}}").unwrap_err(),
+            decode_page("{\"skills\":{}}").unwrap_err().to_string(),
             "its skills/list result's `skills` is not a list"
         );
     }

@@ -9,7 +9,7 @@
 //! connections after the first resume its TLS session instead of repeating
 //! the full handshake.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 use rustls::pki_types::CertificateDer;
@@ -20,8 +20,28 @@ use rustls::{CertificateError, ClientConfig, RootCertStore};
 /// 220 KiB, so this leaves room for a large corporate one.
 const MAX_CA_FILE_BYTES: usize = 4 * 1024 * 1024;
 
+/// Why an entry's TLS cannot be set up; an entry's `ca_file` is named (the
+/// path is the user's own, not a secret), each `reason` is rustls's or the
+/// read's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TlsSetupError {
+    #[error("TLS cannot be set up: {0}")]
+    Provider(String),
+    #[error("its `ca_file` {} cannot be read: {reason}", .file.display())]
+    Unreadable { file: PathBuf, reason: String },
+    #[error("its `ca_file` {} is not a PEM file of certificates: {reason}", .file.display())]
+    NotPem { file: PathBuf, reason: String },
+    #[error("a certificate in its `ca_file` {} is not a usable root: {reason}", .file.display())]
+    NotARoot { file: PathBuf, reason: String },
+    #[error(
+        "its `ca_file` {} holds no PEM certificate (`-----BEGIN CERTIFICATE-----`)",
+        .file.display()
+    )]
+    NoCertificate { file: PathBuf },
+}
+
 /// The configuration of an entry without a `ca_file`, built once.
-static DEFAULT: LazyLock<Result<Arc<ClientConfig>, String>> =
+static DEFAULT: LazyLock<Result<Arc<ClientConfig>, TlsSetupError>> =
     LazyLock::new(|| config(default_roots()).map(Arc::new));
 
 /// Mozilla's roots, as `webpki-roots` compiles them in.
@@ -33,14 +53,14 @@ fn default_roots() -> RootCertStore {
 
 /// A client configuration that trusts `roots`, on the ring provider, for
 /// HTTP/1.1 (the only version our client speaks, said in ALPN).
-fn config(roots: RootCertStore) -> Result<ClientConfig, String> {
+fn config(roots: RootCertStore) -> Result<ClientConfig, TlsSetupError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     // The provider is named rather than taken from the process default:
     // a host whose tree also enables another provider would otherwise make
     // rustls unable to choose.
     let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|err| format!("TLS cannot be set up: {err}"))?
+        .map_err(|err| TlsSetupError::Provider(err.to_string()))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -51,33 +71,36 @@ fn config(roots: RootCertStore) -> Result<ClientConfig, String> {
 /// `ca_file` when it names one. A file that cannot be read, holds no
 /// certificate or a certificate that is no usable root fails the entry;
 /// the message names the file (the path is the user's own, not a secret).
-pub(crate) fn client_config(ca_file: Option<&Path>) -> Result<Arc<ClientConfig>, String> {
+pub(crate) fn client_config(ca_file: Option<&Path>) -> Result<Arc<ClientConfig>, TlsSetupError> {
     let Some(ca_file) = ca_file else {
         return DEFAULT.clone();
     };
-    let shown = ca_file.display();
+    let file = || ca_file.to_path_buf();
     // Read as every user-named file is: a regular file, without blocking,
     // bounded.
-    let pem = bcode_fs::read_bounded(ca_file, MAX_CA_FILE_BYTES)
-        .map_err(|err| format!("its `ca_file` {shown} cannot be read: {err}"))?;
+    let pem = bcode_fs::read_bounded(ca_file, MAX_CA_FILE_BYTES).map_err(|err| {
+        TlsSetupError::Unreadable {
+            file: file(),
+            reason: err.to_string(),
+        }
+    })?;
     let mut roots = default_roots();
     let mut added = 0_usize;
     for certificate in CertificateDer::pem_slice_iter(&pem) {
-        let certificate = certificate.map_err(|err| {
-            format!("its `ca_file` {shown} is not a PEM file of certificates: {err}")
+        let certificate = certificate.map_err(|err| TlsSetupError::NotPem {
+            file: file(),
+            reason: err.to_string(),
         })?;
-        roots.add(certificate).map_err(|err| {
-            format!(
-                "a certificate in its `ca_file` {shown} is not a usable root: {}",
-                tls_reason(&err)
-            )
-        })?;
+        roots
+            .add(certificate)
+            .map_err(|err| TlsSetupError::NotARoot {
+                file: file(),
+                reason: tls_reason(&err),
+            })?;
         added += 1;
     }
     if added == 0 {
-        return Err(format!(
-            "its `ca_file` {shown} holds no PEM certificate (`-----BEGIN CERTIFICATE-----`)"
-        ));
+        return Err(TlsSetupError::NoCertificate { file: file() });
     }
     config(roots).map(Arc::new)
 }

@@ -222,16 +222,14 @@ impl StampLooker {
 /// serves a skill under its name, so a front-matter `name` other than the
 /// id (`name: Rust Debugging` for `rust-debugging`) cannot be served, and a
 /// skill provided from memory has no files.
-pub fn unservable(summary: &SkillSummary) -> Option<String> {
+pub fn unservable(summary: &SkillSummary) -> Option<NotServed> {
     if summary.layout == SkillLayout::Provided {
-        return Some("it is provided from memory and has no files to serve".into());
+        return Some(NotServed::Provided);
     }
     let m = &summary.manifest;
-    (m.name != m.id.as_str()).then(|| {
-        format!(
-            "its front-matter name {:?} is not its id `{}`; SEP-2640 serves a skill under its name (set `name: {}`)",
-            m.name, m.id, m.id
-        )
+    (m.name != m.id.as_str()).then(|| NotServed::NameIsNotId {
+        name: m.name.clone(),
+        id: m.id.to_string(),
     })
 }
 
@@ -253,7 +251,7 @@ pub fn build(
     known: Option<Arc<ServedEntry>>,
     looker: &mut StampLooker,
     racy_window: Duration,
-) -> Result<Built, String> {
+) -> Result<Built, NotServed> {
     if let Some(why) = unservable(summary) {
         return Err(why);
     }
@@ -262,7 +260,7 @@ pub fn build(
         .location
         .file_name()
         .map(PathBuf::from)
-        .ok_or_else(|| "the skill has no instruction file".to_owned())?;
+        .ok_or(NotServed::NoInstructionFile)?;
     let folder = match summary.layout {
         SkillLayout::Folder => summary.directory().to_path_buf(),
         _ => summary
@@ -301,7 +299,7 @@ fn read_entry(
     instruction: &Path,
     whole_folder: bool,
     racy_window: Duration,
-) -> Result<ServedEntry, String> {
+) -> Result<ServedEntry, NotServed> {
     let mut listed = vec![(SKILL_MD.to_owned(), instruction.to_path_buf())];
     let mut folders = Vec::new();
     if whole_folder {
@@ -324,17 +322,20 @@ fn read_entry(
         // The stamp is taken before the read: a change after it moves the
         // stamp, so the next run reads the file again.
         let stamp = stamp_of(&folder.join(&real), FileKind::File)
-            .ok_or_else(|| format!("its file `{}` is not a regular file", real.display()))?;
-        let bytes = read_below(&confinement, &folder, &real)
-            .map_err(|err| err.about(&file_uri(id, &served)))?;
+            .ok_or_else(|| NotServed::NotRegular { file: real.clone() })?;
+        let bytes =
+            read_below(&confinement, &folder, &real).map_err(|fault| NotServed::Unreadable {
+                uri: file_uri(id, &served),
+                fault,
+            })?;
         total += bytes.len() as u64;
         if total > MAX_BYTES {
-            return Err(format!("its files hold more than {MAX_BYTES} bytes"));
+            return Err(NotServed::TooLarge);
         }
         if served == SKILL_MD {
             let parsed = front_matter(id, &bytes)?;
             let text = serde_json::to_string(&parsed)
-                .map_err(|err| format!("its front matter cannot be sent: {err}"))?;
+                .map_err(|err| NotServed::Unsendable(err.to_string()))?;
             frontmatter = Some(text.into_boxed_str());
         }
         let stamp = FileStamp {
@@ -348,7 +349,7 @@ fn read_entry(
             stamp,
         });
     }
-    let frontmatter = frontmatter.ok_or_else(|| "it has no SKILL.md".to_owned())?;
+    let frontmatter = frontmatter.ok_or(NotServed::NoSkillMd)?;
     let now = SystemTime::now();
     let settled = folders
         .iter()
@@ -366,9 +367,9 @@ fn read_entry(
     };
     entry
         .skill()
-        .ok_or_else(|| "its front matter does not read back".to_owned())?
+        .ok_or(NotServed::NoReadBack)?
         .validate()
-        .map_err(|err| format!("its entry breaks SEP-2640: {err}"))?;
+        .map_err(|err| NotServed::BreaksSep(err.to_string()))?;
     Ok(entry)
 }
 
@@ -413,6 +414,87 @@ impl Unreadable {
     }
 }
 
+/// Why a skill is not served: found before any file is read
+/// (`unservable`), or once its files were read. The words name no path
+/// of this machine outside the skill's folder: `skills/get` answers with
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotServed {
+    /// A skill provided from memory has no files.
+    #[error("it is provided from memory and has no files to serve")]
+    Provided,
+    /// SEP-2640 serves a skill under its name, and its name is not its id.
+    #[error(
+        "its front-matter name {name:?} is not its id `{id}`; SEP-2640 serves a skill under its name (set `name: {id}`)"
+    )]
+    NameIsNotId {
+        /// The front matter's name.
+        name: String,
+        /// The skill's id.
+        id: String,
+    },
+    /// Its location names no file.
+    #[error("the skill has no instruction file")]
+    NoInstructionFile,
+    /// A file of its folder is not (or no longer) a regular file.
+    #[error("its file `{}` is not a regular file", .file.display())]
+    NotRegular {
+        /// The file, relative to the skill's folder.
+        file: PathBuf,
+    },
+    /// A file could not be read.
+    #[error("{}", .fault.about(.uri))]
+    Unreadable {
+        /// The file's `skill://` URI.
+        uri: String,
+        /// Why.
+        fault: Unreadable,
+    },
+    /// Its files hold more than [`MAX_BYTES`].
+    #[error("its files hold more than {MAX_BYTES} bytes")]
+    TooLarge,
+    /// Its folder holds more than [`MAX_FILES`] files.
+    #[error("it has more than {MAX_FILES} files")]
+    TooManyFiles,
+    /// Its instruction file is not UTF-8.
+    #[error("its SKILL.md is not UTF-8")]
+    NotUtf8,
+    /// Its front matter does not parse (the parser's words).
+    #[error("its front matter: {0}")]
+    FrontMatter(String),
+    /// Its `name` is not a string (the value as JSON).
+    #[error("its `name` is not a string: {0}")]
+    NameNotText(String),
+    /// Its `description` is missing or not a string.
+    #[error("its `description` is not a string")]
+    DescriptionNotText,
+    /// Its front matter cannot be written as JSON (the writer's words).
+    #[error("its front matter cannot be sent: {0}")]
+    Unsendable(String),
+    /// No file of it is its `SKILL.md`.
+    #[error("it has no SKILL.md")]
+    NoSkillMd,
+    /// Its front matter, written as JSON, does not read back.
+    #[error("its front matter does not read back")]
+    NoReadBack,
+    /// The SDK's check of the entry refuses it (its words).
+    #[error("its entry breaks SEP-2640: {0}")]
+    BreaksSep(String),
+    /// A folder of it is not (or no longer) a folder.
+    #[error("its folder `{}` is not a folder", .folder.display())]
+    NotAFolder {
+        /// The folder, relative to the skill's folder.
+        folder: PathBuf,
+    },
+    /// A folder of it cannot be listed (the system's words).
+    #[error("its folder cannot be listed: {0}")]
+    Unlistable(String),
+    /// Its entry was kept in the digest cache and cannot be read back.
+    #[error("its entry cannot be read back from the digest cache")]
+    NotKept,
+}
+
 /// `folder/relative` read through the folder's confinement, made on first
 /// use.
 fn read_below(
@@ -435,18 +517,18 @@ pub fn digest(bytes: &[u8]) -> String {
 /// The front matter of the instruction file, every field as written. A
 /// file without `name` gets the id, as the open specification derives it
 /// from the folder.
-fn front_matter(id: &str, bytes: &[u8]) -> Result<SkillFrontmatter, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "its SKILL.md is not UTF-8".to_owned())?;
-    let document = parse_document(text).map_err(|err| format!("its front matter: {err}"))?;
+fn front_matter(id: &str, bytes: &[u8]) -> Result<SkillFrontmatter, NotServed> {
+    let text = std::str::from_utf8(bytes).map_err(|_| NotServed::NotUtf8)?;
+    let document = parse_document(text).map_err(|err| NotServed::FrontMatter(err.to_string()))?;
     let mut fields = document.fields;
     let name = match fields.remove("name") {
         None | Some(Value::Null) => id.to_owned(),
         Some(Value::String(name)) => name,
-        Some(other) => return Err(format!("its `name` is not a string: {other}")),
+        Some(other) => return Err(NotServed::NameNotText(other.to_string())),
     };
     let description = match fields.remove("description") {
         Some(Value::String(description)) => description,
-        _ => return Err("its `description` is not a string".to_owned()),
+        _ => return Err(NotServed::DescriptionNotText),
     };
     let mut frontmatter = SkillFrontmatter::new(name, description);
     for (key, value) in fields {
@@ -466,15 +548,16 @@ fn list_folder(
     instruction: &Path,
     files: &mut Vec<(String, PathBuf)>,
     folders: &mut Vec<(PathBuf, FileStamp)>,
-) -> Result<(), String> {
+) -> Result<(), NotServed> {
     if depth > MAX_DEPTH {
         return Ok(());
     }
     let here = folder.join(relative);
     // Stamped before it is listed: an entry added or removed after the
     // stamp moves it.
-    let stamp = stamp_of(&here, FileKind::Dir)
-        .ok_or_else(|| format!("its folder `{}` is not a folder", relative.display()))?;
+    let stamp = stamp_of(&here, FileKind::Dir).ok_or_else(|| NotServed::NotAFolder {
+        folder: relative.to_path_buf(),
+    })?;
     folders.push((relative.to_path_buf(), stamp));
     let mut entries: Vec<ListedEntry> = Vec::new();
     for_each_entry(&here, &mut |entry| {
@@ -483,7 +566,7 @@ fn list_folder(
         }
         true
     })
-    .map_err(|err| format!("its folder cannot be listed: {err}"))?;
+    .map_err(|err| NotServed::Unlistable(err.to_string()))?;
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     for entry in entries {
         let Ok(name) = entry.name else { continue };
@@ -496,7 +579,7 @@ fn list_folder(
             FileKind::File if path == instruction => {}
             FileKind::File => {
                 if files.len() >= MAX_FILES {
-                    return Err(format!("it has more than {MAX_FILES} files"));
+                    return Err(NotServed::TooManyFiles);
                 }
                 let served = path
                     .components()

@@ -39,8 +39,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::http_listing;
 use crate::request_line::{self, Checked};
+use crate::serve_error::{HttpRefusal, ServeError};
 use crate::server::SkillServer;
-use crate::stdio::{ServeError, follow_trees, warm_in_background};
+use crate::stdio::{follow_trees, warm_in_background};
 
 /// The one endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -99,13 +100,12 @@ impl HttpOptions {
 
     /// Why these options may not serve: an address other than loopback
     /// without a token, or an empty token.
-    pub fn refusal(&self) -> Option<String> {
+    pub fn refusal(&self) -> Option<HttpRefusal> {
         match &self.token {
-            Some(token) if token.is_empty() => Some("the bearer token is empty".into()),
-            None if !self.addr.ip().is_loopback() => Some(format!(
-                "{} is not a loopback address: serving there needs a bearer token every client must send",
-                self.addr
-            )),
+            Some(token) if token.is_empty() => Some(HttpRefusal::EmptyToken),
+            None if !self.addr.ip().is_loopback() => {
+                Some(HttpRefusal::NotLoopback { addr: self.addr })
+            }
             _ => None,
         }
     }
@@ -142,14 +142,15 @@ where
     N: Fn(HttpNotice) + Send + Sync + 'static,
 {
     if let Some(why) = options.refusal() {
-        return Err(ServeError(why));
+        return Err(why.into());
     }
     let listener = TcpListener::bind(options.addr)
         .await
-        .map_err(|err| ServeError(format!("cannot listen on {}: {err}", options.addr)))?;
-    let bound = listener
-        .local_addr()
-        .map_err(|err| ServeError(format!("cannot read the address bound: {err}")))?;
+        .map_err(|source| ServeError::Listen {
+            addr: options.addr,
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(ServeError::BoundAddress)?;
     let gate = Arc::new(Gate::new(&server, &options, bound));
     warm_in_background(&server);
     let watcher = tokio::spawn(follow_trees(server.clone(), refresh, interval));
@@ -224,19 +225,15 @@ where
     N: Fn(HttpNotice) + Send + Sync + 'static,
 {
     if let Some(why) = options.refusal() {
-        return Err(ServeError(why));
+        return Err(why.into());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|err| ServeError(format!("cannot start the async runtime: {err}")))?;
+        .map_err(ServeError::Runtime)?;
     let ended = runtime.block_on(async {
-        let stop = stop_signal().map_err(|err| {
-            ServeError(format!(
-                "cannot listen for the signals that stop serving: {err}"
-            ))
-        })?;
+        let stop = stop_signal().map_err(ServeError::Signals)?;
         serve_http(server, options, refresh, interval, notices, stop).await
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -467,7 +464,9 @@ mod tests {
         assert_eq!(at("[::1]:8080").refusal(), None);
         assert_eq!(
             at("0.0.0.0:8080").refusal(),
-            Some("0.0.0.0:8080 is not a loopback address: serving there needs a bearer token every client must send".into())
+            Some(HttpRefusal::NotLoopback {
+                addr: SocketAddr::from(([0, 0, 0, 0], 8080))
+            })
         );
         assert_eq!(
             at("0.0.0.0:8080")
@@ -477,7 +476,14 @@ mod tests {
         );
         assert_eq!(
             at("127.0.0.1:0").with_bearer_token(String::new()).refusal(),
-            Some("the bearer token is empty".into())
+            Some(HttpRefusal::EmptyToken)
+        );
+        assert_eq!(
+            HttpRefusal::NotLoopback {
+                addr: SocketAddr::from(([0, 0, 0, 0], 8080))
+            }
+            .to_string(),
+            "0.0.0.0:8080 is not a loopback address: serving there needs a bearer token every client must send"
         );
     }
 

@@ -41,6 +41,7 @@ mod http;
 #[cfg(feature = "http")]
 mod http_listing;
 mod request_line;
+mod serve_error;
 mod server;
 mod service;
 mod stdio;
@@ -55,18 +56,21 @@ pub use client::{
 #[cfg(feature = "client")]
 pub use client_listing::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use digests::DigestCache;
-pub use entry::{MAX_BYTES, MAX_FILES, ServedEntry, ServedFile, Unreadable, digest};
+pub use entry::{MAX_BYTES, MAX_FILES, NotServed, ServedEntry, ServedFile, Unreadable, digest};
 #[cfg(feature = "http")]
 pub use http::{
     HttpNotice, HttpOptions, MAX_HTTP_BODY_BYTES, MAX_HTTP_CONNECTIONS,
     MAX_HTTP_REQUESTS_IN_FLIGHT, MAX_HTTP_STREAMS, MCP_PATH, run_http, serve_http,
 };
 pub use request_line::{MAX_REQUEST_ESCAPED_BYTES, MAX_REQUEST_VALUES};
+#[cfg(feature = "http")]
+pub use serve_error::HttpRefusal;
+pub use serve_error::ServeError;
 pub use server::{RESOURCES_PAGE, SKILLS_PAGE, SkillServer};
 pub use service::SkillService;
 pub use stdio::{
-    MAX_REQUEST_BYTES, MAX_REQUESTS_IN_FLIGHT, MAX_UNREAD_ANSWER_BYTES, ServeError, StdioNotice,
-    run_stdio, serve_stdio,
+    MAX_REQUEST_BYTES, MAX_REQUESTS_IN_FLIGHT, MAX_UNREAD_ANSWER_BYTES, StdioNotice, run_stdio,
+    serve_stdio,
 };
 pub use tool::{DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL};
 pub use uri::{SCHEME, file_uri, skill_uri};

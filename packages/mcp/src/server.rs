@@ -30,7 +30,7 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::digests::{DigestCache, StoredEntry};
-use crate::entry::{self, ServedEntry, StampLooker};
+use crate::entry::{self, NotServed, ServedEntry, StampLooker};
 use crate::tool::{self, Found, SEARCH_TOOL, SearchTool};
 use crate::uri::{self, SKILL_MD};
 
@@ -45,7 +45,7 @@ pub const RESOURCES_PAGE: usize = 1000;
 #[derive(Debug)]
 struct Served {
     summary: Arc<SkillSummary>,
-    entry: OnceLock<Result<StoredEntry, String>>,
+    entry: OnceLock<Result<StoredEntry, NotServed>>,
 }
 
 impl Served {
@@ -59,7 +59,7 @@ impl Served {
         &self,
         cache: &DigestCache,
         looker: &mut StampLooker,
-    ) -> Result<&StoredEntry, String> {
+    ) -> Result<&StoredEntry, NotServed> {
         self.entry
             .get_or_init(|| {
                 let location = &self.summary.location;
@@ -89,11 +89,9 @@ impl Served {
         &self,
         cache: &DigestCache,
         looker: &mut StampLooker,
-    ) -> Result<Arc<ServedEntry>, String> {
+    ) -> Result<Arc<ServedEntry>, NotServed> {
         let stored = self.stored(cache, looker)?;
-        cache
-            .load(stored)
-            .ok_or_else(|| "its entry cannot be read back from the digest cache".to_owned())
+        cache.load(stored).ok_or(NotServed::NotKept)
     }
 }
 
@@ -105,7 +103,7 @@ impl Served {
 #[derive(Debug, Default)]
 struct Snapshot {
     skills: Vec<Served>,
-    unserved: Vec<(String, String)>,
+    unserved: Vec<(String, NotServed)>,
     registry: SkillRegistry,
     search: Arc<LazySkillIndex>,
 }
@@ -212,7 +210,7 @@ pub struct SkillServer {
     /// See [`SkillServer::generation`].
     generation: Arc<std::sync::atomic::AtomicU64>,
     /// The `search_skills` tool, or why its text could not be rendered.
-    tool: Arc<Result<SearchTool, String>>,
+    tool: Arc<Result<SearchTool, TemplateError>>,
     /// What each `subscriptions/listen` stream follows (see
     /// [`SkillServer::announce`]).
     changes: Arc<tokio::sync::watch::Sender<Changes>>,
@@ -260,7 +258,7 @@ impl SkillServer {
             digests: Arc::new(digests),
             ahead: Arc::default(),
             generation: Arc::default(),
-            tool: Arc::new(SearchTool::new(Templates::builtin()).map_err(|err| err.to_string())),
+            tool: Arc::new(SearchTool::new(Templates::builtin())),
             changes: Arc::new(tokio::sync::watch::Sender::new(Changes::default())),
             ttl_ms: 0,
         }
@@ -419,7 +417,7 @@ impl SkillServer {
 
     /// The skills the catalog shows that cannot be served, with the reason
     /// (for the operator: `bcode-prompt mcp` prints them).
-    pub fn unserved(&self) -> Vec<(String, String)> {
+    pub fn unserved(&self) -> Vec<(String, NotServed)> {
         self.current().unserved.clone()
     }
 
@@ -427,7 +425,7 @@ impl SkillServer {
     /// SDK's check refuses, a file too large or unreadable), with the
     /// reason: `skills/list` leaves them out and `skills/get` answers with
     /// the reason. Only entries built so far are looked at, none is read.
-    pub fn refused(&self) -> Vec<(String, String)> {
+    pub fn refused(&self) -> Vec<(String, NotServed)> {
         let snapshot = self.current();
         snapshot
             .skills
@@ -645,7 +643,7 @@ impl SkillServer {
     /// The `skills/get` answer for `uri`, blocking; `-32602` for a skill not
     /// served.
     pub fn get_skill_blocking(&self, uri: &str) -> Result<GetSkillResult, McpError> {
-        let (id, path) = uri::parse(uri).map_err(|err| invalid(uri, &err.0))?;
+        let (id, path) = uri::parse(uri).map_err(|err| invalid(uri, &err.to_string()))?;
         if path != SKILL_MD {
             return Err(invalid(uri, "a skill is named by its SKILL.md"));
         }
@@ -659,7 +657,7 @@ impl SkillServer {
     /// The `resources/read` answer for `uri`, blocking: the file's bytes,
     /// as text when they are UTF-8 without NUL, else a base64 blob.
     pub fn read_resource_blocking(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
-        let (id, path) = uri::parse(uri).map_err(|err| not_found(uri, &err.0))?;
+        let (id, path) = uri::parse(uri).map_err(|err| not_found(uri, &err.to_string()))?;
         let entry = self
             .entry(uri, &id)
             .map_err(|_| not_found(uri, "no such skill"))?;
@@ -687,7 +685,7 @@ impl SkillServer {
     pub fn search_tool(&self) -> Result<Tool, McpError> {
         match self.tool.as_ref() {
             Ok(tool) => Ok(tool.definition.clone()),
-            Err(why) => Err(McpError::internal_error(why.clone(), None)),
+            Err(why) => Err(McpError::internal_error(why.to_string(), None)),
         }
     }
 
@@ -711,7 +709,7 @@ impl SkillServer {
             .tool
             .as_ref()
             .as_ref()
-            .map_err(|why| McpError::internal_error(why.clone(), None))?;
+            .map_err(|why| McpError::internal_error(why.to_string(), None))?;
         match tool::arguments(arguments) {
             Ok(args) => Ok(tool::answer(&self.search(&args.query, args.limit))),
             Err(refusal) => search
@@ -785,7 +783,7 @@ impl SkillServer {
             .ok_or_else(|| invalid(uri, "no skill is served under this name"))?;
         served
             .entry(&self.digests, &mut StampLooker::default())
-            .map_err(|why| invalid(uri, &why))
+            .map_err(|why| invalid(uri, &why.to_string()))
     }
 }
 

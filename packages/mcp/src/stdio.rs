@@ -27,13 +27,9 @@ use tokio::sync::{Notify, mpsc};
 
 use crate::follow::EntryWatch;
 use crate::request_line::{self, Taken};
+use crate::serve_error::ServeError;
 use crate::server::SkillServer;
 use crate::service::SkillService;
-
-/// Why the server could not run.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ServeError(pub(crate) String);
 
 /// The longest request line accepted; a longer one is dropped as it
 /// arrives (never held whole) and answered with an error.
@@ -84,11 +80,7 @@ where
         std::thread::Builder::new()
             .name("bcode-mcp-stdout".into())
             .spawn(move || write_answers(&outbox, &mut std::io::stdout().lock()))
-            .map_err(|err| {
-                ServeError(format!(
-                    "cannot start the thread that writes answers: {err}"
-                ))
-            })?
+            .map_err(ServeError::WriterThread)?
     };
     let (to_sdk, requests) = mpsc::channel(1);
     let reader = {
@@ -114,9 +106,7 @@ where
         Err(err) => {
             reader.abort();
             finish(&outbox, writer).await;
-            return Err(ServeError(format!(
-                "the client's initialization failed: {err}"
-            )));
+            return Err(ServeError::Initialize(Box::new(err)));
         }
     };
     let watcher = tokio::spawn(follow_trees(server.clone(), refresh, interval));
@@ -144,9 +134,7 @@ where
     reader.abort();
     let _ = tokio::task::spawn_blocking(move || saver.save_digests()).await;
     finish(&outbox, writer).await;
-    ended
-        .map(drop)
-        .map_err(|err| ServeError(format!("the server stopped: {err}")))
+    ended.map(drop).map_err(ServeError::Stopped)
 }
 
 /// Every `interval`, runs `refresh` (off the async workers), which may
@@ -210,7 +198,7 @@ where
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| ServeError(format!("cannot start the async runtime: {err}")))?;
+        .map_err(ServeError::Runtime)?;
     let ended = runtime.block_on(serve_stdio(server, refresh, interval, notices));
     // Not waiting for the blocking pool: when stdout closed first, its read
     // of stdin may never return.

@@ -50,21 +50,40 @@ fn hex(nibble: u8) -> char {
 }
 
 /// Why a requested URI names no served file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UriError(pub String);
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    /// Another scheme.
+    #[error("not a {SCHEME} URI")]
+    NotSkill,
+    /// A `?` or `#`.
+    #[error("a query or fragment names no file")]
+    QueryOrFragment,
+    /// Only a skill, no file.
+    #[error("no file path after the skill")]
+    NoPath,
+    /// A `%` without two hex digits.
+    #[error("a bad percent-escape")]
+    BadEscape,
+    /// A segment decodes to bytes that are not UTF-8.
+    #[error("a segment that is not UTF-8")]
+    NotUtf8,
+    /// A segment, decoded, that could climb or hide a separator.
+    #[error("the path segment {0:?} may not be served")]
+    Segment(String),
+    /// A listed skill's URI that does not end in `/SKILL.md`.
+    #[cfg(feature = "client")]
+    #[error("it does not end in /{SKILL_MD}")]
+    NotSkillMd,
+}
 
 /// A requested URI taken apart: the skill id and the file's path inside the
 /// skill's folder (segments decoded, joined with `/`).
 pub fn parse(uri: &str) -> Result<(String, String), UriError> {
-    let rest = uri
-        .strip_prefix(SCHEME)
-        .ok_or_else(|| UriError(format!("not a {SCHEME} URI")))?;
+    let rest = uri.strip_prefix(SCHEME).ok_or(UriError::NotSkill)?;
     if rest.contains(['?', '#']) {
-        return Err(UriError("a query or fragment names no file".into()));
+        return Err(UriError::QueryOrFragment);
     }
-    let (id, path) = rest
-        .split_once('/')
-        .ok_or_else(|| UriError("no file path after the skill".into()))?;
+    let (id, path) = rest.split_once('/').ok_or(UriError::NoPath)?;
     let id = segment(id)?;
     let segments = path
         .split('/')
@@ -83,7 +102,7 @@ fn segment(encoded: &str) -> Result<String, UriError> {
             let high = bytes.get(at + 1).and_then(|b| char::from(*b).to_digit(16));
             let low = bytes.get(at + 2).and_then(|b| char::from(*b).to_digit(16));
             let (Some(high), Some(low)) = (high, low) else {
-                return Err(UriError("a bad percent-escape".into()));
+                return Err(UriError::BadEscape);
             };
             decoded.push(u8::try_from(high * 16 + low).unwrap_or(0));
             at += 3;
@@ -92,12 +111,9 @@ fn segment(encoded: &str) -> Result<String, UriError> {
             at += 1;
         }
     }
-    let text =
-        String::from_utf8(decoded).map_err(|_| UriError("a segment that is not UTF-8".into()))?;
+    let text = String::from_utf8(decoded).map_err(|_| UriError::NotUtf8)?;
     if matches!(text.as_str(), "" | "." | "..") || text.contains(['/', '\\', '\0']) {
-        return Err(UriError(format!(
-            "the path segment {text:?} may not be served"
-        )));
+        return Err(UriError::Segment(text));
     }
     Ok(text)
 }
@@ -115,7 +131,7 @@ pub(crate) fn skill_path(uri: &str) -> Result<Vec<String>, UriError> {
         .chain(path.split('/').map(str::to_owned))
         .collect();
     if segments.pop().as_deref() != Some(SKILL_MD) {
-        return Err(UriError(format!("it does not end in /{SKILL_MD}")));
+        return Err(UriError::NotSkillMd);
     }
     Ok(segments)
 }
@@ -137,7 +153,11 @@ mod tests {
         );
         assert_eq!(
             skill_path("skill://pdf/README.md"),
-            Err(UriError("it does not end in /SKILL.md".to_owned()))
+            Err(UriError::NotSkillMd)
+        );
+        assert_eq!(
+            UriError::NotSkillMd.to_string(),
+            "it does not end in /SKILL.md"
         );
         assert!(skill_path("file:///pdf/SKILL.md").is_err());
         assert!(skill_path("skill://a/../pdf/SKILL.md").is_err());

@@ -6,7 +6,11 @@
 
 mod common;
 
+mod client_over_http;
 mod client_provider;
+mod client_spawned;
+mod server_http;
+mod server_lines;
 mod server_pages;
 mod server_reads;
 mod server_search;

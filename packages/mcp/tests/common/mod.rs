@@ -10,7 +10,12 @@ use bcode_skill_models::{SkillSource, SourceKind};
 
 /// The registry of `dir` as a repository's `.bcode/skills`, default options.
 pub fn registry(dir: &Path) -> SkillRegistry {
-    let root = SourceRoot {
+    Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root(dir)])
+}
+
+/// `dir` as a repository's `.bcode/skills`.
+pub fn root(dir: &Path) -> SourceRoot {
+    SourceRoot {
         source: SkillSource {
             kind: SourceKind::RepoBcode,
             label: "repo:.bcode/skills".into(),
@@ -21,6 +26,5 @@ pub fn registry(dir: &Path) -> SkillRegistry {
         path: dir.to_path_buf(),
         repository: None,
         owner_check: None,
-    };
-    Discovery::new(DiscoveryOptions::from_config(&SkillsConfig::default())).build(&[root])
+    }
 }
