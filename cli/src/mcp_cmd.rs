@@ -79,7 +79,11 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     let templates = crate::skills_cmd::skill_templates(context)?;
     // A listing is as fresh as the last check of the skill trees: clients
     // of 2026-07-28 are told so (`ttlMs`).
+    // The instruction files discovery has just found unchanged need not
+    // be asked for their stamps again when the entries kept are checked.
+    let confirmed = live.confirmed_stamps();
     let server = SkillServer::with_digests(&registry, digests)
+        .with_confirmed(|path| confirmed.as_ref().and_then(|stamps| stamps.followed(path)))
         .with_cache_ttl(refresh_every)
         .with_templates(templates)
         .map_err(|err| CliError::Config(err.to_string()))?;

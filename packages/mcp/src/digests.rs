@@ -32,7 +32,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::entry::{ServedEntry, ServedFile};
+use crate::entry::{ServedEntry, ServedFile, StampLooker};
 
 /// The cache file, below `<state>/cache/mcp-server/`.
 const FILE: &str = "digests.jsonl";
@@ -271,6 +271,53 @@ impl DigestCache {
                 let text = std::str::from_utf8(&line).ok()?;
                 parse_line(text).map(|(_, entry)| Arc::new(entry))
             }
+        }
+    }
+
+    /// Whether the entry `stored` keeps is still the entry of the skill
+    /// `id` served from `folder`: every stamp it recorded still answers
+    /// (through `looker`), and with `racy_window`, none is inside that
+    /// window (see [`ServedEntry::still_holds`]); `confirmed` is the
+    /// instruction file's stamp when discovery has just confirmed it. A
+    /// line is read for its stamps alone, borrowed, not made into an entry
+    /// (most of a warm start is this check), but checked as [`Self::load`]
+    /// checks it, so a line that holds also answers a page.
+    pub fn holds(
+        &self,
+        stored: &StoredEntry,
+        id: &str,
+        folder: &Path,
+        looker: &mut StampLooker,
+        racy_window: Option<Duration>,
+        confirmed: Option<&FileStamp>,
+    ) -> bool {
+        let racy = racy_window.map(|window| (std::time::SystemTime::now(), window));
+        match stored {
+            StoredEntry::Memory(entry) => {
+                entry.id == id
+                    && entry.folder == folder
+                    && crate::entry::stamps_answer(
+                        looker,
+                        folder,
+                        entry.recorded(),
+                        racy,
+                        confirmed,
+                    )
+            }
+            StoredEntry::Line(at) => self.line(*at).is_some_and(|line| {
+                let Some(stamps) = LineStamps::read(&line) else {
+                    return false;
+                };
+                stamps.id == id
+                    && Path::new(&*stamps.dir) == folder
+                    && crate::entry::stamps_answer(
+                        looker,
+                        folder,
+                        stamps.recorded(),
+                        racy,
+                        confirmed,
+                    )
+            }),
         }
     }
 
@@ -615,15 +662,8 @@ fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
     if line.v != FORMAT {
         return None;
     }
-    // The file is the user's own, but what it names is still kept below
-    // the skill's folder: a path that could climb is not used (reads are
-    // confined to the folder besides).
-    let below = |path: &str| {
-        let path = PathBuf::from(path);
-        path.components()
-            .all(|part| matches!(part, Component::Normal(_)))
-            .then_some(path)
-    };
+    // A path that could climb is not used (reads are confined to the
+    // folder besides).
     let files = line
         .files
         .into_iter()
@@ -631,7 +671,7 @@ fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
             well_formed(&digest).then_some(())?;
             Some(ServedFile {
                 served,
-                real: below(&real)?,
+                real: below(&real)?.to_path_buf(),
                 stamp: stamp_from(stamp),
                 digest,
             })
@@ -640,19 +680,12 @@ fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
     let folders = line
         .dirs
         .into_iter()
-        .map(|(path, stamp)| Some((below(&path)?, stamp_from(stamp))))
+        .map(|(path, stamp)| Some((below(&path)?.to_path_buf(), stamp_from(stamp))))
         .collect::<Option<Vec<_>>>()?;
     let sorted = files.windows(2).all(|pair| pair[0].served < pair[1].served);
     sorted.then_some(())?;
-    // What the entry will send must read as front matter: an object with a
-    // `name` and a `description` (the rest is any JSON).
-    #[derive(Deserialize)]
-    struct Named {
-        name: String,
-        description: String,
-    }
-    let named: Named = serde_json::from_str(line.fm.get()).ok()?;
-    (!named.name.is_empty()).then_some(named.description)?;
+    let named: Named<'_> = serde_json::from_str(line.fm.get()).ok()?;
+    (!named.name.is_empty()).then_some(())?;
     let frontmatter = String::from(line.fm.get()).into_boxed_str();
     Some((
         line.p.to_owned(),
@@ -664,6 +697,86 @@ fn parse_line(text: &str) -> Option<(String, ServedEntry)> {
             folders,
         ),
     ))
+}
+
+/// What the stamp check needs of a line ([`DigestCache::holds`]),
+/// borrowed from it; the front matter only as far as [`parse_line`]
+/// checks it.
+#[derive(Deserialize)]
+struct LineStamps<'a> {
+    v: u64,
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(borrow)]
+    dir: Cow<'a, str>,
+    #[serde(borrow)]
+    fm: Named<'a>,
+    #[serde(borrow)]
+    files: Vec<LineFile<'a>>,
+    #[serde(borrow)]
+    dirs: Vec<(Cow<'a, str>, Stamp)>,
+}
+
+/// A file of a line, borrowed: its served path, its path below the
+/// skill's folder, its stamp and its digest.
+type LineFile<'a> = (Cow<'a, str>, Cow<'a, str>, Stamp, Cow<'a, str>);
+
+/// What the entry will send must read as front matter: an object with a
+/// `name` and a `description` (the rest is any JSON).
+#[derive(Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, rename = "description")]
+    _description: Cow<'a, str>,
+}
+
+impl<'a> LineStamps<'a> {
+    /// The line's stamps, when it reads as an entry [`parse_line`] would
+    /// take.
+    fn read(line: &'a [u8]) -> Option<LineStamps<'a>> {
+        let stamps: LineStamps<'a> = serde_json::from_slice(line).ok()?;
+        let files_ok = stamps
+            .files
+            .iter()
+            .all(|file| well_formed(&file.3) && below(&file.1).is_some());
+        let sorted = stamps.files.windows(2).all(|pair| pair[0].0 < pair[1].0);
+        let dirs_ok = stamps.dirs.iter().all(|dir| below(&dir.0).is_some());
+        (stamps.v == FORMAT && !stamps.fm.name.is_empty() && files_ok && sorted && dirs_ok)
+            .then_some(stamps)
+    }
+
+    fn recorded(&self) -> impl Iterator<Item = crate::entry::Recorded<'_>> {
+        let folders = self
+            .dirs
+            .iter()
+            .map(|(relative, stamp)| crate::entry::Recorded {
+                served: None,
+                relative: Path::new(relative.as_ref()),
+                kind: bcode_fs::FileKind::Dir,
+                stamp: stamp_from(*stamp),
+            });
+        let files = self
+            .files
+            .iter()
+            .map(|(served, real, stamp, _)| crate::entry::Recorded {
+                served: Some(served.as_ref()),
+                relative: Path::new(real.as_ref()),
+                kind: bcode_fs::FileKind::File,
+                stamp: stamp_from(*stamp),
+            });
+        folders.chain(files)
+    }
+}
+
+/// `path` when none of its parts could climb out of the folder it is
+/// below (the cache file is the user's own, but what it names is still
+/// kept below the skill's folder).
+fn below(path: &str) -> Option<&Path> {
+    let path = Path::new(path);
+    path.components()
+        .all(|part| matches!(part, Component::Normal(_)))
+        .then_some(path)
 }
 
 /// The SEP-2640 entry a line keeps, parsing only the fields it sends (the
@@ -917,5 +1030,99 @@ mod tests {
         assert!(parse_line(&line("../SKILL.md", DIGEST, FORMAT)).is_none());
         assert!(parse_line(&line("/etc/passwd", DIGEST, FORMAT)).is_none());
         assert!(parse_line(&line("SKILL.md", "sha256:00", FORMAT)).is_none());
+    }
+
+    #[test]
+    fn a_line_read_for_its_stamps_alone_takes_what_an_entry_takes() {
+        let line = |real: &str, digest: &str, fm: &str, files: &str| {
+            format!(
+                r#"{{"v":{FORMAT},"p":"/s/a/SKILL.md","id":"a","dir":"/s/a","fm":{fm},"files":[["SKILL.md","{real}",[1,2,3,4,5,6,7],"{digest}"]{files}],"dirs":[["refs",[1,2,3,4,5,6,7]]]}}"#
+            )
+        };
+        let named = r#"{"name":"a","description":"d","x":[1]}"#;
+        let other = r#",["b.md","b.md",[1,2,3,4,5,6,7],"sha256:0000000000000000000000000000000000000000000000000000000000000000"]"#;
+        let cases = [
+            line("SKILL.md", DIGEST, named, ""),
+            line("SKILL.md", DIGEST, named, other),
+            line("../SKILL.md", DIGEST, named, ""),
+            line("/etc/passwd", DIGEST, named, ""),
+            line("SKILL.md", "sha256:00", named, ""),
+            line("SKILL.md", DIGEST, r#"{"name":"","description":"d"}"#, ""),
+            line("SKILL.md", DIGEST, r#"{"name":"a"}"#, ""),
+            line("SKILL.md", DIGEST, named, other)
+                .replace("\"SKILL.md\",\"SKILL.md\"", "\"c.md\",\"SKILL.md\""),
+            "not json".to_owned(),
+        ];
+        for case in &cases {
+            assert_eq!(
+                LineStamps::read(case.as_bytes()).is_some(),
+                parse_line(case).is_some(),
+                "{case}"
+            );
+        }
+        let taken = cases
+            .iter()
+            .filter(|case| parse_line(case).is_some())
+            .count();
+        assert_eq!(taken, 2, "both kinds are exercised");
+        let stamps = LineStamps::read(cases[1].as_bytes()).unwrap_or_else(|| unreachable!());
+        let (_, entry) = parse_line(&cases[1]).unwrap_or_else(|| unreachable!());
+        let of = |recorded: Vec<crate::entry::Recorded<'_>>| {
+            recorded
+                .into_iter()
+                .map(|one| {
+                    (
+                        one.served.map(str::to_owned),
+                        one.relative.to_path_buf(),
+                        one.stamp,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            of(stamps.recorded().collect()),
+            of(entry.recorded().collect())
+        );
+    }
+
+    #[test]
+    fn a_kept_entry_holds_while_its_stamps_answer_without_being_made_again() {
+        let (state, file, entry) = one_skill();
+        let folder = state.path();
+        let cache = DigestCache::open(cache_dir(folder));
+        let line = cache.keep(&file, Arc::clone(&entry));
+        assert!(matches!(line, StoredEntry::Line(_)), "{line:?}");
+        let memory = StoredEntry::Memory(Arc::clone(&entry));
+        let stamp = old_stamp_of(&file);
+        let mut looker = StampLooker::default();
+        for stored in [&line, &memory] {
+            assert!(cache.holds(stored, "a", folder, &mut looker, None, None));
+            assert!(!cache.holds(stored, "b", folder, &mut looker, None, None));
+            assert!(!cache.holds(stored, "a", &folder.join("x"), &mut looker, None, None));
+            // Just written: inside a racy window, it is not trusted.
+            let window = Some(Duration::from_secs(3600));
+            assert!(!cache.holds(stored, "a", folder, &mut looker, window, None));
+        }
+        // Moved away: no stamp answers, unless discovery has just
+        // confirmed the instruction file's (then it is not asked again).
+        std::fs::rename(&file, folder.join("moved")).unwrap_or_else(|_| unreachable!());
+        let moved = old_stamp_of(&folder.join("moved"));
+        for stored in [&line, &memory] {
+            assert!(!cache.holds(stored, "a", folder, &mut looker, None, None));
+            assert!(cache.holds(stored, "a", folder, &mut looker, None, Some(&stamp)));
+            let other = FileStamp {
+                ino: stamp.ino.wrapping_add(1),
+                ..moved
+            };
+            assert!(!cache.holds(stored, "a", folder, &mut looker, None, Some(&other)));
+        }
+        // Back, but written again: its stamp no longer answers.
+        std::fs::write(&file, "changed").unwrap_or_else(|_| unreachable!());
+        for stored in [&line, &memory] {
+            let now = old_stamp_of(&file);
+            assert_ne!(now, stamp);
+            assert!(!cache.holds(stored, "a", folder, &mut looker, None, None));
+            assert!(!cache.holds(stored, "a", folder, &mut looker, None, Some(&now)));
+        }
     }
 }

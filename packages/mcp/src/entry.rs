@@ -5,7 +5,7 @@
 //! (every listed folder and file) that say whether the entry still holds.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use bcode_fs::{
@@ -120,39 +120,40 @@ impl ServedEntry {
     /// changed again within its clock tick could keep its stamp): then
     /// the listing and every digest still hold, and nothing is read.
     /// Stamps are looked up through `looker`, relative to the folder that
-    /// holds the skill's.
-    pub fn still_holds(&self, looker: &mut StampLooker, racy_window: Duration) -> bool {
-        self.stamps_answer(looker, Some((SystemTime::now(), racy_window)))
+    /// holds the skill's; `confirmed` is the instruction file's stamp when
+    /// discovery has just confirmed it (see [`stamps_answer`]).
+    pub fn still_holds(
+        &self,
+        looker: &mut StampLooker,
+        racy_window: Duration,
+        confirmed: Option<&FileStamp>,
+    ) -> bool {
+        let racy = Some((SystemTime::now(), racy_window));
+        stamps_answer(looker, &self.folder, self.recorded(), racy, confirmed)
     }
 
     /// Whether every folder and file still answers with the stamp the
     /// entry was made at, racy or not: whether anything is known to have
     /// moved since.
     pub fn unmoved(&self, looker: &mut StampLooker) -> bool {
-        self.stamps_answer(looker, None)
+        stamps_answer(looker, &self.folder, self.recorded(), None, None)
     }
 
-    /// Every stamp answers as recorded, and (with `racy`) none is inside
-    /// the window before the time given.
-    fn stamps_answer(
-        &self,
-        looker: &mut StampLooker,
-        racy: Option<(SystemTime, Duration)>,
-    ) -> bool {
-        let Some(base) = looker.base_of(&self.folder) else {
-            return false;
-        };
-        let holds = |relative: &Path, kind: FileKind, stamp: &FileStamp| {
-            !racy.is_some_and(|(now, window)| stamp.is_racy(now, window))
-                && looker.stamp(&base.join(relative), kind).as_ref() == Some(stamp)
-        };
-        self.folders
-            .iter()
-            .all(|(relative, stamp)| holds(relative, FileKind::Dir, stamp))
-            && self
-                .files
-                .iter()
-                .all(|file| holds(&file.real, FileKind::File, &file.stamp))
+    /// Every stamp the entry recorded: its folders', then its files'.
+    pub(crate) fn recorded(&self) -> impl Iterator<Item = Recorded<'_>> {
+        let folders = self.folders.iter().map(|(relative, stamp)| Recorded {
+            served: None,
+            relative,
+            kind: FileKind::Dir,
+            stamp: *stamp,
+        });
+        let files = self.files.iter().map(|file| Recorded {
+            served: Some(&file.served),
+            relative: &file.real,
+            kind: FileKind::File,
+            stamp: file.stamp,
+        });
+        folders.chain(files)
     }
 
     /// Whether a later run may trust the entry's stamps: none was inside
@@ -161,6 +162,45 @@ impl ServedEntry {
     pub fn settled(&self) -> bool {
         self.settled
     }
+}
+
+/// One stamp an entry recorded: a folder's (`served` is `None`) or a
+/// file's, where it is below the skill's folder, and what it was.
+pub(crate) struct Recorded<'a> {
+    /// The served path of a file (`SKILL.md` for the instruction file).
+    pub(crate) served: Option<&'a str>,
+    /// Its path below the skill's folder (`""` for the folder itself).
+    pub(crate) relative: &'a Path,
+    /// A folder or a file.
+    pub(crate) kind: FileKind,
+    /// The stamp recorded.
+    pub(crate) stamp: FileStamp,
+}
+
+/// Whether every stamp in `recorded` still answers (looked up through
+/// `looker`, below `folder`), and (with `racy`) none is inside the window
+/// before the time given. The instruction file's stamp is not asked for
+/// again when it is `confirmed`: discovery has just found it unchanged
+/// (a stamp it confirmed is the one the file has now, compared whole).
+pub(crate) fn stamps_answer<'a>(
+    looker: &mut StampLooker,
+    folder: &Path,
+    recorded: impl IntoIterator<Item = Recorded<'a>>,
+    racy: Option<(SystemTime, Duration)>,
+    confirmed: Option<&FileStamp>,
+) -> bool {
+    let Some(base) = looker.base_of(folder) else {
+        return false;
+    };
+    recorded.into_iter().all(|one| {
+        if racy.is_some_and(|(now, window)| one.stamp.is_racy(now, window)) {
+            return false;
+        }
+        if one.served == Some(SKILL_MD) && confirmed == Some(&one.stamp) {
+            return true;
+        }
+        looker.stamp(&base.join(one.relative), one.kind) == Some(one.stamp)
+    })
 }
 
 /// The SEP-2640 entry of the skill `id`: its front matter (which must hold
@@ -233,63 +273,40 @@ pub fn unservable(summary: &SkillSummary) -> Option<NotServed> {
     })
 }
 
-/// A skill's entry, and whether its files were read for it.
-pub struct Built {
-    /// The entry.
-    pub entry: Arc<ServedEntry>,
-    /// Read now (not `known`).
-    pub read: bool,
-}
-
-/// The entry of `summary`: `known` (what the digest cache holds for its
-/// instruction file) when every stamp still answers as recorded (nothing
-/// read); otherwise its folder listed (a flat skill: its one file), every
-/// file read and digested, and the front matter taken from the
-/// instruction file as written.
-pub fn build(
-    summary: &SkillSummary,
-    known: Option<Arc<ServedEntry>>,
-    looker: &mut StampLooker,
-    racy_window: Duration,
-) -> Result<Built, NotServed> {
-    if let Some(why) = unservable(summary) {
-        return Err(why);
-    }
-    let id = summary.manifest.id.as_str();
-    let instruction = summary
-        .location
-        .file_name()
-        .map(PathBuf::from)
-        .ok_or(NotServed::NoInstructionFile)?;
-    let folder = match summary.layout {
+/// The folder a skill's files are served from: a folder skill's own, a
+/// flat skill's parent (it serves its one file).
+pub fn folder_of(summary: &SkillSummary) -> PathBuf {
+    match summary.layout {
         SkillLayout::Folder => summary.directory().to_path_buf(),
         _ => summary
             .location
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
-    };
-    if let Some(known) = known
-        && known.id == id
-        && known.folder == folder
-        && known.still_holds(looker, racy_window)
-    {
-        return Ok(Built {
-            entry: known,
-            read: false,
-        });
     }
-    let entry = read_entry(
-        id,
-        folder,
+}
+
+/// The entry of `summary` read from its files: its folder listed (a flat
+/// skill: its one file), every file read and digested, and the front
+/// matter taken from the instruction file as written. (Whether an entry
+/// kept from before still holds is the digest cache's question:
+/// [`crate::DigestCache::holds`].)
+pub fn build(summary: &SkillSummary, racy_window: Duration) -> Result<ServedEntry, NotServed> {
+    if let Some(why) = unservable(summary) {
+        return Err(why);
+    }
+    let instruction = summary
+        .location
+        .file_name()
+        .map(PathBuf::from)
+        .ok_or(NotServed::NoInstructionFile)?;
+    read_entry(
+        summary.manifest.id.as_str(),
+        folder_of(summary),
         &instruction,
         summary.layout == SkillLayout::Folder,
         racy_window,
-    )?;
-    Ok(Built {
-        entry: Arc::new(entry),
-        read: true,
-    })
+    )
 }
 
 /// Lists, reads and digests a skill's files.

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use bcode_fs::FileStamp;
 use bcode_skill::search::LazySkillIndex;
 use bcode_skill::{SkillRegistry, TemplateError, Templates};
 use bcode_skill_models::{SkillId, SkillSummary};
@@ -45,16 +46,29 @@ pub const RESOURCES_PAGE: usize = 1000;
 #[derive(Debug)]
 struct Served {
     summary: Arc<SkillSummary>,
+    /// The stamp of its instruction file, when the discovery that made the
+    /// registry had just confirmed it (see [`SkillServer::with_confirmed`]).
+    confirmed: Option<FileStamp>,
     entry: OnceLock<Result<StoredEntry, NotServed>>,
 }
 
 impl Served {
+    fn new(summary: &Arc<SkillSummary>) -> Served {
+        Served {
+            summary: Arc::clone(summary),
+            confirmed: None,
+            entry: OnceLock::new(),
+        }
+    }
+
     /// The skill's id (its summary's: no copy is kept).
     fn id(&self) -> &str {
         self.summary.manifest.id.as_str()
     }
 
-    /// Where the entry is, building it first when no request has.
+    /// Where the entry is, building it first when no request has: what the
+    /// digest cache holds for its instruction file when every stamp still
+    /// answers (nothing read), else read from its files.
     fn stored(
         &self,
         cache: &DigestCache,
@@ -63,21 +77,27 @@ impl Served {
         self.entry
             .get_or_init(|| {
                 let location = &self.summary.location;
-                let held = cache.take(location);
-                let known = held.as_ref().and_then(|held| cache.load(held));
-                let built = entry::build(&self.summary, known, looker, cache.racy_window())?;
-                if !built.read
-                    && let Some(held) = held
+                if let Some(held) = cache.take(location)
+                    && entry::unservable(&self.summary).is_none()
+                    && cache.holds(
+                        &held,
+                        self.id(),
+                        &entry::folder_of(&self.summary),
+                        looker,
+                        Some(cache.racy_window()),
+                        self.confirmed.as_ref(),
+                    )
                 {
                     return Ok(held);
                 }
+                let built = entry::build(&self.summary, cache.racy_window())?;
                 // Only an entry a later run may keep changes what the cache
                 // file should hold (a skill that cannot be served is read
                 // again each start).
-                if built.entry.settled() {
+                if built.settled() {
                     cache.note_read();
                 }
-                Ok(cache.keep(location, built.entry))
+                Ok(cache.keep(location, Arc::new(built)))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -123,10 +143,7 @@ impl Snapshot {
                     .push((summary.manifest.id.to_string(), why));
                 continue;
             }
-            snapshot.skills.push(Served {
-                summary: Arc::clone(summary),
-                entry: OnceLock::new(),
-            });
+            snapshot.skills.push(Served::new(summary));
         }
         snapshot.skills.sort_by(|a, b| a.id().cmp(b.id()));
         // A registry holds each id once; were one to come twice, the first
@@ -160,10 +177,7 @@ impl Snapshot {
             skills: self
                 .skills
                 .iter()
-                .map(|served| Served {
-                    summary: Arc::clone(&served.summary),
-                    entry: OnceLock::new(),
-                })
+                .map(|served| Served::new(&served.summary))
                 .collect(),
             unserved: self.unserved.clone(),
             registry: self.registry.clone(),
@@ -262,6 +276,23 @@ impl SkillServer {
             changes: Arc::new(tokio::sync::watch::Sender::new(Changes::default())),
             ttl_ms: 0,
         }
+    }
+
+    /// The server taking each served instruction file's stamp from
+    /// `confirmed` (the stamps the discovery that made the registry has
+    /// just found unchanged: `bcode_skill::LiveRegistry::confirmed_stamps`)
+    /// instead of asking the filesystem again, when it checks that an
+    /// entry kept from an earlier run still holds. Only the snapshot
+    /// served now takes them: a later one comes from a later check.
+    pub fn with_confirmed(self, confirmed: impl Fn(&Path) -> Option<FileStamp>) -> SkillServer {
+        if let Ok(mut slot) = self.snapshot.write()
+            && let Some(snapshot) = Arc::get_mut(&mut slot)
+        {
+            for served in &mut snapshot.skills {
+                served.confirmed = confirmed(&served.summary.location);
+            }
+        }
+        self
     }
 
     /// The server telling clients of protocol 2026-07-28 and later that a

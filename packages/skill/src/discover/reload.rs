@@ -334,6 +334,12 @@ impl LiveRegistry {
         })
     }
 
+    /// The stamps the last rebuild found unchanged, when it was answered
+    /// by checking them (see [`Discovery::confirmed_stamps`]).
+    pub fn confirmed_stamps(&self) -> Option<crate::discover::snapshot::ConfirmedStamps<'_>> {
+        self.discovery.confirmed_stamps()
+    }
+
     /// Counters of the last rebuild (tests check that unchanged files are not read).
     pub fn last_stats(&self) -> DiscoveryStats {
         self.discovery.last_stats()

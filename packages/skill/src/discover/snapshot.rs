@@ -340,7 +340,7 @@ impl<'s> ConfirmedStamps<'s> {
 
     /// The stamp `std::fs::metadata(path)` answers now, if the snapshot
     /// knows it.
-    pub(crate) fn followed(&self, path: &Path) -> Option<FileStamp> {
+    pub fn followed(&self, path: &Path) -> Option<FileStamp> {
         for (r, root) in self.snapshot.roots.iter().enumerate() {
             let Some(relative) = root.base.as_deref().and_then(|base| below(path, base)) else {
                 continue;
