@@ -1,8 +1,9 @@
 //! Has a file the session read changed since? One [`bcode_fs::FileStamp`]
 //! per path (absent files included, so a file appearing counts), checked
-//! at each turn start with one `stat` each. A file modified within the
-//! racy window of its stamp cannot be trusted to show a same-tick rewrite,
-//! so such a set always counts as changed (and is read again).
+//! at each turn start with one `stat` each, by `bcode_fs`'s one notion of
+//! an unchanged file: a stamp that did not vouch when taken (the racy
+//! rule) keeps no content hash here, so such a set always counts as
+//! changed (and is read again).
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -26,13 +27,13 @@ impl Stamps {
         let entries: Vec<(PathBuf, Option<FileStamp>)> = paths
             .into_iter()
             .map(|path| {
-                let stamp = stamp(&path);
+                let stamp = bcode_fs::stamp_of(&path);
                 (path, stamp)
             })
             .collect();
         let racy = entries
             .iter()
-            .any(|(_, stamp)| stamp.is_some_and(|s| s.is_racy(now, window)));
+            .any(|(_, stamp)| stamp.is_some_and(|s| !bcode_fs::vouches(&s, now, window)));
         Stamps {
             entries,
             racy,
@@ -50,14 +51,12 @@ impl Stamps {
 
     /// Whether any file changed, appeared or vanished since [`Stamps::of`].
     pub(crate) fn changed(&self) -> bool {
-        self.racy || self.entries.iter().any(|(path, old)| stamp(path) != *old)
+        self.racy
+            || self
+                .entries
+                .iter()
+                .any(|(path, old)| bcode_fs::stamp_of(path) != *old)
     }
-}
-
-fn stamp(path: &std::path::Path) -> Option<FileStamp> {
-    std::fs::metadata(path)
-        .ok()
-        .map(|meta| FileStamp::of(&meta))
 }
 
 #[cfg(test)]

@@ -11,8 +11,9 @@
 //! repository's inside the repository, and nothing under `/proc`, `/sys`
 //! or `/dev` (checked on the opened file, see `confine.rs`).
 //!
-//! It also holds the file stamp (size, times, identity) that says a file is
-//! unchanged, and directory handles that take stamps relative to an open
+//! It also holds the file stamp (size, times, identity) and the one notion
+//! of an unchanged file built on it (`freshness.rs`: the racy rule, content
+//! hashes, recorded lookups), directory handles that take stamps relative to an open
 //! directory, cheaply, the one answer to how many worker threads an edge
 //! may use, and an exact folder watch (`FolderWatch`).
 //!
@@ -37,6 +38,7 @@
 mod canonical;
 mod confine;
 mod dir;
+mod freshness;
 mod list;
 mod output;
 mod owner;
@@ -50,6 +52,10 @@ mod watch;
 pub use canonical::Canonicalizer;
 pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
 pub use dir::{DirHandle, below};
+pub use freshness::{
+    ContentHash, Observed, Verdict, needs_content_hash, own_stamp_of, recheck, same_content,
+    stamp_of, still_observed, still_resolves, vouches,
+};
 pub use list::{ListedEntry, for_each_entry};
 pub use output::OutputDir;
 pub use owner::{NotOwned, Ownership};

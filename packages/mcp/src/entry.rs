@@ -121,7 +121,7 @@ impl ServedEntry {
     /// the listing and every digest still hold, and nothing is read.
     /// Stamps are looked up through `looker`, relative to the folder that
     /// holds the skill's; `confirmed` is the instruction file's stamp when
-    /// discovery has just confirmed it (see [`stamps_answer`]).
+    /// discovery has just confirmed it (then it is not looked up again).
     pub fn still_holds(
         &self,
         looker: &mut StampLooker,
@@ -193,7 +193,7 @@ pub(crate) fn stamps_answer<'a>(
         return false;
     };
     recorded.into_iter().all(|one| {
-        if racy.is_some_and(|(now, window)| one.stamp.is_racy(now, window)) {
+        if racy.is_some_and(|(now, window)| !bcode_fs::vouches(&one.stamp, now, window)) {
             return false;
         }
         if one.served == Some(SKILL_MD) && confirmed == Some(&one.stamp) {
@@ -338,7 +338,7 @@ fn read_entry(
     for (served, real) in listed {
         // The stamp is taken before the read: a change after it moves the
         // stamp, so the next run reads the file again.
-        let stamp = stamp_of(&folder.join(&real), FileKind::File)
+        let stamp = bcode_fs::own_stamp_of(&folder.join(&real), FileKind::File)
             .ok_or_else(|| NotServed::NotRegular { file: real.clone() })?;
         let bytes =
             read_below(&confinement, &folder, &real).map_err(|fault| NotServed::Unreadable {
@@ -372,7 +372,7 @@ fn read_entry(
         .iter()
         .map(|(_, stamp)| stamp)
         .chain(files.iter().map(|file| &file.stamp))
-        .all(|stamp| !stamp.is_racy(now, racy_window));
+        .all(|stamp| bcode_fs::vouches(stamp, now, racy_window));
     let entry = ServedEntry {
         id: id.to_owned(),
         folder,
@@ -388,12 +388,6 @@ fn read_entry(
         .validate()
         .map_err(|err| NotServed::BreaksSep(err.to_string()))?;
     Ok(entry)
-}
-
-/// The stamp of `path` when it is (not a link to) a `kind`.
-fn stamp_of(path: &Path, kind: FileKind) -> Option<FileStamp> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    (FileKind::of(meta.file_type()) == kind).then(|| FileStamp::of(&meta))
 }
 
 /// Why a listed file could not be read, in words that name no path of
@@ -572,9 +566,10 @@ fn list_folder(
     let here = folder.join(relative);
     // Stamped before it is listed: an entry added or removed after the
     // stamp moves it.
-    let stamp = stamp_of(&here, FileKind::Dir).ok_or_else(|| NotServed::NotAFolder {
-        folder: relative.to_path_buf(),
-    })?;
+    let stamp =
+        bcode_fs::own_stamp_of(&here, FileKind::Dir).ok_or_else(|| NotServed::NotAFolder {
+            folder: relative.to_path_buf(),
+        })?;
     folders.push((relative.to_path_buf(), stamp));
     let mut entries: Vec<ListedEntry> = Vec::new();
     for_each_entry(&here, &mut |entry| {

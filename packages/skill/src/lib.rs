@@ -7,7 +7,7 @@
 //! - [`parse`]: one instruction file's bytes in, a summary and diagnostics
 //!   out (front matter, YAML, TOML, the manifest); no I/O.
 //! - [`discover`]: source roots, the walk, candidates, the load pool,
-//!   freshness and snapshots, the registry and live reload; the filesystem
+//!   snapshots, the registry and live reload; the filesystem
 //!   edge.
 //! - [`cache`] (inside [`discover`]): the in-process summary cache and the
 //!   disk cache.

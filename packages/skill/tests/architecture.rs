@@ -420,6 +420,34 @@ fn only_the_cli_reads_the_process_environment() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Issue 41 item 2: one notion of an unchanged file. Whether a recorded
+/// stamp may be believed (the racy rule) and what a file's stamp is now
+/// are `bcode_fs`'s (`freshness.rs`): no other crate applies the racy rule
+/// itself or writes its own `stamp_of`.
+#[test]
+fn only_bcode_fs_judges_whether_a_file_changed() {
+    let mut problems = Vec::new();
+    for krate in ALL_CRATES
+        .into_iter()
+        .filter(|krate| *krate != "packages/fs")
+    {
+        if !workspace().join(krate).join("src").is_dir() {
+            continue;
+        }
+        for source in sources(krate) {
+            for call in [".is_racy(", "fn stamp_of("] {
+                if source.code.contains(call) {
+                    problems.push(format!(
+                        "{krate}: `{}` calls `{call}..`; use `bcode_fs::vouches`, `recheck` or `stamp_of`",
+                        source.module
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Whether `code` uses a filesystem API: `std::fs` (or `fs::` after it was
 /// imported), `File`, a directory handle, or one of `bcode-fs`'s readers.
 fn touches_filesystem(code: &str) -> Option<&'static str> {

@@ -117,7 +117,7 @@ pub(super) fn read_index(repo: &Repository) -> Option<ReadIndex> {
         return None;
     }
     let meta = file.metadata().ok()?;
-    let stamp = stamp_of(&meta)?;
+    let stamp = index_mtime_of(&meta)?;
     let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
     file.take(INDEX_BYTES).read_to_end(&mut bytes).ok()?;
     let file = index_file::parse(bytes)?;
@@ -125,13 +125,13 @@ pub(super) fn read_index(repo: &Repository) -> Option<ReadIndex> {
 }
 
 #[cfg(unix)]
-fn stamp_of(meta: &std::fs::Metadata) -> Option<(u32, u32)> {
+fn index_mtime_of(meta: &std::fs::Metadata) -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.mtime() as u32, meta.mtime_nsec() as u32))
 }
 
 #[cfg(not(unix))]
-fn stamp_of(_: &std::fs::Metadata) -> Option<(u32, u32)> {
+fn index_mtime_of(_: &std::fs::Metadata) -> Option<(u32, u32)> {
     None
 }
 

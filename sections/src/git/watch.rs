@@ -72,8 +72,9 @@ impl RepoWatch {
         let drained = self.folders.drain();
         let taken = self.taken;
         let stamps = self.stamped.iter().any(|(path, stamp)| {
-            let now = stamp_of(path);
-            now != *stamp || now.is_some_and(|s| s.is_racy(taken, bcode_fs::RACY_WINDOW))
+            let now = bcode_fs::stamp_of(path);
+            now != *stamp
+                || now.is_some_and(|s| !bcode_fs::vouches(&s, taken, bcode_fs::RACY_WINDOW))
         });
         if stamps
             || drained.new_folder
@@ -162,7 +163,7 @@ pub(super) fn build(repo: &Repository) -> Result<RepoWatch, String> {
     let stamped = files
         .into_iter()
         .map(|path| {
-            let stamp = stamp_of(&path);
+            let stamp = bcode_fs::stamp_of(&path);
             (path, stamp)
         })
         .collect();
@@ -171,12 +172,6 @@ pub(super) fn build(repo: &Repository) -> Result<RepoWatch, String> {
         stamped,
         taken,
     })
-}
-
-fn stamp_of(path: &Path) -> Option<FileStamp> {
-    std::fs::metadata(path)
-        .ok()
-        .map(|meta| FileStamp::of(&meta))
 }
 
 /// The watch being built, counted.

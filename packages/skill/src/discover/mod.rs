@@ -5,7 +5,7 @@
 //! wins an id (`precedence`), walking one root (`walk`) into candidates
 //! (`candidate`), reading front matter through each root's confinement
 //! (`read`), parsing beside the walk (`load_pool`), the record of what a walk
-//! saw (`snapshot`) and every "has this changed?" decision (`freshness`), the
+//! saw (`snapshot`, judged by `bcode_fs`'s one notion of an unchanged file), the
 //! build in steps (`discovery`), the registry it produces (`registry`, which
 //! also loads bodies on demand through the same confinement) and live reload
 //! at turn starts (`reload`).
@@ -18,7 +18,6 @@
 pub mod cache;
 pub(crate) mod candidate;
 pub(crate) mod discovery;
-pub(crate) mod freshness;
 pub(crate) mod load_pool;
 pub(crate) mod precedence;
 pub(crate) mod read;

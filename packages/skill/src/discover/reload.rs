@@ -14,7 +14,6 @@ use bcode_fs::{FileStamp, FolderWatch};
 use bcode_skill_models::SkillLayout;
 
 use crate::discover::discovery::{Discovery, DiscoveryStats};
-use crate::discover::freshness;
 use crate::discover::registry::{DiscoveryOptions, SkillRegistry};
 use crate::discover::sources::SourceRoot;
 use crate::provider::SkillProvider;
@@ -350,7 +349,7 @@ fn stamps(registry: &SkillRegistry) -> BTreeMap<String, FileStamp> {
     registry
         .skills()
         .filter(|s| s.layout != SkillLayout::Provided)
-        .filter_map(|s| Some((s.manifest.id.to_string(), freshness::stamp_of(&s.location)?)))
+        .filter_map(|s| Some((s.manifest.id.to_string(), bcode_fs::stamp_of(&s.location)?)))
         .collect()
 }
 

@@ -23,8 +23,8 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::{Canonicalizer, DirHandle, FileStamp, below};
 use serde::{Deserialize, Serialize};
 
-use crate::discover::freshness::{self, Observed, RACY_WINDOW};
 use crate::discover::sources::SourceRoot;
+use bcode_fs::{Observed, RACY_WINDOW};
 
 /// Fewer probes (about one per skill) than this are checked on the calling
 /// thread. Criterion `discovery/unchanged_rebuild/1000` (1,000 skills in two
@@ -98,7 +98,7 @@ impl RootSnapshot {
     /// Records that looking up `path` (following a final symlink or not)
     /// answered `stamp`.
     pub(crate) fn stamp(&mut self, path: &Path, follow: bool, stamp: FileStamp) {
-        if !freshness::vouches(&stamp, self.started, self.racy_window) {
+        if !bcode_fs::vouches(&stamp, self.started, self.racy_window) {
             self.racy = true;
         }
         self.push(path, follow, Observed::Stamp(stamp));
@@ -164,7 +164,7 @@ impl RootSnapshot {
         let links_hold = self
             .links
             .iter()
-            .all(|(link, before)| freshness::still_resolves(link, before));
+            .all(|(link, before)| bcode_fs::still_resolves(link, before));
         if !links_hold {
             return None;
         }
@@ -374,7 +374,7 @@ fn path_key(root: u32, relative: &Path) -> u64 {
 
 fn all_match(handle: &DirHandle, root: &RootSnapshot, probes: &[Probe]) -> bool {
     probes.iter().all(|probe| {
-        freshness::still_observed(handle, root.relative(probe), probe.follow, probe.expect)
+        bcode_fs::still_observed(handle, root.relative(probe), probe.follow, probe.expect)
     })
 }
 

@@ -43,7 +43,7 @@ impl Default for WalkOptions {
             follow_symlinks: true,
             max_depth: 12,
             max_entries: 200_000,
-            racy_window: crate::discover::freshness::RACY_WINDOW,
+            racy_window: bcode_fs::RACY_WINDOW,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Parsed summaries cached by file stamp, so rebuilding an unchanged tree
 //! reads no skill file. Whether a stamp may be believed, and when content
-//! hashes must be compared instead, is decided in `freshness.rs`.
+//! hashes must be compared instead, is decided by `bcode_fs::recheck`.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,9 +12,9 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 use bcode_fs::FileStamp;
 
 use crate::discover::candidate::{CacheKey, Candidate};
-use crate::discover::freshness::{self, ContentHash, RACY_WINDOW, Verdict};
 use crate::discover::read::{ReadError, read_front};
 use crate::parse::skill::{ParseOutcome, SkillOrigin, parse_skill, parse_split};
+use bcode_fs::{ContentHash, RACY_WINDOW, Verdict};
 
 struct Entry {
     stamp: FileStamp,
@@ -96,7 +96,7 @@ impl SummaryCache {
         let Some(entry) = self.entries.get_mut(&candidate.origin_key) else {
             return Lookup::Miss;
         };
-        match freshness::recheck(
+        match bcode_fs::recheck(
             &entry.stamp,
             entry.verified_at,
             &candidate.stamp,
@@ -185,10 +185,10 @@ pub fn load_fresh(
     let bytes = buf.as_slice();
     // Hash only what a later racy check will compare: entries modified
     // within the window now, or re-verified ones.
-    let hash = freshness::needs_content_hash(&candidate.stamp, now, racy_window, prior.is_some())
+    let hash = bcode_fs::needs_content_hash(&candidate.stamp, now, racy_window, prior.is_some())
         .then(|| ContentHash::of(bytes));
     if let Some(prior) = prior
-        && freshness::same_content(prior.hash, hash)
+        && bcode_fs::same_content(prior.hash, hash)
     {
         return Loaded {
             outcome: prior.outcome,

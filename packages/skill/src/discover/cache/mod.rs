@@ -6,7 +6,7 @@
 //! `disk/format.rs`).
 //!
 //! It decides nothing about freshness: whether a stamp may be believed is
-//! the `freshness` module beside it, and a cache answer is only ever
+//! `bcode_fs`'s (`recheck`, the racy rule), and a cache answer is only ever
 //! a shortcut for a walk and a parse that would give the same result.
 
 pub(crate) mod disk;

@@ -1043,7 +1043,9 @@ fn vouch(
     now: SystemTime,
     window: Duration,
 ) -> DocStamps {
-    taken.trusted &= stamps.iter().all(|stamp| !stamp.is_racy(now, window));
+    taken.trusted &= stamps
+        .iter()
+        .all(|stamp| bcode_fs::vouches(stamp, now, window));
     taken
 }
 
@@ -1090,9 +1092,7 @@ impl Handles<'_> {
                 return stamp.ok();
             }
         }
-        std::fs::metadata(path)
-            .ok()
-            .map(|meta| FileStamp::of(&meta))
+        bcode_fs::stamp_of(path)
     }
 }
 

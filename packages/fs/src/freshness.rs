@@ -1,11 +1,13 @@
-//! Every "has this changed?" decision of discovery, in one place, for the
-//! in-process rebuild, the disk cache and live reload alike.
+//! The one notion of "this file has not changed", for every part that
+//! keeps something made from a file: discovery's rebuild, disk cache and
+//! live reload, the session's turn-start check, the routing cache and the
+//! MCP server's digest cache.
 //!
-//! The one notion of "the same file, unchanged" is [`bcode_fs::FileStamp`]
-//! (size, modification and status-change times, device and inode). What
-//! this module adds is when a stamp may be believed:
+//! A file is the same, unchanged, while its [`FileStamp`] is (size,
+//! modification and status-change times, device and inode). What this
+//! module adds is when a recorded stamp may be believed:
 //!
-//! - A stamp taken within [`RACY_WINDOW`] of its last change is *racy*: a
+//! - A stamp taken within [`RACY_WINDOW`](crate::stamp::RACY_WINDOW) of its last change is *racy*: a
 //!   second change in the same clock tick would leave it as it is (the case
 //!   git's index also guards against). A racy stamp never vouches for a
 //!   snapshot on its own, and a cached parse of a racy file is reused only
@@ -22,19 +24,21 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use bcode_fs::{DirHandle, FileStamp};
+use crate::dir::DirHandle;
+use crate::stamp::{FileKind, FileStamp};
 
-pub(crate) use bcode_fs::RACY_WINDOW;
+#[cfg(test)]
+use crate::stamp::RACY_WINDOW;
 
 /// Whether `stamp`, taken at `at`, vouches for its file on its own: it was
 /// not changed within `window` before `at`.
-pub(crate) fn vouches(stamp: &FileStamp, at: SystemTime, window: Duration) -> bool {
+pub fn vouches(stamp: &FileStamp, at: SystemTime, window: Duration) -> bool {
     !stamp.is_racy(at, window)
 }
 
 /// What a recorded stamp says about a file whose stamp is `current` now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     /// Same stamp, and it vouched when it was recorded: unchanged.
     Unchanged,
     /// Same stamp, but it was racy when recorded: compare content hashes.
@@ -44,7 +48,7 @@ pub(crate) enum Verdict {
 }
 
 /// Compares a stamp `recorded` at `checked_at` with the `current` one.
-pub(crate) fn recheck(
+pub fn recheck(
     recorded: &FileStamp,
     checked_at: SystemTime,
     current: &FileStamp,
@@ -61,10 +65,11 @@ pub(crate) fn recheck(
 
 /// The content hash kept for a file whose stamp could not vouch for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ContentHash(blake3::Hash);
+pub struct ContentHash(blake3::Hash);
 
 impl ContentHash {
-    pub(crate) fn of(bytes: &[u8]) -> Self {
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
         ContentHash(blake3::hash(bytes))
     }
 }
@@ -72,7 +77,7 @@ impl ContentHash {
 /// Whether a file read now (its stamp `current`, its bytes about to be
 /// hashed) needs a content hash: when it was racy on an earlier check
 /// (`recheck` said so) or is racy now, a later check will compare content.
-pub(crate) fn needs_content_hash(
+pub fn needs_content_hash(
     current: &FileStamp,
     now: SystemTime,
     window: Duration,
@@ -82,13 +87,14 @@ pub(crate) fn needs_content_hash(
 }
 
 /// Whether a racy file's content is unchanged: both hashes known and equal.
-pub(crate) fn same_content(recorded: Option<ContentHash>, now: Option<ContentHash>) -> bool {
+pub fn same_content(recorded: Option<ContentHash>, now: Option<ContentHash>) -> bool {
     recorded.is_some() && recorded == now
 }
 
 /// What one lookup of a path answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Observed {
+pub enum Observed {
+    /// The lookup answered this stamp.
     Stamp(FileStamp),
     /// The lookup failed with this OS error (a dangling link, a loop).
     Failed(i32),
@@ -97,7 +103,7 @@ pub(crate) enum Observed {
 impl Observed {
     /// The observation behind a lookup's result; `None` for an error with no
     /// OS code, which cannot be compared later and so vouches for nothing.
-    pub(crate) fn of(result: &io::Result<FileStamp>) -> Option<Observed> {
+    pub fn of(result: &io::Result<FileStamp>) -> Option<Observed> {
         match result {
             Ok(stamp) => Some(Observed::Stamp(*stamp)),
             Err(err) => err.raw_os_error().map(Observed::Failed),
@@ -108,7 +114,7 @@ impl Observed {
 /// Whether looking up `relative` below `handle` (following a final link or
 /// not) still answers `recorded`. One `statx` relative to the held-open
 /// root; never opens the file.
-pub(crate) fn still_observed(
+pub fn still_observed(
     handle: &DirHandle,
     relative: &Path,
     follow: bool,
@@ -119,16 +125,24 @@ pub(crate) fn still_observed(
 
 /// Whether `path` still resolves to `canonical` (a root, or a folder link
 /// the walk followed).
-pub(crate) fn still_resolves(path: &Path, canonical: &Path) -> bool {
+pub fn still_resolves(path: &Path, canonical: &Path) -> bool {
     std::fs::canonicalize(path).is_ok_and(|now| now == canonical)
 }
 
-/// The stamp of the file at `path` now, following links (live reload's
-/// check of each skill's instruction file between turns).
-pub(crate) fn stamp_of(path: &Path) -> Option<FileStamp> {
+/// The stamp of the file at `path` now, following links as reads do
+/// (live reload's check of each skill's instruction file between turns,
+/// the session's check of the files a turn read).
+pub fn stamp_of(path: &Path) -> Option<FileStamp> {
     std::fs::metadata(path)
         .ok()
         .map(|meta| FileStamp::of(&meta))
+}
+
+/// The stamp of `path` itself (a final link is not followed) when it is a
+/// `kind`: what a server that serves no link records of a file or folder.
+pub fn own_stamp_of(path: &Path, kind: FileKind) -> Option<FileStamp> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    (FileKind::of(meta.file_type()) == kind).then(|| FileStamp::of(&meta))
 }
 
 #[cfg(test)]
@@ -191,5 +205,9 @@ mod tests {
         assert!(!still_observed(&handle, Path::new("a"), false, seen));
         assert!(still_observed(&handle, Path::new("b"), false, missing));
         assert_eq!(stamp_of(&dir.path().join("a")).map(|s| s.len), Some(6));
+        let a = dir.path().join("a");
+        assert_eq!(own_stamp_of(&a, FileKind::File), stamp_of(&a));
+        assert_eq!(own_stamp_of(&a, FileKind::Dir), None);
+        assert!(own_stamp_of(dir.path(), FileKind::Dir).is_some());
     }
 }
