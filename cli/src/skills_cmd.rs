@@ -397,10 +397,9 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     // through `printable_line` so an escape sequence in it is displayed, not
     // obeyed by the terminal.
     let m = &skill.manifest;
-    let opt = |v: &Option<String>| {
-        v.as_deref()
-            .map_or_else(|| "-".to_owned(), |v| printable_line(v).into_owned())
-    };
+    let d = m.details();
+    let opt =
+        |v: Option<&str>| v.map_or_else(|| "-".to_owned(), |v| printable_line(v).into_owned());
     let list = |v: &[String]| {
         if v.is_empty() {
             "-".into()
@@ -416,7 +415,7 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
         "description:    {}",
         printable_line(&one_line(&m.description))
     )?;
-    writeln!(out, "version:        {}", opt(&m.details().version))?;
+    writeln!(out, "version:        {}", opt(d.version()))?;
     writeln!(
         out,
         "source:         {}",
@@ -426,35 +425,23 @@ fn write_show(out: &mut dyn Write, skill: &SkillSummary) -> std::io::Result<()> 
     writeln!(out, "directory:      {}", path(skill.directory()))?;
     writeln!(out, "model visible:  {}", skill.model_visible())?;
     writeln!(out, "user invocable: {}", m.user_invocable())?;
-    writeln!(out, "argument hint:  {}", opt(&m.details().argument_hint))?;
-    writeln!(out, "arguments:      {}", list(&m.details().arguments))?;
-    writeln!(out, "when to use:    {}", opt(&m.details().when_to_use))?;
+    writeln!(out, "argument hint:  {}", opt(d.argument_hint()))?;
+    writeln!(out, "arguments:      {}", list(d.arguments()))?;
+    writeln!(out, "when to use:    {}", opt(d.when_to_use()))?;
     writeln!(out, "keywords:       {}", list(&m.activation.keywords))?;
-    writeln!(out, "paths:          {}", list(&m.details().paths))?;
-    writeln!(
-        out,
-        "tools (advisory): {}",
-        list(&m.details().permissions.tools)
-    )?;
-    writeln!(
-        out,
-        "allowed-tools:  {}",
-        list(&m.details().permissions.allowed_tools)
-    )?;
-    writeln!(
-        out,
-        "thinking effort: {}",
-        opt(&m.details().thinking_effort)
-    )?;
-    writeln!(out, "model:          {}", opt(&m.details().model))?;
-    writeln!(out, "license:        {}", opt(&m.details().license))?;
-    writeln!(out, "compatibility:  {}", opt(&m.details().compatibility))?;
+    writeln!(out, "paths:          {}", list(d.paths()))?;
+    writeln!(out, "tools (advisory): {}", list(d.tools()))?;
+    writeln!(out, "allowed-tools:  {}", list(d.allowed_tools()))?;
+    writeln!(out, "thinking effort: {}", opt(d.thinking_effort()))?;
+    writeln!(out, "model:          {}", opt(d.model()))?;
+    writeln!(out, "license:        {}", opt(d.license()))?;
+    writeln!(out, "compatibility:  {}", opt(d.compatibility()))?;
     // JSON's own display escapes control characters inside the values; the
     // keys are raw strings.
     for (key, value) in &m.metadata {
         writeln!(out, "metadata.{}: {value}", printable_line(key))?;
     }
-    for (key, value) in &m.details().extra {
+    for (key, value) in d.extra() {
         writeln!(out, "unknown field {}: {value}", printable_line(key))?;
     }
     Ok(())
@@ -647,22 +634,22 @@ mod tests {
         let latin1 = |s: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(s));
         let mut manifest = SkillManifest::new(SkillId::parse("cafe").unwrap());
         manifest.description = "Caf\u{e9} \u{1}\u{1f}\"\\\n\u{7f}\u{2028}\u{1f600}".into();
-        manifest.details_mut().version = Some("1".into());
         manifest.activation.keywords = vec!["k\u{e9}".into(), "\t".into()];
-        manifest.details_mut().permissions.tools = vec!["filesystem.read".into()];
-        manifest.details_mut().permissions.allowed_tools =
-            vec!["Read".into(), "Bash(git:*)".into()];
         manifest.disable_model_invocation = true;
-        manifest.details_mut().thinking_effort = Some("low".into());
-        manifest.details_mut().model = Some("m".into());
-        manifest.details_mut().license = Some("MIT".into());
-        manifest.details_mut().compatibility = Some("any".into());
         manifest.metadata = serde_json::from_str(
             r#"{"b": {"y": [1, -2, 3.5, null, true], "x": {}}, "a": "\u0000"}"#,
         )
         .unwrap();
-        manifest.details_mut().extra =
-            serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
+        manifest.update_details(|d| {
+            d.version = Some("1".into());
+            d.permissions.tools = vec!["filesystem.read".into()];
+            d.permissions.allowed_tools = vec!["Read".into(), "Bash(git:*)".into()];
+            d.thinking_effort = Some("low".into());
+            d.model = Some("m".into());
+            d.license = Some("MIT".into());
+            d.compatibility = Some("any".into());
+            d.extra = serde_json::from_str(r#"{"z": [], "\u00e9": 1e-7}"#).unwrap();
+        });
         let skill = SkillSummary {
             manifest,
             source: Arc::new(SkillSource {

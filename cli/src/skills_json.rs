@@ -13,8 +13,7 @@ use std::path::Path;
 
 use bcode_prompt::skills::SkillRegistry;
 use bcode_prompt::skills::{
-    Diagnostic, DiagnosticCode, FieldMap, Severity, SkillLayout, SkillPermissionHints,
-    SkillSummary, SourceKind,
+    Diagnostic, DiagnosticCode, FieldMap, Severity, SkillLayout, SkillSummary, SourceKind,
 };
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -99,39 +98,35 @@ impl<'a> SkillJson<'a> {
         let d = m.details();
         let (directory, directory_bytes) = json_path(skill.directory());
         let (location, location_bytes) = json_path(&skill.location);
-        let SkillPermissionHints {
-            tools,
-            allowed_tools,
-        } = &d.permissions;
         SkillJson {
-            argument_hint: d.argument_hint.as_deref(),
-            arguments: &d.arguments,
-            compatibility: d.compatibility.as_deref(),
+            argument_hint: d.argument_hint(),
+            arguments: d.arguments(),
+            compatibility: d.compatibility(),
             description: &m.description,
             directory,
             directory_bytes,
-            extra: &d.extra,
+            extra: d.extra(),
             id: m.id.as_str(),
             keywords: &m.activation.keywords,
             layout: skill.layout,
-            license: d.license.as_deref(),
+            license: d.license(),
             location,
             location_bytes,
             metadata: &m.metadata,
-            model: d.model.as_deref(),
+            model: d.model(),
             model_visible: skill.model_visible(),
             name: &m.name,
-            paths: &d.paths,
+            paths: d.paths(),
             permissions: PermissionsJson {
-                allowed_tools,
-                tools,
+                allowed_tools: d.allowed_tools(),
+                tools: d.tools(),
             },
             source: &skill.source.label,
             source_kind: skill.source.kind,
-            thinking_effort: d.thinking_effort.as_deref(),
+            thinking_effort: d.thinking_effort(),
             user_invocable: m.user_invocable(),
-            version: d.version.as_deref(),
-            when_to_use: d.when_to_use.as_deref(),
+            version: d.version(),
+            when_to_use: d.when_to_use(),
         }
     }
 }

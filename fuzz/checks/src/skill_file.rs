@@ -151,7 +151,7 @@ fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usi
             let values = Placeholders {
                 all: &arguments.join(" "),
                 words: &arguments,
-                names: &skill.manifest.details().arguments,
+                names: skill.manifest.details().arguments(),
                 skill_dir: &directory,
             };
             let body = substitute(body, &values);

@@ -239,7 +239,7 @@ fn a_flood_of_arguments_inserts_a_bounded_amount() {
 fn argument_names_are_validated_and_the_skill_still_loads() {
     let outcome = parse("arguments: [issue, \"two words\", issue]\n", "$issue");
     let skill = outcome.skill.unwrap();
-    assert_eq!(skill.manifest.details().arguments, ["issue", "", ""]);
+    assert_eq!(skill.manifest.details().arguments(), ["issue", "", ""]);
     let found: Vec<(DiagnosticCode, Option<&str>, Option<u32>)> = outcome
         .diagnostics
         .iter()
@@ -255,7 +255,7 @@ fn argument_names_are_validated_and_the_skill_still_loads() {
     // A list that is no list is ignored, the skill loads all the same.
     let outcome = parse("arguments: {a: 1}\n", "$a");
     assert_eq!(
-        outcome.skill.unwrap().manifest.details().arguments,
+        outcome.skill.unwrap().manifest.details().arguments(),
         Vec::<String>::new()
     );
     assert_eq!(outcome.diagnostics.len(), 1, "{:?}", outcome.diagnostics);

@@ -27,7 +27,7 @@ fn parse(text: &str) -> (Loaded, Vec<Owned>) {
     let outcome = parse_skill(&origin, text.as_bytes());
     let loaded = outcome.skill.as_ref().map(|skill| {
         let details = skill.manifest.details();
-        json!({"metadata": skill.manifest.metadata, "version": details.version})
+        json!({"metadata": skill.manifest.metadata, "version": details.version()})
     });
     let found = outcome
         .diagnostics

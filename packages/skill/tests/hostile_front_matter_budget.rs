@@ -107,7 +107,7 @@ fn front_matter_within_the_budget_reports_a_bounded_number_of_fields() {
     for fence in ["+++", "---"] {
         let outcome = parse(&flood(fence, 4_998));
         let skill = outcome.skill.as_ref().expect(fence);
-        assert_eq!(skill.manifest.details().extra.len(), 4_998, "{fence}");
+        assert_eq!(skill.manifest.details().extra().len(), 4_998, "{fence}");
         let report = report(&outcome);
         // Keys sort as text: `k0`, `k1`, `k10`, `k100`, `k1000`, ...
         let mut sorted: Vec<usize> = (0..4_998).collect();

@@ -400,19 +400,19 @@ fn a_panic_while_loading_a_body_is_an_error_for_that_skill() {
 fn entries_and_providers_are_checked_one_by_one() {
     let mut plugin = Plugin::new("acme", &["good", "twice", "twice"]);
     let mut no_description = manifest("no-description", "  ");
-    no_description.details_mut().thinking_effort = Some("High".into());
+    no_description.update_details(|d| d.thinking_effort = Some("High".into()));
     plugin.skills.push(ProvidedSkill {
         manifest: no_description,
         body_bytes: None,
     });
     let mut odd_effort = manifest("odd-effort", "Has an unknown effort");
-    odd_effort.details_mut().thinking_effort = Some("ludicrous".into());
+    odd_effort.update_details(|d| d.thinking_effort = Some("ludicrous".into()));
     plugin.skills.push(ProvidedSkill {
         manifest: odd_effort,
         body_bytes: None,
     });
     let mut normal_effort = manifest("normal-effort", "Effort spelled loosely");
-    normal_effort.details_mut().thinking_effort = Some(" HIGH ".into());
+    normal_effort.update_details(|d| d.thinking_effort = Some(" HIGH ".into()));
     normal_effort.name = String::new();
     plugin.skills.push(ProvidedSkill {
         manifest: normal_effort,
@@ -453,8 +453,8 @@ fn entries_and_providers_are_checked_one_by_one() {
             .unwrap()
             .manifest
             .details()
-            .thinking_effort,
-        Some("high".into())
+            .thinking_effort(),
+        Some("high")
     );
     assert_eq!(
         registry
@@ -462,7 +462,7 @@ fn entries_and_providers_are_checked_one_by_one() {
             .unwrap()
             .manifest
             .details()
-            .thinking_effort,
+            .thinking_effort(),
         None
     );
     // Every per-skill diagnostic names its skill.

@@ -25,10 +25,10 @@ fn check(folder: &str, text: &str) -> String {
                 "skill id={} name={:?}\n  description={:?}\n",
                 m.id, m.name, m.description
             ));
-            if let Some(version) = &m.details().version {
+            if let Some(version) = m.details().version() {
                 out.push_str(&format!("  version={version:?}\n"));
             }
-            for (key, value) in &m.details().extra {
+            for (key, value) in m.details().extra() {
                 out.push_str(&format!("  extra {key}={value}\n"));
             }
         }

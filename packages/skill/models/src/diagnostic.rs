@@ -246,10 +246,14 @@ pub struct Diagnostic {
 /// The message and hint of a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Text {
-    /// Written out when the diagnostic was made.
+    /// Written out when the diagnostic was made: the message and the hint
+    /// in one allocation (`text`, the message its first `message_len`
+    /// bytes), not one each; 24 bytes, not 32. Make it with
+    /// [`Text::written`].
     Written {
-        message: Box<str>,
-        hint: Option<Box<str>>,
+        text: Box<str>,
+        message_len: u32,
+        has_hint: bool,
     },
     /// The id has consecutive hyphens ([`Diagnostic::consecutive_hyphens`]):
     /// only the id is kept, and not even that once the diagnostic's
@@ -257,11 +261,44 @@ enum Text {
     ConsecutiveHyphens { id: Option<Box<str>> },
 }
 
+// The written text in one box and two small words: a diagnostic is 104
+// bytes, not 112.
+const _: () = assert!(std::mem::size_of::<Text>() == 24);
+
 impl Text {
+    /// `message` and `hint` written out, in one allocation.
+    fn written(mut message: String, hint: Option<&str>) -> Self {
+        // A message of 4 GiB is not made (they name a file or a field); if
+        // one were, it would keep its text and lose its hint, not panic.
+        let (message_len, hint) = match u32::try_from(message.len()) {
+            Ok(len) => (len, hint),
+            Err(_) => (u32::MAX, None),
+        };
+        if let Some(hint) = hint {
+            message.reserve_exact(hint.len());
+            message.push_str(hint);
+        }
+        Text::Written {
+            text: message.into_boxed_str(),
+            message_len,
+            has_hint: hint.is_some(),
+        }
+    }
+
+    /// The written message, when it is written.
+    fn written_message(&self) -> Option<&str> {
+        match self {
+            Text::Written {
+                text, message_len, ..
+            } => Some(text.get(..*message_len as usize).unwrap_or(text)),
+            Text::ConsecutiveHyphens { .. } => None,
+        }
+    }
+
     /// The message; `skill_id` is the diagnostic's.
     fn message<'a>(&'a self, skill_id: Option<&'a str>) -> Cow<'a, str> {
         match self {
-            Text::Written { message, .. } => Cow::Borrowed(message),
+            Text::Written { .. } => Cow::Borrowed(self.written_message().unwrap_or_default()),
             Text::ConsecutiveHyphens { id } => {
                 let id = id.as_deref().or(skill_id).unwrap_or_default();
                 Cow::Owned(format!(
@@ -274,7 +311,14 @@ impl Text {
     /// The hint; `skill_id` is the diagnostic's.
     fn hint<'a>(&'a self, skill_id: Option<&'a str>) -> Option<Cow<'a, str>> {
         match self {
-            Text::Written { hint, .. } => hint.as_deref().map(Cow::Borrowed),
+            Text::Written {
+                text,
+                message_len,
+                has_hint,
+            } => has_hint
+                .then(|| text.get(*message_len as usize..))
+                .flatten()
+                .map(Cow::Borrowed),
             Text::ConsecutiveHyphens { id } => {
                 let id = id.as_deref().or(skill_id).unwrap_or_default();
                 let single = id
@@ -363,10 +407,7 @@ impl<'de> Deserialize<'de> for Diagnostic {
             column: d.column,
             field: d.field.map(Cow::Owned),
             skill_id: d.skill_id.map(Arc::from),
-            text: Text::Written {
-                message: d.message.into_boxed_str(),
-                hint: d.hint.map(String::into_boxed_str),
-            },
+            text: Text::written(d.message, d.hint.as_deref()),
         })
     }
 }
@@ -383,10 +424,7 @@ impl Diagnostic {
             column: None,
             field: None,
             skill_id: None,
-            text: Text::Written {
-                message: message.into().into_boxed_str(),
-                hint: None,
-            },
+            text: Text::written(message.into(), None),
         }
     }
 
@@ -500,17 +538,10 @@ impl Diagnostic {
 
     /// Adds how to fix the problem (or replaces the hint it had).
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        let message = match self.text {
-            Text::Written { message, .. } => message,
-            ref lazy => lazy
-                .message(self.skill_id.as_deref())
-                .into_owned()
-                .into_boxed_str(),
-        };
-        self.text = Text::Written {
-            message,
-            hint: Some(hint.into().into_boxed_str()),
-        };
+        self.text = Text::written(
+            self.text.message(self.skill_id.as_deref()).into_owned(),
+            Some(&hint.into()),
+        );
         self
     }
 
@@ -544,7 +575,9 @@ impl Ord for SortKey<'_> {
         self.head()
             .cmp(&other.head())
             .then_with(|| match (&self.0.text, &other.0.text) {
-                (Text::Written { message: a, .. }, Text::Written { message: b, .. }) => a.cmp(b),
+                (a @ Text::Written { .. }, b @ Text::Written { .. }) => {
+                    a.written_message().cmp(&b.written_message())
+                }
                 _ => self.0.message().cmp(&other.0.message()),
             })
     }

@@ -1,8 +1,6 @@
 //! Free-form front-matter fields kept as written: `metadata` and the
 //! fields Bcode does not know.
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -14,7 +12,48 @@ use serde_json::Value;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldMap(Vec<(Key, Value)>);
 
-type Key = Cow<'static, str>;
+/// A field's key in 16 bytes: a common key by reference, any other boxed.
+/// A `Cow<'static, str>` was 24 bytes, and a registry holds about four
+/// keys a skill (8 bytes each of some 240,000 entries at 61,000 skills).
+/// `pub` only because the iterators' types name it; the module is private,
+/// so no other crate can.
+#[derive(Clone, Debug)]
+pub enum Key {
+    /// One of `COMMON_KEYS`, shared.
+    Common(&'static &'static str),
+    /// Any other key, the text written.
+    Own(Box<str>),
+}
+
+// The common variant fits beside the box's non-null pointer: no tag word.
+const _: () = assert!(std::mem::size_of::<Key>() == 16);
+
+impl std::ops::Deref for Key {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Key::Common(key) => key,
+            Key::Own(key) => key,
+        }
+    }
+}
+
+impl PartialEq for Key {
+    /// By text, however it is kept.
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl From<Key> for String {
+    fn from(key: Key) -> String {
+        match key {
+            Key::Common(key) => (*key).to_owned(),
+            Key::Own(key) => key.into_string(),
+        }
+    }
+}
 
 /// `metadata` keys common in public registries, sorted: one of these is
 /// kept as a `'static` string rather than a copy per skill (at 60,000
@@ -35,8 +74,8 @@ fn interned(key: String) -> Key {
     match COMMON_KEYS.binary_search(&key.as_str()) {
         Ok(at) => COMMON_KEYS
             .get(at)
-            .map_or(Cow::Owned(key), |k| Cow::Borrowed(*k)),
-        Err(_) => Cow::Owned(key),
+            .map_or_else(|| Key::Own(key.into_boxed_str()), Key::Common),
+        Err(_) => Key::Own(key.into_boxed_str()),
     }
 }
 
@@ -123,7 +162,7 @@ impl IntoIterator for FieldMap {
     fn into_iter(self) -> Self::IntoIter {
         self.0
             .into_iter()
-            .map(|(key, value)| (key.into_owned(), value))
+            .map(|(key, value)| (String::from(key), value))
     }
 }
 
@@ -204,7 +243,7 @@ mod tests {
         let kinds: Vec<(&str, bool)> = map
             .0
             .iter()
-            .map(|(k, _)| (&**k, matches!(k, Cow::Borrowed(_))))
+            .map(|(k, _)| (&**k, matches!(k, Key::Common(_))))
             .collect();
         assert_eq!(
             kinds,

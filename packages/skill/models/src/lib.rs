@@ -24,7 +24,7 @@ pub use env::SourceEnv;
 pub use event::SkillEvent;
 pub use field_map::FieldMap;
 pub use id::{InvalidSkillId, MAX_SKILL_ID_LEN, NAMESPACE_SEPARATOR, SkillId};
-pub use manifest::{SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
+pub use manifest::{Details, SkillActivation, SkillDetails, SkillManifest, SkillPermissionHints};
 pub use relevance::{Figure, RelevanceMatch, RelevanceTerm};
 pub use source::{SkillSource, SourceKind};
 pub use summary::{SkillLayout, SkillSummary, directory_override};

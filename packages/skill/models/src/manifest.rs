@@ -46,14 +46,16 @@ pub struct SkillManifest {
     /// has it, and the boxed details of every one of them were 18 MB of a
     /// 60,000-skill registry.
     pub metadata: FieldMap,
-    /// The rest of what the front matter declares; `None` when it declares
-    /// none of it, as most skills do. Boxed: a registry holds every
-    /// manifest at once, and eight empty fields inline were 200 bytes a
-    /// skill (12 MB at 60,000). Read it with [`SkillManifest::details`].
-    pub details: Option<Box<SkillDetails>>,
+    /// The rest of what the front matter declares, only the fields it
+    /// sets. Read it with [`SkillManifest::details`]; set it with
+    /// [`SkillManifest::with_details`] or [`SkillManifest::update_details`].
+    pub details: Details,
 }
 
-/// The fields of a manifest that few skills set.
+/// The fields of a manifest that few skills set, all of them: what a
+/// manifest is given ([`SkillManifest::with_details`]) and what
+/// [`SkillManifest::update_details`] changes. A manifest keeps only the
+/// fields set ([`Details`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SkillDetails {
     /// Front matter `version`, free-form and not interpreted.
@@ -91,29 +93,213 @@ pub struct SkillDetails {
     pub extra: FieldMap,
 }
 
-/// The details of a manifest that sets none.
-static NO_DETAILS: SkillDetails = SkillDetails {
-    version: None,
-    permissions: SkillPermissionHints {
-        tools: Vec::new(),
-        allowed_tools: Vec::new(),
-    },
-    thinking_effort: None,
-    model: None,
-    license: None,
-    compatibility: None,
-    paths: Vec::new(),
-    user_invocable: None,
-    argument_hint: None,
-    when_to_use: None,
-    arguments: Vec::new(),
-    extra: FieldMap::new(),
-};
-
 impl SkillDetails {
     /// Whether every field is empty (then a manifest stores none).
     pub fn is_empty(&self) -> bool {
-        self == &NO_DETAILS
+        *self == SkillDetails::default()
+    }
+}
+
+/// The less common fields a manifest keeps: only those set, in one boxed
+/// slice (none allocated when none is set). A registry holds every
+/// manifest at once, and half of a public registry's skills set a field
+/// or two (most only `license`): a whole [`SkillDetails`] each, 296 bytes
+/// boxed, was 9 MB at 61,000 skills; an entry is 32 bytes. Read a field
+/// with the method of its name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Details(Box<[Detail]>);
+
+/// One field set, in [`SkillDetails`] order (so equal details are equal
+/// slices).
+#[derive(Clone, Debug, PartialEq)]
+enum Detail {
+    Version(String),
+    Tools(Vec<String>),
+    AllowedTools(Vec<String>),
+    ThinkingEffort(String),
+    Model(String),
+    License(String),
+    Compatibility(String),
+    Paths(Vec<String>),
+    UserInvocable(bool),
+    ArgumentHint(String),
+    WhenToUse(String),
+    Arguments(Vec<String>),
+    Extra(FieldMap),
+}
+
+static NO_FIELDS: FieldMap = FieldMap::new();
+
+impl From<SkillDetails> for Details {
+    fn from(d: SkillDetails) -> Self {
+        let items = |items: Vec<String>, wrap: fn(Vec<String>) -> Detail| {
+            (!items.is_empty()).then(|| wrap(items))
+        };
+        let set: Vec<Detail> = [
+            d.version.map(Detail::Version),
+            items(d.permissions.tools, Detail::Tools),
+            items(d.permissions.allowed_tools, Detail::AllowedTools),
+            d.thinking_effort.map(Detail::ThinkingEffort),
+            d.model.map(Detail::Model),
+            d.license.map(Detail::License),
+            d.compatibility.map(Detail::Compatibility),
+            items(d.paths, Detail::Paths),
+            d.user_invocable.map(Detail::UserInvocable),
+            d.argument_hint.map(Detail::ArgumentHint),
+            d.when_to_use.map(Detail::WhenToUse),
+            items(d.arguments, Detail::Arguments),
+            (!d.extra.is_empty()).then_some(Detail::Extra(d.extra)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        Details(set.into_boxed_slice())
+    }
+}
+
+impl From<&Details> for SkillDetails {
+    fn from(details: &Details) -> Self {
+        let mut d = SkillDetails::default();
+        for detail in details.0.iter().cloned() {
+            match detail {
+                Detail::Version(v) => d.version = Some(v),
+                Detail::Tools(v) => d.permissions.tools = v,
+                Detail::AllowedTools(v) => d.permissions.allowed_tools = v,
+                Detail::ThinkingEffort(v) => d.thinking_effort = Some(v),
+                Detail::Model(v) => d.model = Some(v),
+                Detail::License(v) => d.license = Some(v),
+                Detail::Compatibility(v) => d.compatibility = Some(v),
+                Detail::Paths(v) => d.paths = v,
+                Detail::UserInvocable(v) => d.user_invocable = Some(v),
+                Detail::ArgumentHint(v) => d.argument_hint = Some(v),
+                Detail::WhenToUse(v) => d.when_to_use = Some(v),
+                Detail::Arguments(v) => d.arguments = v,
+                Detail::Extra(v) => d.extra = v,
+            }
+        }
+        d
+    }
+}
+
+impl Details {
+    /// Whether no field is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn text(&self, of: fn(&Detail) -> Option<&String>) -> Option<&str> {
+        self.0.iter().find_map(of).map(String::as_str)
+    }
+
+    fn items(&self, of: fn(&Detail) -> Option<&Vec<String>>) -> &[String] {
+        self.0.iter().find_map(of).map_or(&[], Vec::as_slice)
+    }
+
+    /// Front matter `version`, free-form and not interpreted.
+    pub fn version(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::Version(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// `permissions.tools` (advisory; grants nothing).
+    pub fn tools(&self) -> &[String] {
+        self.items(|d| match d {
+            Detail::Tools(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Agent Skills `allowed-tools` (advisory; grants nothing).
+    pub fn allowed_tools(&self) -> &[String] {
+        self.items(|d| match d {
+            Detail::AllowedTools(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// An explicit reasoning effort for turns that invoke the skill.
+    pub fn thinking_effort(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::ThinkingEffort(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// A preferred model for turns that invoke the skill.
+    pub fn model(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::Model(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Agent Skills `license`, as written.
+    pub fn license(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::License(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Agent Skills `compatibility`, as written.
+    pub fn compatibility(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::Compatibility(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// `paths` globs ([`SkillDetails::paths`]).
+    pub fn paths(&self) -> &[String] {
+        self.items(|d| match d {
+            Detail::Paths(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// `user-invocable` as written ([`SkillManifest::user_invocable`]).
+    pub fn user_invocable(&self) -> Option<bool> {
+        self.0.iter().find_map(|d| match d {
+            Detail::UserInvocable(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// `argument-hint`, shown to the user, never to the model.
+    pub fn argument_hint(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::ArgumentHint(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// `when_to_use`, which the catalog shows after the description.
+    pub fn when_to_use(&self) -> Option<&str> {
+        self.text(|d| match d {
+            Detail::WhenToUse(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// `arguments:` names, in order ([`SkillDetails::arguments`]).
+    pub fn arguments(&self) -> &[String] {
+        self.items(|d| match d {
+            Detail::Arguments(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Fields Bcode does not know.
+    pub fn extra(&self) -> &FieldMap {
+        self.0
+            .iter()
+            .find_map(|d| match d {
+                Detail::Extra(v) => Some(v),
+                _ => None,
+            })
+            .unwrap_or(&NO_FIELDS)
     }
 }
 
@@ -128,29 +314,31 @@ impl SkillManifest {
             activation: SkillActivation::default(),
             disable_model_invocation: false,
             metadata: FieldMap::new(),
-            details: None,
+            details: Details::default(),
         }
     }
 
     /// Whether the user may invoke the skill (`/skill`): true unless the
     /// front matter says `user-invocable: false`.
     pub fn user_invocable(&self) -> bool {
-        self.details().user_invocable.unwrap_or(true)
+        self.details.user_invocable().unwrap_or(true)
     }
 
-    /// The less common fields (all empty when the front matter sets none).
-    pub fn details(&self) -> &SkillDetails {
-        self.details.as_deref().unwrap_or(&NO_DETAILS)
+    /// The less common fields (none set when the front matter sets none).
+    pub fn details(&self) -> &Details {
+        &self.details
     }
 
-    /// The less common fields, to change; made when there were none.
-    pub fn details_mut(&mut self) -> &mut SkillDetails {
-        self.details.get_or_insert_with(Box::default)
+    /// Changes the less common fields with `change`, given them all.
+    pub fn update_details(&mut self, change: impl FnOnce(&mut SkillDetails)) {
+        let mut details = SkillDetails::from(&self.details);
+        change(&mut details);
+        self.details = Details::from(details);
     }
 
-    /// Sets the less common fields, storing none when all are empty.
+    /// Sets the less common fields, keeping only those set.
     pub fn with_details(mut self, details: SkillDetails) -> Self {
-        self.details = (!details.is_empty()).then(|| Box::new(details));
+        self.details = Details::from(details);
         self
     }
 }
@@ -202,7 +390,7 @@ impl From<FlatManifest> for SkillManifest {
             activation: flat.activation,
             disable_model_invocation: flat.disable_model_invocation,
             metadata: flat.metadata,
-            details: None,
+            details: Details::default(),
         }
         .with_details(SkillDetails {
             version: flat.version,
@@ -233,7 +421,7 @@ struct FlatManifestRef<'a> {
     #[serde(skip_serializing_if = "no_keywords")]
     activation: &'a SkillActivation,
     #[serde(skip_serializing_if = "no_hints")]
-    permissions: &'a SkillPermissionHints,
+    permissions: HintsRef<'a>,
     #[serde(skip_serializing_if = "is_false")]
     disable_model_invocation: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -268,7 +456,14 @@ fn no_keywords(activation: &&SkillActivation) -> bool {
     activation.keywords.is_empty()
 }
 
-fn no_hints(hints: &&SkillPermissionHints) -> bool {
+/// [`SkillPermissionHints`] borrowed, to write.
+#[derive(Serialize)]
+struct HintsRef<'a> {
+    tools: &'a [String],
+    allowed_tools: &'a [String],
+}
+
+fn no_hints(hints: &HintsRef<'_>) -> bool {
     hints.tools.is_empty() && hints.allowed_tools.is_empty()
 }
 
@@ -287,21 +482,24 @@ impl Serialize for SkillManifest {
             id: &self.id,
             name: &self.name,
             description: &self.description,
-            version: details.version.as_deref(),
+            version: details.version(),
             activation: &self.activation,
-            permissions: &details.permissions,
+            permissions: HintsRef {
+                tools: details.tools(),
+                allowed_tools: details.allowed_tools(),
+            },
             disable_model_invocation: self.disable_model_invocation,
-            thinking_effort: details.thinking_effort.as_deref(),
-            model: details.model.as_deref(),
-            license: details.license.as_deref(),
-            compatibility: details.compatibility.as_deref(),
+            thinking_effort: details.thinking_effort(),
+            model: details.model(),
+            license: details.license(),
+            compatibility: details.compatibility(),
             metadata: &self.metadata,
-            paths: &details.paths,
-            user_invocable: details.user_invocable,
-            argument_hint: details.argument_hint.as_deref(),
-            when_to_use: details.when_to_use.as_deref(),
-            arguments: &details.arguments,
-            extra: &details.extra,
+            paths: details.paths(),
+            user_invocable: details.user_invocable(),
+            argument_hint: details.argument_hint(),
+            when_to_use: details.when_to_use(),
+            arguments: details.arguments(),
+            extra: details.extra(),
         }
         .serialize(serializer)
     }
@@ -376,6 +574,15 @@ mod tests {
             full
         );
         // Details that are all empty are not stored.
-        assert_eq!(minimal.with_details(SkillDetails::default()).details, None);
+        assert!(
+            minimal
+                .with_details(SkillDetails::default())
+                .details
+                .is_empty()
+        );
+        // Every field reads back as given.
+        let given = SkillDetails::from(full.details());
+        assert_eq!(SkillDetails::from(&Details::from(given.clone())), given);
+        assert_eq!(given.license.as_deref(), full.details().license());
     }
 }

@@ -449,10 +449,10 @@ fn source_labels(visible: &[&SkillSummary]) -> Vec<String> {
 /// The skill's `when_to_use`, which the catalog shows after its
 /// description (the model reads both to decide), when it has one.
 fn when_to_use(skill: &SkillSummary) -> Option<&str> {
-    let details = skill.manifest.details.as_deref()?;
-    details
-        .when_to_use
-        .as_deref()
+    skill
+        .manifest
+        .details()
+        .when_to_use()
         .filter(|text| !text.is_empty())
 }
 

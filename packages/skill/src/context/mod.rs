@@ -127,7 +127,7 @@ pub fn format_context(
     };
     let directory = line(&model_path(skill.directory()));
     let source = clean_line(&skill.source.label);
-    let version = m.details().version.as_deref().map(clean_line);
+    let version = m.details().version().map(clean_line);
     let arguments = line(&request.arguments.join(" "));
     let render = |body: &str| {
         templates.render(
@@ -157,7 +157,7 @@ pub fn format_context(
         let values = Placeholders {
             all: &all,
             words: &request.arguments,
-            names: &m.details().arguments,
+            names: m.details().arguments(),
             skill_dir: &directory,
         };
         substitute(body, &values)

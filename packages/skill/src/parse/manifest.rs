@@ -3,8 +3,8 @@
 //! diagnostic. Identical for YAML and TOML.
 
 use bcode_skill_models::{
-    Diagnostic, DiagnosticCode, FieldMap, SkillActivation, SkillDetails, SkillId, SkillManifest,
-    SkillPermissionHints,
+    Details, Diagnostic, DiagnosticCode, FieldMap, SkillActivation, SkillDetails, SkillId,
+    SkillManifest, SkillPermissionHints,
 };
 use serde_json::{Map, Value};
 
@@ -152,7 +152,7 @@ pub fn validate(
         activation: SkillActivation { keywords },
         disable_model_invocation: hidden,
         metadata,
-        details: None,
+        details: Details::default(),
     }
     .with_details(SkillDetails {
         version,

@@ -464,15 +464,11 @@ fn check_entry(
         )));
         return None;
     }
-    if let Some(effort) = manifest
-        .details
-        .as_mut()
-        .and_then(|d| d.thinking_effort.take())
-    {
+    if let Some(effort) = manifest.details().thinking_effort().map(str::to_owned) {
         let normal = effort.trim().to_ascii_lowercase();
-        if THINKING_EFFORTS.contains(&normal.as_str()) {
-            manifest.details_mut().thinking_effort = Some(normal);
-        } else {
+        let known = THINKING_EFFORTS.contains(&normal.as_str());
+        manifest.update_details(|d| d.thinking_effort = known.then_some(normal));
+        if !known {
             diagnostics.push(report(
                 Diagnostic::warning(
                     DiagnosticCode::InvalidField,

@@ -91,7 +91,7 @@ impl SkillText {
             name.push_str(&manifest.name);
         }
         description.push_str(&manifest.description);
-        if let Some(when) = &details.when_to_use {
+        if let Some(when) = details.when_to_use() {
             description.push('\n');
             description.push_str(when);
         }
@@ -104,7 +104,7 @@ impl SkillText {
                 push_value(keywords, value);
             }
         }
-        if let Some(hint) = &details.argument_hint {
+        if let Some(hint) = details.argument_hint() {
             keywords.push_str(hint);
             keywords.push('\n');
         }

@@ -178,7 +178,7 @@ impl KeywordIndex {
                 model_visible: skill.model_visible(),
                 user_invocable: skill.manifest.user_invocable(),
             });
-            if !skill.manifest.details().paths.is_empty() {
+            if !skill.manifest.details().paths().is_empty() {
                 with_paths.push((slot, skill));
             }
             for (order, written) in skill.manifest.activation.keywords.iter().enumerate() {

@@ -563,7 +563,7 @@ impl SkillSession {
             source: s.source.label.clone(),
             model_visible: s.model_visible(),
             user_invocable: s.manifest.user_invocable(),
-            argument_hint: s.manifest.details().argument_hint.clone(),
+            argument_hint: s.manifest.details().argument_hint().map(str::to_owned),
             active: self.active.iter().any(|a| a.id == s.manifest.id),
         }
     }

@@ -132,10 +132,12 @@ impl PathTriggers {
     pub fn build<'a>(skills: impl Iterator<Item = &'a SkillSummary>) -> PathTriggers {
         let mut globs = Vec::new();
         for (slot, skill) in skills.enumerate() {
-            let Some(details) = skill.manifest.details.as_deref() else {
-                continue;
-            };
-            let written = details.paths.iter().take(MAX_GLOBS_PER_SKILL);
+            let written = skill
+                .manifest
+                .details()
+                .paths()
+                .iter()
+                .take(MAX_GLOBS_PER_SKILL);
             for (order, glob) in written.enumerate() {
                 // Globs were checked at parse time; one that no longer
                 // passes (a summary from elsewhere) only cannot match.

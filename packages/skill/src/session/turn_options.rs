@@ -86,8 +86,8 @@ impl SkillTurnHints {
     /// `model`).
     pub fn from_manifest(manifest: &SkillManifest) -> Self {
         SkillTurnHints {
-            thinking_effort: manifest.details().thinking_effort.clone(),
-            model: manifest.details().model.clone(),
+            thinking_effort: manifest.details().thinking_effort().map(str::to_owned),
+            model: manifest.details().model().map(str::to_owned),
         }
     }
 }
