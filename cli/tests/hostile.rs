@@ -146,8 +146,7 @@ fn an_activation_with_huge_arguments_is_still_logged() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stderr, "");
-    let log = bcode_skill::session::read_events(&sandbox.state.join("sessions/big/events.jsonl"))
-        .unwrap();
+    let log = bcode_skill::read_events(&sandbox.state.join("sessions/big/events.jsonl")).unwrap();
     assert_eq!(log.problems, []);
     let events: Vec<Value> = log
         .events

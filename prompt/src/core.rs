@@ -25,12 +25,10 @@ use bcode_prompt_sections::invariants::{
 };
 use bcode_prompt_sections::probe::{self, Machine, ProbeRequest};
 use bcode_prompt_sections::stages;
-use bcode_skill::search::LazySkillIndex;
+use bcode_skill::LazySkillIndex;
 use bcode_skill::{
     CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
-    context::shown_summary,
-    format_catalog,
-    session::{SnapshotIndexes, parse_command},
+    SnapshotIndexes, format_catalog, parse_command, shown_summary,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
@@ -183,7 +181,7 @@ pub(crate) struct Prepared {
     pub(crate) gathered: Gathered,
     pub(crate) events: Vec<SkillEvent>,
     pub(crate) command: Option<CommandReply>,
-    pub(crate) suggestions: Vec<bcode_skill::session::Suggestion>,
+    pub(crate) suggestions: Vec<bcode_skill::Suggestion>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) config_warnings: Vec<bcode_prompt_config::ConfigWarning>,
     pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
@@ -456,7 +454,7 @@ impl Core {
                     }
                 }
                 Ok(Some(_)) => CommandReply::Failed(SkillError::SkillsDisabled.into()),
-                Ok(None) => CommandReply::Invalid(bcode_skill::session::CommandError {
+                Ok(None) => CommandReply::Invalid(bcode_skill::CommandError {
                     message: "not a command".to_owned(),
                     hint: None,
                 }),
@@ -720,7 +718,7 @@ impl Core {
             .map(|skill| shown_summary(skill, display))
             .collect();
         let listed: Vec<&SkillSummary> = shown.iter().collect();
-        let entries = bcode_skill::catalog::format_entries(
+        let entries = bcode_skill::format_entries(
             &listed,
             CatalogOptions::from_config(&config.skills),
             &self.configured.templates,

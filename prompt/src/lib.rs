@@ -122,10 +122,9 @@ pub mod skills {
     pub use crate::shared::{SharedSkills, SkillReload};
     pub use crate::turn::{Activation, TurnChanges};
     pub use bcode_skill::{
-        ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
-        catalog::{CatalogSizeWarning, CatalogWarning},
-        search::{Field, MatchedTerm, SearchHit},
-        session::{MemorySink, RegistryDiff, Suggestion},
+        ActivationReason, CatalogSizeWarning, CatalogWarning, EventSink, JsonlSink, MatchedTerm,
+        MemorySink, RegistryDiff, SearchField as Field, SearchHit, SessionError, SessionReply,
+        Suggestion,
     };
     pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};
     // What an operator's tool (`bcode-prompt skills`, `session`, `mcp`)
@@ -134,11 +133,8 @@ pub mod skills {
     // the skill records it prints.
     pub use bcode_skill::{
         CatalogOptions, Discovery, DiscoveryOptions, LiveRegistry, SkillRegistry,
-        SkillSessionOptions, SourceRoot,
-        catalog::{WriteCatalogError, write_catalog},
-        context::split_arguments,
-        search::index_registry,
-        session::{SlashCommand, SystemClock, describe_matches, parse_command},
+        SkillSessionOptions, SlashCommand, SourceRoot, SystemClock, WriteCatalogError,
+        describe_matches, index_registry, parse_command, split_arguments, write_catalog,
     };
     pub use bcode_skill_models::{
         DiagnosticCode, FieldMap, SkillId, SkillLayout, SkillManifest, SkillPermissionHints,
@@ -147,7 +143,9 @@ pub mod skills {
 
     /// The `skills doctor --profile` lint: what a given client would refuse.
     pub mod portability {
-        pub use bcode_skill::portability::{LintInput, MCP_CLIENTS_REFUSE, Profile, lint};
+        pub use bcode_skill::{
+            LintInput, MCP_CLIENTS_REFUSE, PortabilityProfile as Profile, lint_portability as lint,
+        };
     }
 }
 

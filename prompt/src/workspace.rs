@@ -186,9 +186,9 @@ impl Workspace {
 
     /// The routing cache a session over `roots` uses, beside the registry's
     /// disk cache and under the same switch; `None` without one.
-    pub fn routing_cache(&self, roots: &[SourceRoot]) -> Option<bcode_skill::search::RoutingCache> {
+    pub fn routing_cache(&self, roots: &[SourceRoot]) -> Option<bcode_skill::RoutingCache> {
         let dir = self.disk_cache_dir()?;
-        Some(bcode_skill::search::RoutingCache::new(
+        Some(bcode_skill::RoutingCache::new(
             dir,
             &self.discovery_options(),
             roots,

@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bcode_fs::FileStamp;
-use bcode_skill::session::MAX_GLOB_BYTES;
+use bcode_skill::MAX_GLOB_BYTES;
 use serde_json::Value;
 
 pub use crate::path_globs::PathGlobs;
@@ -287,7 +287,7 @@ fn parse_uncompiled(
             line,
             message,
         };
-        let document = match bcode_skill::parse::parse_document(&text) {
+        let document = match bcode_skill::parse_document(&text) {
             Ok(document) => document,
             Err(err) => {
                 let message = format!("malformed front matter: {}; skipped", err.message);

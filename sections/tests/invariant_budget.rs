@@ -102,7 +102,7 @@ fn a_glob_longer_than_the_bound_is_ignored_and_noted() {
         problems,
         [format!(
             ".bcode/invariants/huge.md: path glob 2 is 200000 bytes; a glob longer than {} bytes is ignored",
-            bcode_skill::session::MAX_GLOB_BYTES
+            bcode_skill::MAX_GLOB_BYTES
         )]
     );
 }

@@ -177,7 +177,11 @@ fn list_into(
 /// summaries between builds) keeps its entry; every other skill of `after`
 /// is indexed again alone, and skills gone are removed. Returns how many
 /// were indexed again.
-pub fn refresh(index: &mut SkillIndex, before: &SkillRegistry, after: &SkillRegistry) -> usize {
+pub fn refresh_index(
+    index: &mut SkillIndex,
+    before: &SkillRegistry,
+    after: &SkillRegistry,
+) -> usize {
     let kept: std::collections::BTreeMap<&str, &std::sync::Arc<SkillSummary>> = before
         .shared_skills()
         .map(|s| (s.manifest.id.as_str(), s))

@@ -34,18 +34,14 @@ use bcode_skill_models::{
 
 use bcode_prompt_config::{AutoActivate, SkillsConfig};
 
-pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
+pub use commands::{CommandError, SlashCommand, parse_command};
 pub use events::{
     Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
-    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
-    read_events, read_events_from,
+    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, read_events,
 };
-pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
-pub use path_triggers::{MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL};
-pub use relevance::{
-    ACTIVATE_MAX_RIVAL_COVERAGE, ACTIVATE_MIN_COVERAGE, ACTIVATE_MIN_MARGIN, SUGGEST_MIN_COVERAGE,
-    SUGGEST_MIN_COVERAGE_NAMED, SUGGEST_TOP_HITS, strong_terms,
-};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, Suggestion};
+pub use path_triggers::MAX_GLOB_BYTES;
+pub use relevance::strong_terms;
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,
