@@ -16,15 +16,12 @@ use bcode_prompt_config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::AssembledPrompt;
 use bcode_prompt_pipeline::Pipeline;
 use bcode_prompt_pipeline::SectionKind;
-use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
-use bcode_prompt_sections::instructions::{
-    InstructionLimits, RepositoryInstructions, instruction_files,
+use bcode_prompt_sections::{
+    Gathered, INVARIANTS_DIR, InstructionLimits, InvariantBudget, InvariantCatalog, Machine,
+    ProbeRequest, RepositoryInstructions, RoutedSkills, StageChoice, TurnFacts, canonical_stages,
+    gather_invariants_with, gather_session_facts, instruction_files, start_session_turn_facts,
+    start_toolchain,
 };
-use bcode_prompt_sections::invariants::{
-    INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
-};
-use bcode_prompt_sections::probe::{self, Machine, ProbeRequest};
-use bcode_prompt_sections::stages;
 use bcode_skill::LazySkillIndex;
 use bcode_skill::{
     CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
@@ -107,7 +104,7 @@ impl Configured {
         // window, which counts as a change.
         let stamps = workspace.stamps.clone().and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
-        let mut stage_list = stages::canonical(stages::StageChoice {
+        let mut stage_list = canonical_stages(StageChoice {
             invariants: invariants.enabled,
             relevant: relevant_mode(invariants),
             routing: loaded.config.skills.routing.enabled,
@@ -172,7 +169,7 @@ pub(crate) struct Core {
     sink: Option<Box<dyn EventSink>>,
     first_turn: bool,
     /// The git reads: kept and watched when later turns follow.
-    git: bcode_prompt_sections::git::session::GitSession,
+    git: bcode_prompt_sections::GitSession,
 }
 
 /// A turn's inputs, gathered; the relevant-mode decision is added by the
@@ -205,9 +202,7 @@ impl Core {
     ) -> Result<Core, PromptError> {
         let configured = Configured::build(&opened, workspace)?;
         let skills = Skills::open(&opened, &configured)?;
-        let git = bcode_prompt_sections::git::session::GitSession::new(
-            opened.options.skill_lifetime.follows(),
-        );
+        let git = bcode_prompt_sections::GitSession::new(opened.options.skill_lifetime.follows());
         Ok(Core {
             opened,
             configured,
@@ -222,7 +217,7 @@ impl Core {
     }
 
     /// What the session's git reads have cost.
-    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
+    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::GitSessionStats {
         self.git.stats()
     }
 
@@ -512,7 +507,7 @@ impl Core {
         &mut self,
         input: &TurnInput,
         pinned_now: Option<chrono::DateTime<chrono::Utc>>,
-    ) -> (Gathered, probe::TurnFacts) {
+    ) -> (Gathered, TurnFacts) {
         let repo = self.configured.workspace.repo().to_path_buf();
         let facts = &self.configured.facts;
         let request = ProbeRequest {
@@ -534,7 +529,7 @@ impl Core {
         let limits = &limits;
         let first = self.session_facts.is_none();
         let toolchain = if first {
-            probe::start_toolchain(&request, machine, limits)
+            start_toolchain(&request, machine, limits)
         } else {
             None
         };
@@ -542,12 +537,11 @@ impl Core {
             Some(facts) => facts.clone(),
             None => {
                 let mut facts = Gathered::new();
-                probe::gather_session_facts(&request, machine, &mut facts);
+                gather_session_facts(&request, machine, &mut facts);
                 facts
             }
         };
-        let turn_facts =
-            probe::start_session_turn_facts(&request, machine, limits, Some(&self.git));
+        let turn_facts = start_session_turn_facts(&request, machine, limits, Some(&self.git));
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
         }
@@ -581,7 +575,7 @@ impl Core {
             self.opened.options.racy_window,
             || instruction_paths(&repo, &work),
             || {
-                bcode_prompt_sections::instructions::gather(
+                bcode_prompt_sections::gather_instructions(
                     &repo,
                     &work,
                     &limits,
@@ -623,7 +617,7 @@ impl Core {
             &mut self.invariants,
             self.opened.options.racy_window,
             || invariant_paths(&repo),
-            || gather_invariants(&repo, &budget, previous.as_deref()),
+            || gather_invariants_with(&repo, &budget, previous.as_deref()),
         );
         prepared.changes.invariants = changed;
         if relevant {

@@ -100,7 +100,7 @@ pub mod report {
 
 /// What a session's git reads cost ([`crate::PromptSession::git_stats`]).
 pub mod git {
-    pub use bcode_prompt_sections::git::session::GitSessionStats;
+    pub use bcode_prompt_sections::GitSessionStats;
 }
 
 /// Host-defined sections ([`crate::SessionOptions::section`]): the stage
@@ -110,7 +110,7 @@ pub mod sections {
     pub use crate::setup::templates;
     pub use bcode_prompt_pipeline::{Placement, Position, SectionClass, SectionKind, StageSpec};
     pub use bcode_prompt_pipeline::{Section, Stage, StageContext, StageError};
-    pub use bcode_prompt_sections::gathered::Gathered;
+    pub use bcode_prompt_sections::Gathered;
     pub use bcode_templates::{TemplateError, TemplateWarning, Templates};
     pub use minijinja::{Value, context};
 }
@@ -187,8 +187,8 @@ pub mod repository {
 /// Relevant-mode invariants: the selector a host may plug in
 /// ([`crate::SessionOptions::selector`]) and what it is asked and answers.
 pub mod invariants {
-    pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
-    pub use bcode_prompt_sections::relevant::{
+    pub use bcode_prompt_sections::SelectorFuture;
+    pub use bcode_prompt_sections::{
         DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
     };
 }
@@ -196,8 +196,6 @@ pub mod invariants {
 /// The machine a session probes ([`crate::SessionOptions::machine`]) and how
 /// Bcode runs ([`crate::SessionOptions::runtime_mode`]).
 pub mod machine {
-    pub use bcode_prompt_sections::environment::{
-        CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES,
-    };
-    pub use bcode_prompt_sections::probe::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
+    pub use bcode_prompt_sections::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
+    pub use bcode_prompt_sections::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
 }

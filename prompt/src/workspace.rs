@@ -217,9 +217,9 @@ impl Workspace {
 
     /// Where the git probe remembers what its status learns, when the state
     /// folder is safe to keep it in.
-    pub(crate) fn git_cache(&self) -> Option<bcode_prompt_sections::git::read::GitCache> {
+    pub(crate) fn git_cache(&self) -> Option<bcode_prompt_sections::GitCache> {
         let dir = self.state.cache(Cache::Git)?;
-        Some(bcode_prompt_sections::git::read::GitCache {
+        Some(bcode_prompt_sections::GitCache {
             dir: dir.path().to_path_buf(),
             racy_window: self.racy_window,
         })

@@ -196,7 +196,11 @@ impl ToolchainRun {
 pub const NEUTRAL_DIR: &str = "/";
 
 /// Runs the commands and waits for them (see [`start`]).
-pub fn run(commands: &[ToolCommand], dir: &Path, limits: &ToolchainLimits) -> ToolchainFacts {
+pub fn run_toolchain(
+    commands: &[ToolCommand],
+    dir: &Path,
+    limits: &ToolchainLimits,
+) -> ToolchainFacts {
     start(commands, dir, limits).finish()
 }
 
