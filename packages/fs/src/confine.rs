@@ -24,10 +24,10 @@ use crate::read::{ReadError, check_regular, open_nonblocking, read_rest};
 
 /// The folders nothing is ever read from: their files are the machine's
 /// (the process environment, memory, devices), never a repository's.
-pub const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
+pub(crate) const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// Whether `real` (a resolved path) lies in one of [`SYSTEM_FOLDERS`].
-pub fn is_system_path(real: &Path) -> bool {
+pub(crate) fn is_system_path(real: &Path) -> bool {
     cfg!(unix)
         && SYSTEM_FOLDERS
             .iter()
