@@ -83,9 +83,10 @@ pub mod config {
         BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
     };
     // What an operator's tool (`bcode-prompt config`) reads: the layers'
-    // inputs, each value's origin and explanation, the schema, the check.
+    // inputs, each value's origin and explanation, the schema, the check
+    // (`crate::Workspace::check_config`).
     pub use bcode_prompt_config::{
-        ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, check, json_schema, load,
+        ConfigCheck, ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, json_schema, load,
     };
 }
 
