@@ -34,7 +34,7 @@ pub const TOTAL_KEY: &str = "system_prompt.repository_instructions_total_max_cha
 /// The instruction files found in a repository.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepositoryInstructions {
-    /// Present files, in [`INSTRUCTION_FILES`] order.
+    /// Present files, in `INSTRUCTION_FILES` order.
     pub files: Vec<InstructionFile>,
     /// Files that exist but could not be used, with why (shown by
     /// `render --explain`; the other file is still placed), and the files
@@ -156,7 +156,7 @@ impl TotalBudget {
 /// out of it (or into `/proc`, `/sys` or `/dev`) is a problem naming the link
 /// and its target, and the other files are still read. A file that is one
 /// already read (the same device and inode, through a link) is a problem
-/// naming that one; files past `limits.total` (see [`TotalBudget`]) are
+/// naming that one; files past `limits.total` (see `TotalBudget`) are
 /// problems too, and are not read.
 ///
 /// A file in a folder above `work` is read only when `owners` takes both

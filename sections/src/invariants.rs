@@ -254,7 +254,7 @@ fn escaped_folder(confinement: &bcode_fs::Confinement, dir: &Path) -> Option<Inv
     })
 }
 
-/// [`parse_invariants_with`] with the default budget.
+/// `parse_invariants_with` with the default budget.
 pub fn parse_invariants(files: Vec<(String, String)>) -> InvariantCatalog {
     parse_invariants_with(files, &InvariantBudget::default())
 }

@@ -171,7 +171,7 @@ pub struct ProbeLimits {
     pub toolchain: ToolchainLimits,
 }
 
-/// Gathers every input the stages of [`crate::stages`] need from `machine`
+/// Gathers every input the stages need from `machine`
 /// (the real one is [`RealMachine`]), within `limits`: the session facts,
 /// then the turn facts, with the toolchain commands running while git works.
 pub fn gather_machine_with(
@@ -278,7 +278,7 @@ pub fn start_turn_facts(
     start_session_turn_facts(request, machine, limits, None)
 }
 
-/// [`start_turn_facts`] for a session whose reads are kept in `git`: an
+/// `start_turn_facts` for a session whose reads are kept in `git`: an
 /// unchanged repository is not read again, and a read still running from
 /// an earlier turn is waited for instead of started again (see
 /// [`GitSession`]).

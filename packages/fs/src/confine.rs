@@ -59,7 +59,7 @@ impl Confinement {
     /// Where a file at `path` (absolute; a file named on a command line,
     /// or one beside it) may resolve: inside the repository that holds it,
     /// the nearest folder at or above its folder, lexically, with a `.git`
-    /// entry (see [`crate::enclosing_repository`]), since the repository
+    /// entry (the one [`crate::repository_root`] starts from), since the repository
     /// chose what lies there, links included; anywhere but the system
     /// folders when no repository holds it (a file of the user's own).
     pub fn for_path(path: &Path) -> Self {

@@ -47,9 +47,9 @@ const VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FocusState {
     /// The selector request that produced the focus (1 is a session's
-    /// first); at most [`MAX_GENERATION`] when read back.
+    /// first); at most `MAX_GENERATION` when read back.
     pub generation: u64,
-    /// The focused invariant ids, most relevant first; at most [`MAX_IDS`]
+    /// The focused invariant ids, most relevant first; at most `MAX_IDS`
     /// are stored.
     pub ids: Vec<String>,
     /// The selector's task summary, cut like a fresh answer's.
@@ -101,7 +101,7 @@ pub enum SidecarProblem {
         /// The I/O error's message.
         message: String,
     },
-    /// A generation above [`MAX_GENERATION`]: not written by a real session.
+    /// A generation above `MAX_GENERATION`: not written by a real session.
     ImplausibleGeneration {
         /// The generation the file declares.
         generation: u64,

@@ -90,7 +90,7 @@ fn add(builder: &mut IndexBuilder<'_>, registry: &SkillRegistry, skill: &SkillSu
 }
 
 /// The paths of a folder skill's other files, relative to its folder,
-/// files before folders, each by name: at most [`MAX_FILES_LISTED`], `MAX_FILE_DEPTH` folders down,
+/// files before folders, each by name: at most `MAX_FILES_LISTED`, `MAX_FILE_DEPTH` folders down,
 /// hidden entries and links to folders not followed.
 pub fn other_files(skill: &SkillSummary) -> Vec<String> {
     other_files_and_folders(skill).0

@@ -35,7 +35,7 @@ use crate::discover::registry::SkillRegistry;
 /// shared by everything on that snapshot.
 ///
 /// After a reload, the next snapshot's index starts from the last one:
-/// built from it with [`refresh`], so only the skills the reload changed
+/// built from it with [`refresh_index`], so only the skills the reload changed
 /// are read and indexed again. With a [`RoutingCache`], a first build
 /// starts from the cache file instead (only skills whose stamps moved are
 /// analyzed), and every build that changed something is written back.
