@@ -17,7 +17,7 @@ use bcode_prompt_pipeline::Position;
 use bcode_prompt_pipeline::{
     Placement, Section, SectionClass, SectionKind, Stage, StageContext, StageError, StageSpec,
 };
-use bcode_prompt_sections::stages::base::BaseStage;
+use bcode_prompt_sections::BaseStage;
 use bcode_templates::Templates;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use bcode_benches::{corpus, registry_corpus};
 use bcode_prompt_config::SkillsConfig;
-use bcode_skill::search::index_registry;
+use bcode_skill::index_registry;
 use bcode_skill::{Discovery, DiscoveryOptions};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use bcode_prompt::config::{ConfigInputs, LoadedConfig, Origin, json_schema};
+use bcode_prompt::config::{ConfigCheck, LoadedConfig, Origin, json_schema};
 
 /// A `config` subcommand.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,8 +103,7 @@ pub fn run(cmd: &ConfigCommand, loaded: &LoadedConfig, out: &mut dyn Write) -> i
 /// per line (`error: ...`, `warning: ...`), then a summary line. Returns the
 /// exit code: 0 without errors, 1 with any (with `strict`, unknown keys are
 /// errors too).
-pub fn check(inputs: &ConfigInputs, strict: bool, out: &mut dyn Write) -> io::Result<u8> {
-    let report = bcode_prompt::config::check(inputs);
+pub fn check(report: &ConfigCheck, strict: bool, out: &mut dyn Write) -> io::Result<u8> {
     let refused = if strict {
         report.strict_errors().count()
     } else {

@@ -587,15 +587,19 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
     }
 }
 
-/// `config check`: loads nothing up front, so an invalid config is reported
-/// in full instead of stopping the command.
+/// `config check`: asks the workspace to check its config instead of
+/// opening it, so an invalid config is reported in full instead of
+/// stopping the command, from the same root and layers every other
+/// command loads.
 fn config_check(
     flags: LayerFlags,
     strict: bool,
     out: &mut dyn std::io::Write,
 ) -> Result<ExitCode, CliError> {
     let inputs = ProcessInputs::read(flags, false)?;
-    let code = config_cmd::check(&inputs.config_inputs(), strict, out).map_err(CliError::Io)?;
+    let report = bcode_prompt::Workspace::check_config(&inputs.options())
+        .map_err(|err| CliError::Usage(err.to_string()))?;
+    let code = config_cmd::check(&report, strict, out).map_err(CliError::Io)?;
     Ok(ExitCode::from(code))
 }
 

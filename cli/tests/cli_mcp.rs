@@ -1114,7 +1114,7 @@ fn a_non_ascii_uri_typed_unencoded_answers_the_skill_and_the_operator_is_warned(
         warned,
         [format!(
             "bcode-prompt: skill `données-csv` has a name that is not ASCII: {}",
-            bcode_skill::portability::MCP_CLIENTS_REFUSE
+            bcode_skill::MCP_CLIENTS_REFUSE
         )],
         "{stderr}"
     );

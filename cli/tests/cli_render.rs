@@ -211,7 +211,7 @@ fn render_session_folder_is_relative_to_the_working_directory() {
         first.contains("repository_invariants: session sidecar: saved focus #2 [parser-rules] for the next prompt"),
         "{first}"
     );
-    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&sandbox.base.join("work/focus"));
+    let sidecar = bcode_prompt_sections::sidecar_path(&sandbox.base.join("work/focus"));
     assert!(sidecar.is_file(), "{}", sidecar.display());
     assert!(!sandbox.repo.join("work").exists());
     let second = render("and again");

@@ -109,7 +109,7 @@ error: unknown command `/bogus` (usage: /skills | /skill <id> [args...] | /skill
     let (code, transcript) = session(&sandbox, "/skill docs\nanother prompt\n", &[]);
     assert_eq!(code, 0);
     assert!(transcript.contains("Loaded skill `docs`"), "{transcript}");
-    let outcome = bcode_skill::session::read_events(&log).unwrap();
+    let outcome = bcode_skill::read_events(&log).unwrap();
     assert_eq!(
         outcome.problems.len(),
         1,
@@ -190,8 +190,7 @@ fn live_reload_between_turns_in_a_session() {
     );
     assert_eq!(session.finish(), Some(0));
 
-    let events =
-        bcode_skill::session::read_events(&state.join("sessions/reload/events.jsonl")).unwrap();
+    let events = bcode_skill::read_events(&state.join("sessions/reload/events.jsonl")).unwrap();
     let reloaded: Vec<serde_json::Value> = events
         .events
         .iter()

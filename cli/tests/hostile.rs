@@ -146,8 +146,7 @@ fn an_activation_with_huge_arguments_is_still_logged() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stderr, "");
-    let log = bcode_skill::session::read_events(&sandbox.state.join("sessions/big/events.jsonl"))
-        .unwrap();
+    let log = bcode_skill::read_events(&sandbox.state.join("sessions/big/events.jsonl")).unwrap();
     assert_eq!(log.problems, []);
     let events: Vec<Value> = log
         .events
@@ -537,7 +536,7 @@ fn a_fifo_as_the_session_sidecar_does_not_block_a_render() {
     let sandbox = invariant_fixture();
     let focus = sandbox.base.join("focus");
     std::fs::create_dir_all(&focus).unwrap();
-    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&focus);
+    let sidecar = bcode_prompt_sections::sidecar_path(&focus);
     mkfifo(&sidecar);
     let (code, output) = relevant_render(&sandbox, "fix the parser");
     assert_eq!(code, Some(0), "{output}");
@@ -561,7 +560,7 @@ fn an_impossible_sidecar_generation_is_refused() {
     let sandbox = invariant_fixture();
     let (code, first) = relevant_render(&sandbox, "fix the parser");
     assert_eq!(code, Some(0), "{first}");
-    let sidecar = bcode_prompt_sections::relevant::sidecar::path(&sandbox.base.join("focus"));
+    let sidecar = bcode_prompt_sections::sidecar_path(&sandbox.base.join("focus"));
     let mut stored: Value = serde_json::from_slice(&std::fs::read(&sidecar).unwrap()).unwrap();
     stored["generation"] = json!(u64::MAX);
     std::fs::write(&sidecar, serde_json::to_vec(&stored).unwrap()).unwrap();

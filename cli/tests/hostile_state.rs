@@ -305,7 +305,7 @@ fn a_huge_sparse_event_log_costs_only_its_end() {
         &log,
         &format!(
             "its last line is longer than {} bytes, the longest record",
-            bcode_skill::session::MAX_RECORD_BYTES
+            bcode_skill::MAX_RECORD_BYTES
         ),
     );
 

@@ -16,21 +16,16 @@ use bcode_prompt_config::{InvariantsMode, LoadedConfig};
 use bcode_prompt_pipeline::AssembledPrompt;
 use bcode_prompt_pipeline::Pipeline;
 use bcode_prompt_pipeline::SectionKind;
-use bcode_prompt_sections::gathered::{Gathered, RoutedSkills};
-use bcode_prompt_sections::instructions::{
-    InstructionLimits, RepositoryInstructions, instruction_files,
+use bcode_prompt_sections::{
+    Gathered, INVARIANTS_DIR, InstructionLimits, InvariantBudget, InvariantCatalog, Machine,
+    ProbeRequest, RepositoryInstructions, RoutedSkills, StageChoice, TurnFacts, canonical_stages,
+    gather_invariants_with, gather_session_facts, instruction_files, start_session_turn_facts,
+    start_toolchain,
 };
-use bcode_prompt_sections::invariants::{
-    INVARIANTS_DIR, InvariantBudget, InvariantCatalog, gather_with as gather_invariants,
-};
-use bcode_prompt_sections::probe::{self, Machine, ProbeRequest};
-use bcode_prompt_sections::stages;
-use bcode_skill::search::LazySkillIndex;
+use bcode_skill::LazySkillIndex;
 use bcode_skill::{
     CatalogOptions, EventSink, SessionError, SkillRegistry, SkillSession, SkillSessionOptions,
-    context::shown_summary,
-    format_catalog,
-    session::{SnapshotIndexes, parse_command},
+    SnapshotIndexes, format_catalog, parse_command, shown_summary,
 };
 use bcode_skill_models::{Diagnostic, LoadCause, SkillError, SkillEvent, SkillSummary};
 use bcode_templates::{OverrideFiles, Templates};
@@ -109,7 +104,7 @@ impl Configured {
         // window, which counts as a change.
         let stamps = workspace.stamps.clone().and(overrides.read.iter().cloned());
         let invariants = &loaded.config.invariants;
-        let mut stage_list = stages::canonical(stages::StageChoice {
+        let mut stage_list = canonical_stages(StageChoice {
             invariants: invariants.enabled,
             relevant: relevant_mode(invariants),
             routing: loaded.config.skills.routing.enabled,
@@ -174,7 +169,7 @@ pub(crate) struct Core {
     sink: Option<Box<dyn EventSink>>,
     first_turn: bool,
     /// The git reads: kept and watched when later turns follow.
-    git: bcode_prompt_sections::git::session::GitSession,
+    git: bcode_prompt_sections::GitSession,
 }
 
 /// A turn's inputs, gathered; the relevant-mode decision is added by the
@@ -183,7 +178,7 @@ pub(crate) struct Prepared {
     pub(crate) gathered: Gathered,
     pub(crate) events: Vec<SkillEvent>,
     pub(crate) command: Option<CommandReply>,
-    pub(crate) suggestions: Vec<bcode_skill::session::Suggestion>,
+    pub(crate) suggestions: Vec<bcode_skill::Suggestion>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) config_warnings: Vec<bcode_prompt_config::ConfigWarning>,
     pub(crate) template_warnings: Vec<bcode_templates::TemplateWarning>,
@@ -207,9 +202,7 @@ impl Core {
     ) -> Result<Core, PromptError> {
         let configured = Configured::build(&opened, workspace)?;
         let skills = Skills::open(&opened, &configured)?;
-        let git = bcode_prompt_sections::git::session::GitSession::new(
-            opened.options.skill_lifetime.follows(),
-        );
+        let git = bcode_prompt_sections::GitSession::new(opened.options.skill_lifetime.follows());
         Ok(Core {
             opened,
             configured,
@@ -224,7 +217,7 @@ impl Core {
     }
 
     /// What the session's git reads have cost.
-    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
+    pub(crate) fn git_stats(&self) -> bcode_prompt_sections::GitSessionStats {
         self.git.stats()
     }
 
@@ -456,7 +449,7 @@ impl Core {
                     }
                 }
                 Ok(Some(_)) => CommandReply::Failed(SkillError::SkillsDisabled.into()),
-                Ok(None) => CommandReply::Invalid(bcode_skill::session::CommandError {
+                Ok(None) => CommandReply::Invalid(bcode_skill::CommandError {
                     message: "not a command".to_owned(),
                     hint: None,
                 }),
@@ -514,7 +507,7 @@ impl Core {
         &mut self,
         input: &TurnInput,
         pinned_now: Option<chrono::DateTime<chrono::Utc>>,
-    ) -> (Gathered, probe::TurnFacts) {
+    ) -> (Gathered, TurnFacts) {
         let repo = self.configured.workspace.repo().to_path_buf();
         let facts = &self.configured.facts;
         let request = ProbeRequest {
@@ -536,7 +529,7 @@ impl Core {
         let limits = &limits;
         let first = self.session_facts.is_none();
         let toolchain = if first {
-            probe::start_toolchain(&request, machine, limits)
+            start_toolchain(&request, machine, limits)
         } else {
             None
         };
@@ -544,12 +537,11 @@ impl Core {
             Some(facts) => facts.clone(),
             None => {
                 let mut facts = Gathered::new();
-                probe::gather_session_facts(&request, machine, &mut facts);
+                gather_session_facts(&request, machine, &mut facts);
                 facts
             }
         };
-        let turn_facts =
-            probe::start_session_turn_facts(&request, machine, limits, Some(&self.git));
+        let turn_facts = start_session_turn_facts(&request, machine, limits, Some(&self.git));
         if let Some(run) = toolchain {
             gathered.toolchain = Some(run.finish());
         }
@@ -583,7 +575,7 @@ impl Core {
             self.opened.options.racy_window,
             || instruction_paths(&repo, &work),
             || {
-                bcode_prompt_sections::instructions::gather(
+                bcode_prompt_sections::gather_instructions(
                     &repo,
                     &work,
                     &limits,
@@ -625,7 +617,7 @@ impl Core {
             &mut self.invariants,
             self.opened.options.racy_window,
             || invariant_paths(&repo),
-            || gather_invariants(&repo, &budget, previous.as_deref()),
+            || gather_invariants_with(&repo, &budget, previous.as_deref()),
         );
         prepared.changes.invariants = changed;
         if relevant {
@@ -720,7 +712,7 @@ impl Core {
             .map(|skill| shown_summary(skill, display))
             .collect();
         let listed: Vec<&SkillSummary> = shown.iter().collect();
-        let entries = bcode_skill::catalog::format_entries(
+        let entries = bcode_skill::format_entries(
             &listed,
             CatalogOptions::from_config(&config.skills),
             &self.configured.templates,

@@ -22,16 +22,12 @@ use bcode_prompt_config::{
     BcodeConfig, GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
     SectionToggles,
 };
-use bcode_prompt_sections::environment::{
-    HostingSignals, LocaleFacts, LocaleSource, OsFacts, RuntimeMode,
+use bcode_prompt_sections::{
+    CommitId, EntryState, Gathered, GitFacts, HeadFacts, HostingSignals, LocaleFacts, LocaleSource,
+    Machine, OsFacts, Pins, ProbeLimits, ProbeRequest, RepoFacts, RuntimeMode, StatusEntry,
+    StatusFacts, StatusOutcome, ToolCommand, ToolVersion, ToolchainFacts, WorktreeFacts,
+    gather_machine_with,
 };
-use bcode_prompt_sections::gathered::Gathered;
-use bcode_prompt_sections::git::{
-    CommitId, EntryState, GitFacts, HeadFacts, RepoFacts, StatusEntry, StatusFacts, StatusOutcome,
-    WorktreeFacts,
-};
-use bcode_prompt_sections::probe::{self, Machine, Pins, ProbeLimits, ProbeRequest};
-use bcode_prompt_sections::toolchain::{ToolCommand, ToolVersion, ToolchainFacts};
 use bcode_text::PathDisplay;
 
 pub use bcode_prompt_config::Facts;
@@ -379,7 +375,7 @@ pub fn machine_facts(
         runtime_mode: RuntimeMode::Render,
     };
     let mut gathered = Gathered::new();
-    probe::gather_with(&request, machine, &ProbeLimits::default(), &mut gathered);
+    gather_machine_with(&request, machine, &ProbeLimits::default(), &mut gathered);
     let real_repo = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
     Facts {
         now: sections

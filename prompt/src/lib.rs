@@ -83,9 +83,10 @@ pub mod config {
         BcodeConfig, ConfigError, ConfigWarning, ConfigWarningKind, LoadedConfig,
     };
     // What an operator's tool (`bcode-prompt config`) reads: the layers'
-    // inputs, each value's origin and explanation, the schema, the check.
+    // inputs, each value's origin and explanation, the schema, the check
+    // (`crate::Workspace::check_config`).
     pub use bcode_prompt_config::{
-        ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, check, json_schema, load,
+        ConfigCheck, ConfigInputs, ExplainedValue, Origin, SectionToggles, UNSET, json_schema, load,
     };
 }
 
@@ -100,7 +101,7 @@ pub mod report {
 
 /// What a session's git reads cost ([`crate::PromptSession::git_stats`]).
 pub mod git {
-    pub use bcode_prompt_sections::git::session::GitSessionStats;
+    pub use bcode_prompt_sections::GitSessionStats;
 }
 
 /// Host-defined sections ([`crate::SessionOptions::section`]): the stage
@@ -110,7 +111,7 @@ pub mod sections {
     pub use crate::setup::templates;
     pub use bcode_prompt_pipeline::{Placement, Position, SectionClass, SectionKind, StageSpec};
     pub use bcode_prompt_pipeline::{Section, Stage, StageContext, StageError};
-    pub use bcode_prompt_sections::gathered::Gathered;
+    pub use bcode_prompt_sections::Gathered;
     pub use bcode_templates::{TemplateError, TemplateWarning, Templates};
     pub use minijinja::{Value, context};
 }
@@ -122,10 +123,9 @@ pub mod skills {
     pub use crate::shared::{SharedSkills, SkillReload};
     pub use crate::turn::{Activation, TurnChanges};
     pub use bcode_skill::{
-        ActivationReason, EventSink, JsonlSink, SessionError, SessionReply,
-        catalog::{CatalogSizeWarning, CatalogWarning},
-        search::{Field, MatchedTerm, SearchHit},
-        session::{MemorySink, RegistryDiff, Suggestion},
+        ActivationReason, CatalogSizeWarning, CatalogWarning, EventSink, JsonlSink, MatchedTerm,
+        MemorySink, RegistryDiff, SearchField as Field, SearchHit, SessionError, SessionReply,
+        Suggestion,
     };
     pub use bcode_skill_models::{Diagnostic, Severity, SkillError, SkillEvent};
     // What an operator's tool (`bcode-prompt skills`, `session`, `mcp`)
@@ -134,11 +134,8 @@ pub mod skills {
     // the skill records it prints.
     pub use bcode_skill::{
         CatalogOptions, Discovery, DiscoveryOptions, LiveRegistry, SkillRegistry,
-        SkillSessionOptions, SourceRoot,
-        catalog::{WriteCatalogError, write_catalog},
-        context::split_arguments,
-        search::index_registry,
-        session::{SlashCommand, SystemClock, describe_matches, parse_command},
+        SkillSessionOptions, SlashCommand, SourceRoot, SystemClock, WriteCatalogError,
+        describe_matches, index_registry, parse_command, split_arguments, write_catalog,
     };
     pub use bcode_skill_models::{
         DiagnosticCode, FieldMap, SkillId, SkillLayout, SkillManifest, SkillPermissionHints,
@@ -147,7 +144,9 @@ pub mod skills {
 
     /// The `skills doctor --profile` lint: what a given client would refuse.
     pub mod portability {
-        pub use bcode_skill::portability::{LintInput, MCP_CLIENTS_REFUSE, Profile, lint};
+        pub use bcode_skill::{
+            LintInput, MCP_CLIENTS_REFUSE, PortabilityProfile as Profile, lint_portability as lint,
+        };
     }
 }
 
@@ -189,8 +188,8 @@ pub mod repository {
 /// Relevant-mode invariants: the selector a host may plug in
 /// ([`crate::SessionOptions::selector`]) and what it is asked and answers.
 pub mod invariants {
-    pub use bcode_prompt_sections::relevant::selector::SelectorFuture;
-    pub use bcode_prompt_sections::relevant::{
+    pub use bcode_prompt_sections::SelectorFuture;
+    pub use bcode_prompt_sections::{
         DeterministicSelector, InvariantSelector, SelectorAnswer, SelectorError, SelectorRequest,
     };
 }
@@ -198,8 +197,6 @@ pub mod invariants {
 /// The machine a session probes ([`crate::SessionOptions::machine`]) and how
 /// Bcode runs ([`crate::SessionOptions::runtime_mode`]).
 pub mod machine {
-    pub use bcode_prompt_sections::environment::{
-        CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES,
-    };
-    pub use bcode_prompt_sections::probe::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
+    pub use bcode_prompt_sections::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
+    pub use bcode_prompt_sections::{Machine, Pins, ProbeLimits, RealMachine, RuntimeMode};
 }

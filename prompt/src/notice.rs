@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use bcode_fs::RefusedRoot;
 use bcode_prompt_config::{ConfigWarning, ConfigWarningKind};
-use bcode_skill::catalog::CatalogWarning;
+use bcode_skill::CatalogWarning;
 use bcode_skill_models::{Diagnostic, Severity};
 use bcode_templates::TemplateWarning;
 

@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use bcode_prompt_config::ConfigInputs;
 use bcode_prompt_pipeline::Stage;
-use bcode_prompt_sections::gathered::Gathered;
-use bcode_prompt_sections::probe::{Machine, ProbeLimits, RealMachine, RuntimeMode};
-use bcode_prompt_sections::relevant::{DeterministicSelector, InvariantSelector};
+use bcode_prompt_sections::{
+    DeterministicSelector, Gathered, InvariantSelector, Machine, ProbeLimits, RealMachine,
+    RuntimeMode,
+};
 use bcode_skill::{EventSink, SkillProvider};
 
 use crate::facts::Facts;

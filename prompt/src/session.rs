@@ -19,9 +19,9 @@ use bcode_prompt_config::{InvariantsConfig, LoadedConfig};
 use bcode_prompt_pipeline::OmitReason;
 use bcode_prompt_pipeline::SectionKind;
 use bcode_prompt_pipeline::StageInfo;
-use bcode_prompt_sections::invariants::InvariantCatalog;
-use bcode_prompt_sections::relevant::{
-    Decision, InvariantSelector, RelevantInvariants, TaskContext, sidecar,
+use bcode_prompt_sections::{
+    Decision, FocusState, InvariantCatalog, InvariantSelector, RelevantInvariants, TaskContext,
+    load_sidecar, save_sidecar,
 };
 use bcode_skill::SkillRegistry;
 use bcode_templates::Templates;
@@ -56,7 +56,7 @@ struct Relevant {
 struct Focus {
     dir: Option<PathBuf>,
     /// What the sidecar held when the session opened.
-    restored: Option<sidecar::FocusState>,
+    restored: Option<FocusState>,
     /// Problems reading it, reported with the first decision.
     problems: Vec<String>,
     /// The generation last saved, so an unchanged focus is not rewritten.
@@ -123,7 +123,7 @@ impl PromptSession {
                 saved: None,
             };
             if let Some(dir) = &focus.dir {
-                match sidecar::load(dir) {
+                match load_sidecar(dir) {
                     Ok(state) => focus.restored = state,
                     Err(problem) => focus.problems.push(format!("session sidecar: {problem}")),
                 }
@@ -171,7 +171,7 @@ impl PromptSession {
             let mut prepared = prepared;
             let saved = match (dir, save) {
                 (Some(dir), Some(state)) => {
-                    let result = sidecar::save(&dir, &state);
+                    let result = save_sidecar(&dir, &state);
                     if let Some(decision) = &mut prepared.gathered.relevant {
                         decision.events.push(match &result {
                             Ok(()) => format!(
@@ -276,7 +276,7 @@ impl PromptSession {
             return Ok(());
         }
         let generation = state.generation;
-        let saved = blocking(inline, move || Ok(sidecar::save(&dir, &state))).await?;
+        let saved = blocking(inline, move || Ok(save_sidecar(&dir, &state))).await?;
         if saved.is_ok() {
             self.focus.saved = Some(generation);
         }
@@ -314,7 +314,7 @@ impl PromptSession {
     /// used the last read's facts (nothing had changed), turns that waited
     /// for a read still running (see `GitSession`); the type is
     /// [`crate::git::GitSessionStats`].
-    pub fn git_stats(&self) -> bcode_prompt_sections::git::session::GitSessionStats {
+    pub fn git_stats(&self) -> bcode_prompt_sections::GitSessionStats {
         lock(&self.core).git_stats()
     }
 

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use bcode_fs::{Confinement, Ownership, RepositoryRoot};
 use bcode_prompt_config::{ConfigInputs, LoadedConfig, Origin};
 use bcode_skill::{
-    Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
-    discover::ConfiguredRoot, source_roots,
+    ConfiguredRoot, Discovery, DiscoveryOptions, DiskCache, RootsInput, SourceEnv, SourceRoot,
+    source_roots,
 };
 use bcode_templates::{
     OverrideFiles, TemplateWarning, Templates, USER_DECIDED_TEMPLATES, read_overrides,

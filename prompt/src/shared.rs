@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use bcode_skill::{
-    Catalog, DiscoveryOptions, LiveRegistry, ReloadMode, SkillProvider, SkillRegistry, SourceRoot,
-    search::LazySkillIndex, session::LazyKeywordIndex,
+    Catalog, DiscoveryOptions, LazyKeywordIndex, LazySkillIndex, LiveRegistry, ReloadMode,
+    SkillProvider, SkillRegistry, SourceRoot,
 };
 
 /// How many registry changes a pool remembers for sessions that have not
@@ -179,7 +179,7 @@ impl Pool {
     /// the registry's disk cache when the pool has one.
     fn fresh_search(&self) -> Arc<LazySkillIndex> {
         Arc::new(match &self.key.disk_cache {
-            Some(dir) => LazySkillIndex::with_disk_cache(bcode_skill::search::RoutingCache::new(
+            Some(dir) => LazySkillIndex::with_disk_cache(bcode_skill::RoutingCache::new(
                 dir,
                 &self.key.options,
                 &self.key.roots,

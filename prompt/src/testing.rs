@@ -32,9 +32,7 @@ use std::sync::Arc;
 use bcode_prompt_config::{
     GitFact, HostingFact, OsFact, PinnedHead, PinnedRuntimeMode, PinnedWorktree,
 };
-use bcode_prompt_sections::environment::{OsFacts, RuntimeMode};
-use bcode_prompt_sections::probe::Machine;
-use bcode_prompt_sections::toolchain::ToolCommand;
+use bcode_prompt_sections::{Machine, OsFacts, RuntimeMode, ToolCommand};
 
 use crate::error::PromptError;
 use crate::facts::Facts;

@@ -5,9 +5,8 @@
 use bcode_prompt_config::ConfigWarning;
 use bcode_prompt_pipeline::{AssembledPrompt, OmittedSection, SectionReport};
 use bcode_skill::{
-    ActivationReason, SessionError, SessionReply,
-    catalog::CatalogWarning,
-    session::{CommandError, RegistryDiff, Suggestion},
+    ActivationReason, CatalogWarning, CommandError, RegistryDiff, SessionError, SessionReply,
+    Suggestion,
 };
 use bcode_skill_models::{Diagnostic, SkillEvent};
 use bcode_templates::TemplateWarning;
@@ -81,7 +80,7 @@ impl TurnInput {
         let raw = raw.into().trim().to_owned();
         self.activate.push(Activation {
             id: id.into(),
-            arguments: bcode_skill::context::split_arguments(&raw).words,
+            arguments: bcode_skill::split_arguments(&raw).words,
             raw_arguments: (!raw.is_empty()).then_some(raw),
             reason: ActivationReason::Explicit,
         });

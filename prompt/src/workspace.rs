@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bcode_fs::{Ownership, RefusedRoot};
-use bcode_prompt_config::{ConfigInputs, LoadedConfig};
+use bcode_prompt_config::{ConfigCheck, ConfigInputs, LoadedConfig};
 use bcode_skill::{Discovery, DiscoveryOptions, SkillProvider, SourceRoot};
 use bcode_templates::{OverrideFiles, Templates};
 
@@ -48,47 +48,34 @@ impl Workspace {
     /// folder or an invalid config is a [`PromptError`]; nothing else is
     /// read until asked for.
     pub fn open(options: &SessionOptions) -> Result<Workspace, PromptError> {
-        let mut env = options.env.clone();
-        if options.hermetic {
-            // A hermetic workspace reads nothing from the environment: no
-            // user config or skills, no `BCODE_*` layer, no state folder.
-            env.clear();
-        }
-        let given = options.cwd.join(&options.repo);
-        match std::fs::metadata(&given) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(PromptError::Repository {
-                    path: given,
-                    detail: "not a folder".to_owned(),
-                });
-            }
-            Err(err) => {
-                return Err(PromptError::Repository {
-                    path: given,
-                    detail: err.to_string(),
-                });
-            }
-        }
-        // The folder given may be any folder inside a repository: its root
-        // (trust, config, git, invariants) is found as git finds it.
-        let work = bcode_text::lexical(&given);
-        let mut inputs = options.config_inputs(&work);
-        inputs.env = env;
-        let (found, owners) = setup::repository_root(&work, &inputs);
-        inputs.repo = found.root;
+        let Located {
+            inputs,
+            work,
+            owners,
+            refused_root,
+        } = Located::find(options)?;
         let (loaded, stamps) = setup::load_config(&inputs, options.racy_window)?;
         Ok(Workspace {
             state: StateFolder::of(&inputs.env),
             inputs,
             work,
             owners,
-            refused_root: found.refused,
+            refused_root,
             racy_window: options.racy_window,
             host_templates: options.host_templates.clone(),
             loaded,
             stamps,
         })
+    }
+
+    /// Checks the config the workspace of `options` would load, without
+    /// opening it: the same environment, root and layers as
+    /// [`Workspace::open`], but every layer is read and checked and its
+    /// errors are reported in the [`ConfigCheck`] instead of stopping at the
+    /// first (`config check`). Only a missing working folder is an error.
+    pub fn check_config(options: &SessionOptions) -> Result<ConfigCheck, PromptError> {
+        let located = Located::find(options)?;
+        Ok(bcode_prompt_config::check(&located.inputs))
     }
 
     /// The same workspace with its config loaded again (the root is kept).
@@ -186,9 +173,9 @@ impl Workspace {
 
     /// The routing cache a session over `roots` uses, beside the registry's
     /// disk cache and under the same switch; `None` without one.
-    pub fn routing_cache(&self, roots: &[SourceRoot]) -> Option<bcode_skill::search::RoutingCache> {
+    pub fn routing_cache(&self, roots: &[SourceRoot]) -> Option<bcode_skill::RoutingCache> {
         let dir = self.disk_cache_dir()?;
-        Some(bcode_skill::search::RoutingCache::new(
+        Some(bcode_skill::RoutingCache::new(
             dir,
             &self.discovery_options(),
             roots,
@@ -217,11 +204,62 @@ impl Workspace {
 
     /// Where the git probe remembers what its status learns, when the state
     /// folder is safe to keep it in.
-    pub(crate) fn git_cache(&self) -> Option<bcode_prompt_sections::git::read::GitCache> {
+    pub(crate) fn git_cache(&self) -> Option<bcode_prompt_sections::GitCache> {
         let dir = self.state.cache(Cache::Git)?;
-        Some(bcode_prompt_sections::git::read::GitCache {
+        Some(bcode_prompt_sections::GitCache {
             dir: dir.path().to_path_buf(),
             racy_window: self.racy_window,
+        })
+    }
+}
+
+/// Where the workspace of a set of options is, before its config is read:
+/// the config inputs with the root found as git finds it, the working
+/// folder, who counts as the user and a root refused on the way.
+struct Located {
+    inputs: ConfigInputs,
+    work: PathBuf,
+    owners: Ownership,
+    refused_root: Option<RefusedRoot>,
+}
+
+impl Located {
+    /// Checks the working folder of `options` and finds the root above it.
+    fn find(options: &SessionOptions) -> Result<Located, PromptError> {
+        let mut env = options.env.clone();
+        if options.hermetic {
+            // A hermetic workspace reads nothing from the environment: no
+            // user config or skills, no `BCODE_*` layer, no state folder.
+            env.clear();
+        }
+        let given = options.cwd.join(&options.repo);
+        match std::fs::metadata(&given) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(PromptError::Repository {
+                    path: given,
+                    detail: "not a folder".to_owned(),
+                });
+            }
+            Err(err) => {
+                return Err(PromptError::Repository {
+                    path: given,
+                    detail: err.to_string(),
+                });
+            }
+        }
+        // The folder given may be any folder inside a repository: its root
+        // (trust, config, git, invariants) is found as git finds it.
+        let work = bcode_text::lexical(&given);
+        let mut inputs = options.config_inputs(&work);
+        inputs.env = env;
+        let (found, owners) = setup::repository_root(&work, &inputs);
+        inputs.repo = found.root;
+        Ok(Located {
+            inputs,
+            work,
+            owners,
+            refused_root: found.refused,
         })
     }
 }

@@ -190,5 +190,5 @@ fn the_focus_survives_the_process_in_the_session_sidecar() {
 
 /// Where the sidecar lives in a session folder.
 fn bcode_prompt_sections_sidecar_path(dir: &std::path::Path) -> std::path::PathBuf {
-    bcode_prompt_sections::relevant::sidecar::path(dir)
+    bcode_prompt_sections::sidecar_path(dir)
 }

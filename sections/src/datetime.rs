@@ -39,7 +39,7 @@ pub struct DateTimeInput {
     /// The injected clock reading of this request (`ProbeRequest::now`),
     /// never read from the real clock here.
     pub now: DateTime<Utc>,
-    /// The zone `now` is shown in, as chosen by [`resolve_timezone`].
+    /// The zone `now` is shown in, as chosen by `resolve_timezone`.
     pub zone: Tz,
     /// Which source supplied `zone`; it becomes the section's note.
     pub zone_source: ZoneSource,

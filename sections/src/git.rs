@@ -12,9 +12,9 @@ mod objects;
 mod overdue;
 mod preflight;
 mod racy;
-pub mod read;
-pub mod session;
-pub mod status;
+pub(crate) mod read;
+pub(crate) mod session;
+pub(crate) mod status;
 mod watch;
 
 use serde::Serialize;

@@ -15,7 +15,7 @@
 //! or folders a repository holds. A file reached again through another link
 //! (the same device and inode) is placed once.
 //!
-//! [`gather`] is the edge that reads the files; the stage renders the
+//! [`gather_instructions`] is the edge that reads the files; the stage renders the
 //! [`RepositoryInstructions`] it finds in the inputs.
 
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ pub const TOTAL_KEY: &str = "system_prompt.repository_instructions_total_max_cha
 /// The instruction files found in a repository.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepositoryInstructions {
-    /// Present files, in [`INSTRUCTION_FILES`] order.
+    /// Present files, in `INSTRUCTION_FILES` order.
     pub files: Vec<InstructionFile>,
     /// Files that exist but could not be used, with why (shown by
     /// `render --explain`; the other file is still placed), and the files
@@ -106,7 +106,7 @@ pub enum Share {
 /// `bcode_text::clean_body`), at most its own limit. The first file that
 /// does not fit in what is left is cut to it, even when nothing is left (the
 /// model then sees the marker alone, so it always learns where the cut is),
-/// and every file after it is left out. [`gather`] and the stage keep the
+/// and every file after it is left out. [`gather_instructions`] and the stage keep the
 /// same account, so the files gather leaves unread are the ones the stage
 /// leaves out.
 #[derive(Clone, Debug)]
@@ -156,14 +156,14 @@ impl TotalBudget {
 /// out of it (or into `/proc`, `/sys` or `/dev`) is a problem naming the link
 /// and its target, and the other files are still read. A file that is one
 /// already read (the same device and inode, through a link) is a problem
-/// naming that one; files past `limits.total` (see [`TotalBudget`]) are
+/// naming that one; files past `limits.total` (see `TotalBudget`) are
 /// problems too, and are not read.
 ///
 /// A file in a folder above `work` is read only when `owners` takes both
 /// the folder and the file for the user's (see `bcode_fs::Ownership`);
 /// otherwise it is a problem naming the owner. The working folder's own
 /// files are the user's choice.
-pub fn gather(
+pub fn gather_instructions(
     repo: &Path,
     work: &Path,
     limits: &InstructionLimits,
@@ -302,7 +302,7 @@ fn read(
     Ok(Read::Text(identity, bytes))
 }
 
-/// Every instruction file [`gather`] reads, in order: `(path, folder from
+/// Every instruction file [`gather_instructions`] reads, in order: `(path, folder from
 /// the root, path from the root)`.
 pub fn instruction_files(repo: &Path, work: &Path) -> Vec<(PathBuf, String, String)> {
     let mut files = Vec::new();
@@ -349,7 +349,7 @@ mod tests {
         std::fs::write(repo.join("docs/agents.md"), "Use tabs.").unwrap();
         symlink(dir.path().join("secret.md"), repo.join("BCODE.md")).unwrap();
         symlink("docs/agents.md", repo.join("AGENTS.md")).unwrap();
-        let found = gather(&repo, &repo, &InstructionLimits::default(), &mine());
+        let found = gather_instructions(&repo, &repo, &InstructionLimits::default(), &mine());
         let texts: Vec<&str> = found.files.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["Use tabs."]);
         assert_eq!(found.problems.len(), 1);
@@ -364,7 +364,7 @@ mod tests {
     fn an_instruction_file_linked_into_proc_is_never_read() {
         let dir = tempfile::tempdir().unwrap();
         symlink("/proc/self/environ", dir.path().join("AGENTS.md")).unwrap();
-        let found = gather(
+        let found = gather_instructions(
             dir.path(),
             dir.path(),
             &InstructionLimits::default(),
@@ -390,7 +390,7 @@ mod tests {
         symlink("../AGENTS.md", repo.join("a/BCODE.md")).unwrap();
         std::fs::hard_link(repo.join("AGENTS.md"), repo.join("a/b/AGENTS.md")).unwrap();
         std::fs::write(repo.join("a/b/BCODE.md"), "B rules.").unwrap();
-        let found = gather(
+        let found = gather_instructions(
             repo,
             &repo.join("a/b"),
             &InstructionLimits::default(),
@@ -429,7 +429,7 @@ mod tests {
             per_file: None,
             total: 15,
         };
-        let found = gather(repo, &repo.join("a/b"), &limits, &mine());
+        let found = gather_instructions(repo, &repo.join("a/b"), &limits, &mine());
         let names: Vec<&str> = found.files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["BCODE.md", "AGENTS.md"]);
         assert_eq!(
@@ -490,7 +490,7 @@ mod tests {
         let other = me.wrapping_add(4242);
         let work = repo.join("a/b");
         let limits = InstructionLimits::default();
-        let found = gather(
+        let found = gather_instructions(
             &repo,
             &work,
             &limits,
@@ -514,7 +514,7 @@ mod tests {
             ]
         );
         let trusted = bcode_fs::Ownership::of_user(other, false, std::slice::from_ref(&repo));
-        let found = gather(&repo, &work, &limits, &trusted);
+        let found = gather_instructions(&repo, &work, &limits, &trusted);
         assert_eq!(found.files.len(), 3);
         assert_eq!(found.problems, Vec::<String>::new());
     }

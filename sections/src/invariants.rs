@@ -6,7 +6,7 @@
 //! cut is marked in the text.
 //!
 //! `[invariants] enabled = false` is the master switch: the render glue then
-//! neither calls [`gather`] nor registers this stage, so nothing is loaded
+//! neither calls [`gather_invariants`] nor registers this stage, so nothing is loaded
 //! and no invariant metadata appears anywhere (the stage also stays silent
 //! should it run without the switch). The section toggle only controls the
 //! placement of the complete catalog.
@@ -17,7 +17,7 @@
 //! [`InvariantSelection`] remains the simpler seam for a host that picks ids
 //! itself and wants the full-mode stage to place only those.
 //!
-//! [`parse`] is the core (file names and texts in, catalog out); [`gather`]
+//! [`parse_invariants`] is the core (file names and texts in, catalog out); [`gather_invariants`]
 //! is the edge that reads the directory. Malformed files are problems shown
 //! by `render --explain`, never a failure.
 //!
@@ -25,14 +25,14 @@
 //! max_files` and `max_globs_per_file`): files past the count budget are not
 //! read, globs past the per-file budget are ignored, each with a problem
 //! note. Each invariant's `paths` globs are compiled once per version of its
-//! file ([`PathGlobs`], keyed by [`bcode_fs::FileStamp`]): [`gather_with`]
+//! file ([`PathGlobs`], keyed by [`bcode_fs::FileStamp`]): [`gather_invariants_with`]
 //! reuses the sets of the previous catalog for unchanged files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bcode_fs::FileStamp;
-use bcode_skill::session::MAX_GLOB_BYTES;
+use bcode_skill::MAX_GLOB_BYTES;
 use serde_json::Value;
 
 pub use crate::path_globs::PathGlobs;
@@ -141,16 +141,16 @@ impl From<&bcode_prompt_config::InvariantsConfig> for InvariantBudget {
     }
 }
 
-/// [`gather_with`] with the default budget and nothing to reuse.
-pub fn gather(repo: &Path) -> InvariantCatalog {
-    gather_with(repo, &InvariantBudget::default(), None)
+/// [`gather_invariants_with`] with the default budget and nothing to reuse.
+pub fn gather_invariants(repo: &Path) -> InvariantCatalog {
+    gather_invariants_with(repo, &InvariantBudget::default(), None)
 }
 
 /// Reads `<repo>/.bcode/invariants/*.md` (not recursive, at most
 /// `budget.max_files` in file-name order) and parses them, reusing the
 /// compiled globs of `previous` for files whose stamp has not changed. A
 /// missing directory is an empty catalog.
-pub fn gather_with(
+pub fn gather_invariants_with(
     repo: &Path,
     budget: &InvariantBudget,
     previous: Option<&InvariantCatalog>,
@@ -254,9 +254,9 @@ fn escaped_folder(confinement: &bcode_fs::Confinement, dir: &Path) -> Option<Inv
     })
 }
 
-/// [`parse_with`] with the default budget.
-pub fn parse(files: Vec<(String, String)>) -> InvariantCatalog {
-    parse_with(files, &InvariantBudget::default())
+/// `parse_invariants_with` with the default budget.
+pub fn parse_invariants(files: Vec<(String, String)>) -> InvariantCatalog {
+    parse_invariants_with(files, &InvariantBudget::default())
 }
 
 /// Parses `(file, text)` pairs into a catalog, sorted by file name. Files
@@ -264,7 +264,10 @@ pub fn parse(files: Vec<(String, String)>) -> InvariantCatalog {
 /// become problems (the first file by name keeps a duplicated id); `paths`
 /// beyond `budget.max_globs_per_file`, and each longer than
 /// [`MAX_GLOB_BYTES`], are dropped with a problem note.
-pub fn parse_with(files: Vec<(String, String)>, budget: &InvariantBudget) -> InvariantCatalog {
+pub fn parse_invariants_with(
+    files: Vec<(String, String)>,
+    budget: &InvariantBudget,
+) -> InvariantCatalog {
     let mut catalog = parse_uncompiled(files, budget);
     for inv in &mut catalog.invariants {
         inv.globs = PathGlobs::compile(&inv.paths, None, None);
@@ -272,7 +275,7 @@ pub fn parse_with(files: Vec<(String, String)>, budget: &InvariantBudget) -> Inv
     catalog
 }
 
-/// [`parse_with`] leaving the globs uncompiled, for the caller to compile
+/// [`parse_invariants_with`] leaving the globs uncompiled, for the caller to compile
 /// (or reuse) once.
 fn parse_uncompiled(
     mut files: Vec<(String, String)>,
@@ -287,7 +290,7 @@ fn parse_uncompiled(
             line,
             message,
         };
-        let document = match bcode_skill::parse::parse_document(&text) {
+        let document = match bcode_skill::parse_document(&text) {
             Ok(document) => document,
             Err(err) => {
                 let message = format!("malformed front matter: {}; skipped", err.message);
@@ -395,7 +398,7 @@ mod confinement_tests {
         std::fs::write(repo.join("docs/tabs.md"), RULE).unwrap();
         symlink(dir.path().join("secret.md"), invariants.join("a.md")).unwrap();
         symlink("../../docs/tabs.md", invariants.join("b.md")).unwrap();
-        let catalog = gather(&repo);
+        let catalog = gather_invariants(&repo);
         let ids: Vec<&str> = catalog.invariants.iter().map(|i| i.id.as_str()).collect();
         assert_eq!(ids, ["tabs"]);
         assert_eq!(catalog.problems.len(), 1);
@@ -416,7 +419,7 @@ mod confinement_tests {
         std::fs::create_dir_all(&elsewhere).unwrap();
         std::fs::write(elsewhere.join("tabs.md"), RULE).unwrap();
         symlink(&elsewhere, repo.join(INVARIANTS_DIR)).unwrap();
-        let catalog = gather(&repo);
+        let catalog = gather_invariants(&repo);
         assert!(catalog.invariants.is_empty());
         assert_eq!(catalog.problems.len(), 1);
         assert_eq!(catalog.problems[0].file, INVARIANTS_DIR);
@@ -441,7 +444,7 @@ mod tests {
 
     #[test]
     fn parses_sorts_and_reports_problems() {
-        let catalog = parse(files(&[
+        let catalog = parse_invariants(files(&[
             (
                 "b.md",
                 "---\nid: b\ntitle: B\nsummary: sb\npaths: [\"src/**\"]\n---\nBody B\n",

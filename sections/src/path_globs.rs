@@ -10,7 +10,7 @@
 use std::sync::{Arc, OnceLock};
 
 use bcode_fs::FileStamp;
-use bcode_skill::session::MAX_GLOB_BYTES;
+use bcode_skill::MAX_GLOB_BYTES;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 /// A compiled glob set and the file version it was compiled for.

@@ -1,11 +1,12 @@
-//! The edge of the machine-facing sections: [`gather`] reads the clock
-//! reading, environment snapshot, OS, git and toolchain into [`Gathered`] for
-//! the stages of [`crate::stages`], skipping every probe whose sections are off.
+//! The edge of the machine-facing sections: [`gather_machine_with`] reads the
+//! clock reading, environment snapshot, OS, git and toolchain into
+//! [`Gathered`] for the stages of [`crate::stages`], skipping every probe
+//! whose sections are off.
 //!
 //! Only the [`Machine`] implementation and the git and toolchain probes touch
 //! the machine; the clock and the process environment arrive in
-//! [`ProbeRequest`], so [`gather_with`] and a fake machine make the whole
-//! path hermetic in tests.
+//! [`ProbeRequest`], so a fake machine makes the whole path hermetic in
+//! tests.
 //!
 //! A machine may also answer with [`Pins`]: facts fixed in advance (a
 //! golden file's). A pinned fact replaces its probe at the gathered level;
@@ -170,14 +171,10 @@ pub struct ProbeLimits {
     pub toolchain: ToolchainLimits,
 }
 
-/// Gathers every input the stages of [`crate::stages`] need, from the real machine.
-pub fn gather(request: &ProbeRequest<'_>, inputs: &mut Gathered) {
-    gather_with(request, &RealMachine, &ProbeLimits::default(), inputs);
-}
-
-/// [`gather`] with an explicit machine and limits: the session facts, then
-/// the turn facts, with the toolchain commands running while git works.
-pub fn gather_with(
+/// Gathers every input the stages need from `machine`
+/// (the real one is [`RealMachine`]), within `limits`: the session facts,
+/// then the turn facts, with the toolchain commands running while git works.
+pub fn gather_machine_with(
     request: &ProbeRequest<'_>,
     machine: &dyn Machine,
     limits: &ProbeLimits,
@@ -281,7 +278,7 @@ pub fn start_turn_facts(
     start_session_turn_facts(request, machine, limits, None)
 }
 
-/// [`start_turn_facts`] for a session whose reads are kept in `git`: an
+/// `start_turn_facts` for a session whose reads are kept in `git`: an
 /// unchanged repository is not read again, and a read still running from
 /// an earlier turn is waited for instead of started again (see
 /// [`GitSession`]).
@@ -320,7 +317,7 @@ pub fn start_session_turn_facts(
             };
             Some(match git {
                 Some(session) => session.start(request.repo, &options),
-                None => crate::git::read::start(request.repo, &options),
+                None => crate::git::read::start_git_read(request.repo, &options),
             })
         }
         Pinned::Value(git) if wants_git => Some(GitRead::Ended(git)),

@@ -87,7 +87,7 @@ pub struct ToolVersion {
     /// The tool's name from its [`ToolCommand`].
     pub name: String,
     /// The first line of its stdout, trimmed, control characters replaced;
-    /// the stage bounds it to [`VERSION_LINE_LIMIT`].
+    /// the stage bounds it to `VERSION_LINE_LIMIT`.
     pub version: String,
 }
 
@@ -195,8 +195,12 @@ impl ToolchainRun {
 /// Where version commands run: a directory no repository controls.
 pub const NEUTRAL_DIR: &str = "/";
 
-/// Runs the commands and waits for them (see [`start`]).
-pub fn run(commands: &[ToolCommand], dir: &Path, limits: &ToolchainLimits) -> ToolchainFacts {
+/// Runs the commands and waits for them (see `start`).
+pub fn run_toolchain(
+    commands: &[ToolCommand],
+    dir: &Path,
+    limits: &ToolchainLimits,
+) -> ToolchainFacts {
     start(commands, dir, limits).finish()
 }
 

@@ -6,7 +6,7 @@ use bcode_prompt_config::{BcodeConfig, PromptMode};
 use bcode_prompt_pipeline::AssembledPrompt;
 use bcode_prompt_pipeline::{AssembleError, Pipeline};
 use bcode_prompt_pipeline::{StageContext, StageError};
-use bcode_prompt_sections::stages::base::BaseStage;
+use bcode_prompt_sections::BaseStage;
 use bcode_templates::{EMBEDDED, TemplateOverride, Templates};
 use serde_json::json;
 

@@ -12,9 +12,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use bcode_prompt_sections::git::read::{self, GitCache, GitProbeOptions, RacyCounts};
-use bcode_prompt_sections::git::status::{StatusSplit, status};
-use bcode_prompt_sections::git::{GitFacts, StatusFacts, StatusOutcome};
+use bcode_prompt_sections::{
+    GitCache, GitFacts, GitProbeOptions, RacyCounts, StatusFacts, StatusOutcome, StatusSplit,
+    git_status, racy_counts, read_git,
+};
 use common::{commit_all, write};
 use git2::{Repository, RepositoryInitOptions};
 
@@ -75,7 +76,7 @@ const SPLIT: StatusSplit = StatusSplit {
 };
 
 fn status_of(root: &Path, options: &GitProbeOptions) -> StatusFacts {
-    match read::read(root, options) {
+    match read_git(root, options) {
         GitFacts::Repository(facts) => match facts.status {
             StatusOutcome::Done(status) => status,
             other => panic!("{other:?}"),
@@ -121,7 +122,7 @@ fn a_second_read_takes_every_racy_hash_from_the_memory() {
         let before = snapshot(&root);
         assert_eq!(status_of(&root, &options), StatusFacts::default());
         assert_eq!(
-            read::racy_counts(&cache),
+            racy_counts(&cache),
             RacyCounts {
                 hashed: FILES as u64,
                 remembered: 0
@@ -129,7 +130,7 @@ fn a_second_read_takes_every_racy_hash_from_the_memory() {
         );
         assert_eq!(status_of(&root, &options), StatusFacts::default());
         assert_eq!(
-            read::racy_counts(&cache),
+            racy_counts(&cache),
             RacyCounts {
                 hashed: FILES as u64,
                 remembered: FILES as u64
@@ -158,14 +159,14 @@ fn a_changed_file_is_compared_again_and_shown() {
     let got = status_of(&root, &options);
     assert_eq!(lines(&got), vec![" Md0/f0.txt".to_owned()]);
     assert_eq!(
-        read::racy_counts(&cache),
+        racy_counts(&cache),
         RacyCounts {
             hashed: FILES as u64,
             remembered: FILES as u64 - 1
         }
     );
     let repo = Repository::open(&root).unwrap();
-    assert_eq!(got, status(&repo, 10_000, COMBINED).unwrap());
+    assert_eq!(got, git_status(&repo, 10_000, COMBINED).unwrap());
 }
 
 /// An entry whose stat matches its file exactly but whose content differs
@@ -190,7 +191,7 @@ fn a_racy_entry_with_other_content_stays_modified() {
     assert_eq!(lines(&status_of(&root, &options)), want);
     assert_eq!(lines(&status_of(&root, &options)), want);
     assert_eq!(
-        lines(&status(&Repository::open(&root).unwrap(), 10_000, COMBINED).unwrap()),
+        lines(&git_status(&Repository::open(&root).unwrap(), 10_000, COMBINED).unwrap()),
         want
     );
 }
@@ -217,7 +218,7 @@ fn a_corrupt_or_planted_memory_file_is_not_used() {
     std::fs::write(&memory, &good[..good.len() - 3]).unwrap();
     assert_eq!(status_of(&root, &options), StatusFacts::default());
     assert_eq!(
-        read::racy_counts(&cache),
+        racy_counts(&cache),
         RacyCounts {
             hashed: 2 * FILES as u64,
             remembered: 0
@@ -230,7 +231,7 @@ fn a_corrupt_or_planted_memory_file_is_not_used() {
     std::os::unix::fs::symlink(&target, &memory).unwrap();
     assert_eq!(status_of(&root, &options), StatusFacts::default());
     assert_eq!(
-        read::racy_counts(&cache),
+        racy_counts(&cache),
         RacyCounts {
             hashed: 3 * FILES as u64,
             remembered: 0
@@ -250,7 +251,7 @@ fn nothing_staged_split_and_combined_still_agree() {
     write(&root, "new.txt", "new\n");
     std::fs::remove_file(root.join("d2/f2.txt")).unwrap();
     let repo = Repository::open(&root).unwrap();
-    let want = status(&repo, 10_000, COMBINED).unwrap();
+    let want = git_status(&repo, 10_000, COMBINED).unwrap();
     assert_eq!(
         lines(&want),
         vec![

@@ -17,10 +17,9 @@ use std::time::Duration;
 use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::Pipeline;
 use bcode_prompt_pipeline::StageContext;
-use bcode_prompt_sections::gathered::Gathered;
-use bcode_prompt_sections::git::read::{GitProbeOptions, read, start};
-use bcode_prompt_sections::git::{
-    GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome, WorktreeFacts,
+use bcode_prompt_sections::{
+    Gathered, GitFacts, GitProbeOptions, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome,
+    WorktreeFacts, read_git, start_git_read,
 };
 use bcode_templates::Templates;
 use common::{commit_all, init, mkfifo, write};
@@ -61,7 +60,7 @@ fn answered(what: &str, probe: impl FnOnce() -> GitFacts + Send + 'static) -> Gi
 fn timed_read(path: &Path) -> GitFacts {
     let path = path.to_owned();
     answered("a read with a 400 ms deadline", move || {
-        read(&path, &options())
+        read_git(&path, &options())
     })
 }
 
@@ -73,7 +72,9 @@ fn read_without_waiting(path: &Path) -> GitFacts {
         deadline: NEVER,
         ..GitProbeOptions::default()
     };
-    answered("a read that must not wait", move || read(&path, &options))
+    answered("a read that must not wait", move || {
+        read_git(&path, &options)
+    })
 }
 
 /// A canonical temporary folder and a repository with one commit in
@@ -128,7 +129,7 @@ fn render(facts: GitFacts, root: &Path) -> (String, Vec<String>) {
     let mut inputs = Gathered::new();
     inputs.git = Some(facts);
     let templates = Templates::builtin();
-    let pipeline = Pipeline::new(bcode_prompt_sections::stages::machine()).unwrap();
+    let pipeline = Pipeline::new(bcode_prompt_sections::machine_stages()).unwrap();
     let prompt = pipeline
         .assemble(&StageContext::new(&config, &templates, &inputs), false)
         .unwrap();
@@ -165,7 +166,7 @@ fn truncated_head_commit_object_does_not_hang() {
         repo.head,
         HeadFacts::Branch {
             name: "main".into(),
-            commit: bcode_prompt_sections::git::CommitId {
+            commit: bcode_prompt_sections::CommitId {
                 short: short.to_owned(),
                 full: oid.to_string(),
             },
@@ -272,7 +273,7 @@ fn a_hung_open_is_remembered_until_its_worker_ends() {
 #[test]
 fn a_started_read_counts_its_deadline_from_its_start() {
     let (_tmp, healthy, oid) = committed();
-    let run = start(&healthy, &options());
+    let run = start_git_read(&healthy, &options());
     std::thread::sleep(DEADLINE + Duration::from_millis(100));
     let GitFacts::Repository(repo) = run.finish() else {
         panic!("the healthy repository was not read");
@@ -281,7 +282,7 @@ fn a_started_read_counts_its_deadline_from_its_start() {
         repo.head,
         HeadFacts::Branch {
             name: "main".into(),
-            commit: bcode_prompt_sections::git::CommitId {
+            commit: bcode_prompt_sections::CommitId {
                 short: oid.to_string()[..7].to_owned(),
                 full: oid.to_string(),
             },
@@ -295,7 +296,7 @@ fn a_started_read_counts_its_deadline_from_its_start() {
 
     let (_tmp, hung, _) = committed();
     let object = hold_open(&hung);
-    let run = start(&hung, &options());
+    let run = start_git_read(&hung, &options());
     std::thread::sleep(DEADLINE + Duration::from_millis(100));
     // Collected on a thread under a watchdog: a finish that waited another
     // whole deadline fails here, without a stopwatch.
@@ -320,7 +321,7 @@ fn a_started_read_counts_its_deadline_from_its_start() {
 fn a_started_read_dropped_unwaited_is_remembered() {
     let (_tmp, hung, _) = committed();
     let object = hold_open(&hung);
-    drop(start(&hung, &options()));
+    drop(start_git_read(&hung, &options()));
     assert_eq!(
         read_without_waiting(&hung),
         GitFacts::Unavailable(GitUnavailable::StillRunning),
@@ -367,7 +368,7 @@ fn a_hung_status_scan_is_not_started_again() {
 /// Probes until the remembered worker has ended and a full read happens.
 fn wait_until_fresh(repo_dir: &Path) {
     for _ in 0..50 {
-        match read(repo_dir, &options()) {
+        match read_git(repo_dir, &options()) {
             GitFacts::Unavailable(GitUnavailable::StillRunning) => {}
             GitFacts::Repository(RepoFacts {
                 status: StatusOutcome::StillRunning,

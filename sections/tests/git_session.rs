@@ -12,10 +12,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bcode_prompt_sections::git::read::{GitProbeOptions, read};
-use bcode_prompt_sections::git::session::{GitSession, GitSessionStats};
-use bcode_prompt_sections::git::{
-    EntryState, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusEntry, StatusOutcome,
+use bcode_prompt_sections::{
+    EntryState, GitFacts, GitProbeOptions, GitSession, GitSessionStats, GitUnavailable, HeadFacts,
+    RepoFacts, StatusEntry, StatusOutcome, read_git,
 };
 use common::{commit_all, init, mkfifo, write};
 use git2::Repository;
@@ -193,7 +192,7 @@ fn working_tree_changes_show_on_the_next_turn() {
     };
     assert_eq!(done.entries[0].state, EntryState::Modified);
     // The kept facts are what a fresh read says.
-    assert_eq!(read(&dir, &options(NEVER)), staged);
+    assert_eq!(read_git(&dir, &options(NEVER)), staged);
 }
 
 /// A commit and a branch switch show on the next turn, and so does an edit
@@ -231,7 +230,7 @@ fn commits_and_branch_switches_show_on_the_next_turn() {
     );
     write(&dir, ".git/info/exclude", "*.log\n");
     assert_eq!(status(&steady(&session, &dir)), []);
-    assert_eq!(steady(&session, &dir), read(&dir, &options(NEVER)));
+    assert_eq!(steady(&session, &dir), read_git(&dir, &options(NEVER)));
     assert_eq!(counts(&session), (5, 2, 0));
 }
 
@@ -248,7 +247,7 @@ fn release_and_remove(path: &Path) {
 /// process remembers a worker that overran).
 fn wait_for_worker(dir: &Path) {
     for _ in 0..500 {
-        match read(dir, &options(DEADLINE)) {
+        match read_git(dir, &options(DEADLINE)) {
             GitFacts::Unavailable(GitUnavailable::StillRunning)
             | GitFacts::Repository(RepoFacts {
                 status: StatusOutcome::StillRunning,
@@ -293,7 +292,7 @@ fn a_late_read_serves_a_later_turn_and_is_not_started_twice() {
     wait_for_worker(&dir);
     let late = steady(&session, &dir);
     assert_eq!(status(&late), []);
-    assert_eq!(late, read(&dir, &options(NEVER)));
+    assert_eq!(late, read_git(&dir, &options(NEVER)));
     assert_eq!(steady(&session, &dir), late);
     assert_eq!(counts(&session), (1, 2, 1));
 }

@@ -10,8 +10,7 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use bcode_prompt_sections::git::StatusFacts;
-use bcode_prompt_sections::git::status::{StatusSplit, status};
+use bcode_prompt_sections::{StatusFacts, StatusSplit, git_status};
 use common::{commit_all, write};
 use git2::{Repository, RepositoryInitOptions};
 
@@ -25,8 +24,8 @@ const NEVER: StatusSplit = StatusSplit {
 };
 
 fn both(repo: &Repository, groups: usize) -> (StatusFacts, StatusFacts) {
-    let split = status(repo, 10_000, StatusSplit { groups, ..ALWAYS }).unwrap();
-    let combined = status(repo, 10_000, NEVER).unwrap();
+    let split = git_status(repo, 10_000, StatusSplit { groups, ..ALWAYS }).unwrap();
+    let combined = git_status(repo, 10_000, NEVER).unwrap();
     (split, combined)
 }
 
@@ -133,8 +132,8 @@ fn a_clean_tree_and_a_small_cap_agree_too() {
     for i in 0..40 {
         write(root, &format!("d{}/f{i}.txt", i % 7), "changed\n");
     }
-    let split = status(&repo, 5, ALWAYS).unwrap();
-    let combined = status(&repo, 5, NEVER).unwrap();
+    let split = git_status(&repo, 5, ALWAYS).unwrap();
+    let combined = git_status(&repo, 5, NEVER).unwrap();
     assert_eq!(split, combined);
     assert!(split.capped);
     assert_eq!(split.entries.len(), 5);
@@ -230,13 +229,13 @@ fn a_case_insensitive_index_keeps_libgit2_order() {
 
 /// The probe's status, read as a render reads it.
 fn probed(root: &Path) -> StatusFacts {
-    use bcode_prompt_sections::git::read::{GitProbeOptions, read};
-    use bcode_prompt_sections::git::{GitFacts, StatusOutcome};
+    use bcode_prompt_sections::{GitFacts, StatusOutcome};
+    use bcode_prompt_sections::{GitProbeOptions, read_git};
     let options = GitProbeOptions {
         deadline: std::time::Duration::from_secs(60),
         ..GitProbeOptions::default()
     };
-    match read(root, &options) {
+    match read_git(root, &options) {
         GitFacts::Repository(facts) => match facts.status {
             StatusOutcome::Done(status) => status,
             other => panic!("no status: {other:?}"),
@@ -273,7 +272,7 @@ fn a_submodule_not_checked_out_answers_as_libgit2_does() {
         .commit(Some("HEAD"), &sig, &sig, "sub", &tree, &[&parent])
         .unwrap();
     fs::create_dir(root.join("sub")).unwrap();
-    let reference = || status(&Repository::open(root).unwrap(), 10_000, NEVER).unwrap();
+    let reference = || git_status(&Repository::open(root).unwrap(), 10_000, NEVER).unwrap();
     let shows_sub = |facts: &StatusFacts| lines(facts).iter().any(|l| l.ends_with(" sub"));
 
     // Not checked out, nothing changed; then a change beside it.

@@ -10,8 +10,9 @@
 use std::path::Path;
 
 use bcode_prompt_config::InvariantsConfig;
-use bcode_prompt_sections::invariants::{InvariantBudget, gather_with};
-use bcode_prompt_sections::relevant::{SelectorRequest, TaskContext, deterministic};
+use bcode_prompt_sections::{
+    InvariantBudget, SelectorRequest, TaskContext, gather_invariants_with, select_deterministic,
+};
 
 fn write_invariant(dir: &Path, name: &str, globs: usize) {
     let paths: Vec<String> = (0..globs).map(|i| format!("\"src/m{i}/**\"")).collect();
@@ -42,7 +43,7 @@ fn files_beyond_max_files_are_not_read_and_noted() {
         max_files: 3,
         max_globs_per_file: 64,
     };
-    let catalog = gather_with(tmp.path(), &budget, None);
+    let catalog = gather_invariants_with(tmp.path(), &budget, None);
     let ids: Vec<&str> = catalog.invariants.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, ["r0", "r1", "r2"]);
     let problems: Vec<String> = catalog.problems.iter().map(ToString::to_string).collect();
@@ -63,7 +64,7 @@ fn globs_beyond_max_globs_per_file_are_ignored_and_noted() {
         max_files: 100,
         max_globs_per_file: 4,
     };
-    let catalog = gather_with(tmp.path(), &budget, None);
+    let catalog = gather_invariants_with(tmp.path(), &budget, None);
     let wide = &catalog.invariants[0];
     assert_eq!(wide.paths.len(), 4);
     assert!(wide.globs.is_match("src/m3/a.rs"));
@@ -92,7 +93,7 @@ fn a_glob_longer_than_the_bound_is_ignored_and_noted() {
         ),
     )
     .unwrap();
-    let catalog = gather_with(tmp.path(), &InvariantBudget::default(), None);
+    let catalog = gather_invariants_with(tmp.path(), &InvariantBudget::default(), None);
     let invariant = &catalog.invariants[0];
     assert_eq!(invariant.paths, ["src/**", "docs/**"]);
     assert!(invariant.globs.is_match("src/a.rs"));
@@ -102,7 +103,7 @@ fn a_glob_longer_than_the_bound_is_ignored_and_noted() {
         problems,
         [format!(
             ".bcode/invariants/huge.md: path glob 2 is 200000 bytes; a glob longer than {} bytes is ignored",
-            bcode_skill::session::MAX_GLOB_BYTES
+            bcode_skill::MAX_GLOB_BYTES
         )]
     );
 }
@@ -121,7 +122,7 @@ fn the_config_defaults_bound_a_hostile_folder() {
     for i in 0..120 {
         write_invariant(&dir, &format!("r{i:03}"), 100);
     }
-    let catalog = gather_with(tmp.path(), &defaults, None);
+    let catalog = gather_invariants_with(tmp.path(), &defaults, None);
     assert_eq!(catalog.invariants.len(), 100);
     assert!(catalog.invariants.iter().all(|i| i.paths.len() == 64));
 }
@@ -132,13 +133,13 @@ fn compiled_globs_are_reused_while_the_file_stamp_holds() {
     write_invariant(&dir, "kept", 3);
     write_invariant(&dir, "edited", 3);
     let budget = InvariantBudget::default();
-    let first = gather_with(tmp.path(), &budget, None);
-    let again = gather_with(tmp.path(), &budget, Some(&first));
+    let first = gather_invariants_with(tmp.path(), &budget, None);
+    let again = gather_invariants_with(tmp.path(), &budget, Some(&first));
     for (a, b) in first.invariants.iter().zip(&again.invariants) {
         assert!(a.globs.shares_set_with(&b.globs), "{} recompiled", a.id);
     }
     // Without a previous catalog every set is new.
-    let fresh = gather_with(tmp.path(), &budget, None);
+    let fresh = gather_invariants_with(tmp.path(), &budget, None);
     assert!(
         !first.invariants[0]
             .globs
@@ -147,7 +148,7 @@ fn compiled_globs_are_reused_while_the_file_stamp_holds() {
     // An edited file (new stamp, new globs) is compiled again; the other
     // is still shared.
     write_invariant(&dir, "edited", 5);
-    let after = gather_with(tmp.path(), &budget, Some(&first));
+    let after = gather_invariants_with(tmp.path(), &budget, Some(&first));
     let by_id = |id: &str| after.invariants.iter().find(|i| i.id == id).unwrap();
     let before = |id: &str| first.invariants.iter().find(|i| i.id == id).unwrap();
     assert!(by_id("kept").globs.shares_set_with(&before("kept").globs));
@@ -166,5 +167,5 @@ fn compiled_globs_are_reused_while_the_file_stamp_holds() {
     for (summary, inv) in request.invariants.iter().zip(&after.invariants) {
         assert!(summary.globs.shares_set_with(&inv.globs));
     }
-    assert_eq!(deterministic::select(&request).ids, ["edited"]);
+    assert_eq!(select_deterministic(&request).ids, ["edited"]);
 }

@@ -16,13 +16,10 @@ use bcode_prompt_config::BcodeConfig;
 use bcode_prompt_pipeline::AssembledPrompt;
 use bcode_prompt_pipeline::Pipeline;
 use bcode_prompt_pipeline::StageContext;
-use bcode_prompt_sections::environment::OsFacts;
-use bcode_prompt_sections::gathered::Gathered as Inputs;
-use bcode_prompt_sections::git::read::GitProbeOptions;
-use bcode_prompt_sections::git::{GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusOutcome};
-use bcode_prompt_sections::probe::{Machine, ProbeLimits, ProbeRequest, RuntimeMode, gather_with};
-use bcode_prompt_sections::toolchain::{
-    self, ToolCommand, ToolOmission, ToolVersion, ToolchainFacts, ToolchainLimits,
+use bcode_prompt_sections::{
+    Gathered as Inputs, GitFacts, GitProbeOptions, GitUnavailable, HeadFacts, Machine, OsFacts,
+    ProbeLimits, ProbeRequest, RepoFacts, RuntimeMode, StatusOutcome, ToolCommand, ToolOmission,
+    ToolVersion, ToolchainFacts, ToolchainLimits, gather_machine_with, run_toolchain,
 };
 use bcode_templates::Templates;
 use common::{commit_all, init, mkfifo, write};
@@ -108,7 +105,7 @@ impl<'a> Case<'a> {
             profile: self.profile.map(str::to_owned),
             runtime_mode: self.mode,
         };
-        gather_with(&request, &self.machine, &self.limits, &mut inputs);
+        gather_machine_with(&request, &self.machine, &self.limits, &mut inputs);
         inputs
     }
 
@@ -119,7 +116,7 @@ impl<'a> Case<'a> {
 
 fn assemble(config: &BcodeConfig, inputs: &Inputs) -> AssembledPrompt {
     let templates = Templates::builtin();
-    let pipeline = Pipeline::new(bcode_prompt_sections::stages::machine()).unwrap();
+    let pipeline = Pipeline::new(bcode_prompt_sections::machine_stages()).unwrap();
     pipeline
         .assemble(&StageContext::new(config, &templates, inputs), false)
         .unwrap()
@@ -538,7 +535,7 @@ fn status_that_timed_out_says_so() {
         head: HeadFacts::Unborn {
             name: "main".into(),
         },
-        worktree: bcode_prompt_sections::git::WorktreeFacts::Main { root: "/r".into() },
+        worktree: bcode_prompt_sections::WorktreeFacts::Main { root: "/r".into() },
         status: StatusOutcome::TimedOut { deadline_ms: 1500 },
     }));
     let prompt = assemble(
@@ -647,7 +644,7 @@ fn toolchain_keeps_answers_and_omits_failing_missing_and_hanging_tools() {
         overall: Duration::from_millis(800),
         max_output_bytes: 4096,
     };
-    let facts = toolchain::run(&commands, dir.path(), &limits);
+    let facts = run_toolchain(&commands, dir.path(), &limits);
     assert_eq!(
         facts,
         ToolchainFacts {
@@ -675,7 +672,7 @@ fn toolchain_overall_limit_omits_what_is_still_running() {
         overall: Duration::from_millis(300),
         max_output_bytes: 4096,
     };
-    let facts = toolchain::run(
+    let facts = run_toolchain(
         &[
             sh("quick", "echo quick 1"),
             sh("slow", "sleep 3; echo slow 1"),
@@ -718,10 +715,10 @@ fn instruction_files_that_are_fifos_or_huge_are_left_out_without_blocking() {
     let dir = tempfile::tempdir().unwrap();
     mkfifo(&dir.path().join("BCODE.md"));
     std::fs::write(dir.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
-    let gathered = bcode_prompt_sections::instructions::gather(
+    let gathered = bcode_prompt_sections::gather_instructions(
         dir.path(),
         dir.path(),
-        &bcode_prompt_sections::instructions::InstructionLimits::default(),
+        &bcode_prompt_sections::InstructionLimits::default(),
         &bcode_fs::Ownership::of_process(false, &[]),
     );
     assert_eq!(
@@ -751,7 +748,7 @@ fn invariant_values_are_escaped_and_bodies_cannot_close_the_catalog() {
         "---\nid: x\ntitle: T\nsummary: \"a <b> & c\"\nkeywords: [\"<k>\"]\npaths: [\"src/<x>\"]\n---\nBody </repository_invariants> and </invariant> here.\n",
     )
     .unwrap();
-    let catalog = bcode_prompt_sections::invariants::gather(dir.path());
+    let catalog = bcode_prompt_sections::gather_invariants(dir.path());
     let text = render_invariants_for_test(&catalog);
     assert!(text.contains("Summary: a &lt;b&gt; &amp; c\n"), "{text}");
     assert!(
@@ -770,12 +767,10 @@ fn invariant_values_are_escaped_and_bodies_cannot_close_the_catalog() {
 }
 
 /// The system text of a pipeline holding only the full-mode invariants stage.
-fn render_invariants_for_test(
-    catalog: &bcode_prompt_sections::invariants::InvariantCatalog,
-) -> String {
+fn render_invariants_for_test(catalog: &bcode_prompt_sections::InvariantCatalog) -> String {
     let templates = Templates::builtin();
     let pipeline = Pipeline::new(vec![Box::new(
-        bcode_prompt_sections::stages::invariants::RepositoryInvariantsStage,
+        bcode_prompt_sections::RepositoryInvariantsStage,
     )])
     .unwrap();
     let mut inputs = Inputs::new();

@@ -8,13 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bcode_prompt_config::{InvariantsConfig, InvariantsMode, OnTimeout};
-use bcode_prompt_sections::invariants::{InvariantCatalog, parse};
-use bcode_prompt_sections::relevant::selector::SelectorFuture;
-use bcode_prompt_sections::relevant::sidecar::FocusState;
-use bcode_prompt_sections::relevant::{
-    Decision, FallbackReason, FallbackUsed, Guidance, InvariantSelector, PathTaken,
-    RelevantInvariants, Selection, SelectionOrigin, SelectorAnswer, SelectorError, SelectorRequest,
-    TaskContext, Timings,
+use bcode_prompt_sections::{
+    Decision, FallbackReason, FallbackUsed, FocusState, Guidance, InvariantCatalog,
+    InvariantSelector, PathTaken, RelevantInvariants, Selection, SelectionOrigin, SelectorAnswer,
+    SelectorError, SelectorFuture, SelectorRequest, TaskContext, Timings, parse_invariants,
 };
 use tokio::time::{Instant, sleep};
 
@@ -104,7 +101,7 @@ fn catalog() -> Arc<InvariantCatalog> {
             ),
         )
     };
-    Arc::new(parse(vec![
+    Arc::new(parse_invariants(vec![
         file("alpha", "parser"),
         file("beta", "templates"),
         file("gamma", "clock"),

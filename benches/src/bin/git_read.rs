@@ -19,9 +19,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bcode_prompt_sections::git::GitFacts;
-use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, read};
-use bcode_prompt_sections::git::status::StatusSplit;
+use bcode_prompt_sections::{GitCache, GitFacts, GitProbeOptions, StatusSplit, read_git};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -61,7 +59,7 @@ fn main() {
     };
     let mut last = None;
     for _ in 0..times {
-        last = Some(read(&repo, &options));
+        last = Some(read_git(&repo, &options));
     }
     match last {
         Some(GitFacts::Repository(facts)) => println!("{:?}", facts.status),

@@ -35,9 +35,7 @@ use std::time::{Duration, Instant};
 
 use bcode_benches::{median, rounds_value};
 use bcode_prompt::{PromptSession, SessionOptions, SkillLifetime, TurnInput};
-use bcode_prompt_sections::git::GitFacts;
-use bcode_prompt_sections::git::read::{GitCache, GitProbeOptions, read};
-use bcode_prompt_sections::git::session::GitSession;
+use bcode_prompt_sections::{GitCache, GitFacts, GitProbeOptions, GitSession, read_git};
 
 const WARMUP: usize = 3;
 
@@ -68,7 +66,7 @@ fn main() {
         ..GitProbeOptions::default()
     };
     let touched_file = first_tracked(&repo);
-    let expected = read(&repo, &options);
+    let expected = read_git(&repo, &options);
     assert!(matches!(expected, GitFacts::Repository(_)), "{expected:?}");
 
     let steady_session = GitSession::new(true);
@@ -100,7 +98,7 @@ fn main() {
         };
         for which in order {
             times[which] = match which {
-                0 => timed(|| read(&repo, &options)),
+                0 => timed(|| read_git(&repo, &options)),
                 1 => {
                     // Untimed: takes in the other sides' touches, so the
                     // timed turn is a steady one.
@@ -117,7 +115,7 @@ fn main() {
                 }
                 4 => {
                     touch(&touched_file);
-                    timed(|| read(&repo, &options))
+                    timed(|| read_git(&repo, &options))
                 }
                 5 => {
                     let _ = turn(&mut turn_steady);

@@ -131,7 +131,7 @@ fn main() {
     // The router: the relevance index of `bcode-skill`, built over the
     // same registry (bodies and file names read as the product reads them).
     let start = Instant::now();
-    let index = bcode_skill::search::index_registry(&registry, None);
+    let index = bcode_skill::index_registry(&registry, None);
     eprintln!(
         "built the relevance index of {} skills in {:.0} ms",
         index.len(),

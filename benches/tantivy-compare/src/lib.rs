@@ -1,5 +1,5 @@
 //! Tantivy beside the skill router's own index (issue 39 item 1): the same
-//! skills, read the same way (`bcode_skill::search::SkillText`: name,
+//! skills, read the same way (`bcode_skill::SkillText`: name,
 //! description + `when_to_use`, keywords + `argument-hint`, file names,
 //! body), indexed by tantivy in five text fields of the router's weights,
 //! and ranked as tantivy ranks: BM25 per field (k1 = 1.2, b = 0.75 in
@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bcode_skill::search::{Normalizer, SkillText, for_each_word, other_files};
+use bcode_skill::{Normalizer, SkillText, for_each_word, other_files};
 use bcode_skill::{Discovery, DiscoveryOptions, SkillRegistry, SourceRoot};
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill_models::{SkillLayout, SkillSource, SkillSummary, SourceKind};
@@ -33,7 +33,7 @@ pub mod route_eval;
 pub mod variants;
 
 /// The router's field weights (`search/index.rs`), by
-/// `bcode_skill::search::Field::index`.
+/// `bcode_skill::SearchField::index`.
 pub const WEIGHTS: [f32; 5] = [3.0, 2.0, 2.0, 1.0, 1.0];
 
 /// The tantivy field names, in the router's field order.

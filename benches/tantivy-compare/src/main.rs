@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bcode_skill::DiscoveryOptions;
-use bcode_skill::search::{RoutingCache, index_registry};
+use bcode_skill::{RoutingCache, index_registry};
 use bcode_prompt_config::SkillsConfig;
 use tantivy_compare::route_eval::{Bm25, FnRanker, Query, Ranker, Scores, evaluate, read_queries};
 use tantivy_compare::variants::{VARIANTS, Variants};

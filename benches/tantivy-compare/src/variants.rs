@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use bcode_skill::SkillRegistry;
-use bcode_skill::search::{Normalizer, for_each_term};
+use bcode_skill::{Normalizer, for_each_term};
 
 use crate::{WEIGHTS, skill_text};
 

@@ -1,7 +1,7 @@
 //! Target `document`: the input is a whole file (front matter and body),
 //! read as a skill under each candidate name and as an invariant document.
 
-use bcode_skill::parse::parse_document;
+use bcode_skill::parse_document;
 
 use crate::skill_file;
 

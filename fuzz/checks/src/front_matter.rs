@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use bcode_skill::parse::ParseOutcome;
+use bcode_skill::ParseOutcome;
 use bcode_skill_models::DiagnosticCode;
 
 use crate::skill_file;

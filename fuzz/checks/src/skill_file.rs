@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use bcode_skill::{
-    Templates,
-    context::{Placeholders, substitute},
-    format_context,
-    parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
+    InstructionKind, ParseOutcome, Placeholders, SkillOrigin, Templates, format_context,
+    parse_skill, substitute_arguments,
 };
 use bcode_skill_models::{Severity, SkillContextRequest, SkillLayout, SkillSource, SourceKind};
 use bcode_text::{clean_body, clean_line, model_path, neutralize_closing_tag};
@@ -154,7 +152,7 @@ fn check_context(skill: &bcode_skill_models::SkillSummary, body: &str, size: usi
                 names: skill.manifest.details().arguments(),
                 skill_dir: &directory,
             };
-            let body = substitute(body, &values);
+            let body = substitute_arguments(body, &values);
             let body = clean_body(&body);
             let body = neutralize_closing_tag(&body, "skill");
             assert!(text.ends_with(&format!("\n\n{body}\n</skill>")), "{text:?}");

@@ -24,10 +24,10 @@ use crate::read::{ReadError, check_regular, open_nonblocking, read_rest};
 
 /// The folders nothing is ever read from: their files are the machine's
 /// (the process environment, memory, devices), never a repository's.
-pub const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
+pub(crate) const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// Whether `real` (a resolved path) lies in one of [`SYSTEM_FOLDERS`].
-pub fn is_system_path(real: &Path) -> bool {
+pub(crate) fn is_system_path(real: &Path) -> bool {
     cfg!(unix)
         && SYSTEM_FOLDERS
             .iter()
@@ -59,7 +59,7 @@ impl Confinement {
     /// Where a file at `path` (absolute; a file named on a command line,
     /// or one beside it) may resolve: inside the repository that holds it,
     /// the nearest folder at or above its folder, lexically, with a `.git`
-    /// entry (see [`crate::enclosing_repository`]), since the repository
+    /// entry (the one [`crate::repository_root`] starts from), since the repository
     /// chose what lies there, links included; anywhere but the system
     /// folders when no repository holds it (a file of the user's own).
     pub fn for_path(path: &Path) -> Self {

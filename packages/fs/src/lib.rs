@@ -50,7 +50,7 @@ mod threads;
 mod watch;
 
 pub use canonical::Canonicalizer;
-pub use confine::{Confinement, Escape, EscapeReason, SYSTEM_FOLDERS, is_system_path};
+pub use confine::{Confinement, Escape, EscapeReason};
 pub use dir::{DirHandle, below};
 pub use freshness::{
     ContentHash, Observed, Verdict, needs_content_hash, own_stamp_of, recheck, same_content,
@@ -60,8 +60,8 @@ pub use list::{ListedEntry, for_each_entry};
 pub use output::OutputDir;
 pub use owner::{NotOwned, Ownership};
 pub use read::{ReadError, open_regular, read_bounded, read_head, read_named_bounded, read_rest};
-pub use root::{RefusedRoot, RepositoryRoot, enclosing_repository, repository_root};
+pub use root::{RefusedRoot, RepositoryRoot, repository_root};
 pub use stamp::{FileInfo, FileKind, FileStamp, RACY_WINDOW};
 pub use state::{StateDir, StateError};
 pub use threads::worker_threads;
-pub use watch::{Drained, FolderWatch, WatchError, can_watch};
+pub use watch::{Drained, FolderWatch, WatchError};

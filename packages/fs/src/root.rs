@@ -74,7 +74,7 @@ pub fn repository_root(work: &Path, owners: &Ownership) -> RepositoryRoot {
 /// and its ancestors, lexically, with a `.git` entry; `None` when there is
 /// none, where [`repository_root`] takes the folder itself. Whose it is is
 /// not asked: a caller that confines reads to it is only stricter.
-pub fn enclosing_repository(folder: &Path) -> Option<PathBuf> {
+pub(crate) fn enclosing_repository(folder: &Path) -> Option<PathBuf> {
     let folder = bcode_text::lexical(folder);
     folder
         .ancestors()

@@ -16,8 +16,6 @@
 //! promised (a write through a shared memory map updates no event until the
 //! file is written back). Off Linux there is no watch; callers check stamps.
 
-use std::path::Path;
-
 /// Why a folder cannot be watched; the caller falls back to checking
 /// stamps. The message says what and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -392,11 +390,6 @@ impl Drained {
 
 pub use imp::FolderWatch;
 
-/// Whether `path` can be watched exactly here (Linux, a local file system).
-pub fn can_watch(path: &Path) -> Result<(), WatchError> {
-    FolderWatch::new()?.add(path)
-}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -529,6 +522,6 @@ mod tests {
         let mut watch = FolderWatch::new().unwrap();
         assert!(watch.add(&file).is_err());
         assert!(watch.add(&dir.path().join("missing")).is_err());
-        assert!(can_watch(dir.path()).is_ok());
+        assert!(watch.add(dir.path()).is_ok());
     }
 }

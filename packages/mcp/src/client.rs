@@ -33,7 +33,7 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bcode_prompt_config::McpServerConfig;
-use bcode_skill::{SkillProvider, parse::parse_document, provider::ProvidedSkill};
+use bcode_skill::{ProvidedSkill, SkillProvider, parse_document};
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvalidSkillId, SkillContextRequest, SkillError, SkillId,
     SkillManifest, SourceKind,

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::{
     Confinement, DirHandle, FileKind, FileStamp, ListedEntry, ReadError, for_each_entry,
 };
-use bcode_skill::parse::parse_document;
+use bcode_skill::parse_document;
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bcode_fs::FileStamp;
-use bcode_skill::search::LazySkillIndex;
+use bcode_skill::LazySkillIndex;
 use bcode_skill::{SkillRegistry, TemplateError, Templates};
 use bcode_skill_models::{SkillId, SkillSummary};
 use rmcp::model::{
@@ -470,9 +470,9 @@ impl SkillServer {
 
     /// The ids of the served skills that common MCP clients refuse, by
     /// their id (the `skill://` URI's segment) or their name (see
-    /// [`bcode_skill::portability::mcp_clients_refuse`]), in listing order.
+    /// [`bcode_skill::mcp_clients_refuse`]), in listing order.
     pub fn names_clients_refuse(&self) -> Vec<String> {
-        use bcode_skill::portability::mcp_clients_refuse;
+        use bcode_skill::mcp_clients_refuse;
         self.current()
             .skills
             .iter()

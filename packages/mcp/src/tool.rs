@@ -10,7 +10,7 @@
 //! `isError`, saying what to send instead; only an unknown tool is a
 //! protocol error (`-32602`).
 
-use bcode_skill::search::MatchedTerm;
+use bcode_skill::MatchedTerm;
 use bcode_skill::{SearchHit, TemplateError, Templates};
 use minijinja::context;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Skill, Tool, ToolAnnotations};
@@ -233,7 +233,7 @@ fn rounded(value: f32) -> f64 {
 
 /// The schema of [`answer`]'s structured content.
 fn output_schema() -> Value {
-    let fields: Vec<&str> = bcode_skill::search::Field::ALL
+    let fields: Vec<&str> = bcode_skill::SearchField::ALL
         .iter()
         .map(|field| field.as_str())
         .collect();

@@ -10,7 +10,7 @@ use crate::common;
 
 use std::path::Path;
 
-use bcode_skill::search::index_registry;
+use bcode_skill::index_registry;
 use bcode_skill_mcp::SkillServer;
 use bcode_test_support::write_tree as write;
 use serde_json::{Value, json};

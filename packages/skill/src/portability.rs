@@ -15,7 +15,7 @@ use crate::parse::front_matter::{self, Split, Syntax};
 /// Whose rules a skill is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Profile {
+pub enum PortabilityProfile {
     /// The open Agent Skills specification, as its reference validator
     /// (`skills-ref validate`) checks it.
     AgentSkills,
@@ -28,16 +28,16 @@ pub enum Profile {
     Codex,
 }
 
-impl Profile {
+impl PortabilityProfile {
     /// Every profile's name, as `--profile` takes it.
     pub const NAMES: &'static [&'static str] = &["agentskills", "claude", "codex"];
 
     /// The profile called `name`.
-    pub fn from_name(name: &str) -> Option<Profile> {
+    pub fn from_name(name: &str) -> Option<PortabilityProfile> {
         match name {
-            "agentskills" => Some(Profile::AgentSkills),
-            "claude" => Some(Profile::Claude),
-            "codex" => Some(Profile::Codex),
+            "agentskills" => Some(PortabilityProfile::AgentSkills),
+            "claude" => Some(PortabilityProfile::Claude),
+            "codex" => Some(PortabilityProfile::Codex),
             _ => None,
         }
     }
@@ -45,18 +45,18 @@ impl Profile {
     /// The name `--profile` takes.
     pub fn name(self) -> &'static str {
         match self {
-            Profile::AgentSkills => "agentskills",
-            Profile::Claude => "claude",
-            Profile::Codex => "codex",
+            PortabilityProfile::AgentSkills => "agentskills",
+            PortabilityProfile::Claude => "claude",
+            PortabilityProfile::Codex => "codex",
         }
     }
 
     /// How messages name the rules' owner.
     fn owner(self) -> &'static str {
         match self {
-            Profile::AgentSkills => "Agent Skills",
-            Profile::Claude => "Claude Code",
-            Profile::Codex => "Codex",
+            PortabilityProfile::AgentSkills => "Agent Skills",
+            PortabilityProfile::Claude => "Claude Code",
+            PortabilityProfile::Codex => "Codex",
         }
     }
 }
@@ -102,7 +102,7 @@ pub struct LintInput<'a> {
 
 /// Every finding of `profile`'s rules in one file, in rule order, as
 /// warnings without a path (the caller knows it).
-pub fn lint(profile: Profile, input: LintInput<'_>) -> Vec<Diagnostic> {
+pub fn lint_portability(profile: PortabilityProfile, input: LintInput<'_>) -> Vec<Diagnostic> {
     let mut lint = Lint {
         profile,
         found: Vec::new(),
@@ -115,7 +115,7 @@ pub fn lint(profile: Profile, input: LintInput<'_>) -> Vec<Diagnostic> {
 }
 
 struct Lint<'a> {
-    profile: Profile,
+    profile: PortabilityProfile,
     found: Vec<Diagnostic>,
     /// The front matter's lines, to find a finding's line by its number.
     lines: Vec<&'a str>,
@@ -154,8 +154,8 @@ impl<'a> Lint<'a> {
     }
 
     fn run(&mut self, input: LintInput<'a>) {
-        let agent_skills = self.profile == Profile::AgentSkills;
-        let codex = self.profile == Profile::Codex;
+        let agent_skills = self.profile == PortabilityProfile::AgentSkills;
+        let codex = self.profile == PortabilityProfile::Codex;
         if (agent_skills || codex) && input.text.starts_with(b"\xEF\xBB\xBF") {
             self.push(
                 DiagnosticCode::PortabilityByteOrderMark,
@@ -299,7 +299,7 @@ impl<'a> Lint<'a> {
         let name = match map.get("name") {
             Some(Value::String(name)) if !name.trim().is_empty() => name.trim().nfkc().collect(),
             // Claude Code falls back to the folder's name.
-            None if self.profile == Profile::Claude => folder.nfkc().collect::<String>(),
+            None if self.profile == PortabilityProfile::Claude => folder.nfkc().collect::<String>(),
             other => {
                 let (message, hint) = match other {
                     None => (
@@ -356,15 +356,17 @@ impl<'a> Lint<'a> {
             );
         }
         let allowed = |c: char| match self.profile {
-            Profile::AgentSkills => c.is_alphanumeric() || c == '-',
-            Profile::Claude | Profile::Codex => {
+            PortabilityProfile::AgentSkills => c.is_alphanumeric() || c == '-',
+            PortabilityProfile::Claude | PortabilityProfile::Codex => {
                 c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'
             }
         };
         if !name.chars().all(|c| allowed(c) || c.is_uppercase()) {
             let what = match self.profile {
-                Profile::AgentSkills => "letters, digits and hyphens",
-                Profile::Claude | Profile::Codex => "lowercase ASCII letters, digits and hyphens",
+                PortabilityProfile::AgentSkills => "letters, digits and hyphens",
+                PortabilityProfile::Claude | PortabilityProfile::Codex => {
+                    "lowercase ASCII letters, digits and hyphens"
+                }
             };
             self.push(
                 DiagnosticCode::PortabilityNameCharacters,
@@ -374,7 +376,7 @@ impl<'a> Lint<'a> {
                 format!("use `name: {}`", suggest_name(&name)),
             );
         }
-        if self.profile == Profile::AgentSkills && mcp_clients_refuse(&name) {
+        if self.profile == PortabilityProfile::AgentSkills && mcp_clients_refuse(&name) {
             self.push(
                 DiagnosticCode::PortabilityNameMcpClients,
                 line,
@@ -383,7 +385,7 @@ impl<'a> Lint<'a> {
                 "if the skill is served over MCP (`bcode-prompt mcp`), use lowercase ASCII letters, digits and hyphens".into(),
             );
         }
-        if self.profile == Profile::AgentSkills {
+        if self.profile == PortabilityProfile::AgentSkills {
             let folder: String = folder.nfkc().collect();
             if folder != name {
                 self.push(
@@ -395,7 +397,7 @@ impl<'a> Lint<'a> {
                 );
             }
         }
-        if self.profile == Profile::Claude {
+        if self.profile == PortabilityProfile::Claude {
             if has_xml_tag(&name) {
                 self.push(
                     DiagnosticCode::PortabilityXmlTag,
@@ -546,7 +548,7 @@ impl<'a> Lint<'a> {
                 "shorten it; put details in the body".into(),
             );
         }
-        if self.profile == Profile::Claude && has_xml_tag(text) {
+        if self.profile == PortabilityProfile::Claude && has_xml_tag(text) {
             self.push(
                 DiagnosticCode::PortabilityXmlTag,
                 line,
@@ -741,8 +743,12 @@ fn has_xml_tag(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn codes(profile: Profile, text: &str, folder: &str) -> Vec<(&'static str, Option<u32>)> {
-        lint(
+    fn codes(
+        profile: PortabilityProfile,
+        text: &str,
+        folder: &str,
+    ) -> Vec<(&'static str, Option<u32>)> {
+        lint_portability(
             profile,
             LintInput {
                 text: text.as_bytes(),
@@ -760,7 +766,7 @@ mod tests {
         let text =
             "---\nid: rust-debugging\nname: Rust Debugging\ndescription: d\nversion: 0.1.0\n---\n";
         assert_eq!(
-            codes(Profile::AgentSkills, text, "rust-debugging"),
+            codes(PortabilityProfile::AgentSkills, text, "rust-debugging"),
             [
                 ("portability_name_uppercase", Some(3)),
                 ("portability_name_characters", Some(3)),
@@ -774,8 +780,11 @@ mod tests {
     #[test]
     fn a_portable_skill_has_no_findings() {
         let text = "---\nname: pdf-tools\ndescription: d\nlicense: MIT\nmetadata:\n  version: \"1.10\"\nallowed-tools: Read Grep\n---\n";
-        assert_eq!(codes(Profile::AgentSkills, text, "pdf-tools"), []);
-        assert_eq!(codes(Profile::Claude, text, "pdf-tools"), []);
+        assert_eq!(
+            codes(PortabilityProfile::AgentSkills, text, "pdf-tools"),
+            []
+        );
+        assert_eq!(codes(PortabilityProfile::Claude, text, "pdf-tools"), []);
     }
 
     /// Issue 40, item 7: a name the open specification allows but common
@@ -783,8 +792,8 @@ mod tests {
     #[test]
     fn a_non_ascii_name_is_valid_but_refused_by_mcp_clients() {
         let text = "---\nname: навык\ndescription: d\nlicense: MIT\nmetadata:\n  version: \"1.10\"\nallowed-tools: Read Grep\n---\n";
-        let found = lint(
-            Profile::AgentSkills,
+        let found = lint_portability(
+            PortabilityProfile::AgentSkills,
             LintInput {
                 text: text.as_bytes(),
                 file_name: "SKILL.md",
@@ -801,7 +810,7 @@ mod tests {
             )
         );
         assert_eq!(
-            codes(Profile::Claude, text, "навык"),
+            codes(PortabilityProfile::Claude, text, "навык"),
             [("portability_name_characters", Some(2))]
         );
         assert!(!mcp_clients_refuse("pdf-tools"));
@@ -812,7 +821,7 @@ mod tests {
     fn invalid_yaml_is_reported_and_the_rest_still_checked() {
         let text = "---\nname: Bad\ndescription: Use when: asked\nmetadata:\n  v: 1.10\n---\n";
         assert_eq!(
-            codes(Profile::AgentSkills, text, "bad"),
+            codes(PortabilityProfile::AgentSkills, text, "bad"),
             [
                 ("portability_front_matter", Some(3)),
                 ("portability_name_uppercase", Some(2)),
@@ -829,14 +838,18 @@ mod tests {
             "---\nname: Any Name Goes\ndescription: |\n  {long}\nmetadata:\n  short-description: [x]\nextra: 1\n---\n"
         );
         assert_eq!(
-            codes(Profile::Codex, &text, "folder"),
+            codes(PortabilityProfile::Codex, &text, "folder"),
             [
                 ("portability_description_too_long", Some(3)),
                 ("portability_field_type", Some(6)),
             ]
         );
         assert_eq!(
-            codes(Profile::Codex, "\u{feff}---\ndescription: d\n---\n", "x"),
+            codes(
+                PortabilityProfile::Codex,
+                "\u{feff}---\ndescription: d\n---\n",
+                "x"
+            ),
             [
                 ("portability_byte_order_mark", Some(1)),
                 ("portability_name_missing", Some(2)),
@@ -891,7 +904,7 @@ mod tests {
     fn lines_are_found_for_every_kind_of_finding() {
         let text = "---\nname: x\ndescription: d\nzz: 1\nmetadata:\n  a: 1.10\n  b: ok\n  c: [1]\nextra: 2\n---\n";
         assert_eq!(
-            codes(Profile::AgentSkills, text, "x"),
+            codes(PortabilityProfile::AgentSkills, text, "x"),
             [
                 ("portability_unknown_field", Some(9)),
                 ("portability_unknown_field", Some(4)),

@@ -10,10 +10,8 @@ use std::sync::Arc;
 
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
-    SkillSessionOptions, Templates,
-    context::{MAX_INSERTED_BYTES, shown_summary, split_arguments},
-    format_context,
-    parse::{InstructionKind, ParseOutcome, SkillOrigin, parse_skill},
+    InstructionKind, MAX_INSERTED_BYTES, ParseOutcome, SkillOrigin, SkillSessionOptions, Templates,
+    format_context, parse_skill, shown_summary, split_arguments,
 };
 use bcode_skill_models::{
     DiagnosticCode, SkillContextRequest, SkillId, SkillLayout, SkillSource, SkillSummary,

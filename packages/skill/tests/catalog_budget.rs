@@ -11,8 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use bcode_prompt_config::{CatalogMode, SkillsPromptConfig};
 use bcode_skill::{
-    Catalog, CatalogOptions, Templates,
-    catalog::{CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS},
+    Catalog, CatalogOptions, CatalogSizeWarning, CatalogWarning, MIN_DESCRIPTION_CHARS, Templates,
     format_catalog,
 };
 use bcode_skill_models::{
@@ -578,8 +577,7 @@ fn a_written_catalog_is_the_formatted_one_in_pieces() {
         let whole = format_catalog(skills.iter(), options, &templates).unwrap();
         let mut pieces = Pieces::default();
         let written =
-            bcode_skill::catalog::write_catalog(skills.iter(), options, &templates, &mut pieces)
-                .unwrap();
+            bcode_skill::write_catalog(skills.iter(), options, &templates, &mut pieces).unwrap();
         assert_eq!(String::from_utf8(pieces.bytes).unwrap(), whole.text);
         if prompt.max_bytes.is_none() && prompt.catalog == CatalogMode::Summary {
             assert!(pieces.calls > 3, "{} pieces", pieces.calls);

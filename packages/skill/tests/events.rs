@@ -14,11 +14,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
-    EventSink, JsonlSink, Templates,
-    session::{
-        Clock, EventRecord, LogProblem, LogProblemKind, MAX_RECORD_BYTES, MemorySink, ReadOutcome,
-        context_loaded, read_events,
-    },
+    Clock, EventRecord, EventSink, JsonlSink, LogProblem, LogProblemKind, MAX_RECORD_BYTES,
+    MemorySink, ReadOutcome, Templates, context_loaded, read_events,
 };
 use bcode_skill_models::{
     Figure, RelevanceMatch, RelevanceTerm, SkillContextRequest, SkillEvent, SkillId, SourceKind,

@@ -9,7 +9,7 @@
 
 use crate::support;
 
-use bcode_skill::parse::parse_skill;
+use bcode_skill::parse_skill;
 use serde_json::{Value, json};
 
 /// What one file loads as: `None` when it is skipped, else the metadata

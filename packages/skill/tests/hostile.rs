@@ -10,9 +10,8 @@ use std::fs;
 
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
-    SkillSession, SkillSessionOptions, Templates,
-    context::{ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, preview_arguments},
-    session::SlashCommand,
+    ARGUMENTS_PREVIEW_MAX_CHARS, ArgumentsPreview, SkillSession, SkillSessionOptions, SlashCommand,
+    Templates, preview_arguments,
 };
 use bcode_skill_models::{SkillContextRequest, SkillEvent, SkillId};
 use support::user_registry;

@@ -10,7 +10,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use bcode_skill::parse::{ParseOutcome, parse_skill};
+use bcode_skill::{ParseOutcome, parse_skill};
 
 /// The file bound discovery reads skills within.
 const FILE_BOUND: usize = 256 * 1024;

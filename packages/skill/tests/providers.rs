@@ -13,13 +13,10 @@ use std::sync::Arc;
 
 use bcode_prompt_config::{SkillsConfig, SkillsPromptConfig};
 use bcode_skill::{
-    CatalogOptions, Discovery, DiscoveryOptions, SkillProvider, SkillRegistry, SourceRoot,
-    Templates, format_catalog,
-    provider::{
-        FolderProvider, HostError, PermissionDecision, PermissionPolicy, PermissionRequest,
-        ProvidedSkill, SCRIPT_EXECUTE_PERMISSION, SKILL_INTERFACE_V1, SkillHost,
-        require_permission,
-    },
+    CatalogOptions, Discovery, DiscoveryOptions, FolderProvider, HostError, PermissionDecision,
+    PermissionPolicy, PermissionRequest, ProvidedSkill, SCRIPT_EXECUTE_PERMISSION,
+    SKILL_INTERFACE_V1, SkillHost, SkillProvider, SkillRegistry, SourceRoot, Templates,
+    format_catalog, require_permission,
 };
 use bcode_skill_models::{
     Diagnostic, DiagnosticCode, InvokeSkillRequest, InvokeSkillResponse, SkillContextRequest,

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use bcode_skill::parse::parse_skill;
+use bcode_skill::parse_skill;
 
 /// Parses `text` as `/registry/<folder>/SKILL.md` and renders the outcome:
 /// the input, then the manifest's fields (or that there is no skill), then

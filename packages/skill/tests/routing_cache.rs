@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bcode_prompt_config::SkillsConfig;
-use bcode_skill::search::{LazySkillIndex, RoutingCache, RoutingStats, SearchHit, index_registry};
 use bcode_skill::{Discovery, DiskCache, SkillRegistry, SourceRoot};
+use bcode_skill::{LazySkillIndex, RoutingCache, RoutingStats, SearchHit, index_registry};
 use bcode_skill_models::SourceKind;
 use support::{age, past_racy_window, quick_options, root, write_tree};
 

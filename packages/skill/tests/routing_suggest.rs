@@ -13,8 +13,8 @@ use crate::support;
 use std::fs;
 
 use bcode_prompt_config::{AutoActivate, SkillsConfig};
-use bcode_skill::session::{PromptOutcome, Suggestion};
 use bcode_skill::{LiveRegistry, SkillRegistry, SkillSession, SkillSessionOptions, Templates};
+use bcode_skill::{PromptOutcome, Suggestion};
 use bcode_skill_models::{Figure, RelevanceMatch, RelevanceTerm, SkillEvent, SourceKind};
 use support::{age, build, past_racy_window, quick_options, root, write_tree};
 
@@ -97,7 +97,7 @@ fn term(word: &str, fields: &[&str]) -> RelevanceTerm {
 /// The score the index gives `id` for `prompt`, as records round it: what
 /// `skills search` shows, computed apart from the session.
 fn score(registry: &SkillRegistry, prompt: &str, id: &str) -> Figure {
-    let hits = bcode_skill::search::index_registry(registry, None).search(prompt, 10);
+    let hits = bcode_skill::index_registry(registry, None).search(prompt, 10);
     let hit = hits.iter().find(|hit| hit.id.as_str() == id).unwrap();
     Figure::new(hit.score)
 }
@@ -167,7 +167,7 @@ fn metadata_keywords_suggest_a_skill_that_follows_the_portability_hint() {
     assert_eq!(ids(&out.suggestions), ["product-analytics"]);
     let relevance = out.suggestions[0].relevance.as_ref().unwrap();
     assert_eq!(
-        bcode_skill::session::strong_terms(relevance),
+        bcode_skill::strong_terms(relevance),
         ["posthog", "tracking"]
     );
     assert_eq!(
@@ -330,7 +330,7 @@ fn after_a_change_the_index_follows_the_last_one_and_answers_as_a_fresh_one() {
         ["playwright"]
     );
     let followed = session.indexes().relevance.get().expect("built");
-    let fresh = bcode_skill::search::index_registry(&refresh.registry, None);
+    let fresh = bcode_skill::index_registry(&refresh.registry, None);
     for query in [
         "write playwright tests",
         "chromatic snapshots",

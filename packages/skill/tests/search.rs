@@ -11,8 +11,8 @@ use crate::support;
 use std::path::Path;
 
 use bcode_prompt_config::SkillsConfig;
-use bcode_skill::search::{Field, Normalizer, SkillIndex, SkillText, index_registry, refresh};
 use bcode_skill::{Discovery, SkillRegistry};
+use bcode_skill::{Normalizer, SearchField, SkillIndex, SkillText, index_registry, refresh_index};
 use bcode_skill_models::{SkillId, SourceKind};
 use support::{age, past_racy_window, quick_options, root, write_tree};
 
@@ -60,9 +60,9 @@ fn the_index_reads_bodies_and_file_names() {
     assert_eq!(ids(&index, "csf3"), ["storybook"]);
     let hit = &index.search("fill acroform forms", 1)[0];
     assert_eq!(hit.id.as_str(), "pdf-forms");
-    assert_eq!(hit.matched[1].fields, [Field::Files]);
+    assert_eq!(hit.matched[1].fields, [SearchField::Files]);
     assert_eq!(
-        bcode_skill::search::other_files(registry.get("pdf-forms").unwrap()),
+        bcode_skill::other_files(registry.get("pdf-forms").unwrap()),
         ["references/FORMS.md", "scripts/fill_acroform.py"]
     );
 }
@@ -111,7 +111,7 @@ fn a_reload_indexes_again_only_the_skill_that_changed() {
     std::fs::remove_dir_all(dir.path().join("skill-12")).unwrap();
     past_racy_window();
     let after = rebuild(&mut discovery, dir.path());
-    assert_eq!(refresh(&mut index, &before, &after), 2);
+    assert_eq!(refresh_index(&mut index, &before, &after), 2);
     let fresh = index_registry(&after, None);
     for query in ["terraform", "skill number", "body 12", "notes"] {
         assert_eq!(index.search(query, 10), fresh.search(query, 10), "{query}");
@@ -197,7 +197,7 @@ fn many_distinct_words_and_a_huge_query_cost_what_their_text_costs() {
     assert!(query.len() > 1_000_000);
     let hits = index.search(&query, 10);
     assert_eq!(hits[0].id.as_str(), "many");
-    assert_eq!(hits[0].matched.len(), bcode_skill::search::MAX_QUERY_TERMS);
+    assert_eq!(hits[0].matched.len(), bcode_skill::MAX_QUERY_TERMS);
     assert_eq!(ids(&index, "w5q"), ["few", "many"]);
 }
 

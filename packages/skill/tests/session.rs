@@ -10,8 +10,8 @@ use std::fs;
 
 use bcode_prompt_config::{AutoActivate, SkillsConfig};
 use bcode_skill::{
-    ActivationReason, SessionError, SessionReply, SkillSession, SkillSessionOptions, Templates,
-    session::SlashCommand,
+    ActivationReason, SessionError, SessionReply, SkillSession, SkillSessionOptions, SlashCommand,
+    Templates,
 };
 use bcode_skill_models::{SkillError, SkillEvent, SourceKind};
 use support::{build, root, write_tree};
@@ -322,7 +322,7 @@ fn auto_activation_is_bounded_and_audited() {
     let mut off = Fixture::new(AutoActivate::Off).session();
     assert_eq!(
         off.on_prompt("review the pull request"),
-        bcode_skill::session::PromptOutcome::default()
+        bcode_skill::PromptOutcome::default()
     );
 }
 

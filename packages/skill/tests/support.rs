@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{
-    Discovery, DiscoveryOptions, SkillRegistry, SourceRoot,
-    parse::{InstructionKind, SkillOrigin},
+    Discovery, DiscoveryOptions, InstructionKind, SkillOrigin, SkillRegistry, SourceRoot,
 };
 use bcode_skill_models::{SkillLayout, SkillSource, SourceKind};
 

@@ -98,18 +98,18 @@ enum Report {
 
 /// Reads the repository containing `path` (searching upwards, like git),
 /// waiting at most [`GitProbeOptions::deadline`].
-pub fn read(path: &Path, options: &GitProbeOptions) -> GitFacts {
-    start(path, options).finish()
+pub fn read_git(path: &Path, options: &GitProbeOptions) -> GitFacts {
+    start_git_read(path, options).finish()
 }
 
 /// Starts reading the repository containing `path` on the worker thread and
 /// returns at once, so the caller can do other work meanwhile; the deadline
 /// counts from here. [`GitRead::finish`] waits for the facts.
-pub fn start(path: &Path, options: &GitProbeOptions) -> GitRead {
+pub fn start_git_read(path: &Path, options: &GitProbeOptions) -> GitRead {
     start_with(path, options, None)
 }
 
-/// [`start`]; with `watch`, the worker first watches the repository's
+/// [`start_git_read`]; with `watch`, the worker first watches the repository's
 /// folders (see `watch.rs`) and leaves the watch there, before it opens the
 /// repository for the read, so any change the read could miss shows in it.
 pub(super) fn start_with(
@@ -162,7 +162,7 @@ pub(super) fn start_with(
             detail: format!("the git worker could not start: {err}"),
         }));
     }
-    GitRead::Running(Running {
+    GitRead::Running(RunningGitRead {
         rx,
         key,
         progress,
@@ -175,22 +175,22 @@ pub(super) fn start_with(
     })
 }
 
-/// A read [`start`]ed: its answer, or the worker it waits for.
+/// A read [`start_git_read`]ed: its answer, or the worker it waits for.
 #[derive(Debug)]
 pub enum GitRead {
     /// Answered before any worker started (refused, or still running from
     /// an earlier turn).
     Ended(GitFacts),
     /// The worker is reading.
-    Running(Running),
+    Running(RunningGitRead),
     /// A session's read (`session::GitSession`): its own, or one an
     /// earlier turn started and left running.
-    Session(Box<dyn Waiting>),
+    Session(Box<dyn WaitingGitRead>),
 }
 
 /// A read whose facts are waited for elsewhere: a session's, which keeps
 /// the worker for a later turn when the deadline passes.
-pub trait Waiting: Send + std::fmt::Debug {
+pub trait WaitingGitRead: Send + std::fmt::Debug {
     /// Waits at most the turn's deadline and gives the turn's facts.
     fn finish(self: Box<Self>) -> GitFacts;
 }
@@ -199,7 +199,7 @@ pub trait Waiting: Send + std::fmt::Debug {
 /// (a turn that failed after starting it), its worker is remembered as an
 /// overrunning one, so a hung repository still costs one thread per process.
 #[derive(Debug)]
-pub struct Running {
+pub struct RunningGitRead {
     rx: mpsc::Receiver<Report>,
     key: PathBuf,
     progress: Arc<Progress>,
@@ -213,7 +213,7 @@ pub struct Running {
     opened: Option<(HeadFacts, WorktreeFacts)>,
 }
 
-impl Drop for Running {
+impl Drop for RunningGitRead {
     fn drop(&mut self) {
         if !self.waited {
             // A worker that already ended is forgotten at the next look.
@@ -223,7 +223,7 @@ impl Drop for Running {
 }
 
 impl GitRead {
-    /// Waits for the facts until the deadline counted from [`start`].
+    /// Waits for the facts until the deadline counted from [`start_git_read`].
     pub fn finish(self) -> GitFacts {
         match self {
             GitRead::Ended(facts) => facts,
@@ -233,7 +233,7 @@ impl GitRead {
     }
 }
 
-impl Running {
+impl RunningGitRead {
     fn finish(mut self) -> GitFacts {
         self.waited = true;
         match self.wait_until(self.started + self.deadline) {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use super::read::{self, GitProbeOptions, GitRead, Running, Waiting};
+use super::read::{self, GitProbeOptions, GitRead, RunningGitRead, WaitingGitRead};
 use super::watch::{RepoWatch, Seen, WatchSlot};
 use super::{GitFacts, RepoFacts, StatusOutcome};
 
@@ -94,7 +94,7 @@ struct Kept {
 #[derive(Debug)]
 struct Pending {
     key: Key,
-    running: Running,
+    running: RunningGitRead,
     slot: Option<WatchSlot>,
 }
 
@@ -241,7 +241,7 @@ struct SessionRead {
     first: bool,
 }
 
-impl Waiting for SessionRead {
+impl WaitingGitRead for SessionRead {
     fn finish(self: Box<Self>) -> GitFacts {
         let Some(mut pending) = self.session.lock().pending.take() else {
             // Another handle's turn collected the read meanwhile.

@@ -153,7 +153,7 @@ impl Known<'_> {
 }
 
 /// The status of `repo`'s working tree, keeping at most `max_entries`.
-pub fn status(
+pub fn git_status(
     repo: &Repository,
     max_entries: usize,
     split: StatusSplit,
@@ -161,7 +161,7 @@ pub fn status(
     status_with(repo, max_entries, split, Known::default())
 }
 
-/// [`status`] with what is known before the scan.
+/// [`git_status`] with what is known before the scan.
 pub(super) fn status_with(
     repo: &Repository,
     max_entries: usize,

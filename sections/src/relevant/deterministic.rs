@@ -37,7 +37,7 @@ pub struct DeterministicSelector;
 
 impl InvariantSelector for DeterministicSelector {
     fn select(&self, request: SelectorRequest) -> SelectorFuture {
-        let answer = select(&request);
+        let answer = select_deterministic(&request);
         Box::pin(std::future::ready(Ok(answer)))
     }
 
@@ -47,7 +47,7 @@ impl InvariantSelector for DeterministicSelector {
 }
 
 /// Scores every invariant of `request` against its task; see the module docs.
-pub fn select(request: &SelectorRequest) -> SelectorAnswer {
+pub fn select_deterministic(request: &SelectorRequest) -> SelectorAnswer {
     let task_words = words(&request.task.text);
     let mut paths: Vec<String> = request.task.touched_paths.clone();
     paths.extend(

@@ -448,7 +448,7 @@ impl RelevantInvariants {
                 let generation = self.last_valid.as_ref().map_or(0, |s| s.generation);
                 let request = SelectorRequest::new(task, &self.catalog, &self.config);
                 let checked = validate(
-                    deterministic::select(&request),
+                    deterministic::select_deterministic(&request),
                     &self.catalog,
                     self.config.max_selected,
                     SelectionOrigin::Deterministic,

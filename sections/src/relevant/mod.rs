@@ -17,10 +17,10 @@
 //! The stage that renders a [`Decision`] lives with the full-mode stage in
 //! [`crate::invariants`]; this module produces data only.
 
-pub mod deterministic;
-pub mod driver;
-pub mod selector;
-pub mod sidecar;
+pub(crate) mod deterministic;
+pub(crate) mod driver;
+pub(crate) mod selector;
+pub(crate) mod sidecar;
 
 use std::time::Duration;
 

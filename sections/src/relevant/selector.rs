@@ -46,7 +46,7 @@ pub struct SelectorRequest {
     /// The catalog, in catalog order.
     pub invariants: Vec<InvariantSummary>,
     /// `[invariants] max_selected`: ids beyond it are dropped by
-    /// [`validate`], so a host may tell the model the cap.
+    /// `validate`, so a host may tell the model the cap.
     pub max_selected: usize,
     /// `[invariants.selector] model_profile`; `None` means the active model.
     pub model_profile: Option<String>,
@@ -85,13 +85,13 @@ impl SelectorRequest {
 }
 
 /// A selector's raw answer: ids in order of relevance and an optional short
-/// task summary. Not trusted until [`validate`]d.
+/// task summary. Not trusted until `validate`d.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SelectorAnswer {
     /// Invariant ids, most relevant first; may name unknown ids or too many.
     pub ids: Vec<String>,
     /// A short description of the task for the focused guidance; cut to
-    /// [`TASK_SUMMARY_MAX_CHARS`] when longer.
+    /// `TASK_SUMMARY_MAX_CHARS` when longer.
     pub task_summary: Option<String>,
 }
 

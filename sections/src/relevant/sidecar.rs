@@ -17,7 +17,7 @@
 //! driver only adopts newer generations, so an absurd one stored there would
 //! pin a stale focus for ever.
 //!
-//! [`encode`] and [`decode`] are the core; [`load`] and [`save`] the edge.
+//! [`encode`] and [`decode`] are the core; [`load_sidecar`] and [`save_sidecar`] the edge.
 
 use std::fmt;
 use std::io::Write;
@@ -47,9 +47,9 @@ const VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FocusState {
     /// The selector request that produced the focus (1 is a session's
-    /// first); at most [`MAX_GENERATION`] when read back.
+    /// first); at most `MAX_GENERATION` when read back.
     pub generation: u64,
-    /// The focused invariant ids, most relevant first; at most [`MAX_IDS`]
+    /// The focused invariant ids, most relevant first; at most `MAX_IDS`
     /// are stored.
     pub ids: Vec<String>,
     /// The selector's task summary, cut like a fresh answer's.
@@ -101,7 +101,7 @@ pub enum SidecarProblem {
         /// The I/O error's message.
         message: String,
     },
-    /// A generation above [`MAX_GENERATION`]: not written by a real session.
+    /// A generation above `MAX_GENERATION`: not written by a real session.
     ImplausibleGeneration {
         /// The generation the file declares.
         generation: u64,
@@ -213,13 +213,13 @@ pub fn decode(bytes: &[u8]) -> Result<FocusState, SidecarProblem> {
 }
 
 /// The sidecar path of a session folder.
-pub fn path(session_dir: &Path) -> PathBuf {
+pub fn sidecar_path(session_dir: &Path) -> PathBuf {
     session_dir.join(SIDECAR_FILE)
 }
 
 /// Reads the sidecar of `session_dir`: `Ok(None)` when there is none yet.
 /// Reads at most [`SIDECAR_MAX_BYTES`] + 1 bytes whatever the file's size.
-pub fn load(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
+pub fn load_sidecar(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
     // `SIDECAR_MAX_BYTES` is a small constant; the conversion cannot fail on
     // any real target, and saturating keeps it a bound if it ever did.
     let max = usize::try_from(SIDECAR_MAX_BYTES).unwrap_or(usize::MAX);
@@ -261,17 +261,17 @@ pub fn load(session_dir: &Path) -> Result<Option<FocusState>, SidecarProblem> {
 }
 
 /// Writes the sidecar atomically; see the module docs.
-pub fn save(session_dir: &Path, state: &FocusState) -> Result<(), SidecarProblem> {
-    save_with(session_dir, state, &mut |out, bytes| out.write_all(bytes))
+pub fn save_sidecar(session_dir: &Path, state: &FocusState) -> Result<(), SidecarProblem> {
+    save_sidecar_with(session_dir, state, &mut |out, bytes| out.write_all(bytes))
 }
 
-/// The step of [`save_with`] that puts the bytes into the temp file.
+/// The step of [`save_sidecar_with`] that puts the bytes into the temp file.
 pub type WriteStep<'a> = dyn FnMut(&mut dyn Write, &[u8]) -> std::io::Result<()> + 'a;
 
-/// [`save`] with the step that writes the bytes into the temp file given by
+/// [`save_sidecar`] with the step that writes the bytes into the temp file given by
 /// the caller, so a test can interrupt the write half-way and check that the
 /// previous sidecar survives. On any error the temp file is removed.
-pub fn save_with(
+pub fn save_sidecar_with(
     session_dir: &Path,
     state: &FocusState,
     write: &mut WriteStep<'_>,
@@ -316,12 +316,12 @@ mod tests {
     #[test]
     fn a_fifo_sidecar_is_reported_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = path(dir.path());
+        let fifo = sidecar_path(dir.path());
         bcode_test_support::mkfifo(&fifo);
         let session = dir.path().to_path_buf();
         let (send, receive) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let _ = send.send(load(&session));
+            let _ = send.send(load_sidecar(&session));
         });
         let got = receive
             .recv_timeout(std::time::Duration::from_secs(20))
@@ -347,23 +347,23 @@ mod tests {
         std::fs::create_dir(&session).unwrap();
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "precious").unwrap();
-        std::os::unix::fs::symlink(&victim, path(&session)).unwrap();
+        std::os::unix::fs::symlink(&victim, sidecar_path(&session)).unwrap();
         for pid in 0..4 {
             let temp = session.join(format!(".{SIDECAR_FILE}.tmp-{pid}"));
             std::os::unix::fs::symlink(&victim, temp).unwrap();
         }
         assert_eq!(
-            load(&session),
+            load_sidecar(&session),
             Err(SidecarProblem::Unreadable {
                 message: format!(
                     "`{}` is a symbolic link; files in the state folder are never opened through links",
-                    path(&session).display()
+                    sidecar_path(&session).display()
                 )
             })
         );
-        save(&session, &state(1)).unwrap();
+        save_sidecar(&session, &state(1)).unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        assert_eq!(load(&session), Ok(Some(state(1))));
+        assert_eq!(load_sidecar(&session), Ok(Some(state(1))));
         std::fs::set_permissions(&session, std::fs::Permissions::from_mode(0o777)).unwrap();
         let refusal = format!(
             "the state folder `{0}` is writable by other users (mode 777): they could plant \
@@ -371,13 +371,13 @@ mod tests {
             session.display()
         );
         assert_eq!(
-            save(&session, &state(2)),
+            save_sidecar(&session, &state(2)),
             Err(SidecarProblem::Unwritable {
                 message: refusal.clone()
             })
         );
         assert_eq!(
-            load(&session),
+            load_sidecar(&session),
             Err(SidecarProblem::Unreadable { message: refusal })
         );
     }
@@ -388,13 +388,13 @@ mod tests {
     fn an_absurd_generation_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         for generation in [0, 7, MAX_GENERATION] {
-            save(dir.path(), &state(generation)).unwrap();
-            assert_eq!(load(dir.path()), Ok(Some(state(generation))));
+            save_sidecar(dir.path(), &state(generation)).unwrap();
+            assert_eq!(load_sidecar(dir.path()), Ok(Some(state(generation))));
         }
         for generation in [MAX_GENERATION + 1, u64::MAX] {
-            save(dir.path(), &state(generation)).unwrap();
+            save_sidecar(dir.path(), &state(generation)).unwrap();
             assert_eq!(
-                load(dir.path()),
+                load_sidecar(dir.path()),
                 Err(SidecarProblem::ImplausibleGeneration { generation })
             );
         }

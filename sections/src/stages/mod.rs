@@ -3,16 +3,16 @@
 //! filesystem API; the fact modules beside them gather at the edge), and the
 //! canonical stage list for full or relevant invariant mode.
 
-pub mod authority;
-pub mod base;
-pub mod datetime;
-pub mod environment;
-pub mod git;
-pub mod instructions;
-pub mod invariants;
-pub mod skills;
-pub mod suffix;
-pub mod toolchain;
+pub(crate) mod authority;
+pub(crate) mod base;
+pub(crate) mod datetime;
+pub(crate) mod environment;
+pub(crate) mod git;
+pub(crate) mod instructions;
+pub(crate) mod invariants;
+pub(crate) mod skills;
+pub(crate) mod suffix;
+pub(crate) mod toolchain;
 
 use bcode_prompt_pipeline::Stage;
 
@@ -32,7 +32,7 @@ use suffix::AgentSuffixStage;
 use toolchain::ToolchainStage;
 
 /// The machine-facing stages, in canonical order.
-pub fn machine() -> Vec<Box<dyn Stage<Gathered>>> {
+pub fn machine_stages() -> Vec<Box<dyn Stage<Gathered>>> {
     vec![
         Box::new(DateTimeStage),
         Box::new(ExecutionEnvironmentStage),
@@ -63,9 +63,9 @@ pub struct StageChoice {
 }
 
 /// Every canonical stage the choice asks for, in canonical order.
-pub fn canonical(choice: StageChoice) -> Vec<Box<dyn Stage<Gathered>>> {
+pub fn canonical_stages(choice: StageChoice) -> Vec<Box<dyn Stage<Gathered>>> {
     let mut stages: Vec<Box<dyn Stage<Gathered>>> = vec![Box::new(BaseStage)];
-    stages.extend(machine());
+    stages.extend(machine_stages());
     stages.push(Box::new(RepositoryContextStage));
     if choice.invariants && choice.relevant {
         stages.push(Box::new(FocusedInvariantsStage));

@@ -49,7 +49,7 @@ impl Stage<Gathered> for SkillCatalogStage {
 
     fn limit(&self, config: &BcodeConfig) -> Option<Limit> {
         // The budget the catalog was formatted to, as the catalog reads it.
-        bcode_skill::catalog::CatalogOptions::from_config(&config.skills)
+        bcode_skill::CatalogOptions::from_config(&config.skills)
             .max_bytes()
             .map(Limit::Bytes)
     }

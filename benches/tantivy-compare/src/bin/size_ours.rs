@@ -5,7 +5,7 @@
 fn main() {
     let paths: Vec<std::path::PathBuf> = std::env::args().skip(1).map(Into::into).collect();
     let registry = tantivy_compare::discover(&tantivy_compare::roots_for(&paths));
-    let index = bcode_skill::search::index_registry(&registry, None);
+    let index = bcode_skill::index_registry(&registry, None);
     for hit in index.search(tantivy_compare::SHORT, 10) {
         println!("{}", hit.id.as_str());
     }

@@ -1,6 +1,6 @@
 //! What the relevance index said of a skill a session suggested or
 //! activated: plain data for suggestions and events. The ranking itself is
-//! `bcode_skill::search`; this is only its record.
+//! `bcode_skill::SkillIndex`; this is only its record.
 
 use serde::{Deserialize, Serialize};
 

@@ -301,7 +301,7 @@ pub const WRITE_PIECE_BYTES: usize = 64 * 1024;
 
 /// [`format_catalog`], writing the text to `out`. Without `max_bytes` the
 /// text is written as it is formatted, in pieces of about
-/// [`WRITE_PIECE_BYTES`], and never held whole (60,000 skills make 26 MB of
+/// `WRITE_PIECE_BYTES`, and never held whole (60,000 skills make 26 MB of
 /// it): the returned catalog's `text` is then empty and its accounting is
 /// the same. A bounded catalog is small and is formatted first.
 pub fn write_catalog<'s>(

@@ -222,7 +222,7 @@ pub struct Placeholders<'a> {
 /// character at least as long, or the end) and inline code spans (a run of
 /// backticks to the next run of the same length within the paragraph).
 /// `\$` becomes `$` outside code. Borrowed when nothing changes.
-pub fn substitute<'b>(body: &'b str, values: &Placeholders<'_>) -> Cow<'b, str> {
+pub fn substitute_arguments<'b>(body: &'b str, values: &Placeholders<'_>) -> Cow<'b, str> {
     if !body.contains('$') {
         return Cow::Borrowed(body);
     }

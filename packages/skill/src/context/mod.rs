@@ -16,8 +16,7 @@
 pub(crate) mod arguments;
 
 pub use arguments::{
-    MAX_ARGUMENT_NAME_CHARS, MAX_INSERTED_BYTES, Placeholders, SplitArguments, is_argument_name,
-    split_arguments, substitute,
+    MAX_INSERTED_BYTES, Placeholders, SplitArguments, split_arguments, substitute_arguments,
 };
 
 use bcode_skill_models::{
@@ -160,7 +159,7 @@ pub fn format_context(
             names: m.details().arguments(),
             skill_dir: &directory,
         };
-        substitute(body, &values)
+        substitute_arguments(body, &values)
     } else {
         Cow::Borrowed(body)
     };

@@ -15,7 +15,7 @@
 //! (summaries by stamp, the disk copy of the last registry) are [`cache`],
 //! a room inside it: they depend on its records, and it on them.
 
-pub mod cache;
+pub(crate) mod cache;
 pub(crate) mod candidate;
 pub(crate) mod discovery;
 pub(crate) mod load_pool;

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum Field {
+pub enum SearchField {
     /// The id and the display name.
     Name,
     /// `description` and `when_to_use`.
@@ -24,14 +24,14 @@ pub enum Field {
     Body,
 }
 
-impl Field {
+impl SearchField {
     /// Every field, in index order.
-    pub const ALL: [Field; FIELDS] = [
-        Field::Name,
-        Field::Description,
-        Field::Keywords,
-        Field::Files,
-        Field::Body,
+    pub const ALL: [SearchField; FIELDS] = [
+        SearchField::Name,
+        SearchField::Description,
+        SearchField::Keywords,
+        SearchField::Files,
+        SearchField::Body,
     ];
 
     /// The field's position in per-field arrays.
@@ -42,11 +42,11 @@ impl Field {
     /// The name `--json` and `render --explain` show.
     pub fn as_str(self) -> &'static str {
         match self {
-            Field::Name => "name",
-            Field::Description => "description",
-            Field::Keywords => "keywords",
-            Field::Files => "files",
-            Field::Body => "body",
+            SearchField::Name => "name",
+            SearchField::Description => "description",
+            SearchField::Keywords => "keywords",
+            SearchField::Files => "files",
+            SearchField::Body => "body",
         }
     }
 }
@@ -62,7 +62,7 @@ const METADATA_KEYWORD_KEYS: &[&str] = &["category", "keywords", "tags", "topics
 /// The text of each field of one skill, as the index reads it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkillText {
-    /// By [`Field::index`].
+    /// By [`SearchField::index`].
     pub fields: [String; FIELDS],
 }
 
@@ -73,7 +73,7 @@ impl SkillText {
     pub fn of(skill: &SkillSummary, body: Option<&str>, files: &[String]) -> SkillText {
         let mut text = SkillText::with_body(skill, None, files);
         if let Some(body) = body {
-            text.fields[Field::Body.index()].push_str(body);
+            text.fields[SearchField::Body.index()].push_str(body);
         }
         text
     }

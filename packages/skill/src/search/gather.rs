@@ -90,7 +90,7 @@ fn add(builder: &mut IndexBuilder<'_>, registry: &SkillRegistry, skill: &SkillSu
 }
 
 /// The paths of a folder skill's other files, relative to its folder,
-/// files before folders, each by name: at most [`MAX_FILES_LISTED`], `MAX_FILE_DEPTH` folders down,
+/// files before folders, each by name: at most `MAX_FILES_LISTED`, `MAX_FILE_DEPTH` folders down,
 /// hidden entries and links to folders not followed.
 pub fn other_files(skill: &SkillSummary) -> Vec<String> {
     other_files_and_folders(skill).0
@@ -177,7 +177,11 @@ fn list_into(
 /// summaries between builds) keeps its entry; every other skill of `after`
 /// is indexed again alone, and skills gone are removed. Returns how many
 /// were indexed again.
-pub fn refresh(index: &mut SkillIndex, before: &SkillRegistry, after: &SkillRegistry) -> usize {
+pub fn refresh_index(
+    index: &mut SkillIndex,
+    before: &SkillRegistry,
+    after: &SkillRegistry,
+) -> usize {
     let kept: std::collections::BTreeMap<&str, &std::sync::Arc<SkillSummary>> = before
         .shared_skills()
         .map(|s| (s.manifest.id.as_str(), s))

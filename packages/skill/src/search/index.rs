@@ -32,12 +32,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::search::analyze::{MAX_REMEMBERED, Normalizer, for_each_term, for_each_word};
-use crate::search::document::{FIELDS, Field, SkillText};
+use crate::search::document::{FIELDS, SearchField, SkillText};
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
 
-/// Each field's weight and length normalisation (`b`), by [`Field::index`].
+/// Each field's weight and length normalisation (`b`), by [`SearchField::index`].
 const WEIGHTS: [f32; FIELDS] = [3.0, 2.0, 2.0, 1.0, 1.0];
 const NORMALISATION: [f32; FIELDS] = [0.3, 0.5, 0.3, 0.5, 0.75];
 
@@ -78,7 +78,7 @@ pub struct MatchedTerm {
     /// The query's word (the first of its words with this term).
     pub term: String,
     /// Where the skill has it, in field order.
-    pub fields: Vec<Field>,
+    pub fields: Vec<SearchField>,
 }
 
 /// One ranked skill.
@@ -205,7 +205,7 @@ impl SkillIndex {
     ) {
         self.remove(&id);
         let mut lens = [0u32; FIELDS];
-        for field in Field::ALL {
+        for field in SearchField::ALL {
             let at = field.index();
             let mut len = 0u32;
             for_each_word(&text.fields[at], &mut |word| {
@@ -224,7 +224,7 @@ impl SkillIndex {
         let doc = self.docs.len() as u32;
         for (term, tf) in counts.drain() {
             let small = [0, 1, 2, 3].map(|f| u8::try_from(tf[f]).unwrap_or(u8::MAX));
-            let body = u16::try_from(tf[Field::Body.index()]).unwrap_or(u16::MAX);
+            let body = u16::try_from(tf[SearchField::Body.index()]).unwrap_or(u16::MAX);
             if let Some(list) = self.postings.get_mut(term as usize) {
                 // Document numbers only grow, so each list stays sorted.
                 list.push(Posting { doc, body, small });
@@ -366,7 +366,7 @@ impl SkillIndex {
                     weight += term.weight;
                     matched.push(MatchedTerm {
                         term: term.written.clone(),
-                        fields: Field::ALL
+                        fields: SearchField::ALL
                             .into_iter()
                             .filter(|f| posting.tf(f.index()) > 0)
                             .collect(),
@@ -484,7 +484,7 @@ impl SkillIndex {
                 continue;
             }
             let small = [0, 1, 2, 3].map(|f| u8::try_from(tf[f]).unwrap_or(u8::MAX));
-            let body = u16::try_from(tf[Field::Body.index()]).unwrap_or(u16::MAX);
+            let body = u16::try_from(tf[SearchField::Body.index()]).unwrap_or(u16::MAX);
             postings.push(Posting { doc, body, small });
         }
         if postings.is_empty() {
@@ -760,15 +760,15 @@ mod tests {
             [
                 MatchedTerm {
                     term: "write".into(),
-                    fields: vec![Field::Body]
+                    fields: vec![SearchField::Body]
                 },
                 MatchedTerm {
                     term: "storybook".into(),
-                    fields: vec![Field::Name]
+                    fields: vec![SearchField::Name]
                 },
                 MatchedTerm {
                     term: "stories".into(),
-                    fields: vec![Field::Description, Field::Body]
+                    fields: vec![SearchField::Description, SearchField::Body]
                 },
             ]
         );

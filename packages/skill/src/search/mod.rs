@@ -22,9 +22,9 @@ mod persist;
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-pub use analyze::{MAX_WORD_BYTES, Normalizer, for_each_term, for_each_word};
-pub use document::{FIELDS, Field, SkillText};
-pub use gather::{MAX_FILES_LISTED, index_registry, other_files, refresh};
+pub use analyze::{Normalizer, for_each_term, for_each_word};
+pub use document::{SearchField, SkillText};
+pub use gather::{index_registry, other_files, refresh_index};
 pub use index::{MAX_QUERY_TERMS, MatchedTerm, SearchHit, SkillIndex};
 pub use persist::{RoutingCache, RoutingStats};
 
@@ -35,7 +35,7 @@ use crate::discover::registry::SkillRegistry;
 /// shared by everything on that snapshot.
 ///
 /// After a reload, the next snapshot's index starts from the last one:
-/// built from it with [`refresh`], so only the skills the reload changed
+/// built from it with [`refresh_index`], so only the skills the reload changed
 /// are read and indexed again. With a [`RoutingCache`], a first build
 /// starts from the cache file instead (only skills whose stamps moved are
 /// analyzed), and every build that changed something is written back.
@@ -116,7 +116,7 @@ impl LazySkillIndex {
                     (index, Some(stamps), stats)
                 }
                 (Some((mut index, _, before)), None) => {
-                    let analyzed = refresh(&mut index, &before, registry);
+                    let analyzed = refresh_index(&mut index, &before, registry);
                     let stats = RoutingStats {
                         analyzed,
                         reused: registry.len() - analyzed,

@@ -55,10 +55,6 @@ impl CommandError {
     }
 }
 
-/// The words `/skill` reserves; a skill with one of these ids cannot be
-/// activated by name from a slash command.
-pub const RESERVED_SUBCOMMANDS: [&str; 2] = ["active", "off"];
-
 const USAGE: &str = "usage: /skills | /skill <id> [args...] | /skill active | /skill off <id>";
 
 /// Parses `line`. `Ok(None)` when it is not a skill command: ordinary prompt

@@ -32,7 +32,7 @@ pub struct Suggestion {
     /// The touched paths its `paths` globs matched, in the order touched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub matched_paths: Vec<String>,
-    /// Total words of the matched keywords, plus [`PATH_MATCH_SCORE`] when
+    /// Total words of the matched keywords, plus `PATH_MATCH_SCORE` when
     /// a path matched: a two-word keyword is stronger evidence than a
     /// one-word one.
     pub score: usize,

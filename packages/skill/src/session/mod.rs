@@ -34,18 +34,14 @@ use bcode_skill_models::{
 
 use bcode_prompt_config::{AutoActivate, SkillsConfig};
 
-pub use commands::{CommandError, RESERVED_SUBCOMMANDS, SlashCommand, parse_command};
+pub use commands::{CommandError, SlashCommand, parse_command};
 pub use events::{
     Clock, EventRecord, EventSink, EventSinkError, JsonlSink, LogProblem, LogProblemKind,
-    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, format_rfc3339,
-    read_events, read_events_from,
+    MAX_RECORD_BYTES, MemorySink, ReadOutcome, SystemClock, context_loaded, read_events,
 };
-pub use keywords::{KeywordIndex, LazyKeywordIndex, PATH_MATCH_SCORE, Suggestion, words};
-pub use path_triggers::{MAX_GLOB_BYTES, MAX_GLOBS_PER_SKILL};
-pub use relevance::{
-    ACTIVATE_MAX_RIVAL_COVERAGE, ACTIVATE_MIN_COVERAGE, ACTIVATE_MIN_MARGIN, SUGGEST_MIN_COVERAGE,
-    SUGGEST_MIN_COVERAGE_NAMED, SUGGEST_TOP_HITS, strong_terms,
-};
+pub use keywords::{KeywordIndex, LazyKeywordIndex, Suggestion};
+pub use path_triggers::MAX_GLOB_BYTES;
+pub use relevance::strong_terms;
 pub use turn_options::{
     InvocationOptions, SettingOrigin, SkillTurnHints, SkillTurnPolicy, TurnOptions, TurnReason,
     skill_turn_options,
@@ -401,7 +397,7 @@ pub struct ReloadOutcome {
 pub struct SnapshotIndexes {
     /// Activation keywords and `paths` globs; cheap, from summaries.
     pub keywords: Arc<LazyKeywordIndex>,
-    /// The relevance index ([`crate::search`]), which reads every body.
+    /// The relevance index that routes a task to skills; it reads every body.
     pub relevance: Arc<LazySkillIndex>,
 }
 
@@ -722,15 +718,15 @@ impl SkillSession {
 
     /// Applies `skills.auto_activate` to a user prompt: `off` does nothing;
     /// `suggest` ranks matching skills; `on` activates the strongest matches
-    /// (never a hidden skill, at most [`AUTO_ACTIVATE_MAX_PER_PROMPT`], each
-    /// scoring at least [`AUTO_ACTIVATE_MIN_SCORE`] or the relevance index's
+    /// (never a hidden skill, at most `AUTO_ACTIVATE_MAX_PER_PROMPT`, each
+    /// scoring at least `AUTO_ACTIVATE_MIN_SCORE` or the relevance index's
     /// clear winner) and suggests the rest.
     ///
     /// A skill matches when the prompt has one of its keywords, or when the
-    /// relevance index ranks it among its [`SUGGEST_TOP_HITS`] best for the
+    /// relevance index ranks it among its `SUGGEST_TOP_HITS` best for the
     /// prompt and the prompt's words found in its name, description or
-    /// keywords pass the confidence floor ([`SUGGEST_MIN_COVERAGE`],
-    /// [`SUGGEST_MIN_COVERAGE_NAMED`]); so a skill with no Bcode field is
+    /// keywords pass the confidence floor (`SUGGEST_MIN_COVERAGE`,
+    /// `SUGGEST_MIN_COVERAGE_NAMED`); so a skill with no Bcode field is
     /// suggested too. Keyword and path matches come first, as they always
     /// ranked; skills only the index vouched for follow, best first.
     pub fn on_prompt(&mut self, prompt: &str) -> PromptOutcome {
@@ -740,7 +736,7 @@ impl SkillSession {
     /// [`SkillSession::on_prompt`] for a turn that also touched `touched`
     /// (repository paths, `/`-separated, relative to the root): a skill
     /// whose `paths` globs match a path not seen on an earlier turn counts
-    /// as matched ([`PATH_MATCH_SCORE`]). Absolute and climbing
+    /// as matched (`PATH_MATCH_SCORE`). Absolute and climbing
     /// paths are ignored. A skill kept for the model (`user-invocable:
     /// false`) may be auto-activated but is never suggested.
     pub fn on_turn(&mut self, prompt: &str, touched: &[String]) -> PromptOutcome {

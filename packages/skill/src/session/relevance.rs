@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use bcode_skill_models::{Figure, RelevanceMatch, RelevanceTerm, SkillId};
 
-use crate::search::{Field, SearchHit, SkillIndex};
+use crate::search::{SearchField, SearchHit, SkillIndex};
 
 /// How many of the index's best hits for a prompt are considered: a
 /// suggestion past the fifth best would not be read.
@@ -161,7 +161,7 @@ impl Evidence {
                 continue;
             }
             evidence.strong_terms += 1;
-            evidence.named |= term.fields.contains(&Field::Name);
+            evidence.named |= term.fields.contains(&SearchField::Name);
             weight += weights.get(&term.term).copied().unwrap_or(0.0);
         }
         if total > 0.0 {
@@ -172,9 +172,13 @@ impl Evidence {
 }
 
 /// The fields an author writes to say what a skill is for.
-const STRONG_FIELDS: [Field; 3] = [Field::Name, Field::Description, Field::Keywords];
+const STRONG_FIELDS: [SearchField; 3] = [
+    SearchField::Name,
+    SearchField::Description,
+    SearchField::Keywords,
+];
 
-fn is_strong(field: Field) -> bool {
+fn is_strong(field: SearchField) -> bool {
     STRONG_FIELDS.contains(&field)
 }
 
