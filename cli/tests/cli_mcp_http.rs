@@ -15,6 +15,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
+use bcode_test_support::http::{Answer, headers_2026, meta_2026, send_post};
 use common::{Sandbox, write_files};
 use serde_json::{Value, json};
 
@@ -96,95 +97,6 @@ impl Server {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-fn meta_2026() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-fn headers_2026(method: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
-        ("Mcp-Method", method.to_owned()),
-    ]
-}
-
-fn send_post<H: AsRef<str>>(
-    stream: &mut TcpStream,
-    addr: SocketAddr,
-    path: &str,
-    headers: &[(&str, H)],
-    body: &[u8],
-    close: bool,
-) {
-    let mut head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if close {
-        head.push_str("Connection: close\r\n");
-    }
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {}\r\n", value.as_ref()));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    stream.flush().unwrap();
-}
-
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn parse(bytes: &[u8]) -> Answer {
-        let at = bytes
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .unwrap_or_else(|| panic!("no head in {:?}", String::from_utf8_lossy(bytes)));
-        let head = std::str::from_utf8(&bytes[..at]).unwrap();
-        let mut lines = head.split("\r\n");
-        let status = lines
-            .next()
-            .unwrap()
-            .split(' ')
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        let headers = lines
-            .map(|line| {
-                let (name, value) = line.split_once(':').unwrap();
-                (name.to_ascii_lowercase(), value.trim().to_owned())
-            })
-            .collect();
-        Answer {
-            status,
-            headers,
-            body: bytes[at + 4..].to_vec(),
-        }
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|_| panic!("not JSON: {}", self.text()))
     }
 }
 

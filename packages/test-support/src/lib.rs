@@ -9,6 +9,7 @@
 mod env;
 mod files;
 mod git;
+pub mod http;
 
 pub use env::env_map;
 pub use files::{TEST_RACY_WINDOW, age, mkfifo, past_racy_window, write, write_tree};
