@@ -276,8 +276,10 @@ impl DigestCache {
 
     /// Whether the entry `stored` keeps is still the entry of the skill
     /// `id` served from `folder`: every stamp it recorded still answers
-    /// (through `looker`), and with `racy_window`, none is inside that
-    /// window (see [`ServedEntry::still_holds`]); `confirmed` is the
+    /// (through `looker`, relative to the folder that holds the skill's),
+    /// and with `racy_window`, none is inside that window (a file changed
+    /// again within its clock tick could keep its stamp); then the listing
+    /// and every digest still hold, and nothing is read. `confirmed` is the
     /// instruction file's stamp when discovery has just confirmed it. A
     /// line is read for its stamps alone, borrowed, not made into an entry
     /// (most of a warm start is this check), but checked as [`Self::load`]

@@ -116,23 +116,6 @@ impl ServedEntry {
     }
 
     /// Whether every folder and file still answers with the stamp the
-    /// entry was made at, none of them inside the racy window (a file
-    /// changed again within its clock tick could keep its stamp): then
-    /// the listing and every digest still hold, and nothing is read.
-    /// Stamps are looked up through `looker`, relative to the folder that
-    /// holds the skill's; `confirmed` is the instruction file's stamp when
-    /// discovery has just confirmed it (then it is not looked up again).
-    pub fn still_holds(
-        &self,
-        looker: &mut StampLooker,
-        racy_window: Duration,
-        confirmed: Option<&FileStamp>,
-    ) -> bool {
-        let racy = Some((SystemTime::now(), racy_window));
-        stamps_answer(looker, &self.folder, self.recorded(), racy, confirmed)
-    }
-
-    /// Whether every folder and file still answers with the stamp the
     /// entry was made at, racy or not: whether anything is known to have
     /// moved since.
     pub fn unmoved(&self, looker: &mut StampLooker) -> bool {
