@@ -437,13 +437,24 @@ impl McpProvider {
         }
     }
 
+    /// Whether skills that list their files as `"dynamic"` (no digest
+    /// vouches for them) are loaded: yes unless told otherwise, as for a
+    /// server entry that does not say; `false` leaves them out, as a
+    /// server entry's `allow_dynamic = false` does.
+    pub fn allow_dynamic(mut self, allow: bool) -> McpProvider {
+        self.allow_dynamic = allow;
+        self
+    }
+
     fn fail(&self, reason: ClientError) -> SkillError {
+        let reason = match reason {
+            // Its diagnostic names the server already.
+            ClientError::NotAdmitted(diagnostic) => diagnostic.message().into_owned(),
+            other => format!("MCP server `{}`: {other}", self.name),
+        };
         SkillError::Provider {
             provider: self.name.clone(),
-            reason: crate::client_http::redact(
-                format!("MCP server `{}`: {reason}", self.name),
-                &self.secrets,
-            ),
+            reason: crate::client_http::redact(reason, &self.secrets),
         }
     }
 

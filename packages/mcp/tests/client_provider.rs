@@ -284,14 +284,20 @@ impl ServerHandler for Folder {
         request: rmcp::model::GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetSkillResult, ErrorData> {
-        let uri = "skill://hidden/SKILL.md";
-        if request.uri != uri {
-            return Err(ErrorData::invalid_params("unknown skill", None));
-        }
+        // `loose` lists its files as "dynamic", which no digest vouches for.
+        let (uri, name, files) = match request.uri.as_str() {
+            uri @ "skill://hidden/SKILL.md" => (
+                uri,
+                "hidden",
+                SkillResources::Files(vec![SkillResource::from_bytes(uri, HIDDEN.as_bytes())]),
+            ),
+            uri @ "skill://loose/SKILL.md" => (uri, "loose", SkillResources::Dynamic),
+            _ => return Err(ErrorData::invalid_params("unknown skill", None)),
+        };
         Ok(rmcp::model::GetSkillResult::new(Skill::new(
             uri,
-            SkillFrontmatter::new("hidden", "Not listed."),
-            SkillResources::Files(vec![SkillResource::from_bytes(uri, HIDDEN.as_bytes())]),
+            SkillFrontmatter::new(name, "Not listed."),
+            files,
         )))
     }
 
@@ -383,6 +389,19 @@ fn supporting_files_are_read_on_demand_and_a_skill_loads_by_its_uri() {
     assert_eq!(body, "The hidden body.\n");
     // The SDK words the server's -32602 itself; the consumer names the
     // request and the URI before it.
+    // A skill the provider may not admit is refused in the words of its
+    // diagnostic, which name the server once.
+    let (strict, _also_kept) = hosted(folder(None));
+    match strict
+        .allow_dynamic(false)
+        .load_uri("skill://loose/SKILL.md")
+    {
+        Err(SkillError::Provider { reason, .. }) => assert_eq!(
+            reason,
+            "MCP server `host`: its skill `skill://loose/SKILL.md` is left out: it lists its files as \"dynamic\", which no digest vouches for, and its entry says `allow_dynamic = false`"
+        ),
+        other => panic!("{other:?}"),
+    }
     match provider.load_uri("skill://nowhere/SKILL.md") {
         Err(SkillError::Provider { reason, .. }) => assert!(
             reason.starts_with(
