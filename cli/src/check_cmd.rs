@@ -104,16 +104,28 @@ pub fn run(
         Some((facts, folder)) => (Some(facts), folder),
         None => (None, None),
     };
+    // The workspace finds the repository root. It is opened here when the
+    // sidecar names the working folder to render for (below that root),
+    // or when the facts are captured (the config says which); the session
+    // renders in it, so the config is loaded once.
+    let hermetic = options.render.hermetic;
+    let mut workspace = None;
     let blessed_for = match &recorded {
-        Some(folder) => Some(blessed_folder(options, inputs, folder)?),
+        Some(folder) => {
+            let here = open_workspace(inputs, hermetic)?;
+            let there = blessed_folder(options, inputs, here.repo(), folder)?;
+            workspace = Some(if there.work == inputs.work {
+                here
+            } else {
+                open_workspace(&there, hermetic)?
+            });
+            Some(there)
+        }
         None => None,
     };
     let inputs = blessed_for.as_ref().unwrap_or(inputs);
     let fresh = new_path(&golden);
     if options.bless {
-        // Opened here when the facts are captured (the config says which),
-        // and the session renders in it: the config is loaded once.
-        let mut workspace = None;
         let first = pinned.is_none();
         let base = match pinned {
             Some(facts) => facts,
@@ -121,16 +133,21 @@ pub fn run(
             None if options.render.hermetic && options.render.facts.is_some() => Facts::default(),
             None => {
                 let own = [golden.clone(), sidecar.clone(), fresh.clone()];
-                let (facts, opened) = captured_facts(inputs, options.render.hermetic, &own)?;
+                let opened = match workspace.take() {
+                    Some(opened) => opened,
+                    None => open_workspace(inputs, hermetic)?,
+                };
+                let facts = captured_facts(inputs, &opened, &own);
                 workspace = Some(opened);
                 facts
             }
         };
         let facts = base.overlaid(&given);
-        let turn = render_cmd::render_turn(&options.render, inputs, facts.clone(), workspace)?;
+        let (turn, root) =
+            render_cmd::render_turn(&options.render, inputs, facts.clone(), workspace)?;
         let dir = output_dir(&golden, &confinement)?;
         write_file(&dir, &golden, &golden_text(&turn, options.render.json)?)?;
-        let folder = working_folder(inputs);
+        let folder = working_folder(inputs, &root);
         write_file(
             &dir,
             &sidecar,
@@ -163,7 +180,7 @@ pub fn run(
         }
     };
     let facts = pinned.unwrap_or_default().overlaid(&given);
-    let turn = render_cmd::render_turn(&options.render, inputs, facts, None)?;
+    let (turn, _) = render_cmd::render_turn(&options.render, inputs, facts, workspace)?;
     let rendered = golden_text(&turn, options.render.json)?;
     if rendered == saved {
         if let Ok(dir) = output_dir(&golden, &confinement) {
@@ -221,6 +238,7 @@ fn read_sidecar(
 fn blessed_folder(
     options: &CheckOptions,
     inputs: &ProcessInputs,
+    root: &Path,
     recorded: &str,
 ) -> Result<ProcessInputs, CliError> {
     let golden = options.golden.display();
@@ -230,7 +248,6 @@ fn blessed_folder(
         render_cmd::WORKING_FOLDER_KEY,
         sidecar.display()
     );
-    let root = &inputs.repo;
     let not_a_folder = |reason: String| {
         CliError::Usage(format!(
             "{blessed}, which is not a folder of the repository `{}`: {reason}",
@@ -242,7 +259,7 @@ fn blessed_folder(
     })?;
     let wanted: PathBuf = parts
         .iter()
-        .fold(root.clone(), |path, part| path.join(part));
+        .fold(root.to_path_buf(), |path, part| path.join(part));
     let real = std::fs::canonicalize(&wanted).map_err(|err| not_a_folder(err.to_string()))?;
     if !real.starts_with(root) {
         return Err(not_a_folder(format!(
@@ -255,7 +272,8 @@ fn blessed_folder(
     }
     if real != inputs.work {
         if inputs.flags.repo.is_some() {
-            let named = working_folder(inputs).unwrap_or_else(|| inputs.work.display().to_string());
+            let named =
+                working_folder(inputs, root).unwrap_or_else(|| inputs.work.display().to_string());
             return Err(CliError::Usage(format!(
                 "{blessed}, but --repo names `{named}`; leave --repo out to check it from any \
                  folder of the repository, or delete {} to bless afresh for `{named}`",
@@ -292,8 +310,8 @@ fn folder_parts(recorded: &str) -> Option<Vec<&str>> {
 /// sidecar records it (`.` for the root); `None` when it cannot be written
 /// so (a name that is not UTF-8): the sidecar then records none, and the
 /// check renders for the folder it runs in, as before.
-fn working_folder(inputs: &ProcessInputs) -> Option<String> {
-    let relative = inputs.work.strip_prefix(&inputs.repo).ok()?;
+fn working_folder(inputs: &ProcessInputs, root: &Path) -> Option<String> {
+    let relative = inputs.work.strip_prefix(root).ok()?;
     let parts = relative
         .components()
         .map(|part| part.as_os_str().to_str())
@@ -308,20 +326,23 @@ fn working_folder(inputs: &ProcessInputs) -> Option<String> {
 /// The facts a first bless pins when it is not hermetic: this machine's,
 /// probed for the sections the config turns on, with neutral roots and
 /// without the git status of the files the bless writes (`own`), under the
-/// facts the config pins; and the workspace read for them, for the render
-/// to open its session in. An invalid config exits 2; its warnings are left
-/// to the turn's report.
-fn captured_facts(
-    inputs: &ProcessInputs,
-    hermetic: bool,
-    own: &[PathBuf],
-) -> Result<(Facts, Workspace), CliError> {
-    let workspace = Workspace::open(&inputs.options().hermetic(hermetic))
-        .map_err(|err| render_cmd::prompt_error(&err))?;
+/// facts the config of `workspace` pins.
+fn captured_facts(inputs: &ProcessInputs, workspace: &Workspace, own: &[PathBuf]) -> Facts {
     let config = &workspace.config().config;
-    let probed = crate::facts_cmd::this_machine(inputs, &config.system_prompt.sections, own);
-    let facts = portable(probed).overlaid(&config.facts);
-    Ok((facts, workspace))
+    let probed = crate::facts_cmd::this_machine(
+        inputs,
+        workspace.repo(),
+        &config.system_prompt.sections,
+        own,
+    );
+    portable(probed).overlaid(&config.facts)
+}
+
+/// The workspace `inputs` open, as the render's session opens it. An
+/// invalid config exits 2; its warnings are left to the turn's report.
+fn open_workspace(inputs: &ProcessInputs, hermetic: bool) -> Result<Workspace, CliError> {
+    Workspace::open(&inputs.options().hermetic(hermetic))
+        .map_err(|err| render_cmd::prompt_error(&err))
 }
 
 /// The command line that renders as this check did (every flag that shapes

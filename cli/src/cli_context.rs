@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use bcode_prompt::config::ConfigInputs;
 use bcode_prompt::machine::{CI_VARIABLES, CONTAINER_VARIABLES, SSH_VARIABLES};
 use bcode_prompt::repository::{Cache, StateFolder};
 use bcode_prompt::{PromptError, SessionOptions, Workspace};
@@ -65,15 +64,13 @@ pub struct LayerFlags {
 }
 
 /// What the process gives an invocation before any config is loaded: the
-/// repository, the working directory and the environment snapshot. A
-/// command that only opens a session (`render`, `check`, `session`) needs no
-/// more: the session loads the config and reports its warnings.
+/// folder `--repo` names, the working directory and the environment
+/// snapshot. A command that only opens a session (`render`, `check`,
+/// `session`) needs no more: the session loads the config and reports its
+/// warnings. The repository root is the workspace's to find
+/// ([`bcode_prompt::Workspace::repo`]); the CLI never looks for it itself.
 #[derive(Clone, Debug)]
 pub struct ProcessInputs {
-    /// The repository root, canonical: the nearest folder at or above
-    /// `--repo` holding a `.git`, else `--repo` itself (also when that
-    /// folder is above `--repo` and another user owns it: `refused_root`).
-    pub repo: PathBuf,
     /// The working folder `--repo` names (canonical): the root, or a
     /// folder inside it whose instructions and skills are added.
     pub work: PathBuf,
@@ -81,10 +78,6 @@ pub struct ProcessInputs {
     pub cwd: PathBuf,
     pub env: BTreeMap<String, String>,
     pub flags: LayerFlags,
-    /// The folder holding the nearest `.git` above `work`, not taken as the
-    /// root because another user owns it; a session reports it as a notice,
-    /// [`CliContext::from_process`] on stderr.
-    pub refused_root: Option<bcode_prompt::repository::RefusedRoot>,
 }
 
 impl ProcessInputs {
@@ -93,19 +86,20 @@ impl ProcessInputs {
     /// selector read it: relative to the repository root, `/`-separated.
     /// A relative path is taken from the working directory, like every
     /// path on the command line; the file need not exist (a deleted file
-    /// was touched too). A path outside the repository is an error.
-    pub fn repository_path(&self, given: &str) -> Result<String, CliError> {
+    /// was touched too). A path outside the repository (whose root is
+    /// `root`, as the workspace found it) is an error.
+    pub fn repository_path(&self, root: &Path, given: &str) -> Result<String, CliError> {
         let written = bcode_prompt::text::lexical(&self.cwd.join(given));
         // Through a link inside the repository, the real path is the one
         // below the root.
         let real = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone());
         let inside = real
-            .strip_prefix(&self.repo)
-            .or_else(|_| written.strip_prefix(&self.repo))
+            .strip_prefix(root)
+            .or_else(|_| written.strip_prefix(root))
             .map_err(|_| {
                 CliError::Usage(format!(
                     "touched path `{given}` is outside the repository `{}`",
-                    self.repo.display()
+                    root.display()
                 ))
             })?;
         let parts: Vec<String> = inside
@@ -150,34 +144,12 @@ impl ProcessInputs {
         for warning in &warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }
-        let mut inputs = ProcessInputs {
-            repo: repo.clone(),
+        Ok(ProcessInputs {
             work: repo,
             cwd,
             env,
             flags,
-            refused_root: None,
-        };
-        // The workspace opened later finds the same root from the same
-        // inputs (and who counts as the user, which only it needs).
-        let (found, _) =
-            bcode_prompt::repository::repository_root(&inputs.work, &inputs.config_inputs());
-        inputs.repo = found.root;
-        inputs.refused_root = found.refused;
-        Ok(inputs)
-    }
-
-    /// The inputs of config loading.
-    pub fn config_inputs(&self) -> ConfigInputs {
-        ConfigInputs {
-            repo: self.repo.clone(),
-            cwd: self.cwd.clone(),
-            env: self.env.clone(),
-            config_files: self.flags.config_files.clone(),
-            set: self.flags.set.clone(),
-            host_sections: Vec::new(),
-            trust_repo: self.flags.trust_repo,
-        }
+        })
     }
 
     /// The racy window: `BCODE_RACY_WINDOW_MS` milliseconds when the
@@ -257,16 +229,16 @@ impl CliContext {
     /// layered configuration. Config warnings go to stderr.
     pub fn from_process(flags: LayerFlags) -> Result<Self, CliError> {
         let inputs = ProcessInputs::read(flags, false)?;
-        if let Some(refused) = &inputs.refused_root {
+        let workspace = Workspace::open(&inputs.options()).map_err(|err| match err {
+            PromptError::Config(err) => CliError::Config(err.to_string()),
+            other => CliError::Usage(other.to_string()),
+        })?;
+        if let Some(refused) = workspace.refused_root() {
             eprintln!(
                 "bcode-prompt: warning: {}",
                 bcode_prompt::Notice::from_foreign_root(refused)
             );
         }
-        let workspace = Workspace::open(&inputs.options()).map_err(|err| match err {
-            PromptError::Config(err) => CliError::Config(err.to_string()),
-            other => CliError::Usage(other.to_string()),
-        })?;
         for warning in &workspace.config().warnings {
             eprintln!("bcode-prompt: warning: {warning}");
         }

@@ -30,6 +30,7 @@ pub fn run(
     let own: Vec<PathBuf> = redirected_stdout().into_iter().collect();
     let facts = this_machine(
         &context.inputs,
+        context.workspace.repo(),
         &context.workspace.config().config.system_prompt.sections,
         &own,
     );
@@ -74,15 +75,20 @@ fn redirected_stdout() -> Option<PathBuf> {
 /// This machine's facts for the sections that are on, without the git
 /// status of the files in `own` (those a command writes while it captures
 /// them): what `facts` prints and what a first `check --bless` pins.
-pub fn this_machine(inputs: &ProcessInputs, sections: &SectionToggles, own: &[PathBuf]) -> Facts {
+pub fn this_machine(
+    inputs: &ProcessInputs,
+    root: &Path,
+    sections: &SectionToggles,
+    own: &[PathBuf],
+) -> Facts {
     let facts = machine_facts(
-        &inputs.repo,
+        root,
         &inputs.env,
         &RealMachine,
         chrono::Utc::now(),
         sections,
     );
-    without_own(facts, &inputs.repo, own)
+    without_own(facts, root, own)
 }
 
 /// `facts` without the git status entries of the files in `own` (absolute

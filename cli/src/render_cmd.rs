@@ -3,6 +3,7 @@
 //! divider), its section table (`--explain`) or all of it as data (`--json`).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
 
@@ -50,7 +51,7 @@ pub fn run(
         Some(path) => read_facts(&inputs.cwd.join(path))?,
         None => Facts::default(),
     };
-    let rendered = render_turn(options, inputs, facts, None)?;
+    let (rendered, root) = render_turn(options, inputs, facts, None)?;
     let prompt = &rendered.prompt;
     let io = CliError::Io;
     if options.json {
@@ -58,7 +59,7 @@ pub fn run(
         writeln!(out).map_err(io)?;
     } else if options.explain {
         let paths = crate::explain::PathBase {
-            repo: crate::explain::normalise(&inputs.repo),
+            repo: crate::explain::normalise(&root),
             home: inputs
                 .env
                 .get("HOME")
@@ -146,13 +147,14 @@ pub fn parse_facts_file(
 /// Opens one session with `facts` pinned, in `workspace` when the caller
 /// opened it already (from the same inputs), and builds its one settled
 /// turn; the config's, templates' and skills' problems are reported on
-/// stderr (an invalid config exits 2, as for every command).
+/// stderr (an invalid config exits 2, as for every command). Returns the
+/// turn and the repository root the workspace found.
 pub fn render_turn(
     options: &RenderOptions,
     inputs: &ProcessInputs,
     facts: Facts,
     workspace: Option<Workspace>,
-) -> Result<Turn, CliError> {
+) -> Result<(Turn, PathBuf), CliError> {
     // Without `--now`, the pinned clock (if any) or the real one.
     let now = match &options.now {
         Some(text) => Some(chrono::DateTime::parse_from_rfc3339(text)
@@ -181,6 +183,7 @@ pub fn render_turn(
         Some(workspace) => workspace,
         None => Workspace::open(&session_options).map_err(|err| prompt_error(&err))?,
     };
+    let root = workspace.repo().to_path_buf();
     let mut session = PromptSession::open_in_blocking(workspace, session_options)
         .map_err(|err| prompt_error(&err))?;
     let mut input = TurnInput::new(options.prompt.clone().unwrap_or_default());
@@ -196,13 +199,13 @@ pub fn render_turn(
     input.touched_paths = options
         .touched
         .iter()
-        .map(|path| inputs.repository_path(path))
+        .map(|path| inputs.repository_path(&root, path))
         .collect::<Result<_, _>>()?;
     let rendered = session
         .next_turn_blocking(input.settle())
         .map_err(|err| prompt_error(&err))?;
     report_warnings(&rendered);
-    Ok(rendered)
+    Ok((rendered, root))
 }
 
 /// A library error as the CLI says it: the library names no flags, so the

@@ -106,6 +106,7 @@ pub fn run(
         });
     let workspace = bcode_prompt::Workspace::open(&session_options)
         .map_err(|err| crate::render_cmd::prompt_error(&err))?;
+    let root = workspace.repo().to_path_buf();
     let mut session = PromptSession::open_in_blocking(workspace, session_options)
         .map_err(|err| crate::render_cmd::prompt_error(&err))?;
     // The session loaded the config (once): its warnings now, those of a
@@ -231,7 +232,7 @@ pub fn run(
                 let mut noted = Vec::new();
                 let mut failed = false;
                 for path in given {
-                    match inputs.repository_path(path) {
+                    match inputs.repository_path(&root, path) {
                         Ok(path) => noted.push(path),
                         Err(err) => {
                             writeln!(out, "error: {}", printable_line(&err.to_string()))

@@ -178,9 +178,10 @@ pub mod mcp {
 /// Where a working folder's repository begins, as git finds it, and whose
 /// folders above the working folder count as the user's (a root another
 /// user owns is refused unless `trust.safe_directories` lists it; see
-/// [`crate::Notice`] with [`crate::NoticeSource::Repository`]).
+/// [`crate::Notice`] with [`crate::NoticeSource::Repository`]). The root
+/// itself is found once, by [`crate::Workspace::open`]
+/// ([`crate::Workspace::repo`], [`crate::Workspace::refused_root`]).
 pub mod repository {
-    pub use crate::setup::repository_root;
     pub use crate::state::{Cache, StateFolder};
     pub use bcode_fs::{NotOwned, Ownership, RefusedRoot, RepositoryRoot};
 }

@@ -91,7 +91,7 @@ fn templates_confinement(loaded: &LoadedConfig) -> Confinement {
 /// inputs' `repo` is not used). A root above `work` that another user owns
 /// is refused (see `bcode_fs::repository_root`); the same [`Ownership`]
 /// then decides the folders between the root and `work`.
-pub fn repository_root(work: &Path, inputs: &ConfigInputs) -> (RepositoryRoot, Ownership) {
+pub(crate) fn repository_root(work: &Path, inputs: &ConfigInputs) -> (RepositoryRoot, Ownership) {
     let safe = bcode_prompt_config::safe_directories(inputs);
     let owners = Ownership::of_process(safe.any, &safe.folders);
     (bcode_fs::repository_root(work, &owners), owners)
