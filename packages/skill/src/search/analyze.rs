@@ -231,9 +231,20 @@ fn emit_part(part: &str, emit: &mut dyn FnMut(&str)) {
 /// one to five ASCII letters or digits, at least one a letter, after a name
 /// of two characters or more or after nothing (so `e.g` is not `.g`).
 fn extension(raw: &str, term: &mut String, emit: &mut dyn FnMut(&str)) {
-    let raw = raw.trim_end_matches('.');
-    let Some(dot) = raw.rfind('.') else { return };
-    let (base, ext) = (&raw[..dot], &raw[dot + 1..]);
+    // Byte by byte: a run is a few bytes long, and `.` is ASCII, so each
+    // cut is at a character's boundary. (`rfind` and `trim_end_matches`
+    // cost more to set up than to run on a word; this is on every word.)
+    let bytes = raw.as_bytes();
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b'.')
+        .map_or(0, |at| at + 1);
+    let Some(dot) = bytes[..end].iter().rposition(|&b| b == b'.') else {
+        return;
+    };
+    let (Some(base), Some(ext)) = (raw.get(..dot), raw.get(dot + 1..end)) else {
+        return;
+    };
     let base = base.trim_start_matches(['.', '_', '-']);
     if ext.is_empty()
         || ext.len() > MAX_EXTENSION_CHARS
@@ -307,6 +318,11 @@ pub struct Normalizer {
     /// word answers a word seen before.
     seen: FxHashMap<Box<str>, u32>,
     terms: Vec<Option<Box<str>>>,
+    /// How many times what was remembered was forgotten: a word's number
+    /// means something only with the count it was given under.
+    forgotten: u64,
+    /// Words remembered at most ([`MAX_REMEMBERED`]; tests lower it).
+    max_words: usize,
 }
 
 impl std::fmt::Debug for Normalizer {
@@ -336,18 +352,39 @@ impl Normalizer {
             stemmer: Stemmer::create(Algorithm::English),
             seen: FxHashMap::default(),
             terms: Vec::new(),
+            forgotten: 0,
+            max_words: MAX_REMEMBERED,
+        }
+    }
+
+    /// A normalizer that remembers at most `words` words, so tests see it
+    /// forget.
+    #[cfg(test)]
+    pub(crate) fn remembering_at_most(words: usize) -> Self {
+        Normalizer {
+            max_words: words,
+            ..Normalizer::new()
         }
     }
 
     /// The term of `word` (a lowercase word of [`for_each_word`]), or `None`
     /// for a stop word.
     pub fn term(&mut self, word: &str) -> Option<&str> {
+        let (number, _) = self.number(word);
+        self.term_of(number)
+    }
+
+    /// The number `word` is remembered by (remembered now if it was not),
+    /// and how many times what was remembered had been forgotten then: the
+    /// number means `word` while that count holds.
+    pub(crate) fn number(&mut self, word: &str) -> (u32, u64) {
         let at = match self.seen.get(word) {
             Some(&at) => at,
             None => {
-                if self.seen.len() >= MAX_REMEMBERED {
+                if self.seen.len() >= self.max_words {
                     self.seen.clear();
                     self.terms.clear();
+                    self.forgotten += 1;
                 }
                 let at = self.terms.len() as u32;
                 self.terms.push(self.compute(word));
@@ -355,7 +392,13 @@ impl Normalizer {
                 at
             }
         };
-        self.terms.get(at as usize).and_then(|t| t.as_deref())
+        (at, self.forgotten)
+    }
+
+    /// The term of the word remembered by `number` ([`Normalizer::number`]),
+    /// or `None` for a stop word.
+    pub(crate) fn term_of(&self, number: u32) -> Option<&str> {
+        self.terms.get(number as usize).and_then(|t| t.as_deref())
     }
 
     /// The term of `word` without remembering it: for a caller that

@@ -171,6 +171,52 @@ impl SkillIndex {
         );
     }
 
+    /// [`SkillIndex::insert`] for a worker that indexes many skills, into
+    /// one index after another, with one normalizer: `codes` remembers what
+    /// each word the normalizer has numbered is in this index, so a word
+    /// seen before costs one hash of the word (not a second of its term).
+    /// `codes` is moved to this index ([`WordCodes::next_index`]) before
+    /// its first skill.
+    pub(crate) fn insert_remembering(
+        &mut self,
+        id: SkillId,
+        text: &SkillText,
+        normalizer: &mut Normalizer,
+        codes: &mut WordCodes,
+    ) {
+        let WordCodes {
+            index: this,
+            forgotten,
+            codes,
+            counts,
+        } = codes;
+        self.insert_coded(id, text, counts, &mut |index, word| {
+            let (number, now_forgotten) = normalizer.number(word);
+            if now_forgotten != *forgotten {
+                // The normalizer numbers its words afresh.
+                codes.clear();
+                *forgotten = now_forgotten;
+            }
+            let at = number as usize;
+            if let Some(&(of, code)) = codes.get(at)
+                && of == *this
+            {
+                return code;
+            }
+            let code = match normalizer.term_of(number) {
+                Some(term) => index.code_of(term),
+                None => STOP_WORD,
+            };
+            if codes.len() <= at {
+                codes.resize(at + 1, (0, 0));
+            }
+            if let Some(slot) = codes.get_mut(at) {
+                *slot = (*this, code);
+            }
+            code
+        });
+    }
+
     /// The code of `term` in this index: its number (a new one if it is
     /// new), or [`NOT_KEPT`] when this index keeps no postings for it.
     fn code_of(&mut self, term: &str) -> u32 {
@@ -559,6 +605,44 @@ const STOP_WORD: u32 = u32::MAX;
 /// gets no postings (an index for one query keeps only that query's).
 const NOT_KEPT: u32 = u32::MAX - 1;
 
+/// What each word a [`Normalizer`] has numbered is in one index (a stop
+/// word, or a term and its number), for
+/// [`SkillIndex::insert_remembering`]; one per worker, moved from index to
+/// index without clearing.
+#[derive(Debug)]
+pub(crate) struct WordCodes {
+    /// The index the codes are of: an entry marked with another is unset.
+    index: u32,
+    /// The normalizer's count of forgettings the word numbers are of.
+    forgotten: u64,
+    /// By word number: the index it was coded in, and its code there.
+    codes: Vec<(u32, u32)>,
+    /// One skill's counts by term, kept for their capacity.
+    counts: FxHashMap<u32, [u32; FIELDS]>,
+}
+
+impl WordCodes {
+    /// Codes of a first index.
+    pub(crate) fn new() -> Self {
+        WordCodes {
+            index: 1,
+            forgotten: 0,
+            codes: Vec::new(),
+            counts: FxHashMap::default(),
+        }
+    }
+
+    /// From now on, codes of another index: everything remembered before
+    /// is unset (index 0 marks the slots never set, so no index is 0).
+    pub(crate) fn next_index(&mut self) {
+        self.index = self.index.wrapping_add(1);
+        if self.index == 0 {
+            self.codes.clear();
+            self.index = 1;
+        }
+    }
+}
+
 /// Indexes skills into one index, remembering what each distinct word is
 /// in it (a stop word, or a term and its number), so a word seen before
 /// costs one hash of the word: no stemming again, no lookup of its term.
@@ -926,6 +1010,42 @@ mod tests {
                 builder.insert(id(name), &text(*fields));
             }
             assert_eq!(only.search(queries[0], 10), whole.search(queries[0], 10));
+        }
+    }
+
+    #[test]
+    fn indexes_built_one_after_another_with_remembered_codes_answer_as_one() {
+        // The same words again in later indexes, under other names.
+        let again = ["storybook-again", "react-testing-again", "changelog-again"];
+        let mut all = stories();
+        all.extend(
+            stories()
+                .into_iter()
+                .zip(again)
+                .map(|((_, f), name)| (name, f)),
+        );
+        let whole = index_of(&all);
+        // Every word of every skill, a skill's words at a time.
+        let queries: Vec<String> = all.iter().map(|(_, fields)| fields.join(" ")).collect();
+        // Remembering every word, and at most three (so the normalizer
+        // numbers its words afresh again and again).
+        for max_words in [MAX_REMEMBERED, 3] {
+            let mut normalizer = Normalizer::remembering_at_most(max_words);
+            let mut codes = WordCodes::new();
+            let mut joined = SkillIndex::new();
+            // Two skills to an index, as workers index batches; the same
+            // words get other codes in each.
+            for pair in all.chunks(2) {
+                codes.next_index();
+                let mut part = SkillIndex::new();
+                for (name, fields) in pair {
+                    part.insert_remembering(id(name), &text(*fields), &mut normalizer, &mut codes);
+                }
+                joined.append(part);
+            }
+            for query in &queries {
+                assert_eq!(joined.search(query, 10), whole.search(query, 10), "{query}");
+            }
         }
     }
 

@@ -38,7 +38,7 @@ use crate::discover::sources::SourceRoot;
 use crate::search::analyze::{Normalizer, for_each_term};
 use crate::search::document::{FIELDS, SkillText};
 use crate::search::gather::other_files_and_folders;
-use crate::search::index::{SearchHit, SkillIndex};
+use crate::search::index::{SearchHit, SkillIndex, WordCodes};
 
 pub(crate) use format::DocStamps;
 use format::{BLOCK_TERMS, BlockEntry, DocRecord, DocView, HEADER_BYTES, Header, TermEntry, bad};
@@ -944,12 +944,19 @@ fn analyze(
         Some(query) => SkillIndex::for_query(query),
         None => SkillIndex::new(),
     };
-    let run = |batch: &[&Arc<SkillSummary>], normalizer: &mut Normalizer| {
+    let run = |batch: &[&Arc<SkillSummary>], normalizer: &mut Normalizer, codes: &mut WordCodes| {
+        codes.next_index();
         let mut index = fresh();
         let mut stamps = Stamps::new();
         let mut handles = Handles::default();
         for skill in batch {
-            let taken = analyze_one(&mut index, registry, skill, normalizer, &mut handles);
+            let taken = analyze_one(
+                &mut index,
+                registry,
+                skill,
+                (normalizer, codes),
+                &mut handles,
+            );
             if let Some(taken) = taken.map(|(taken, stamps)| vouch(taken, &stamps, now, window)) {
                 stamps.insert(skill.manifest.id.clone(), taken);
             }
@@ -960,10 +967,11 @@ fn analyze(
     let threads = bcode_fs::worker_threads().min(batches.len()).max(1);
     let mut parts: Vec<(usize, (SkillIndex, Stamps))> = if threads == 1 {
         let mut normalizer = Normalizer::new();
+        let mut codes = WordCodes::new();
         batches
             .iter()
             .enumerate()
-            .map(|(at, batch)| (at, run(batch, &mut normalizer)))
+            .map(|(at, batch)| (at, run(batch, &mut normalizer, &mut codes)))
             .collect()
     } else {
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -972,11 +980,12 @@ fn analyze(
                 .map(|_| {
                     scope.spawn(|| {
                         let mut normalizer = Normalizer::new();
+                        let mut codes = WordCodes::new();
                         let mut done = Vec::new();
                         loop {
                             let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(batch) = batches.get(at) else { break };
-                            done.push((at, run(batch, &mut normalizer)));
+                            done.push((at, run(batch, &mut normalizer, &mut codes)));
                         }
                         done
                     })
@@ -1005,12 +1014,12 @@ fn analyze_one(
     index: &mut SkillIndex,
     registry: &SkillRegistry,
     skill: &SkillSummary,
-    normalizer: &mut Normalizer,
+    (normalizer, codes): (&mut Normalizer, &mut WordCodes),
     handles: &mut Handles<'_>,
 ) -> Option<(DocStamps, Vec<FileStamp>)> {
     if is_unstamped(skill) {
         let text = SkillText::of(skill, None, &[]);
-        index.insert(skill.manifest.id.clone(), &text, normalizer);
+        index.insert_remembering(skill.manifest.id.clone(), &text, normalizer, codes);
         return None;
     }
     let body = registry.body(skill).ok();
@@ -1019,7 +1028,7 @@ fn analyze_one(
         _ => other_files_and_folders(skill),
     };
     let text = SkillText::of(skill, body.as_deref(), &files);
-    index.insert(skill.manifest.id.clone(), &text, normalizer);
+    index.insert_remembering(skill.manifest.id.clone(), &text, normalizer, codes);
     let trusted = body.is_some() && folders.len() <= format::MAX_FOLDERS;
     folders.truncate(format::MAX_FOLDERS);
     let (digest, stamps) =
