@@ -1,8 +1,12 @@
 //! The consumer's Streamable HTTP transport: the SDK's streamable-HTTP
 //! client worker (sessions, both protocol eras, request ordering) over a
 //! small [`StreamableHttpClient`] of our own on hyper's HTTP/1.1 client
-//! connection, one TCP connection per request, under TLS for an `https`
-//! URL (`client_tls.rs`: the certificate always verified).
+//! connection, under TLS for an `https` URL (`client_tls.rs`: the
+//! certificate always verified). A connection whose answer was read to its
+//! end is kept for the next request (at most [`MAX_IDLE`] are kept), so a
+//! listing of many pages pays for one connection and one TLS handshake; a
+//! kept connection the server closed meanwhile is given up for a new one,
+//! and the request is sent again only when it had not been sent.
 //!
 //! Our own client rather than the SDK's reqwest one: hyper is in the tree
 //! already for `mcp --http`, so this adds its client half and no crate, and
@@ -18,7 +22,7 @@
 //! is said by its status, never by what was sent.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -46,6 +50,9 @@ const MAX_ERROR_BYTES: usize = 4096;
 
 /// The most of an error answer's body put into a diagnostic.
 const MAX_ERROR_SHOWN: usize = 200;
+
+/// Connections kept idle for later requests, at most.
+const MAX_IDLE: usize = 4;
 
 /// Where an entry's `url` points: checked once, before any request.
 #[derive(Clone, Debug)]
@@ -285,7 +292,13 @@ pub(crate) struct HttpClient {
     /// request, so later connections resume the session).
     tls: Option<Arc<rustls::ClientConfig>>,
     raw: RawResults,
+    /// Connections whose last answer was read to its end, for the next
+    /// requests (shared by the clones the SDK's worker makes).
+    idle: Arc<Mutex<Vec<Sender>>>,
 }
+
+/// The sending half of one HTTP/1.1 connection.
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
 impl HttpClient {
     /// A client of `endpoint`; for an `https` one, over TLS with `tls`.
@@ -298,14 +311,63 @@ impl HttpClient {
             tls: endpoint.tls.as_ref().and(tls),
             endpoint,
             raw,
+            idle: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
-    /// Sends `request` on a connection of its own.
+    /// Sends `request` on a kept connection that is still open, else on a
+    /// new one. Returns the answer and its connection's sender, for
+    /// [`HttpClient::keep`] once the answer has been read to its end.
     async fn send(
         &self,
         request: Request<Full<Bytes>>,
-    ) -> Result<http::Response<hyper::body::Incoming>, HttpError> {
+    ) -> Result<(http::Response<hyper::body::Incoming>, Sender), HttpError> {
+        let mut request = request;
+        if let Some(mut sender) = self.take_ready().await {
+            let again = copy_of(&request);
+            match sender.try_send_request(request).await {
+                Ok(response) => return Ok((response, sender)),
+                // Not sent (the connection closed first), or sent on one
+                // the server closed while it was kept, and no answer came:
+                // the consumer's requests only ask, so it goes again, once,
+                // on a new connection.
+                Err(mut failed) => request = failed.take_message().unwrap_or(again),
+            }
+        }
+        let mut sender = self.connect().await?;
+        let response = sender.send_request(request).await?;
+        Ok((response, sender))
+    }
+
+    /// A kept connection ready for a request, if one is still open: ready
+    /// once it has settled its last answer; an error says the server
+    /// closed it.
+    async fn take_ready(&self) -> Option<Sender> {
+        loop {
+            let mut sender = {
+                let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+                idle.pop()?
+            };
+            if !sender.is_closed() && sender.ready().await.is_ok() {
+                return Some(sender);
+            }
+        }
+    }
+
+    /// Keeps `sender` for a later request; its answer has been read to
+    /// its end.
+    fn keep(&self, sender: Sender) {
+        if sender.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < MAX_IDLE {
+            idle.push(sender);
+        }
+    }
+
+    /// A new connection to the endpoint, under TLS for `https`.
+    async fn connect(&self) -> Result<Sender, HttpError> {
         let authority = &self.endpoint.authority;
         let stream = tokio::net::TcpStream::connect(authority.as_str())
             .await
@@ -319,11 +381,11 @@ impl HttpClient {
                     .map_err(|err| {
                         HttpError::Tls(authority.clone(), crate::client_tls::handshake_reason(&err))
                     })?;
-                exchange(stream, request).await
+                open(stream).await
             }
             // `new` gives every `https` endpoint a connector: a plain
             // connection is only ever made to an `http` URL.
-            (None, None) => exchange(stream, request).await,
+            (None, None) => open(stream).await,
             _ => Err(HttpError::Request),
         }
     }
@@ -354,18 +416,25 @@ impl HttpClient {
     }
 }
 
-/// `request` over `io`, a fresh connection: the connection ends when the
-/// answer has been read or dropped.
-async fn exchange<T>(
-    io: T,
-    request: Request<Full<Bytes>>,
-) -> Result<http::Response<hyper::body::Incoming>, HttpError>
+/// A request with the same method, target, headers and body as `request`.
+fn copy_of(request: &Request<Full<Bytes>>) -> Request<Full<Bytes>> {
+    let mut copy = Request::new(request.body().clone());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    copy
+}
+
+/// An HTTP/1.1 connection over `io`, driven by a task of its own: it ends
+/// when its sender is dropped and its last answer read or dropped.
+async fn open<T>(io: T) -> Result<Sender, HttpError>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
     tokio::spawn(connection);
-    Ok(sender.send_request(request).await?)
+    Ok(sender)
 }
 
 /// The body of `response`, read up to `limit` bytes: past it, an error.
@@ -478,9 +547,14 @@ impl StreamableHttpClient for HttpClient {
             .header(http::header::CONTENT_TYPE, "application/json")
             .body(Full::new(Bytes::from(body)))
             .map_err(|_| client_error(HttpError::Request))?;
-        let response = self.send(request).await.map_err(client_error)?;
+        let (response, sender) = self.send(request).await.map_err(client_error)?;
         let status = response.status();
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+            // Read to its end (it is empty, or nearly), so the connection
+            // can carry the next request.
+            if read_body(response, MAX_ERROR_BYTES).await.is_ok() {
+                self.keep(sender);
+            }
             return Ok(StreamableHttpPostResponse::Accepted);
         }
         if status == StatusCode::NOT_FOUND && session_id.is_some() {
@@ -523,6 +597,7 @@ impl StreamableHttpClient for HttpClient {
             let body = read_body(response, MAX_ANSWER_BYTES)
                 .await
                 .map_err(client_error)?;
+            self.keep(sender);
             // A skills answer is kept for the consumer, and the SDK is
             // given it with an empty result (see `client_tap`).
             let parsed = match self.raw.observe_message(&body) {
@@ -563,7 +638,7 @@ impl StreamableHttpClient for HttpClient {
             .map_err(|_| client_error(HttpError::Request))?;
         // Ending a session is a courtesy; a server that refuses it keeps
         // nothing of ours.
-        let _ = self.send(request).await.map_err(client_error)?;
+        let _answer = self.send(request).await.map_err(client_error)?;
         Ok(())
     }
 

@@ -151,6 +151,117 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
     server.stop().unwrap();
 }
 
+/// A TCP relay to `to` on a port of its own: it counts the connections
+/// made to it and keeps every byte sent over them, to the server.
+struct Relay {
+    addr: std::net::SocketAddr,
+    connections: Arc<std::sync::atomic::AtomicUsize>,
+    sent: Arc<std::sync::Mutex<Vec<u8>>>,
+    /// The client side of every connection, to cut them.
+    clients: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Relay {
+    fn start(to: std::net::SocketAddr) -> Relay {
+        use std::io::{Read, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay = Relay {
+            addr: listener.local_addr().unwrap(),
+            connections: Arc::default(),
+            sent: Arc::default(),
+            clients: Arc::default(),
+        };
+        let (connections, sent) = (Arc::clone(&relay.connections), Arc::clone(&relay.sent));
+        let clients = Arc::clone(&relay.clients);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { break };
+                connections.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                clients.lock().unwrap().push(client.try_clone().unwrap());
+                let mut server = std::net::TcpStream::connect(to).unwrap();
+                let (mut to_client, mut from_server) =
+                    (client.try_clone().unwrap(), server.try_clone().unwrap());
+                std::thread::spawn(move || std::io::copy(&mut from_server, &mut to_client));
+                let sent = Arc::clone(&sent);
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 16 * 1024];
+                    while let Ok(read) = client.read(&mut buf) {
+                        if read == 0 || server.write_all(&buf[..read]).is_err() {
+                            break;
+                        }
+                        sent.lock().unwrap().extend_from_slice(&buf[..read]);
+                    }
+                    let _ = server.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        relay
+    }
+
+    /// The HTTP requests sent through it so far (their request lines).
+    fn requests(&self) -> usize {
+        let sent = self.sent.lock().unwrap();
+        let text = String::from_utf8_lossy(&sent);
+        text.matches(" /mcp HTTP/1.1\r\n").count()
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Closes every connection made so far, as a server closes the ones
+    /// that stayed idle too long.
+    fn cut(&self) {
+        for client in self.clients.lock().unwrap().drain(..) {
+            let _ = client.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+/// Requests of one consumer go over one kept connection: the handshake,
+/// the listing, the body and a supporting file each reuse the connection
+/// of the answer before, instead of a connection (and, over `https`, a
+/// handshake) each. A kept connection the server closed is replaced: the
+/// next request still gets its answer.
+#[test]
+fn one_connection_carries_a_consumers_requests() {
+    let other = tempfile::tempdir().unwrap();
+    write_tree(
+        other.path(),
+        &[("pdf/SKILL.md", PDF), ("pdf/references/FORM.md", FORM)],
+    );
+    write_tree(other.path(), &[("pdf/references/TABLE.md", "A table.\n")]);
+    let server = Server::start(other.path(), Some(TOKEN));
+    let relay = Relay::start(server.addr);
+    let provider = url_provider("other", &format!("http://{}/mcp", relay.addr), Some(TOKEN));
+    let local = local_skills();
+    let registry = registry_of(
+        local.path(),
+        vec![Arc::clone(&provider) as Arc<dyn SkillProvider>],
+        DEADLINE,
+    );
+    assert_eq!(messages(&registry), Vec::<String>::new());
+    let pdf = registry.get("other:pdf").unwrap();
+    assert_eq!(registry.body(pdf).unwrap(), "The PDF body.");
+    let id = SkillId::namespaced("other", "pdf").unwrap();
+    assert_eq!(
+        provider.read_file(&id, "references/FORM.md").unwrap(),
+        FORM.as_bytes()
+    );
+    let (requests, connections) = (relay.requests(), relay.connections());
+    assert!(requests >= 4, "{requests} requests");
+    assert_eq!(connections, 1, "{requests} requests");
+    relay.cut();
+    assert_eq!(
+        provider.read_file(&id, "references/TABLE.md").unwrap(),
+        b"A table.\n"
+    );
+    assert_eq!(relay.connections(), 2);
+    drop(registry);
+    drop(provider);
+    server.stop().unwrap();
+}
+
 /// A server that is not there costs a diagnostic naming the entry, over
 /// `http` and `https` alike; the rest loads.
 #[test]
