@@ -58,6 +58,47 @@ fn url_provider(name: &str, url: &str, token: Option<&str>) -> Arc<McpProvider> 
     ))
 }
 
+/// Our own server over HTTP, requiring [`TOKEN`], serving one skill,
+/// `pdf`, with two supporting files; and the folder it serves.
+fn pdf_server() -> (tempfile::TempDir, Server) {
+    let other = tempfile::tempdir().unwrap();
+    write_tree(
+        other.path(),
+        &[
+            ("pdf/SKILL.md", PDF),
+            ("pdf/references/FORM.md", FORM),
+            ("pdf/references/TABLE.md", "A table.\n"),
+        ],
+    );
+    let server = Server::start(other.path(), Some(TOKEN));
+    (other, server)
+}
+
+/// The registry of the skills in `local` and those of `provider`, which
+/// all load without a diagnostic.
+fn registry_with(local: &std::path::Path, provider: &Arc<McpProvider>) -> SkillRegistry {
+    let registry = registry_of(
+        local,
+        vec![Arc::clone(provider) as Arc<dyn SkillProvider>],
+        DEADLINE,
+    );
+    assert_eq!(messages(&registry), Vec::<String>::new());
+    registry
+}
+
+/// `other:pdf`'s body and `references/FORM.md`, loaded through
+/// `provider`, are what its server holds; its id.
+fn pdf_loads(registry: &SkillRegistry, provider: &McpProvider) -> SkillId {
+    let pdf = registry.get("other:pdf").unwrap();
+    assert_eq!(registry.body(pdf).unwrap(), "The PDF body.");
+    let id = SkillId::namespaced("other", "pdf").unwrap();
+    assert_eq!(
+        provider.read_file(&id, "references/FORM.md").unwrap(),
+        FORM.as_bytes()
+    );
+    id
+}
+
 /// Each skill's id with its source.
 fn listed(registry: &SkillRegistry) -> Vec<(String, String)> {
     registry
@@ -89,33 +130,17 @@ fn skills(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 /// variable or the refusal, never a value, and the local skill loads.
 #[test]
 fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
-    let other = tempfile::tempdir().unwrap();
-    write_tree(
-        other.path(),
-        &[("pdf/SKILL.md", PDF), ("pdf/references/FORM.md", FORM)],
-    );
-    let server = Server::start(other.path(), Some(TOKEN));
+    let (_other, server) = pdf_server();
     let url = format!("http://{}/mcp", server.addr);
     let local = local_skills();
 
     let provider = url_provider("other", &url, Some(TOKEN));
-    let registry = registry_of(
-        local.path(),
-        vec![Arc::clone(&provider) as Arc<dyn SkillProvider>],
-        DEADLINE,
-    );
-    assert_eq!(messages(&registry), Vec::<String>::new());
+    let registry = registry_with(local.path(), &provider);
     assert_eq!(
         listed(&registry),
         skills(&[("local", "repo:.bcode/skills"), ("other:pdf", "mcp:other")])
     );
-    let pdf = registry.get("other:pdf").unwrap();
-    assert_eq!(registry.body(pdf).unwrap(), "The PDF body.");
-    let id = SkillId::namespaced("other", "pdf").unwrap();
-    assert_eq!(
-        provider.read_file(&id, "references/FORM.md").unwrap(),
-        FORM.as_bytes()
-    );
+    let id = pdf_loads(&registry, &provider);
 
     let failed = |token: Option<&str>| {
         let registry = registry_of(
@@ -225,29 +250,12 @@ impl Relay {
 /// next request still gets its answer.
 #[test]
 fn one_connection_carries_a_consumers_requests() {
-    let other = tempfile::tempdir().unwrap();
-    write_tree(
-        other.path(),
-        &[("pdf/SKILL.md", PDF), ("pdf/references/FORM.md", FORM)],
-    );
-    write_tree(other.path(), &[("pdf/references/TABLE.md", "A table.\n")]);
-    let server = Server::start(other.path(), Some(TOKEN));
+    let (_other, server) = pdf_server();
     let relay = Relay::start(server.addr);
     let provider = url_provider("other", &format!("http://{}/mcp", relay.addr), Some(TOKEN));
     let local = local_skills();
-    let registry = registry_of(
-        local.path(),
-        vec![Arc::clone(&provider) as Arc<dyn SkillProvider>],
-        DEADLINE,
-    );
-    assert_eq!(messages(&registry), Vec::<String>::new());
-    let pdf = registry.get("other:pdf").unwrap();
-    assert_eq!(registry.body(pdf).unwrap(), "The PDF body.");
-    let id = SkillId::namespaced("other", "pdf").unwrap();
-    assert_eq!(
-        provider.read_file(&id, "references/FORM.md").unwrap(),
-        FORM.as_bytes()
-    );
+    let registry = registry_with(local.path(), &provider);
+    let id = pdf_loads(&registry, &provider);
     let (requests, connections) = (relay.requests(), relay.connections());
     assert!(requests >= 4, "{requests} requests");
     assert_eq!(connections, 1, "{requests} requests");
