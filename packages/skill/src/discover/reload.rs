@@ -339,6 +339,14 @@ impl LiveRegistry {
         self.discovery.confirmed_stamps()
     }
 
+    /// What the last build recorded (see [`Discovery::take_records`]),
+    /// taken out: a host serving the registry built by a discovery made
+    /// with [`Discovery::recording_instructions`] need not read those
+    /// files again.
+    pub fn take_records(&mut self) -> crate::discover::record::InstructionRecords {
+        self.discovery.take_records()
+    }
+
     /// Counters of the last rebuild (tests check that unchanged files are not read).
     pub fn last_stats(&self) -> DiscoveryStats {
         self.discovery.last_stats()
