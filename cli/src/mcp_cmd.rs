@@ -52,9 +52,11 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // The discovery `render` uses: with `skills.disk_cache`, a start with
     // unchanged skill trees checks stamps instead of reading every skill.
     // Body-only edits need not be told apart: each entry checks the stamps
-    // of its own files.
+    // of its own files. Each instruction file a build reads is read whole
+    // and recorded (stamp, digest, front matter as written), so a cold
+    // start does not read it again for its entry.
     let (mut live, registry) = LiveRegistry::summaries_only(
-        context.workspace.discovery(),
+        context.workspace.discovery().recording_instructions(),
         if config.enabled {
             context.workspace.skill_roots()
         } else {
@@ -81,8 +83,10 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // of 2026-07-28 are told so (`ttlMs`).
     // The instruction files discovery has just found unchanged need not
     // be asked for their stamps again when the entries kept are checked.
+    let records = live.take_records();
     let confirmed = live.confirmed_stamps();
     let server = SkillServer::with_digests(&registry, digests)
+        .with_records(records)
         .with_confirmed(|path| confirmed.as_ref().and_then(|stamps| stamps.followed(path)))
         .with_cache_ttl(refresh_every)
         .with_templates(templates)
