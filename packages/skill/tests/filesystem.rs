@@ -556,4 +556,22 @@ fn a_recording_discovery_keeps_what_the_mcp_server_would_read() {
         .map(|(summary, _)| summary.manifest.id.to_string())
         .collect();
     assert!(!recorded.iter().any(|id| id == "toml"), "{recorded:?}");
+
+    // A live registry records its first build only: once its records are
+    // taken, a reload reads what changed as a plain build does.
+    let recording = Discovery::new(options).recording_instructions();
+    let (mut live, _) =
+        bcode_skill::LiveRegistry::with_discovery(recording, roots.to_vec(), vec![]);
+    assert!(!live.take_records().is_empty());
+    past_racy_window();
+    fs::write(
+        tmp.path().join("first/flat.md"),
+        "---\ndescription: Flat, edited\n---\n",
+    )
+    .unwrap();
+    past_racy_window();
+    assert!(live.begin_turn().is_some());
+    // The edited file, and those that were racy at the first build.
+    assert!(live.last_stats().files_read >= 1);
+    assert!(live.take_records().is_empty());
 }

@@ -144,6 +144,12 @@ impl Discovery {
         self
     }
 
+    /// Builds from now on record nothing (see
+    /// [`Discovery::recording_instructions`]).
+    pub(crate) fn stop_recording(&mut self) {
+        self.recording = false;
+    }
+
     /// What the last build recorded of each skill of its registry (see
     /// [`Discovery::recording_instructions`]), taken out: empty when
     /// nothing was read or recording is off.

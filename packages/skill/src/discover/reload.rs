@@ -339,11 +339,13 @@ impl LiveRegistry {
         self.discovery.confirmed_stamps()
     }
 
-    /// What the last build recorded (see [`Discovery::take_records`]),
-    /// taken out: a host serving the registry built by a discovery made
-    /// with [`Discovery::recording_instructions`] need not read those
-    /// files again.
+    /// What the first build recorded (see [`Discovery::take_records`]),
+    /// taken out, for a host serving its registry (built by a discovery
+    /// made with [`Discovery::recording_instructions`]) that need not read
+    /// those files again. Later builds record nothing: a reload reads only
+    /// what changed, and a host hands its kept entries on.
     pub fn take_records(&mut self) -> crate::discover::record::InstructionRecords {
+        self.discovery.stop_recording();
         self.discovery.take_records()
     }
 
