@@ -49,20 +49,6 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
         }
     };
     let config = &context.workspace.config().config.skills;
-    // The discovery `render` uses: with `skills.disk_cache`, a start with
-    // unchanged skill trees checks stamps instead of reading every skill.
-    // Body-only edits need not be told apart: each entry checks the stamps
-    // of its own files.
-    let (mut live, registry) = LiveRegistry::summaries_only(
-        context.workspace.discovery(),
-        if config.enabled {
-            context.workspace.skill_roots()
-        } else {
-            eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
-            Vec::new()
-        },
-        Vec::new(),
-    );
     // Digests and front matter of files unchanged since the last serve
     // come from the state folder, as discovery's disk cache does; with the
     // disk cache off, the state folder still holds this run's entries (a
@@ -74,6 +60,28 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
         None => DigestCache::none(),
     }
     .with_racy_window(context.workspace.racy_window());
+    // The discovery `render` uses: with `skills.disk_cache`, a start with
+    // unchanged skill trees checks stamps instead of reading every skill.
+    // Body-only edits need not be told apart: each entry checks the stamps
+    // of its own files. When the digest cache holds no entry (a cold
+    // start), each instruction file is read whole and recorded (stamp,
+    // digest, front matter as written), so its entry does not read it
+    // again; with entries kept, those come from there, and recording
+    // would only hash files whose entries need no read.
+    let mut discovery = context.workspace.discovery();
+    if digests.kept() == 0 {
+        discovery = discovery.recording_instructions();
+    }
+    let (mut live, registry) = LiveRegistry::summaries_only(
+        discovery,
+        if config.enabled {
+            context.workspace.skill_roots()
+        } else {
+            eprintln!("bcode-prompt: skills are disabled (skills.enabled = false)");
+            Vec::new()
+        },
+        Vec::new(),
+    );
     // The `search_skills` tool is worded by the templates a render would
     // use (`system_prompt.templates_dir` may override `mcp/*.j2`).
     let templates = crate::skills_cmd::skill_templates(context)?;
@@ -81,8 +89,10 @@ pub fn run(context: &CliContext, transport: Transport) -> Result<ExitCode, CliEr
     // of 2026-07-28 are told so (`ttlMs`).
     // The instruction files discovery has just found unchanged need not
     // be asked for their stamps again when the entries kept are checked.
+    let records = live.take_records();
     let confirmed = live.confirmed_stamps();
     let server = SkillServer::with_digests(&registry, digests)
+        .with_records(records)
         .with_confirmed(|path| confirmed.as_ref().and_then(|stamps| stamps.followed(path)))
         .with_cache_ttl(refresh_every)
         .with_templates(templates)

@@ -246,6 +246,14 @@ impl DigestCache {
         })
     }
 
+    /// How many entries the cache file held when it was read (on first
+    /// use: this reads it). None: a cold start, whose every entry is read
+    /// from its files, which a recording discovery can spare a second read
+    /// of each instruction file (see [`crate::SkillServer::with_records`]).
+    pub fn kept(&self) -> usize {
+        self.held().loaded
+    }
+
     /// The entry held for the skill whose instruction file is `location`,
     /// taken out (the caller loads it and checks it still holds).
     pub fn take(&self, location: &Path) -> Option<StoredEntry> {
@@ -916,6 +924,7 @@ mod tests {
         let stamp = old_stamp_of(&file);
         let cache = DigestCache::open(cache_dir(state.path()));
         assert!(cache.take(&file).is_none());
+        assert_eq!(cache.kept(), 0, "a cold start");
         let entry = Arc::new(entry_for(state.path(), stamp));
         // Read this run: kept as a line of the scratch file, not in memory.
         let kept = cache.keep(&file, Arc::clone(&entry));
@@ -935,6 +944,7 @@ mod tests {
         let inode = |path: &Path| old_stamp_of(path).ino;
         let written = inode(&saved);
         let again = DigestCache::open(cache_dir(state.path()));
+        assert_eq!(again.kept(), 1);
         let stored = again.take(&file).unwrap_or_else(|| unreachable!());
         let back = again.load(&stored).unwrap_or_else(|| unreachable!());
         assert_eq!(

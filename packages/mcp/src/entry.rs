@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use bcode_fs::{
     Confinement, DirHandle, FileKind, FileStamp, ListedEntry, ReadError, for_each_entry,
 };
-use bcode_skill::parse_document;
+use bcode_skill::{InstructionRecord, parse_document};
 use bcode_skill_models::{SkillLayout, SkillSummary};
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::Value;
@@ -271,10 +271,16 @@ pub fn folder_of(summary: &SkillSummary) -> PathBuf {
 
 /// The entry of `summary` read from its files: its folder listed (a flat
 /// skill: its one file), every file read and digested, and the front
-/// matter taken from the instruction file as written. (Whether an entry
-/// kept from before still holds is the digest cache's question:
-/// [`crate::DigestCache::holds`].)
-pub fn build(summary: &SkillSummary, racy_window: Duration) -> Result<ServedEntry, NotServed> {
+/// matter taken from the instruction file as written. The instruction file
+/// is not read again when `recorded` (what the discovery that made the
+/// summary recorded of it) still holds: the stamp taken now is the one
+/// recorded, and it vouches. (Whether an entry kept from before still
+/// holds is the digest cache's question: [`crate::DigestCache::holds`].)
+pub fn build(
+    summary: &SkillSummary,
+    racy_window: Duration,
+    recorded: Option<&InstructionRecord>,
+) -> Result<ServedEntry, NotServed> {
     if let Some(why) = unservable(summary) {
         return Err(why);
     }
@@ -289,16 +295,19 @@ pub fn build(summary: &SkillSummary, racy_window: Duration) -> Result<ServedEntr
         &instruction,
         summary.layout == SkillLayout::Folder,
         racy_window,
+        recorded,
     )
 }
 
-/// Lists, reads and digests a skill's files.
+/// Lists, reads and digests a skill's files (the instruction file from
+/// `recorded` while that holds).
 fn read_entry(
     id: &str,
     folder: PathBuf,
     instruction: &Path,
     whole_folder: bool,
     racy_window: Duration,
+    recorded: Option<&InstructionRecord>,
 ) -> Result<ServedEntry, NotServed> {
     let mut listed = vec![(SKILL_MD.to_owned(), instruction.to_path_buf())];
     let mut folders = Vec::new();
@@ -323,6 +332,31 @@ fn read_entry(
         // stamp, so the next run reads the file again.
         let stamp = bcode_fs::own_stamp_of(&folder.join(&real), FileKind::File)
             .ok_or_else(|| NotServed::NotRegular { file: real.clone() })?;
+        if served == SKILL_MD
+            && let Some(recorded) = recorded.filter(|recorded| {
+                *recorded.stamp() == stamp
+                    && bcode_fs::vouches(&stamp, SystemTime::now(), racy_window)
+            })
+        {
+            total += stamp.len;
+            if total > MAX_BYTES {
+                return Err(NotServed::TooLarge);
+            }
+            let fields = serde_json::from_str(recorded.fields())
+                .map_err(|err| NotServed::FrontMatter(err.to_string()))?;
+            frontmatter = Some(front_matter_text(id, fields)?);
+            files.push(ServedFile {
+                digest: recorded.digest(),
+                served,
+                real,
+                stamp,
+            });
+            continue;
+        }
+        #[cfg(test)]
+        if served == SKILL_MD {
+            tests::note_instruction_read(&folder.join(&real));
+        }
         let bytes =
             read_below(&confinement, &folder, &real).map_err(|fault| NotServed::Unreadable {
                 uri: file_uri(id, &served),
@@ -333,10 +367,7 @@ fn read_entry(
             return Err(NotServed::TooLarge);
         }
         if served == SKILL_MD {
-            let parsed = front_matter(id, &bytes)?;
-            let text = serde_json::to_string(&parsed)
-                .map_err(|err| NotServed::Unsendable(err.to_string()))?;
-            frontmatter = Some(text.into_boxed_str());
+            frontmatter = Some(front_matter_text(id, document_fields(&bytes)?)?);
         }
         let stamp = FileStamp {
             len: bytes.len() as u64,
@@ -508,13 +539,33 @@ pub fn digest(bytes: &[u8]) -> String {
     sha256_digest(bytes)
 }
 
+/// The front-matter fields of the instruction file's `bytes`, as written.
+fn document_fields(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, NotServed> {
+    let text = std::str::from_utf8(bytes).map_err(|_| NotServed::NotUtf8)?;
+    let document = parse_document(text).map_err(|err| NotServed::FrontMatter(err.to_string()))?;
+    Ok(document.fields)
+}
+
+/// The front matter the entry sends, as JSON text, from the instruction
+/// file's `fields` (as written, from the file or from discovery's record
+/// of it: the same text either way).
+fn front_matter_text(
+    id: &str,
+    fields: serde_json::Map<String, Value>,
+) -> Result<Box<str>, NotServed> {
+    let parsed = front_matter(id, fields)?;
+    let text =
+        serde_json::to_string(&parsed).map_err(|err| NotServed::Unsendable(err.to_string()))?;
+    Ok(text.into_boxed_str())
+}
+
 /// The front matter of the instruction file, every field as written. A
 /// file without `name` gets the id, as the open specification derives it
 /// from the folder.
-fn front_matter(id: &str, bytes: &[u8]) -> Result<SkillFrontmatter, NotServed> {
-    let text = std::str::from_utf8(bytes).map_err(|_| NotServed::NotUtf8)?;
-    let document = parse_document(text).map_err(|err| NotServed::FrontMatter(err.to_string()))?;
-    let mut fields = document.fields;
+fn front_matter(
+    id: &str,
+    mut fields: serde_json::Map<String, Value>,
+) -> Result<SkillFrontmatter, NotServed> {
     let name = match fields.remove("name") {
         None | Some(Value::Null) => id.to_owned(),
         Some(Value::String(name)) => name,
@@ -594,8 +645,29 @@ fn list_folder(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    /// Every instruction file the entry builder has read, in this test
+    /// process (tests look for their own temporary folders only: others run
+    /// beside them).
+    static INSTRUCTION_READS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    pub(crate) fn note_instruction_read(path: &Path) {
+        if let Ok(mut reads) = INSTRUCTION_READS.lock() {
+            reads.push(path.to_path_buf());
+        }
+    }
+
+    /// How many times the entry builder has read instruction files below
+    /// `folder`.
+    pub(crate) fn instruction_reads_below(folder: &Path) -> usize {
+        INSTRUCTION_READS
+            .lock()
+            .map(|reads| reads.iter().filter(|path| path.starts_with(folder)).count())
+            .unwrap_or(0)
+    }
 
     /// Issue 38, item 16: what a client is told of an unreadable file
     /// names neither the file's path on this machine nor where a link

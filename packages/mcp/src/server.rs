@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bcode_fs::FileStamp;
-use bcode_skill::LazySkillIndex;
+use bcode_skill::{InstructionRecord, InstructionRecords, LazySkillIndex};
 use bcode_skill::{SkillRegistry, TemplateError, Templates};
 use bcode_skill_models::{SkillId, SkillSummary};
 use rmcp::model::{
@@ -49,6 +49,10 @@ struct Served {
     /// The stamp of its instruction file, when the discovery that made the
     /// registry had just confirmed it (see [`SkillServer::with_confirmed`]).
     confirmed: Option<FileStamp>,
+    /// What the discovery that made the registry recorded of its
+    /// instruction file (see [`SkillServer::with_records`]), until the
+    /// entry is built.
+    recorded: Mutex<Option<Box<InstructionRecord>>>,
     entry: OnceLock<Result<StoredEntry, NotServed>>,
 }
 
@@ -57,6 +61,7 @@ impl Served {
         Served {
             summary: Arc::clone(summary),
             confirmed: None,
+            recorded: Mutex::new(None),
             entry: OnceLock::new(),
         }
     }
@@ -90,7 +95,11 @@ impl Served {
                 {
                     return Ok(held);
                 }
-                let built = entry::build(&self.summary, cache.racy_window())?;
+                let recorded = match self.recorded.lock() {
+                    Ok(mut recorded) => recorded.take(),
+                    Err(poisoned) => poisoned.into_inner().take(),
+                };
+                let built = entry::build(&self.summary, cache.racy_window(), recorded.as_deref())?;
                 // Only an entry a later run may keep changes what the cache
                 // file should hold (a skill that cannot be served is read
                 // again each start).
@@ -290,6 +299,37 @@ impl SkillServer {
         {
             for served in &mut snapshot.skills {
                 served.confirmed = confirmed(&served.summary.location);
+            }
+        }
+        self
+    }
+
+    /// The server taking each served instruction file's stamp, digest and
+    /// front matter from `records` (what the discovery that made the
+    /// registry recorded: `bcode_skill::Discovery::recording_instructions`)
+    /// instead of reading the file again, while the stamp it has now is the
+    /// recorded one and vouches: a cold start reads each `SKILL.md` once.
+    /// A record goes with the very summary its read made; each is dropped
+    /// once its entry is built. Only the snapshot served now takes them.
+    pub fn with_records(self, records: InstructionRecords) -> SkillServer {
+        if records.is_empty() {
+            return self;
+        }
+        if let Ok(mut slot) = self.snapshot.write()
+            && let Some(snapshot) = Arc::get_mut(&mut slot)
+        {
+            for (summary, record) in records {
+                let Ok(at) = snapshot
+                    .skills
+                    .binary_search_by(|s| s.id().cmp(summary.manifest.id.as_str()))
+                else {
+                    continue;
+                };
+                if let Some(served) = snapshot.skills.get_mut(at)
+                    && Arc::ptr_eq(&served.summary, &summary)
+                {
+                    served.recorded = Mutex::new(Some(Box::new(record)));
+                }
             }
         }
         self
@@ -1075,6 +1115,145 @@ mod tests {
             format!("---\ndescription: Skill {id}\n---\n{body}\n"),
         )
         .unwrap();
+    }
+
+    /// A tree of every kind of skill an entry takes front matter from: one
+    /// without `name`, one with fields the SDK's type does not name (nested
+    /// too), one with files beside it, a flat one, and one with TOML front
+    /// matter; aged, and past the test racy window.
+    fn varied_tree(dir: &Path) {
+        bcode_test_support::write_tree(
+            dir,
+            &[
+                (
+                    "plain/SKILL.md",
+                    "---\ndescription: Skill without a name\n---\nBody.\n",
+                ),
+                (
+                    "extra/SKILL.md",
+                    "---\nname: extra\ndescription: \"Extra: fields\"\nlicense: MIT\nversion: 1.5\ncount: 12\nmetadata:\n  owner: \"ü team\"\n  tags: [a, b]\nallowed-tools: Read Grep\n---\nBody.\n",
+                ),
+                (
+                    "files/SKILL.md",
+                    "---\ndescription: With files\n---\nSee refs.\n",
+                ),
+                ("files/refs/guide.md", "A guide.\n"),
+                ("files/scripts/run.sh", "echo run\n"),
+                (
+                    "flat.md",
+                    "---\nname: flat\ndescription: A flat skill\n---\nFlat body.\n",
+                ),
+                (
+                    "tomlish/SKILL.md",
+                    "+++\ndescription = \"TOML front matter\"\nlicense = \"MIT\"\n+++\nBody.\n",
+                ),
+            ],
+        );
+        bcode_test_support::age(dir);
+        bcode_test_support::past_racy_window();
+    }
+
+    fn quick_discovery() -> bcode_skill::Discovery {
+        let mut options = bcode_skill::DiscoveryOptions::from_config(
+            &bcode_prompt_config::SkillsConfig::default(),
+        );
+        options.walk.racy_window = bcode_test_support::TEST_RACY_WINDOW;
+        bcode_skill::Discovery::new(options)
+    }
+
+    /// Every `skills/list` page of `server`, as the bytes a client gets.
+    fn listing(server: &SkillServer) -> String {
+        let mut pages = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = server.list_skills_page(cursor.as_deref()).unwrap();
+            pages.push(serde_json::to_string(&page).unwrap());
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                return pages.join("\n");
+            }
+        }
+    }
+
+    fn quick_digests() -> DigestCache {
+        DigestCache::none().with_racy_window(bcode_test_support::TEST_RACY_WINDOW)
+    }
+
+    /// Issue 41, item 2: a cold start reads each `SKILL.md` once. The
+    /// recording discovery reads each file (whole); the server takes the
+    /// stamp, digest and front matter from its records and reads none
+    /// again; and the listing is the very bytes a server that read every
+    /// file itself sends.
+    #[test]
+    fn a_cold_start_reads_each_instruction_file_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        varied_tree(tmp.path());
+        let mut recording = quick_discovery().recording_instructions();
+        let registry = registry(tmp.path(), &mut recording);
+        assert_eq!(registry.len(), 5, "{:?}", registry.diagnostics());
+        assert_eq!(recording.last_stats().files_read, 5);
+        let records = recording.take_records();
+        assert_eq!(records.len(), 5);
+        assert!(recording.take_records().is_empty(), "taken once");
+
+        let before = entry::tests::instruction_reads_below(tmp.path());
+        let served = SkillServer::with_digests(&registry, quick_digests()).with_records(records);
+        let recorded = listing(&served);
+        assert_eq!(
+            entry::tests::instruction_reads_below(tmp.path()),
+            before,
+            "no SKILL.md read again"
+        );
+
+        let mut plain = quick_discovery();
+        let again = self::registry(tmp.path(), &mut plain);
+        assert!(plain.take_records().is_empty(), "recording is opt-in");
+        let read = SkillServer::with_digests(&again, quick_digests());
+        assert_eq!(listing(&read), recorded);
+        assert_eq!(
+            entry::tests::instruction_reads_below(tmp.path()),
+            before + 5,
+            "without records, each read again"
+        );
+        for wanted in [
+            r#""name":"plain","description":"Skill without a name""#,
+            r#""count":12,"license":"MIT","metadata":{"owner":"ü team","tags":["a","b"]},"version":1.5"#,
+            "skill://flat/SKILL.md",
+            "skill://files/refs/guide.md",
+            r#""description":"TOML front matter","license":"MIT""#,
+        ] {
+            assert!(recorded.contains(wanted), "{wanted} not in {recorded}");
+        }
+    }
+
+    /// A `SKILL.md` changed between discovery and serving moves its stamp:
+    /// the server reads it again and lists its new digest and front
+    /// matter, never the recorded ones.
+    #[test]
+    fn an_instruction_file_changed_since_discovery_is_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        varied_tree(tmp.path());
+        let mut recording = quick_discovery().recording_instructions();
+        let registry = registry(tmp.path(), &mut recording);
+        let records = recording.take_records();
+        assert_eq!(records.len(), 5);
+        let changed = "---\ndescription: Changed since\n---\nNew body.\n";
+        std::fs::write(tmp.path().join("plain/SKILL.md"), changed).unwrap();
+
+        let before = entry::tests::instruction_reads_below(tmp.path());
+        let served = SkillServer::with_digests(&registry, quick_digests()).with_records(records);
+        let listed = listing(&served);
+        assert_eq!(
+            entry::tests::instruction_reads_below(tmp.path()),
+            before + 1,
+            "only the changed file is read"
+        );
+        assert!(listed.contains("Changed since"), "{listed}");
+        assert!(!listed.contains("Skill without a name"), "{listed}");
+        assert!(
+            listed.contains(&entry::digest(changed.as_bytes())),
+            "{listed}"
+        );
     }
 
     fn registry(dir: &Path, discovery: &mut bcode_skill::Discovery) -> SkillRegistry {

@@ -49,8 +49,8 @@ pub use context::{
 pub use discover::cache::DiskCache;
 pub use discover::{
     BundledRoot, ConfiguredRoot, ConfirmedStamps, Discovery, DiscoveryOptions, DiscoveryStats,
-    LiveRegistry, OwnerCheck, ReloadMode, RootReport, RootsInput, SkillRegistry, SourceRoot,
-    TurnRefresh, WalkOptions, source_roots,
+    InstructionRecord, InstructionRecords, LiveRegistry, OwnerCheck, ReloadMode, RootReport,
+    RootsInput, SkillRegistry, SourceRoot, TurnRefresh, WalkOptions, source_roots,
 };
 pub use parse::{
     Document, DocumentError, InstructionKind, ParseOutcome, SkillOrigin, parse_document,

@@ -458,3 +458,120 @@ fn skill_roots_above_the_working_folder_that_another_user_owns_are_not_searched(
     ids.sort_unstable();
     assert_eq!(ids, ["here", "mid", "top"]);
 }
+
+/// Issue 41, item 2: a recording discovery keeps, for each skill of its
+/// registry, the stamp taken before the read, the `sha256:` digest of the
+/// whole file and the front-matter fields as `parse_document` gives them;
+/// a plain one keeps nothing, a file inside the racy window is not
+/// recorded (its stamp cannot vouch for its bytes), nor a skill another
+/// root shadows, nor what a rebuild answers from its cache.
+#[test]
+fn a_recording_discovery_keeps_what_the_mcp_server_would_read() {
+    use sha2::Digest;
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "x".repeat(5000);
+    let long = format!("---\ndescription: Long body\nlicense: MIT\n---\n{body}\n");
+    write_tree(
+        tmp.path(),
+        &[
+            ("first/long/SKILL.md", long.as_str()),
+            ("first/toml/SKILL.md", "+++\ndescription = \"T\"\n+++\n"),
+            ("first/flat.md", "---\ndescription: Flat\n---\n"),
+            ("second/long/SKILL.md", "---\ndescription: Shadowed\n---\n"),
+        ],
+    );
+    support::age(tmp.path());
+    past_racy_window();
+    let roots = [
+        root(
+            SourceKind::RepoBcode,
+            "repo:.bcode/skills",
+            &tmp.path().join("first"),
+        ),
+        root(
+            SourceKind::UserConfig,
+            "user-config:skills",
+            &tmp.path().join("second"),
+        ),
+    ];
+    let options = quick_options(&SkillsConfig::default());
+
+    let mut plain = Discovery::new(options.clone());
+    assert_eq!(plain.build(&roots).len(), 3);
+    assert!(plain.take_records().is_empty());
+
+    let mut recording = Discovery::new(options.clone()).recording_instructions();
+    let registry = recording.build(&roots);
+    assert_eq!(recording.last_stats().files_read, 4);
+    let records: Vec<_> = recording.take_records().into_iter().collect();
+    let ids: Vec<&str> = records
+        .iter()
+        .map(|(summary, _)| summary.manifest.id.as_str())
+        .collect();
+    assert_eq!(ids, ["flat", "long", "toml"]);
+    for (summary, record) in &records {
+        let kept = registry.get(summary.manifest.id.as_str()).unwrap();
+        assert!(std::ptr::eq(kept, &**summary), "the registry's own summary");
+        let bytes = fs::read(&summary.location).unwrap();
+        let own = fs::symlink_metadata(&summary.location).unwrap();
+        assert_eq!(*record.stamp(), bcode_fs::FileStamp::of(&own));
+        assert_eq!(record.stamp().len, bytes.len() as u64);
+        let hex: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(record.digest(), format!("sha256:{hex}"));
+        let document = bcode_skill::parse_document(std::str::from_utf8(&bytes).unwrap()).unwrap();
+        assert_eq!(
+            record.fields(),
+            serde_json::to_string(&document.fields).unwrap()
+        );
+    }
+    // The unchanged files are answered from the summary cache (not read,
+    // not recorded); the new one is read, but inside the racy window.
+    fs::write(
+        tmp.path().join("first/new.md"),
+        "---\ndescription: New\n---\n",
+    )
+    .unwrap();
+    assert_eq!(recording.build(&roots).len(), 4);
+    assert_eq!(recording.last_stats().files_read, 1);
+    assert!(recording.take_records().is_empty());
+
+    // A file just written is inside the real window too: not recorded.
+    fs::write(
+        tmp.path().join("first/toml/SKILL.md"),
+        "+++\ndescription = \"U\"\n+++\n",
+    )
+    .unwrap();
+    let mut strict = Discovery::new(bcode_skill::DiscoveryOptions::from_config(
+        &SkillsConfig::default(),
+    ))
+    .recording_instructions();
+    assert_eq!(strict.build(&roots).len(), 4);
+    assert_eq!(strict.last_stats().files_read, 5);
+    let recorded: Vec<String> = strict
+        .take_records()
+        .into_iter()
+        .map(|(summary, _)| summary.manifest.id.to_string())
+        .collect();
+    assert!(!recorded.iter().any(|id| id == "toml"), "{recorded:?}");
+
+    // A live registry records its first build only: once its records are
+    // taken, a reload reads what changed as a plain build does.
+    let recording = Discovery::new(options).recording_instructions();
+    let (mut live, _) =
+        bcode_skill::LiveRegistry::with_discovery(recording, roots.to_vec(), vec![]);
+    assert!(!live.take_records().is_empty());
+    past_racy_window();
+    fs::write(
+        tmp.path().join("first/flat.md"),
+        "---\ndescription: Flat, edited\n---\n",
+    )
+    .unwrap();
+    past_racy_window();
+    assert!(live.begin_turn().is_some());
+    // The edited file, and those that were racy at the first build.
+    assert!(live.last_stats().files_read >= 1);
+    assert!(live.take_records().is_empty());
+}

@@ -23,6 +23,7 @@ use crate::discover::candidate::{CacheKey, Candidate};
 use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
 use crate::discover::precedence;
 use crate::discover::read::{RootConfinements, confinement_of};
+use crate::discover::record::{InstructionRecord, InstructionRecords};
 use crate::discover::registry::{DiscoveryOptions, RootReport, SkillRegistry};
 use crate::discover::snapshot::{ConfirmedStamps, RootSnapshot, WalkSnapshot};
 use crate::discover::sources::SourceRoot;
@@ -76,6 +77,11 @@ pub struct Discovery {
     /// Built once and dropped (see [`Discovery::single_build`]): nothing is
     /// kept for a next build in this process.
     single: bool,
+    /// Whether builds read instruction files whole and record them (see
+    /// [`Discovery::recording_instructions`]).
+    recording: bool,
+    /// What the last build recorded, until taken.
+    records: InstructionRecords,
 }
 
 #[derive(Debug)]
@@ -104,6 +110,8 @@ struct Walked {
     /// Where each root's files may resolve: the loaders' reads and the
     /// registry's body reads keep to it.
     confinements: RootConfinements,
+    /// What a recording build kept of each skill it read.
+    records: Vec<(Arc<SkillSummary>, InstructionRecord)>,
 }
 
 impl Discovery {
@@ -118,7 +126,35 @@ impl Discovery {
             last: None,
             disk: None,
             single: false,
+            recording: false,
+            records: InstructionRecords::default(),
         }
+    }
+
+    /// A discovery whose builds read each instruction file they load whole
+    /// (within `max_skill_file_bytes`, as ever) and record it: the stamp
+    /// taken before the read, the `sha256:` digest, the front-matter fields
+    /// as written ([`Discovery::take_records`]). For a host that would read
+    /// the files again for these (the MCP server); a plain build reads only
+    /// enough for the front matter and records nothing. A file answered
+    /// without a read (an unchanged tree, the summary cache) is not
+    /// recorded. The options, and so the disk cache, are the same.
+    pub fn recording_instructions(mut self) -> Self {
+        self.recording = true;
+        self
+    }
+
+    /// Builds from now on record nothing (see
+    /// [`Discovery::recording_instructions`]).
+    pub(crate) fn stop_recording(&mut self) {
+        self.recording = false;
+    }
+
+    /// What the last build recorded of each skill of its registry (see
+    /// [`Discovery::recording_instructions`]), taken out: empty when
+    /// nothing was read or recording is off.
+    pub fn take_records(&mut self) -> InstructionRecords {
+        std::mem::take(&mut self.records)
     }
 
     /// A discovery that builds once and is then dropped (a one-shot command,
@@ -177,6 +213,7 @@ impl Discovery {
         roots: &[SourceRoot],
         providers: &[Arc<dyn SkillProvider>],
     ) -> SkillRegistry {
+        self.records = InstructionRecords::default();
         // A provider's answer can change without any stamp moving, so only
         // builds from roots alone may be answered from the last registry.
         if providers.is_empty()
@@ -193,6 +230,7 @@ impl Discovery {
             mut diagnostics,
             reports,
             confinements,
+            records,
             ..
         } = walked;
         let provided = provider::collect(
@@ -222,6 +260,13 @@ impl Discovery {
                 confinements,
             ),
         };
+        if !records.is_empty() {
+            self.records = InstructionRecords::new(records, |summary| {
+                registry
+                    .get(summary.manifest.id.as_str())
+                    .is_some_and(|kept| std::ptr::eq(kept, &**summary))
+            });
+        }
         self.last = (providers.is_empty() && !self.single).then(|| registry.clone());
         self.stats = stats;
         // A file that could not be read (often transient: EMFILE, EIO) is
@@ -280,6 +325,7 @@ impl Discovery {
             max_bytes: self.options.max_skill_file_bytes,
             now,
             racy_window: self.options.walk.racy_window,
+            record: self.recording,
         });
         self.cache.begin_build();
         let mut intake = Intake {
@@ -296,6 +342,7 @@ impl Discovery {
             duplicates: Vec::new(),
             root_handle: None,
             confinements: RootConfinements::of(roots),
+            records: Vec::new(),
         };
         let mut snapshots = Vec::with_capacity(roots.len());
         let mut diagnostics = Vec::new();
@@ -353,6 +400,7 @@ impl Discovery {
             diagnostics,
             reports,
             confinements: intake.confinements,
+            records: intake.records,
         }
     }
 
@@ -449,13 +497,20 @@ struct Intake<'a> {
     root_handle: Option<(Arc<SkillSource>, Option<Arc<DirHandle>>)>,
     /// Each root's confinement, which its handle keeps reads to.
     confinements: RootConfinements,
+    /// What a recording build kept of each skill it read.
+    records: Vec<(Arc<SkillSummary>, InstructionRecord)>,
 }
 
 impl Intake<'_> {
     /// Files what a loader produced for `slot`: in its slot, and in the
     /// cache when the build keeps one.
-    fn receive(&mut self, slot: usize, loaded: Loaded) {
+    fn receive(&mut self, slot: usize, mut loaded: Loaded) {
         self.all_cacheable &= loaded.cacheable;
+        if let Some(record) = loaded.record.take()
+            && let Some(skill) = &loaded.outcome.skill
+        {
+            self.records.push((Arc::clone(skill), *record));
+        }
         self.stats.files_read += usize::from(loaded.read);
         self.stats.files_parsed += usize::from(loaded.parsed);
         self.stats.cache_hits += usize::from(loaded.reused);

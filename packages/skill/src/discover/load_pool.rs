@@ -36,6 +36,8 @@ pub(crate) struct LoadSettings {
     pub max_bytes: usize,
     pub now: SystemTime,
     pub racy_window: Duration,
+    /// Read each file whole and record it (see [`crate::discover::record`]).
+    pub record: bool,
 }
 
 /// The queue between the walk and the workers. Jobs are handed over in
@@ -123,6 +125,7 @@ impl JobQueue {
                 settings.now,
                 settings.racy_window,
                 prior,
+                settings.record,
                 buf,
             )
         }));
@@ -342,6 +345,7 @@ mod tests {
             max_bytes: 1 << 20,
             now: SystemTime::now(),
             racy_window: Duration::from_millis(100),
+            record: false,
         })
     }
 

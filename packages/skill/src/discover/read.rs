@@ -74,6 +74,27 @@ pub fn read_front(
     }
 }
 
+/// The whole file, at most `max` bytes, into `buf` (cleared first), opened
+/// as [`read_front`] opens it: what a recording discovery reads, as it
+/// keeps the digest of every byte.
+pub fn read_whole(
+    root: Option<&DirHandle>,
+    path: &Path,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(), ReadError> {
+    buf.clear();
+    let (mut file, len) = match root {
+        Some(root) => root.open_regular(path)?,
+        None => open_regular(path)?,
+    };
+    if len > max as u64 {
+        return Err(ReadError::TooLarge { len, max });
+    }
+    buf.reserve(usize::try_from(len).unwrap_or(0));
+    read_rest(&mut file, buf, max)
+}
+
 /// Where the files of `root` may resolve: inside its repository for a
 /// repository's root, anywhere but `/proc`, `/sys` and `/dev` otherwise.
 pub(crate) fn confinement_of(root: &SourceRoot) -> Confinement {

@@ -339,6 +339,16 @@ impl LiveRegistry {
         self.discovery.confirmed_stamps()
     }
 
+    /// What the first build recorded (see [`Discovery::take_records`]),
+    /// taken out, for a host serving its registry (built by a discovery
+    /// made with [`Discovery::recording_instructions`]) that need not read
+    /// those files again. Later builds record nothing: a reload reads only
+    /// what changed, and a host hands its kept entries on.
+    pub fn take_records(&mut self) -> crate::discover::record::InstructionRecords {
+        self.discovery.stop_recording();
+        self.discovery.take_records()
+    }
+
     /// Counters of the last rebuild (tests check that unchanged files are not read).
     pub fn last_stats(&self) -> DiscoveryStats {
         self.discovery.last_stats()

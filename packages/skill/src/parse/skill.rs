@@ -66,6 +66,19 @@ pub fn parse_skill(origin: &SkillOrigin, bytes: &[u8]) -> ParseOutcome {
 /// decide whether to read more, and hands the answer on). Takes the origin
 /// whole so the summary owns its paths instead of copying them.
 pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> ParseOutcome {
+    parse_split_keeping(origin, bytes, split, None)
+}
+
+/// [`parse_split`] that also writes into `fields`, when given, the front
+/// matter's fields as written (what [`crate::parse_document`] gives), as
+/// compact JSON text: one parse serves both (a recording discovery keeps
+/// them for the MCP server's entries).
+pub(crate) fn parse_split_keeping(
+    origin: SkillOrigin,
+    bytes: &[u8],
+    split: Split,
+    fields: Option<&mut Option<Box<str>>>,
+) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         skill: None,
         not_a_skill: false,
@@ -195,6 +208,9 @@ pub(crate) fn parse_split(origin: SkillOrigin, bytes: &[u8], split: Split) -> Pa
             .get(key)
             .map(|l| first_line + l - 1)
     };
+    if let Some(fields) = fields {
+        *fields = serde_json::to_string(&map).ok().map(String::into_boxed_str);
+    }
     let (manifest, mut diagnostics) = manifest::validate(map, &origin.inferred_id, &line_of);
     // A description that is not there has no line of its own: the
     // diagnostic points at the front matter's opening line, the block the

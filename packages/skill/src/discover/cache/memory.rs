@@ -12,8 +12,10 @@ use bcode_skill_models::{Diagnostic, DiagnosticCode};
 use bcode_fs::FileStamp;
 
 use crate::discover::candidate::{CacheKey, Candidate};
-use crate::discover::read::{ReadError, read_front};
-use crate::parse::skill::{ParseOutcome, SkillOrigin, parse_skill, parse_split};
+use crate::discover::read::{ReadError, read_front, read_whole};
+use crate::discover::record::InstructionRecord;
+use crate::parse::front_matter;
+use crate::parse::skill::{ParseOutcome, SkillOrigin, parse_split_keeping};
 use bcode_fs::{ContentHash, RACY_WINDOW, Verdict};
 
 struct Entry {
@@ -77,6 +79,10 @@ pub struct Loaded {
     pub reused: bool,
     /// Read failures are not cached: they are often transient.
     pub cacheable: bool,
+    /// What a recording build keeps of the file (see
+    /// [`crate::discover::record`]); boxed, so a build that does not record
+    /// passes one word more per file.
+    pub record: Option<Box<InstructionRecord>>,
 }
 
 impl SummaryCache {
@@ -152,7 +158,9 @@ impl SummaryCache {
 
 /// Reads and parses one candidate. Touches only that file (and `buf`, the
 /// calling thread's read buffer), so discovery runs it on several threads
-/// at once.
+/// at once. With `record`, the file is read whole and, when it makes a
+/// skill, recorded (see [`crate::discover::record`]).
+#[allow(clippy::too_many_arguments)]
 pub fn load_fresh(
     root: Option<&bcode_fs::DirHandle>,
     candidate: Candidate,
@@ -160,6 +168,7 @@ pub fn load_fresh(
     now: SystemTime,
     racy_window: Duration,
     prior: Option<Prior>,
+    record: bool,
     buf: &mut Vec<u8>,
 ) -> Loaded {
     let fresh = |outcome: ParseOutcome, read: bool, parsed: bool, cacheable: bool| Loaded {
@@ -169,6 +178,7 @@ pub fn load_fresh(
         parsed,
         reused: false,
         cacheable,
+        record: None,
     };
     if candidate.stamp.len > max_bytes as u64 {
         return fresh(
@@ -178,7 +188,12 @@ pub fn load_fresh(
             true,
         );
     }
-    let split = match read_front(root, &candidate.origin.location, max_bytes, buf) {
+    let read = if record {
+        read_whole(root, &candidate.origin.location, max_bytes, buf).map(|()| None)
+    } else {
+        read_front(root, &candidate.origin.location, max_bytes, buf)
+    };
+    let split = match read {
         Ok(split) => split,
         Err(err) => return fresh(read_failure(&candidate.origin, err), true, false, false),
     };
@@ -197,18 +212,32 @@ pub fn load_fresh(
             parsed: false,
             reused: true,
             cacheable: true,
+            record: None,
         };
     }
-    let mut loaded = fresh(
-        match split {
-            Some(split) => parse_split(candidate.origin, bytes, split),
-            None => parse_skill(&candidate.origin, bytes),
-        },
-        true,
-        true,
-        true,
+    let stamp = candidate.stamp;
+    let mut fields = None;
+    let split = split.unwrap_or_else(|| front_matter::split(bytes));
+    let outcome = parse_split_keeping(
+        candidate.origin,
+        bytes,
+        split,
+        record.then_some(&mut fields),
     );
+    // Recorded only when a later equal stamp means these very bytes: the
+    // stamp vouched before the read, and the read returned its length. And
+    // only a file the MCP server would take whole (UTF-8 throughout).
+    let recorded = fields
+        .filter(|_| {
+            outcome.skill.is_some()
+                && bytes.len() as u64 == stamp.len
+                && bcode_fs::vouches(&stamp, now, racy_window)
+                && std::str::from_utf8(bytes).is_ok()
+        })
+        .map(|fields| Box::new(InstructionRecord::new(stamp, bytes, fields)));
+    let mut loaded = fresh(outcome, true, true, true);
     loaded.hash = hash;
+    loaded.record = recorded;
     loaded
 }
 
@@ -255,6 +284,7 @@ fn unloaded(diagnostic: Diagnostic, read: bool) -> Loaded {
         parsed: false,
         reused: false,
         cacheable: false,
+        record: None,
     }
 }
 
