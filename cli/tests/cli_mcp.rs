@@ -172,46 +172,7 @@ fn sandbox() -> Sandbox {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.repo.join(".git")).unwrap();
     let skills = sandbox.repo.join(".bcode/skills");
-    write_files(
-        &skills,
-        &[
-            (
-                "pdf-tools/SKILL.md",
-                "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\n  version: 1.10\nx-custom: [1, two]\n---\nRead refs/guide.md.\n",
-            ),
-            ("pdf-tools/refs/guide.md", "# Guide\n"),
-            ("pdf-tools/scripts/run.sh", "#!/bin/sh\necho hi\n"),
-            (
-                "no-name/SKILL.md",
-                "---\ndescription: A skill without a name field\n---\nBody.\n",
-            ),
-            (
-                "hidden/SKILL.md",
-                "---\ndescription: Hidden\ndisable-model-invocation: true\n---\nB.\n",
-            ),
-            ("off/SKILL.md", "---\ndescription: Disabled\n---\nB.\n"),
-            (
-                "titled/SKILL.md",
-                "---\nname: Titled Skill\ndescription: Named with a title\n---\nB.\n",
-            ),
-            (
-                "flat.md",
-                "---\ndescription: A flat skill\n---\nFlat body.\n",
-            ),
-        ],
-    );
-    std::fs::write(
-        skills.join("pdf-tools/refs/logo.bin"),
-        [0u8, 159, 146, 150, 255],
-    )
-    .unwrap();
-    // A link out of the skill's folder is neither listed nor read.
-    std::fs::write(sandbox.base.join("secret.txt"), "outside").unwrap();
-    std::os::unix::fs::symlink(
-        sandbox.base.join("secret.txt"),
-        skills.join("pdf-tools/refs/leak.txt"),
-    )
-    .unwrap();
+    bcode_test_support::mcp::write_served_skills(&skills, &sandbox.base);
     write_files(
         &sandbox.repo.join(".bcode"),
         &[("bcode.toml", "[skills.disabled]\nids = [\"off\"]\n")],

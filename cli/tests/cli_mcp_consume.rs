@@ -16,6 +16,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
+use bcode_test_support::mcp::{fake_server, sh_quote};
 
 use std::path::{Path, PathBuf};
 
@@ -345,53 +346,6 @@ fn a_server_starts_in_its_cwd_or_a_neutral_folder_never_the_repository() {
     );
 }
 
-/// `text` quoted for `sh`.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// A fake MCP server in `sh`, written to `<base>/<name>.sh`: a server of
-/// the 2025-11-25 era, it answers `server/discover` with "method not found"
-/// and `initialize` declaring the skills extension, `skills/list` with what
-/// the `sh` code `list` prints (the result object; `$id` is the request's
-/// id), and `resources/read` of each `(uri, text)` of `files`.
-fn fake_server(sandbox: &Sandbox, name: &str, list: &str, files: &[(&str, &str)]) -> PathBuf {
-    let mut reads = String::new();
-    for (uri, text) in files {
-        let result = json!({"contents": [{"uri": uri, "text": text}]}).to_string();
-        reads.push_str(&format!(
-            "      {}) printf '%s' {} ;;\n",
-            sh_quote(uri),
-            sh_quote(&result)
-        ));
-    }
-    let script = format!(
-        r#"while IFS= read -r line; do
-  id=$(printf '%s\n' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\|"[^"]*"\),.*/\1/p')
-  case "$line" in
-    *'"method":"server/discover"'*)
-      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}" ;;
-    *'"method":"initialize"'*)
-      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"resources\":{{}},\"extensions\":{{\"io.modelcontextprotocol/skills\":{{}}}}}},\"serverInfo\":{{\"name\":\"fake\",\"version\":\"1\"}}}}}}" ;;
-    *'"method":"skills/list"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
-{list}
-      printf '}}\n' ;;
-    *'"method":"resources/read"'*)
-      uri=$(printf '%s\n' "$line" | sed -n 's/.*"uri":"\([^"]*\)".*/\1/p')
-      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
-      case "$uri" in
-{reads}      esac
-      printf '}}\n' ;;
-  esac
-done
-"#
-    );
-    let path = sandbox.base.join(format!("{name}.sh"));
-    write(&path, &script);
-    path
-}
-
 /// A listing entry of the skill at `uri` whose `SKILL.md` is `body`.
 fn entry(uri: &str, name: &str, description: &str, body: &str) -> Value {
     json!({
@@ -420,7 +374,7 @@ fn same_name_skills_of_one_server_are_one_entry_each_everywhere() {
         entry(plain_uri, "git-workflow", "A third workflow.", "other bytes"),
     ]});
     let script = fake_server(
-        &sandbox,
+        &sandbox.base,
         "twins",
         &format!("      printf '%s' {}", sh_quote(&listing.to_string())),
         &[(acme_uri, acme), (plain_uri, plain)],
@@ -518,7 +472,7 @@ fn a_listing_past_its_byte_bound_is_refused_within_bounded_memory() {
       printf '"}},"resources":[{{"uri":"skill://p%s/SKILL.md","digest":"{digest}","size":1}}]}}],"nextCursor":"c%s"}}' "$n" "$n""#,
         pages = sh_quote(&pages.display().to_string()),
     );
-    let script = fake_server(&sandbox, "big", &list, &[]);
+    let script = fake_server(&sandbox.base, "big", &list, &[]);
     write(
         &sandbox.home.join(".config/bcode/bcode.toml"),
         &server_with_timeout("big", "sh", &[&script.display().to_string()], 60_000),

@@ -19,6 +19,7 @@ use bcode_prompt_config::SkillsConfig;
 use bcode_skill::{Discovery, DiscoveryOptions, SkillProvider, SkillRegistry};
 use bcode_skill_mcp::{McpEndpoint, McpProvider, McpServerSpec, digest};
 use bcode_skill_models::{DiagnosticCode, Severity};
+use bcode_test_support::mcp::{fake_server, sh_quote};
 use bcode_test_support::write_tree;
 use serde_json::{Value, json};
 
@@ -214,54 +215,6 @@ fn a_server_that_fails_costs_its_timeout_and_a_diagnostic() {
             }
         }
     });
-}
-
-/// `text` quoted for `sh`.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// A fake MCP server in `sh`, written to `<dir>/<name>.sh`: a server of
-/// the 2025-11-25 era, it answers `server/discover` with "method not found"
-/// and `initialize` declaring the skills extension, `skills/list` with what
-/// the `sh` code `list` prints (the result object; `$id` is the request's
-/// id), and `resources/read` of each `(uri, text)` of `files`. (The CLI's
-/// tests keep a copy, for the tests that need the binary.)
-fn fake_server(dir: &Path, name: &str, list: &str, files: &[(&str, &str)]) -> PathBuf {
-    let mut reads = String::new();
-    for (uri, text) in files {
-        let result = json!({"contents": [{"uri": uri, "text": text}]}).to_string();
-        reads.push_str(&format!(
-            "      {}) printf '%s' {} ;;\n",
-            sh_quote(uri),
-            sh_quote(&result)
-        ));
-    }
-    let script = format!(
-        r#"while IFS= read -r line; do
-  id=$(printf '%s\n' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\|"[^"]*"\),.*/\1/p')
-  case "$line" in
-    *'"method":"server/discover"'*)
-      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}" ;;
-    *'"method":"initialize"'*)
-      printf '%s\n' "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"resources\":{{}},\"extensions\":{{\"io.modelcontextprotocol/skills\":{{}}}}}},\"serverInfo\":{{\"name\":\"fake\",\"version\":\"1\"}}}}}}" ;;
-    *'"method":"skills/list"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
-{list}
-      printf '}}\n' ;;
-    *'"method":"resources/read"'*)
-      uri=$(printf '%s\n' "$line" | sed -n 's/.*"uri":"\([^"]*\)".*/\1/p')
-      printf '{{"jsonrpc":"2.0","id":%s,"result":' "$id"
-      case "$uri" in
-{reads}      esac
-      printf '}}\n' ;;
-  esac
-done
-"#
-    );
-    let path = dir.join(format!("{name}.sh"));
-    write_tree(dir, &[(&format!("{name}.sh"), &script)]);
-    path
 }
 
 /// A listing entry of the skill at `uri` whose `SKILL.md` is `body`.

@@ -1,6 +1,6 @@
 //! Test helpers more than one crate's tests use, kept once here: writing
 //! a tree of files, ageing files past the racy window, git repositories,
-//! FIFOs and environment maps. A dev-dependency only (`publish = false`); each helper fails
+//! FIFOs, environment maps, raw HTTP/1.1 and the MCP tests' fixtures. A dev-dependency only (`publish = false`); each helper fails
 //! the test that calls it when the file system or git refuses.
 
 // Helpers fail the calling test on an error: that is what a test wants.
@@ -10,6 +10,7 @@ mod env;
 mod files;
 mod git;
 pub mod http;
+pub mod mcp;
 
 pub use env::env_map;
 pub use files::{TEST_RACY_WINDOW, age, mkfifo, past_racy_window, write, write_tree};

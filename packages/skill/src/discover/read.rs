@@ -36,14 +36,7 @@ pub fn read_front(
     max: usize,
     buf: &mut Vec<u8>,
 ) -> Result<Option<Split>, ReadError> {
-    buf.clear();
-    let (mut file, len) = match root {
-        Some(root) => root.open_regular(path)?,
-        None => open_regular(path)?,
-    };
-    if len > max as u64 {
-        return Err(ReadError::TooLarge { len, max });
-    }
+    let mut file = open_bounded(root, path, max, buf)?.0;
     let mut want = PREFIX_BYTES.min(max);
     loop {
         let before = buf.len();
@@ -83,16 +76,29 @@ pub fn read_whole(
     max: usize,
     buf: &mut Vec<u8>,
 ) -> Result<(), ReadError> {
+    let (mut file, len) = open_bounded(root, path, max, buf)?;
+    buf.reserve(usize::try_from(len).unwrap_or(0));
+    read_rest(&mut file, buf, max)
+}
+
+/// `path` opened as [`read_front`] and [`read_whole`] open it (below
+/// `root` when given, a regular file only), with its length, refused when
+/// longer than `max`; `buf` emptied for what is read.
+fn open_bounded(
+    root: Option<&DirHandle>,
+    path: &Path,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(std::fs::File, u64), ReadError> {
     buf.clear();
-    let (mut file, len) = match root {
+    let (file, len) = match root {
         Some(root) => root.open_regular(path)?,
         None => open_regular(path)?,
     };
     if len > max as u64 {
         return Err(ReadError::TooLarge { len, max });
     }
-    buf.reserve(usize::try_from(len).unwrap_or(0));
-    read_rest(&mut file, buf, max)
+    Ok((file, len))
 }
 
 /// Where the files of `root` may resolve: inside its repository for a
