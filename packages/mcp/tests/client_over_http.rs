@@ -140,7 +140,7 @@ fn our_own_server_over_http_is_consumed_with_a_token_from_the_environment() {
         listed(&registry),
         skills(&[("local", "repo:.bcode/skills"), ("other:pdf", "mcp:other")])
     );
-    let id = pdf_loads(&registry, &provider);
+    pdf_loads(&registry, &provider);
 
     let failed = |token: Option<&str>| {
         let registry = registry_of(
