@@ -18,9 +18,10 @@ use bcode_fs::DirHandle;
 use bcode_skill_models::{Diagnostic, DiagnosticCode, SkillSource, SkillSummary};
 
 use crate::discover::cache::disk::DiskCache;
+use crate::discover::cache::memory::LoadSettings;
 use crate::discover::cache::memory::{Loaded, Lookup, SummaryCache, lost_load};
 use crate::discover::candidate::{CacheKey, Candidate};
-use crate::discover::load_pool::{Job, JobQueue, LoadPool, LoadSettings};
+use crate::discover::load_pool::{Job, JobQueue, LoadPool};
 use crate::discover::precedence;
 use crate::discover::read::{RootConfinements, confinement_of};
 use crate::discover::record::{InstructionRecord, InstructionRecords};

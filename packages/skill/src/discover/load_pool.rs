@@ -14,11 +14,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{Scope, ScopedJoinHandle};
-use std::time::{Duration, SystemTime};
 
 use bcode_fs::DirHandle;
 
-use crate::discover::cache::memory::{Loaded, Prior, failed_load, load_fresh};
+use crate::discover::cache::memory::{LoadSettings, Loaded, Prior, failed_load, load_fresh};
 use crate::discover::candidate::Candidate;
 
 /// One file to load: its slot among the build's candidates, the candidate
@@ -29,15 +28,6 @@ pub(crate) struct Job {
     pub candidate: Candidate,
     pub root: Option<Arc<DirHandle>>,
     pub prior: Option<Prior>,
-}
-
-/// What every load of one build shares.
-pub(crate) struct LoadSettings {
-    pub max_bytes: usize,
-    pub now: SystemTime,
-    pub racy_window: Duration,
-    /// Read each file whole and record it (see [`crate::discover::record`]).
-    pub record: bool,
 }
 
 /// The queue between the walk and the workers. Jobs are handed over in
@@ -118,16 +108,7 @@ impl JobQueue {
         // the diagnostic should the load panic.
         let location = candidate.origin.location.clone();
         let loaded = catch_unwind(AssertUnwindSafe(|| {
-            load_fresh(
-                root.as_deref(),
-                candidate,
-                settings.max_bytes,
-                settings.now,
-                settings.racy_window,
-                prior,
-                settings.record,
-                buf,
-            )
+            load_fresh(root.as_deref(), candidate, settings, prior, buf)
         }));
         // A file with a huge front matter does not keep its buffer (nor
         // one a panic may have left half-written).
@@ -301,6 +282,7 @@ mod tests {
     use crate::discover::walk::{WalkOptions, walk_root};
     use bcode_skill_models::{SkillSource, SourceKind};
     use std::sync::mpsc;
+    use std::time::{Duration, SystemTime};
 
     /// `n` skill folders under a temporary root, walked into candidates.
     fn candidates(n: usize) -> (tempfile::TempDir, Vec<Candidate>) {

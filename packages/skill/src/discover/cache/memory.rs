@@ -156,21 +156,33 @@ impl SummaryCache {
     }
 }
 
+/// What every load of one build shares.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LoadSettings {
+    pub max_bytes: usize,
+    pub now: SystemTime,
+    pub racy_window: Duration,
+    /// Read each file whole and record it (see [`crate::discover::record`]).
+    pub record: bool,
+}
+
 /// Reads and parses one candidate. Touches only that file (and `buf`, the
 /// calling thread's read buffer), so discovery runs it on several threads
-/// at once. With `record`, the file is read whole and, when it makes a
-/// skill, recorded (see [`crate::discover::record`]).
-#[allow(clippy::too_many_arguments)]
+/// at once. With `settings.record`, the file is read whole and, when it
+/// makes a skill, recorded (see [`crate::discover::record`]).
 pub fn load_fresh(
     root: Option<&bcode_fs::DirHandle>,
     candidate: Candidate,
-    max_bytes: usize,
-    now: SystemTime,
-    racy_window: Duration,
+    settings: &LoadSettings,
     prior: Option<Prior>,
-    record: bool,
     buf: &mut Vec<u8>,
 ) -> Loaded {
+    let LoadSettings {
+        max_bytes,
+        now,
+        racy_window,
+        record,
+    } = *settings;
     let fresh = |outcome: ParseOutcome, read: bool, parsed: bool, cacheable: bool| Loaded {
         outcome: Arc::new(outcome),
         hash: None,
