@@ -15,6 +15,7 @@ mod racy;
 pub(crate) mod read;
 pub(crate) mod session;
 pub(crate) mod status;
+mod untracked;
 mod watch;
 
 use serde::Serialize;

@@ -13,6 +13,7 @@ mod embedded_templates;
 mod git_cache;
 mod git_session;
 mod git_status_split;
+mod git_untracked;
 mod invariant_budget;
 mod machine_sections;
 mod relevant_driver;

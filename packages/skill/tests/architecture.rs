@@ -74,7 +74,7 @@ const MCP_FS_EDGES: [&str; 5] = ["entry", "digests", "client_cache", "follow", "
 /// probes (the machine, git, the relevant-mode session sidecar) and the
 /// gathering of the repository's instructions and invariants. The stages
 /// (`stages::*`) never do: they are pure functions of the gathered inputs.
-const SECTIONS_FS_EDGES: [&str; 11] = [
+const SECTIONS_FS_EDGES: [&str; 12] = [
     "probe",
     "git::preflight",
     "git::overdue",
@@ -82,6 +82,7 @@ const SECTIONS_FS_EDGES: [&str; 11] = [
     "git::racy",
     "git::read",
     "git::status",
+    "git::untracked",
     "git::watch",
     "relevant::sidecar",
     "instructions",

@@ -104,7 +104,7 @@ impl Drop for IndexCopy {
 pub(super) struct ReadIndex {
     pub(super) file: IndexFile,
     /// The index file's modification time (seconds, nanoseconds).
-    stamp: (u32, u32),
+    pub(super) stamp: (u32, u32),
 }
 
 /// The most bytes of the index read (the preflight refuses a larger one).
@@ -195,26 +195,88 @@ const VALID: u16 = 0x8000;
 /// A conflict's stage bits.
 const STAGE: u16 = 0x3000;
 
-/// Checks the index's racily-clean and smudged entries against the memory
-/// in `cache` (hashing what it does not hold) and returns a copy of the
-/// index telling libgit2 which are clean, or `None` when no entry needs it.
-pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> Option<IndexCopy> {
-    let workdir = repo.workdir()?;
-    let file = &index.file;
-    let candidates: Vec<&index_file::RawEntry> = file
+/// What [`settle`] found of the index's racily-clean and smudged entries.
+pub(super) struct Settled {
+    /// The bytes a copy of the index changes (where, what) to tell libgit2
+    /// which of them are clean.
+    patches: Vec<(usize, [u8; 4])>,
+    /// How many of them the copy tells libgit2 are clean.
+    clean: usize,
+    /// How many could not be found clean: another stat, other content, a
+    /// path that is not UTF-8, no cache folder to settle them in.
+    pub(super) unsettled: usize,
+}
+
+impl Settled {
+    /// A private copy of the index telling libgit2 which entries are clean
+    /// (written to the cache folder), or `None` when it would tell nothing.
+    pub(super) fn copy(&self, index: &ReadIndex, cache: &GitCache) -> Option<IndexCopy> {
+        if self.clean == 0 {
+            return None;
+        }
+        let dir = StateDir::open(&cache.dir).ok()?;
+        let mut bytes = index.file.bytes.clone();
+        for (at, value) in &self.patches {
+            if let Some(slot) = bytes.get_mut(*at..*at + 4) {
+                slot.copy_from_slice(value);
+            }
+        }
+        // A zero checksum is what `index.skipHash` writes; libgit2 accepts it.
+        let len = bytes.len();
+        if let Some(sum) = bytes.get_mut(len - CHECKSUM_BYTES..) {
+            sum.fill(0);
+        }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let copy_name = format!(
+            "index-{}-{}",
+            std::process::id(),
+            now.as_nanos() % 1_000_000_000_000
+        );
+        dir.replace(&copy_name, &mut |out| out.write_all(&bytes))
+            .ok()?;
+        Some(IndexCopy {
+            path: dir.path().join(copy_name),
+        })
+    }
+}
+
+/// The entries libgit2 would not trust by their stat data alone: smudged
+/// (size 0) or not older than the index, among plain files at stage 0.
+fn candidates(index: &ReadIndex) -> impl Iterator<Item = &index_file::RawEntry> {
+    index
+        .file
         .entries
         .iter()
-        .filter(|e| {
-            e.flags & (VALID | STAGE) == 0
-                && e.extended == 0
-                && matches!(e.mode, 0o100644 | 0o100755)
-                && (e.size == 0 || racy(e, index.stamp))
-        })
-        .collect();
+        .filter(|e| is_candidate(e, index.stamp))
+}
+
+fn is_candidate(e: &index_file::RawEntry, stamp: (u32, u32)) -> bool {
+    e.flags & (VALID | STAGE) == 0
+        && e.extended == 0
+        && matches!(e.mode, 0o100644 | 0o100755)
+        && (e.size == 0 || racy(e, stamp))
+}
+
+/// Checks the index's racily-clean and smudged entries against the memory
+/// in `cache` (hashing what it does not hold): which are clean, for a copy
+/// of the index that tells libgit2 (see [`Settled::copy`]).
+pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> Settled {
+    let mut settled = Settled {
+        patches: Vec::new(),
+        clean: 0,
+        unsettled: 0,
+    };
+    let file = &index.file;
+    let candidates: Vec<&index_file::RawEntry> = candidates(index).collect();
     if candidates.is_empty() {
-        return None;
+        return settled;
     }
-    let dir = StateDir::open(&cache.dir).ok()?;
+    let (Some(workdir), Ok(dir)) = (repo.workdir(), StateDir::open(&cache.dir)) else {
+        settled.unsettled = candidates.len();
+        return settled;
+    };
     let key = key(repo);
     let name = memory_name(&key);
     let mut memory = load(&dir, &name, &key);
@@ -225,19 +287,20 @@ pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
     let mut kept: Vec<(Vec<u8>, Stat, Oid)> = Vec::new();
     let mut changed = false;
     let (mut hashed, mut remembered) = (0u64, 0u64);
-    let mut patches: Vec<(usize, [u8; 4])> = Vec::new();
-    let mut clean = 0usize;
     for entry in candidates {
         let path = file.path(entry);
         let Ok(text) = std::str::from_utf8(path) else {
+            settled.unsettled += 1;
             continue;
         };
         let full = workdir.join(text);
         let Some(stat) = lstat(&full) else {
+            settled.unsettled += 1;
             continue;
         };
         if !matches(entry, &stat) {
             // A real change of stat: libgit2 hashes it, as git would.
+            settled.unsettled += 1;
             continue;
         }
         let known = memory
@@ -251,7 +314,7 @@ pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
             hashed += 1;
             let oid = Oid::hash_file(ObjectType::Blob, &full).ok();
             let same = oid == Some(entry.oid);
-            if same && settled(&stat, trusted_before) {
+            if same && settled_stat(&stat, trusted_before) {
                 kept.push((path.to_vec(), stat, entry.oid));
                 changed = true;
             }
@@ -262,52 +325,78 @@ pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
             // copy; a tracked empty file is clean as it stands.
             if entry.size == 0 && stat.size != 0 {
                 let size = (stat.size as u32).to_be_bytes();
-                patches.push((entry.at + SIZE_AT, size));
-                clean += 1;
+                settled.patches.push((entry.at + SIZE_AT, size));
+                settled.clean += 1;
             } else if racy(entry, index.stamp) {
-                clean += 1;
+                settled.clean += 1;
             }
-        } else if racy(entry, index.stamp) {
-            // The copy is newer than the entry: without its time, libgit2
-            // still compares the content.
-            patches.push((entry.at + MTIME_AT, [0; 4]));
-            patches.push((entry.at + MTIME_AT + 4, [0; 4]));
+        } else {
+            settled.unsettled += 1;
+            if racy(entry, index.stamp) {
+                // The copy is newer than the entry: without its time,
+                // libgit2 still compares the content.
+                settled.patches.push((entry.at + MTIME_AT, [0; 4]));
+                settled.patches.push((entry.at + MTIME_AT + 4, [0; 4]));
+            }
         }
     }
     count(&cache.dir, hashed, remembered);
     if changed || !memory.is_empty() {
         store(&dir, &name, &key, &kept);
     }
-    if clean == 0 {
-        return None;
+    settled
+}
+
+/// Whether libgit2 would find every tracked file of `workdir` unchanged
+/// against `index`, by its own test: each entry's `lstat` matches what the
+/// index recorded and is older than the index, or is one [`settle`] found
+/// clean (`settled` found them all clean); a gitlink only when it names a
+/// submodule that is not checked out (`unpopulated`). Anything else (a
+/// conflict, an assume-unchanged or skip-worktree entry, a folder entry of
+/// a sparse index) answers `false`.
+#[cfg(unix)]
+pub(super) fn all_clean(workdir: &Path, index: &ReadIndex, settled: &Settled, unpopulated: bool) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    if settled.unsettled != 0 {
+        return false;
     }
-    let mut bytes = file.bytes.clone();
-    for (at, value) in patches {
-        if let Some(slot) = bytes.get_mut(at..at + 4) {
-            slot.copy_from_slice(&value);
+    let file = &index.file;
+    file.entries.iter().all(|entry| {
+        if entry.flags & (VALID | STAGE) != 0 || entry.extended != 0 {
+            return false;
         }
-    }
-    // A zero checksum is what `index.skipHash` writes; libgit2 accepts it.
-    let len = bytes.len();
-    if let Some(sum) = bytes.get_mut(len - CHECKSUM_BYTES..) {
-        sum.fill(0);
-    }
-    let copy_name = format!(
-        "index-{}-{}",
-        std::process::id(),
-        now.as_nanos() % 1_000_000_000_000
-    );
-    dir.replace(&copy_name, &mut |out| out.write_all(&bytes))
-        .ok()?;
-    Some(IndexCopy {
-        path: dir.path().join(copy_name),
+        let full = workdir.join(std::ffi::OsStr::from_bytes(file.path(entry)));
+        match entry.mode {
+            0o100644 | 0o100755 => {
+                is_candidate(entry, index.stamp)
+                    || lstat(&full).is_some_and(|stat| matches(entry, &stat))
+            }
+            0o120000 => std::fs::symlink_metadata(&full).is_ok_and(|meta| {
+                meta.file_type().is_symlink()
+                    && !racy(entry, index.stamp)
+                    && u64::from(entry.size) == meta.size() & 0xffff_ffff
+                    && entry.mtime == (meta.mtime() as u32, meta.mtime_nsec() as u32)
+                    && entry.ctime == (meta.ctime() as u32, meta.ctime_nsec() as u32)
+                    && entry.ino == meta.ino() as u32
+                    && entry.uid == meta.uid()
+                    && entry.gid == meta.gid()
+            }),
+            super::status::GITLINK => unpopulated,
+            _ => false,
+        }
     })
+}
+
+#[cfg(not(unix))]
+pub(super) fn all_clean(_: &Path, _: &ReadIndex, _: &Settled, _: bool) -> bool {
+    false
 }
 
 /// Whether a stat is old enough to be remembered: changed before
 /// `trusted_before` (seconds since the epoch), so a write after the hash
 /// would show as a new time.
-fn settled(stat: &Stat, trusted_before: Duration) -> bool {
+fn settled_stat(stat: &Stat, trusted_before: Duration) -> bool {
     let newest = stat.mtime.max(stat.ctime);
     let Ok(secs) = u64::try_from(newest.0) else {
         return true;
@@ -317,7 +406,7 @@ fn settled(stat: &Stat, trusted_before: Duration) -> bool {
 }
 
 /// The repository the memory is for: its git folder and work tree.
-fn key(repo: &Repository) -> Vec<u8> {
+pub(super) fn key(repo: &Repository) -> Vec<u8> {
     let mut key = repo.path().as_os_str().as_encoded_bytes().to_vec();
     key.push(0);
     if let Some(workdir) = repo.workdir() {
@@ -356,21 +445,22 @@ fn load(dir: &StateDir, name: &str, key: &[u8]) -> Memory {
     parse_memory(&bytes, key).unwrap_or_default()
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads a memory file's fields in order; `None` past its end.
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&[u8]> {
         let (head, rest) = self.0.split_at_checked(n)?;
         self.0 = rest;
         Some(head)
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
-    fn i64(&mut self) -> Option<i64> {
+    pub(super) fn i64(&mut self) -> Option<i64> {
         Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 }

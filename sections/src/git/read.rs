@@ -42,13 +42,14 @@ use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
+pub use super::untracked::recalls as untracked_recalls;
 use super::status::{GITLINK, IndexShape, Known, StatusSplit, clean, display, status_with};
 use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
     WorktreeFacts,
 };
-use super::{index_tree, objects};
+use super::{index_tree, objects, untracked};
 
 /// How the probe runs and which parts it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -405,14 +406,45 @@ impl Work {
                 let _ = tx.send(Report::Status(Err(git2::Error::from_str(&detail))));
                 return;
             }
-            let copy = match (&index, &self.cache) {
-                (Some(index), Some(cache)) => racy::settle(&repo, index, cache),
-                _ => None,
-            };
             let unpopulated = match (&shape, repo.workdir()) {
                 (Some(shape), Some(workdir)) => shape.unpopulated(workdir),
                 _ => false,
             };
+            let (index, cache) = match (&index, &self.cache) {
+                (Some(index), Some(cache)) => (index, cache),
+                _ => {
+                    let known = Known {
+                        staged_clean,
+                        copy: None,
+                        shape: shape.as_ref(),
+                        unpopulated,
+                    };
+                    let facts = status_with(&repo, self.max_entries, self.split, known);
+                    let _ = tx.send(Report::Status(facts));
+                    return;
+                }
+            };
+            let settled = racy::settle(&repo, index, cache);
+            // Nothing staged and every tracked file clean: the status is its
+            // untracked entries, remembered while nothing they depend on
+            // moved (see `untracked.rs`).
+            let remembered = untracked::recall(&repo, index, cache);
+            let survey = match remembered {
+                Some(entries) => {
+                    let clean = staged_clean
+                        && repo.workdir().is_some_and(|workdir| {
+                            racy::all_clean(workdir, index, &settled, unpopulated)
+                        });
+                    if clean {
+                        let facts = untracked::facts(entries, self.max_entries, cache);
+                        let _ = tx.send(Report::Status(Ok(facts)));
+                        return;
+                    }
+                    None
+                }
+                None => untracked::survey(&repo, index, cache, untracked::MAX_FOLDERS),
+            };
+            let copy = settled.copy(index, cache);
             let known = Known {
                 staged_clean,
                 copy: copy.as_ref(),
@@ -421,6 +453,9 @@ impl Work {
             };
             let facts = status_with(&repo, self.max_entries, self.split, known);
             drop(copy);
+            if let (Some(survey), Ok(facts)) = (survey, &facts) {
+                survey.remember(facts, cache);
+            }
             let _ = tx.send(Report::Status(facts));
         }
     }

@@ -1,0 +1,225 @@
+//! The memory of untracked entries (issue 42 item 6, issue 43): a read of
+//! a tree whose tracked files are all clean answers from what the last scan
+//! found untracked while nothing it depends on moved, and gives exactly
+//! libgit2's answer after every kind of change that could move it: a file
+//! added to a tracked, an untracked or an empty folder, deep or not, an
+//! ignore file edited in place, `info/exclude`, a staged file, a tracked
+//! file changed; a change inside an ignored folder keeps the memory.
+
+use crate::common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use bcode_prompt_sections::{
+    GitCache, GitFacts, GitProbeOptions, StatusFacts, StatusOutcome, StatusSplit, git_status,
+    read_git, untracked_recalls,
+};
+use common::{commit_all, init, write};
+use git2::Repository;
+
+fn options(cache: &Path) -> GitProbeOptions {
+    GitProbeOptions {
+        deadline: Duration::from_secs(30),
+        cache: Some(GitCache {
+            dir: cache.to_path_buf(),
+            racy_window: Duration::ZERO,
+        }),
+        ..GitProbeOptions::default()
+    }
+}
+
+fn status_of(root: &Path, options: &GitProbeOptions) -> StatusFacts {
+    match read_git(root, options) {
+        GitFacts::Repository(facts) => match facts.status {
+            StatusOutcome::Done(status) => status,
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+/// libgit2's own full answer, nothing remembered.
+fn libgit2_status(root: &Path) -> StatusFacts {
+    let repo = Repository::open(root).unwrap();
+    let split = StatusSplit {
+        min_entries: usize::MAX,
+        groups: 1,
+    };
+    git_status(&repo, 10_000, split).unwrap()
+}
+
+fn lines(facts: &StatusFacts) -> Vec<String> {
+    facts
+        .entries
+        .iter()
+        .map(|e| format!("{}{}", e.code, e.path))
+        .collect()
+}
+
+/// Past a coarse file-system clock's tick: with a zero racy window, a
+/// change in the same tick as a kept stamp would not move it.
+fn tick() {
+    std::thread::sleep(Duration::from_millis(20));
+}
+
+/// A committed tree with tracked folders, an ignored folder, an untracked
+/// file, an untracked folder with a file deep inside, an empty untracked
+/// folder and one holding only an empty folder.
+fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let repo = init(&root);
+    write(&root, ".gitignore", "build/\n*.log\n");
+    for i in 0..6 {
+        write(&root, &format!("src/m{}/f{i}.rs", i % 2), "fn f() {}\n");
+    }
+    write(&root, "README.md", "# r\n");
+    commit_all(&repo, "first");
+    write(&root, "build/out.o", "o");
+    write(&root, "src/m0/debug.log", "log");
+    write(&root, "notes.txt", "n");
+    write(&root, "new/deep/er/x.txt", "x");
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    std::fs::create_dir_all(root.join("hollow/inner")).unwrap();
+    tick();
+    (tmp, root)
+}
+
+#[test]
+fn a_clean_tree_is_answered_from_the_memory_as_libgit2_answers() {
+    let (tmp, root) = repo();
+    let cache = tmp.path().join("cache");
+    let options = options(&cache);
+    let expected = libgit2_status(&root);
+    assert_eq!(lines(&expected), ["??new/", "??notes.txt"]);
+    assert_eq!(status_of(&root, &options), expected);
+    assert_eq!(untracked_recalls(&cache), 0);
+    tick();
+    assert_eq!(status_of(&root, &options), expected);
+    assert_eq!(untracked_recalls(&cache), 1);
+    // The cap applies to remembered entries as to scanned ones.
+    let capped = GitProbeOptions {
+        max_entries: 1,
+        ..options.clone()
+    };
+    let facts = status_of(&root, &capped);
+    assert_eq!(lines(&facts), ["??new/"]);
+    assert!(facts.capped);
+    assert_eq!(facts.total.untracked, 2);
+    assert_eq!(untracked_recalls(&cache), 2);
+}
+
+/// Applies `change`, then checks the read against libgit2's full answer
+/// (and that the answer moved, or not, as `moves` says); returns whether
+/// the read was answered from the memory.
+fn after(root: &Path, options: &GitProbeOptions, change: &dyn Fn(&Path), moves: bool) -> bool {
+    let cache = &options.cache.as_ref().unwrap().dir;
+    // The memory is up to date with the tree as it is.
+    let before = status_of(root, options);
+    tick();
+    change(root);
+    tick();
+    let recalled = untracked_recalls(cache);
+    let read = status_of(root, options);
+    let expected = libgit2_status(root);
+    assert_eq!(lines(&read), lines(&expected));
+    assert_eq!(read, expected);
+    assert_eq!(read != before, moves, "{:?} -> {:?}", lines(&before), lines(&read));
+    untracked_recalls(cache) > recalled
+}
+
+#[test]
+fn every_change_the_memory_depends_on_is_seen() {
+    let (tmp, root) = repo();
+    let options = options(&tmp.path().join("cache"));
+    status_of(&root, &options);
+    // A file in a tracked folder, in an empty folder, deep in a folder
+    // holding only a folder, deep in a folder already shown.
+    let cases: [(&str, &dyn Fn(&Path), bool); 10] = [
+        ("tracked folder", &|r| write(r, "src/m1/new.rs", "n"), true),
+        ("empty folder", &|r| write(r, "empty/a.txt", "a"), true),
+        ("hollow folder", &|r| write(r, "hollow/inner/b.txt", "b"), true),
+        ("shown folder", &|r| write(r, "new/deep/er/y.txt", "y"), false),
+        (
+            "ignore file",
+            &|r| {
+                write(r, "src/m0/.gitignore", "nothing\n");
+                write(r, "src/m0/scratch.tmp", "t");
+            },
+            true,
+        ),
+        (
+            // Edited in place: no folder's stamp moves, its own does.
+            "ignore file in place",
+            &|r| write(r, "src/m0/.gitignore", "*.tmp\n"),
+            true,
+        ),
+        (
+            "info/exclude",
+            &|r| write(r, ".git/info/exclude", "notes.txt\n"),
+            true,
+        ),
+        ("ignored folder", &|r| write(r, "build/more.o", "o"), false),
+        ("tracked file", &|r| write(r, "README.md", "# changed\n"), true),
+        (
+            "staged file",
+            &|r| {
+                let repo = Repository::open(r).unwrap();
+                let mut index = repo.index().unwrap();
+                index.add_path(Path::new("notes.txt")).unwrap();
+                index.write().unwrap();
+            },
+            true,
+        ),
+    ];
+    let mut recalled = Vec::new();
+    for (name, change, moves) in cases {
+        if after(&root, &options, change, moves) {
+            recalled.push(name);
+        }
+    }
+    // Only the change inside an ignored folder leaves the memory standing;
+    // after the tracked file changed, its scan runs every time.
+    assert_eq!(recalled, ["ignored folder"]);
+}
+
+#[test]
+fn a_folder_deleted_or_a_file_removed_is_seen() {
+    let (tmp, root) = repo();
+    let options = options(&tmp.path().join("cache"));
+    status_of(&root, &options);
+    after(
+        &root,
+        &options,
+        &|r| std::fs::remove_dir_all(r.join("new")).unwrap(),
+        true,
+    );
+    after(
+        &root,
+        &options,
+        &|r| std::fs::remove_file(r.join("notes.txt")).unwrap(),
+        true,
+    );
+    // Back to a clean tree with nothing untracked: remembered as such.
+    tick();
+    status_of(&root, &options);
+    tick();
+    let cache = tmp.path().join("cache");
+    let recalled = untracked_recalls(&cache);
+    assert_eq!(status_of(&root, &options), StatusFacts::default());
+    assert_eq!(untracked_recalls(&cache), recalled + 1);
+}
+
+#[test]
+fn without_a_cache_nothing_is_remembered() {
+    let (tmp, root) = repo();
+    let options = GitProbeOptions {
+        cache: None,
+        ..options(&tmp.path().join("cache"))
+    };
+    let expected = libgit2_status(&root);
+    assert_eq!(status_of(&root, &options), expected);
+    assert_eq!(status_of(&root, &options), expected);
+    assert!(!tmp.path().join("cache").exists());
+}
