@@ -125,7 +125,13 @@ fn after(root: &Path, options: &GitProbeOptions, change: &dyn Fn(&Path), moves: 
     let expected = libgit2_status(root);
     assert_eq!(lines(&read), lines(&expected));
     assert_eq!(read, expected);
-    assert_eq!(read != before, moves, "{:?} -> {:?}", lines(&before), lines(&read));
+    assert_eq!(
+        read != before,
+        moves,
+        "{:?} -> {:?}",
+        lines(&before),
+        lines(&read)
+    );
     untracked_recalls(cache) > recalled
 }
 
@@ -139,8 +145,16 @@ fn every_change_the_memory_depends_on_is_seen() {
     let cases: [(&str, &dyn Fn(&Path), bool); 10] = [
         ("tracked folder", &|r| write(r, "src/m1/new.rs", "n"), true),
         ("empty folder", &|r| write(r, "empty/a.txt", "a"), true),
-        ("hollow folder", &|r| write(r, "hollow/inner/b.txt", "b"), true),
-        ("shown folder", &|r| write(r, "new/deep/er/y.txt", "y"), false),
+        (
+            "hollow folder",
+            &|r| write(r, "hollow/inner/b.txt", "b"),
+            true,
+        ),
+        (
+            "shown folder",
+            &|r| write(r, "new/deep/er/y.txt", "y"),
+            false,
+        ),
         (
             "ignore file",
             &|r| {
@@ -161,7 +175,11 @@ fn every_change_the_memory_depends_on_is_seen() {
             true,
         ),
         ("ignored folder", &|r| write(r, "build/more.o", "o"), false),
-        ("tracked file", &|r| write(r, "README.md", "# changed\n"), true),
+        (
+            "tracked file",
+            &|r| write(r, "README.md", "# changed\n"),
+            true,
+        ),
         (
             "staged file",
             &|r| {

@@ -355,24 +355,35 @@ pub(super) fn settle(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
 /// conflict, an assume-unchanged or skip-worktree entry, a folder entry of
 /// a sparse index) answers `false`.
 #[cfg(unix)]
-pub(super) fn all_clean(workdir: &Path, index: &ReadIndex, settled: &Settled, unpopulated: bool) -> bool {
+pub(super) fn all_clean(
+    workdir: &Path,
+    index: &ReadIndex,
+    settled: &Settled,
+    unpopulated: bool,
+) -> bool {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
     if settled.unsettled != 0 {
         return false;
     }
     let file = &index.file;
+    // One path buffer for every entry: the working tree, then the path.
+    let mut full = workdir.as_os_str().as_bytes().to_vec();
+    full.push(b'/');
+    let base = full.len();
     file.entries.iter().all(|entry| {
         if entry.flags & (VALID | STAGE) != 0 || entry.extended != 0 {
             return false;
         }
-        let full = workdir.join(std::ffi::OsStr::from_bytes(file.path(entry)));
+        full.truncate(base);
+        full.extend_from_slice(file.path(entry));
+        let full = Path::new(std::ffi::OsStr::from_bytes(&full));
         match entry.mode {
             0o100644 | 0o100755 => {
                 is_candidate(entry, index.stamp)
-                    || lstat(&full).is_some_and(|stat| matches(entry, &stat))
+                    || lstat(full).is_some_and(|stat| matches(entry, &stat))
             }
-            0o120000 => std::fs::symlink_metadata(&full).is_ok_and(|meta| {
+            0o120000 => std::fs::symlink_metadata(full).is_ok_and(|meta| {
                 meta.file_type().is_symlink()
                     && !racy(entry, index.stamp)
                     && u64::from(entry.size) == meta.size() & 0xffff_ffff

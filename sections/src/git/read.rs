@@ -42,8 +42,8 @@ use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
-pub use super::untracked::recalls as untracked_recalls;
 use super::status::{GITLINK, IndexShape, Known, StatusSplit, clean, display, status_with};
+pub use super::untracked::recalls as untracked_recalls;
 use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
@@ -427,14 +427,16 @@ impl Work {
             let settled = racy::settle(&repo, index, cache);
             // Nothing staged and every tracked file clean: the status is its
             // untracked entries, remembered while nothing they depend on
-            // moved (see `untracked.rs`).
-            let remembered = untracked::recall(&repo, index, cache);
+            // moved (see `untracked.rs`). While something is staged the scan
+            // runs, and nothing is surveyed to be remembered.
+            let remembered = staged_clean
+                .then(|| untracked::recall(&repo, index, cache))
+                .flatten();
             let survey = match remembered {
                 Some(entries) => {
-                    let clean = staged_clean
-                        && repo.workdir().is_some_and(|workdir| {
-                            racy::all_clean(workdir, index, &settled, unpopulated)
-                        });
+                    let clean = repo.workdir().is_some_and(|workdir| {
+                        racy::all_clean(workdir, index, &settled, unpopulated)
+                    });
                     if clean {
                         let facts = untracked::facts(entries, self.max_entries, cache);
                         let _ = tx.send(Report::Status(Ok(facts)));
@@ -442,7 +444,10 @@ impl Work {
                     }
                     None
                 }
-                None => untracked::survey(&repo, index, cache, untracked::MAX_FOLDERS),
+                None if staged_clean => {
+                    untracked::survey(&repo, index, cache, untracked::MAX_FOLDERS)
+                }
+                None => None,
             };
             let copy = settled.copy(index, cache);
             let known = Known {

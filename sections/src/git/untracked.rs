@@ -31,7 +31,6 @@
 //! [`MAX_FOLDERS`] folders to walk is not remembered. The memory file
 //! follows the state folder's rules, as `racy.rs`'s does.
 
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +39,7 @@ use std::time::SystemTime;
 
 use bcode_fs::{FileKind, FileStamp, StateDir};
 use git2::Repository;
+use rustc_hash::FxHashSet;
 
 use super::racy::{self, GitCache, ReadIndex, Reader};
 use super::status::GITLINK;
@@ -126,7 +126,11 @@ fn count_recall(dir: &Path) {
 
 /// The untracked entries remembered for `repo`, when every stamp they
 /// depend on and the tracked paths of `index` are still the same.
-pub(super) fn recall(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> Option<Vec<String>> {
+pub(super) fn recall(
+    repo: &Repository,
+    index: &ReadIndex,
+    cache: &GitCache,
+) -> Option<Vec<String>> {
     let key = racy::key(repo);
     let dir = StateDir::open(&cache.dir).ok()?;
     let (file, len) = dir.open_file(&memory_name(&key)).ok()?;
@@ -140,7 +144,11 @@ pub(super) fn recall(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> 
     let holds = memory.key == key
         && memory.tracked == tracked_hash(index)
         && memory.inputs.len() >= outer.len()
-        && memory.inputs.iter().zip(&outer).all(|(kept, now)| kept.path == *now)
+        && memory
+            .inputs
+            .iter()
+            .zip(&outer)
+            .all(|(kept, now)| kept.path == *now)
         && memory.inputs.iter().all(Input::holds);
     holds.then_some(memory.entries)
 }
@@ -190,23 +198,36 @@ pub(super) fn survey(
     let workdir = repo.workdir()?.to_path_buf();
     let taken_at = SystemTime::now();
     let file = &index.file;
-    let mut tracked_folders: HashSet<&[u8]> = HashSet::new();
-    let mut gitlinks: HashSet<&[u8]> = HashSet::new();
+    let mut tracked_folders: FxHashSet<&[u8]> = FxHashSet::default();
+    let mut gitlinks: FxHashSet<&[u8]> = FxHashSet::default();
     for entry in &file.entries {
         let path = file.path(entry);
         if entry.mode == GITLINK {
             gitlinks.insert(path);
         }
-        for (at, byte) in path.iter().enumerate() {
-            if *byte == b'/' {
-                tracked_folders.insert(&path[..at]);
+        // Each folder above the path, the deepest first: once one is known,
+        // so are those above it (entries come sorted, so that is soon).
+        let mut end = path.len();
+        while let Some(slash) = path[..end].iter().rposition(|byte| *byte == b'/') {
+            if !tracked_folders.insert(&path[..slash]) {
+                break;
             }
+            end = slash;
         }
     }
-    let mut inputs: Vec<Input> = outer_inputs(repo)
-        .into_iter()
-        .map(|path| Input::take(path, Look::File))
-        .collect();
+    // A stamp that does not vouch for itself yet ends the survey at once
+    // (right after a clone, at the first folder): nothing could be kept.
+    let vouched = |input: Input| {
+        input
+            .stamp
+            .as_ref()
+            .is_none_or(|stamp| bcode_fs::vouches(stamp, taken_at, racy_window))
+            .then_some(input)
+    };
+    let mut inputs = Vec::new();
+    for path in outer_inputs(repo) {
+        inputs.push(vouched(Input::take(path, Look::File))?);
+    }
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
     let mut folders = 0usize;
     while let Some(relative) = stack.pop() {
@@ -215,45 +236,40 @@ pub(super) fn survey(
             return None;
         }
         let folder = workdir.join(path_of(&relative)?);
-        inputs.push(Input::take(folder.clone(), Look::Folder));
+        inputs.push(vouched(Input::take(folder.clone(), Look::Folder))?);
+        // One buffer for every entry's path from the root.
+        let mut child = relative;
+        if !child.is_empty() {
+            child.push(b'/');
+        }
+        let prefix = child.len();
         for entry in std::fs::read_dir(&folder).ok()? {
             let entry = entry.ok()?;
             let name = entry.file_name();
             let name = name.as_encoded_bytes();
-            if name == b".git" {
+            let kind = entry.file_type().ok()?;
+            if name == b".gitignore" {
+                inputs.push(vouched(Input::take(entry.path(), Look::File))?);
+            }
+            if !kind.is_dir() || name == b".git" {
                 continue;
             }
-            let mut child = relative.clone();
-            if !child.is_empty() {
-                child.push(b'/');
-            }
+            child.truncate(prefix);
             child.extend_from_slice(name);
-            let kind = entry.file_type().ok()?;
-            if kind.is_dir() {
-                if tracked_folders.contains(child.as_slice()) {
-                    stack.push(child);
-                } else if gitlinks.contains(child.as_slice())
-                    || std::fs::symlink_metadata(entry.path().join(".git")).is_ok()
-                {
-                    // A submodule or a nested repository: shown, or not,
-                    // as a whole; its own stamp moves when `.git` comes or
-                    // goes.
-                    inputs.push(Input::take(entry.path(), Look::Folder));
-                } else if !repo.is_path_ignored(path_of(&child)?).ok()? {
-                    stack.push(child);
-                }
-            } else if name == b".gitignore" {
-                inputs.push(Input::take(entry.path(), Look::File));
+            if tracked_folders.contains(child.as_slice()) {
+                stack.push(child.clone());
+            } else if gitlinks.contains(child.as_slice())
+                || std::fs::symlink_metadata(entry.path().join(".git")).is_ok()
+            {
+                // A submodule or a nested repository: shown, or not, as a
+                // whole; its own stamp moves when `.git` comes or goes.
+                inputs.push(vouched(Input::take(entry.path(), Look::Folder))?);
+            } else if !repo.is_path_ignored(path_of(&child)?).ok()? {
+                stack.push(child.clone());
             }
         }
     }
-    let vouch = |input: &Input| {
-        input
-            .stamp
-            .as_ref()
-            .is_none_or(|stamp| bcode_fs::vouches(stamp, taken_at, racy_window))
-    };
-    inputs.iter().all(vouch).then(|| Survey {
+    Some(Survey {
         key: racy::key(repo),
         tracked: tracked_hash(index),
         inputs,
@@ -330,7 +346,7 @@ fn outer_inputs(repo: &Repository) -> Vec<PathBuf> {
 /// A hash of the index's paths and modes, in order: which paths are
 /// tracked, and which are gitlinks.
 fn tracked_hash(index: &ReadIndex) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = rustc_hash::FxHasher::default();
     let file = &index.file;
     file.entries.len().hash(&mut hasher);
     for entry in &file.entries {
@@ -534,7 +550,10 @@ mod tests {
         let zero = cache(std::time::Duration::ZERO);
         // The root and six untracked folders, none ignored.
         let survey_of = |bound| survey(&repo, &read, &zero, bound);
-        assert_eq!(survey_of(7).map(|s| s.inputs.len() - outer_inputs(&repo).len()), Some(7));
+        assert_eq!(
+            survey_of(7).map(|s| s.inputs.len() - outer_inputs(&repo).len()),
+            Some(7)
+        );
         assert!(survey_of(6).is_none());
         // Everything here changed within the last hour.
         let hour = cache(std::time::Duration::from_secs(3600));
