@@ -209,6 +209,7 @@ impl Workspace {
         Some(bcode_prompt_sections::GitCache {
             dir: dir.path().to_path_buf(),
             racy_window: self.racy_window,
+            user_git_files: bcode_prompt_sections::GitCache::user_git_files(&self.inputs.env),
         })
     }
 }

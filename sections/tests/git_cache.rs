@@ -61,6 +61,7 @@ fn options(cache: &Path, split: StatusSplit) -> GitProbeOptions {
         cache: Some(GitCache {
             dir: cache.to_path_buf(),
             racy_window: Duration::ZERO,
+            user_git_files: GitCache::user_git_files(&std::env::vars().collect()),
         }),
         ..GitProbeOptions::default()
     }

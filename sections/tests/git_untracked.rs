@@ -24,6 +24,7 @@ fn options(cache: &Path) -> GitProbeOptions {
         cache: Some(GitCache {
             dir: cache.to_path_buf(),
             racy_window: Duration::ZERO,
+            user_git_files: GitCache::user_git_files(&std::env::vars().collect()),
         }),
         ..GitProbeOptions::default()
     }
@@ -135,6 +136,9 @@ fn after(root: &Path, options: &GitProbeOptions, change: &dyn Fn(&Path), moves: 
     untracked_recalls(cache) > recalled
 }
 
+/// A change: its name, what it does, whether the status moves.
+type Case<'a> = (&'a str, &'a dyn Fn(&Path), bool);
+
 #[test]
 fn every_change_the_memory_depends_on_is_seen() {
     let (tmp, root) = repo();
@@ -142,7 +146,7 @@ fn every_change_the_memory_depends_on_is_seen() {
     status_of(&root, &options);
     // A file in a tracked folder, in an empty folder, deep in a folder
     // holding only a folder, deep in a folder already shown.
-    let cases: [(&str, &dyn Fn(&Path), bool); 10] = [
+    let cases: [Case; 10] = [
         ("tracked folder", &|r| write(r, "src/m1/new.rs", "n"), true),
         ("empty folder", &|r| write(r, "empty/a.txt", "a"), true),
         (
@@ -240,4 +244,37 @@ fn without_a_cache_nothing_is_remembered() {
     assert_eq!(status_of(&root, &options), expected);
     assert_eq!(status_of(&root, &options), expected);
     assert!(!tmp.path().join("cache").exists());
+}
+
+#[test]
+fn without_the_users_git_files_nothing_is_remembered() {
+    // A hermetic host names no home: the user's config and excludes file,
+    // which libgit2 reads, cannot be watched, so every read scans.
+    let (tmp, root) = repo();
+    let cache = tmp.path().join("cache");
+    let mut options = options(&cache);
+    if let Some(cache) = options.cache.as_mut() {
+        cache.user_git_files = Vec::new();
+    }
+    let expected = libgit2_status(&root);
+    for _ in 0..2 {
+        assert_eq!(status_of(&root, &options), expected);
+        tick();
+    }
+    assert_eq!(untracked_recalls(&cache), 0);
+}
+
+#[test]
+fn a_gitignore_that_is_not_a_file_keeps_nothing() {
+    let (tmp, root) = repo();
+    let cache = tmp.path().join("cache");
+    let options = options(&cache);
+    std::fs::create_dir_all(root.join("src/m1/.gitignore")).unwrap();
+    tick();
+    let expected = libgit2_status(&root);
+    for _ in 0..2 {
+        assert_eq!(status_of(&root, &options), expected);
+        tick();
+    }
+    assert_eq!(untracked_recalls(&cache), 0);
 }

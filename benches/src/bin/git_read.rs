@@ -53,6 +53,7 @@ fn main() {
             dir: state,
             // The shipped racy window (`bcode_fs::RACY_WINDOW`).
             racy_window: Duration::from_secs(2),
+            user_git_files: GitCache::user_git_files(&std::env::vars().collect()),
         }),
         split,
         ..GitProbeOptions::default()

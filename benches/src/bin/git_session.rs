@@ -62,6 +62,7 @@ fn main() {
             dir: state.path().to_path_buf(),
             // The shipped racy window (`bcode_fs::RACY_WINDOW`).
             racy_window: Duration::from_secs(2),
+            user_git_files: GitCache::user_git_files(&std::env::vars().collect()),
         }),
         ..GitProbeOptions::default()
     };

@@ -12,6 +12,8 @@ use git2::Oid;
 pub(super) const MTIME_AT: usize = 8;
 /// Where an entry's file size starts, from the entry's start.
 pub(super) const SIZE_AT: usize = 36;
+/// A gitlink's mode: an index entry naming a commit of another repository.
+pub(super) const GITLINK: u32 = 0o160_000;
 /// The trailing checksum's length (SHA-1).
 pub(super) const CHECKSUM_BYTES: usize = 20;
 

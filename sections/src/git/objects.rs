@@ -1229,6 +1229,7 @@ mod tests {
         let cache = GitCache {
             dir: dir.path().join("cache"),
             racy_window: std::time::Duration::ZERO,
+            user_git_files: Vec::new(),
         };
         let walk_with = |memo: &mut TreeMemo| {
             let store = Store::list(&objects, &budget).unwrap();

@@ -46,6 +46,33 @@ pub struct GitCache {
     /// A file changed less than this long ago is hashed but not remembered
     /// (`bcode_fs::RACY_WINDOW` unless a test shortens it).
     pub racy_window: Duration,
+    /// The user's git config and excludes files as the environment names
+    /// them ([`GitCache::user_git_files`]): the remembered untracked entries
+    /// depend on them (see `untracked.rs`). Empty (a hermetic host, no
+    /// `HOME`): no untracked entries are remembered.
+    pub user_git_files: Vec<PathBuf>,
+}
+
+impl GitCache {
+    /// The files git reads from the user's home for its config and ignore
+    /// rules, as the environment snapshot `env` names them:
+    /// `$HOME/.gitconfig`, and `git/config` and `git/ignore` under
+    /// `$XDG_CONFIG_HOME` (else `$HOME/.config`); none without `HOME`.
+    pub fn user_git_files(env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+        let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) else {
+            return Vec::new();
+        };
+        let home = PathBuf::from(home);
+        let xdg = env
+            .get("XDG_CONFIG_HOME")
+            .filter(|xdg| !xdg.is_empty())
+            .map_or_else(|| home.join(".config"), PathBuf::from);
+        vec![
+            home.join(".gitconfig"),
+            xdg.join("git").join("config"),
+            xdg.join("git").join("ignore"),
+        ]
+    }
 }
 
 /// How many racily-clean entries a scan hashed, and how many it took from
@@ -393,7 +420,7 @@ pub(super) fn all_clean(
                     && entry.uid == meta.uid()
                     && entry.gid == meta.gid()
             }),
-            super::status::GITLINK => unpopulated,
+            index_file::GITLINK => unpopulated,
             _ => false,
         }
     })

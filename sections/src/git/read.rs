@@ -38,11 +38,12 @@ use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Repository};
 
+use super::index_file::GITLINK;
 use super::overdue::{self, Phase, Progress};
 use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
-use super::status::{GITLINK, IndexShape, Known, StatusSplit, clean, display, status_with};
+use super::status::{IndexShape, Known, StatusSplit, clean, display, status_with};
 pub use super::untracked::recalls as untracked_recalls;
 use super::watch::{self, WatchSlot};
 use super::{

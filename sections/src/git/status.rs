@@ -18,7 +18,7 @@ use std::path::Path;
 
 use git2::{Repository, Status, StatusOptions, StatusShow};
 
-use super::index_file::IndexFile;
+use super::index_file::{GITLINK, IndexFile};
 use super::racy::IndexCopy;
 use super::{EntryState, StatusEntry, StatusFacts};
 
@@ -68,9 +68,6 @@ pub(super) struct Known<'a> {
     /// out (see [`IndexShape::unpopulated`]).
     pub(super) unpopulated: bool,
 }
-
-/// A gitlink's mode: an index entry naming a commit of another repository.
-pub(super) const GITLINK: u32 = 0o160_000;
 
 /// What the scan's plan needs to know of the index, from a reading of it
 /// made before the scan.

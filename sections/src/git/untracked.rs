@@ -41,8 +41,8 @@ use bcode_fs::{FileKind, FileStamp, StateDir};
 use git2::Repository;
 use rustc_hash::FxHashSet;
 
+use super::index_file::GITLINK;
 use super::racy::{self, GitCache, ReadIndex, Reader};
-use super::status::GITLINK;
 use super::{EntryState, StatusEntry, StatusFacts};
 
 /// The most folders a survey walks before it gives up remembering.
@@ -140,7 +140,7 @@ pub(super) fn recall(
     let mut bytes = Vec::new();
     file.take(MAX_BYTES).read_to_end(&mut bytes).ok()?;
     let memory = parse(&bytes)?;
-    let outer = outer_inputs(repo);
+    let outer = outer_inputs(repo, cache)?;
     let holds = memory.key == key
         && memory.tracked == tracked_hash(index)
         && memory.inputs.len() >= outer.len()
@@ -225,7 +225,7 @@ pub(super) fn survey(
             .then_some(input)
     };
     let mut inputs = Vec::new();
-    for path in outer_inputs(repo) {
+    for path in outer_inputs(repo, cache)? {
         inputs.push(vouched(Input::take(path, Look::File))?);
     }
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
@@ -249,6 +249,11 @@ pub(super) fn survey(
             let name = name.as_encoded_bytes();
             let kind = entry.file_type().ok()?;
             if name == b".gitignore" {
+                // Not a regular file (a FIFO would block whoever reads the
+                // rules, as `watch.rs` refuses it too): nothing is kept.
+                if !kind.is_file() {
+                    return None;
+                }
                 inputs.push(vouched(Input::take(entry.path(), Look::File))?);
             }
             if !kind.is_dir() || name == b".git" {
@@ -309,9 +314,13 @@ impl Survey {
 
 /// The files outside the working tree the ignore rules come from, in a
 /// fixed order: the git folder's `info/exclude` and config (and the common
-/// folder's, for a linked worktree), the user's and the system's config,
-/// the user's default excludes file and the one `core.excludesFile` names.
-fn outer_inputs(repo: &Repository) -> Vec<PathBuf> {
+/// folder's, for a linked worktree), the user's files (`cache`), the
+/// system's config and the file `core.excludesFile` names; `None` when the
+/// user's files are not known.
+fn outer_inputs(repo: &Repository, cache: &GitCache) -> Option<Vec<PathBuf>> {
+    if cache.user_git_files.is_empty() {
+        return None;
+    }
     let mut paths = vec![
         repo.path().join("info").join("exclude"),
         repo.path().join("config"),
@@ -321,17 +330,7 @@ fn outer_inputs(repo: &Repository) -> Vec<PathBuf> {
         paths.push(repo.commondir().join("info").join("exclude"));
         paths.push(repo.commondir().join("config"));
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|home| home.join(".config")));
-    if let Some(home) = &home {
-        paths.push(home.join(".gitconfig"));
-    }
-    if let Some(xdg) = &xdg {
-        paths.push(xdg.join("git").join("config"));
-        paths.push(xdg.join("git").join("ignore"));
-    }
+    paths.extend(cache.user_git_files.iter().cloned());
     paths.push(PathBuf::from("/etc/gitconfig"));
     if let Some(excludes) = repo
         .config()
@@ -340,7 +339,7 @@ fn outer_inputs(repo: &Repository) -> Vec<PathBuf> {
     {
         paths.push(excludes);
     }
-    paths
+    Some(paths)
 }
 
 /// A hash of the index's paths and modes, in order: which paths are
@@ -545,13 +544,14 @@ mod tests {
         let cache = |window| GitCache {
             dir: PathBuf::from("unused"),
             racy_window: window,
+            user_git_files: vec![PathBuf::from("/nonexistent/.gitconfig")],
         };
         std::thread::sleep(std::time::Duration::from_millis(20));
         let zero = cache(std::time::Duration::ZERO);
         // The root and six untracked folders, none ignored.
         let survey_of = |bound| survey(&repo, &read, &zero, bound);
         assert_eq!(
-            survey_of(7).map(|s| s.inputs.len() - outer_inputs(&repo).len()),
+            survey_of(7).map(|s| s.inputs.len() - outer_inputs(&repo, &zero).unwrap().len()),
             Some(7)
         );
         assert!(survey_of(6).is_none());

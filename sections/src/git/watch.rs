@@ -32,6 +32,8 @@ use std::time::SystemTime;
 use bcode_fs::{FileStamp, FolderWatch};
 use git2::Repository;
 
+use super::index_file::GITLINK;
+
 /// The most folders one watch covers (the git folder's included); a larger
 /// tree is read every turn rather than use up the user's inotify watches.
 pub const MAX_FOLDERS: usize = 20_000;
@@ -236,8 +238,6 @@ fn list(folder: &Path) -> Result<Vec<(std::ffi::OsString, bool)>, String> {
 /// or holding a tracked file.
 fn work_tree(repo: &Repository, workdir: &Path, folders: &mut Folders) -> Result<(), String> {
     let index = repo.index().map_err(|err| err.message().to_owned())?;
-    // A gitlink: an index entry naming a commit of another repository.
-    const GITLINK: u32 = 0o160_000;
     let mut tracked = BTreeSet::new();
     for entry in index.iter() {
         if entry.mode == GITLINK {
