@@ -33,7 +33,7 @@ pub use environment::{
 pub use gathered::{Gathered, RoutedSkills};
 pub use git::read::{
     GitCache, GitProbeOptions, GitRead, RacyCounts, RunningGitRead, WaitingGitRead, racy_counts,
-    read_git, start_git_read, untracked_recalls,
+    read_git, start_git_read, unscanned_status_reads,
 };
 pub use git::session::{GitSession, GitSessionStats};
 pub use git::status::{StatusSplit, git_status};

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use bcode_prompt_sections::{
     GitCache, GitFacts, GitProbeOptions, StatusFacts, StatusOutcome, StatusSplit, git_status,
-    read_git, untracked_recalls,
+    read_git, unscanned_status_reads,
 };
 use common::{commit_all, init, write};
 use git2::Repository;
@@ -95,10 +95,10 @@ fn a_clean_tree_is_answered_from_the_memory_as_libgit2_answers() {
     let expected = libgit2_status(&root);
     assert_eq!(lines(&expected), ["??new/", "??notes.txt"]);
     assert_eq!(status_of(&root, &options), expected);
-    assert_eq!(untracked_recalls(&cache), 0);
+    assert_eq!(unscanned_status_reads(&cache), 0);
     tick();
     assert_eq!(status_of(&root, &options), expected);
-    assert_eq!(untracked_recalls(&cache), 1);
+    assert_eq!(unscanned_status_reads(&cache), 1);
     // The cap applies to remembered entries as to scanned ones.
     let capped = GitProbeOptions {
         max_entries: 1,
@@ -108,7 +108,7 @@ fn a_clean_tree_is_answered_from_the_memory_as_libgit2_answers() {
     assert_eq!(lines(&facts), ["??new/"]);
     assert!(facts.capped);
     assert_eq!(facts.total.untracked, 2);
-    assert_eq!(untracked_recalls(&cache), 2);
+    assert_eq!(unscanned_status_reads(&cache), 2);
 }
 
 /// Applies `change`, then checks the read against libgit2's full answer
@@ -121,7 +121,7 @@ fn after(root: &Path, options: &GitProbeOptions, change: &dyn Fn(&Path), moves: 
     tick();
     change(root);
     tick();
-    let recalled = untracked_recalls(cache);
+    let recalled = unscanned_status_reads(cache);
     let read = status_of(root, options);
     let expected = libgit2_status(root);
     assert_eq!(lines(&read), lines(&expected));
@@ -133,7 +133,7 @@ fn after(root: &Path, options: &GitProbeOptions, change: &dyn Fn(&Path), moves: 
         lines(&before),
         lines(&read)
     );
-    untracked_recalls(cache) > recalled
+    unscanned_status_reads(cache) > recalled
 }
 
 /// A change: its name, what it does, whether the status moves.
@@ -228,9 +228,9 @@ fn a_folder_deleted_or_a_file_removed_is_seen() {
     status_of(&root, &options);
     tick();
     let cache = tmp.path().join("cache");
-    let recalled = untracked_recalls(&cache);
+    let recalled = unscanned_status_reads(&cache);
     assert_eq!(status_of(&root, &options), StatusFacts::default());
-    assert_eq!(untracked_recalls(&cache), recalled + 1);
+    assert_eq!(unscanned_status_reads(&cache), recalled + 1);
 }
 
 #[test]
@@ -261,7 +261,7 @@ fn without_the_users_git_files_nothing_is_remembered() {
         assert_eq!(status_of(&root, &options), expected);
         tick();
     }
-    assert_eq!(untracked_recalls(&cache), 0);
+    assert_eq!(unscanned_status_reads(&cache), 0);
 }
 
 #[test]
@@ -276,5 +276,71 @@ fn a_gitignore_that_is_not_a_file_keeps_nothing() {
         assert_eq!(status_of(&root, &options), expected);
         tick();
     }
-    assert_eq!(untracked_recalls(&cache), 0);
+    assert_eq!(unscanned_status_reads(&cache), 0);
+}
+
+/// A committed tree with nothing else on disk, its files just written.
+fn tracked_only() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let repo = init(&root);
+    write(&root, ".gitignore", "build/\n");
+    for i in 0..6 {
+        write(&root, &format!("src/m{}/f{i}.rs", i % 2), "fn f() {}\n");
+    }
+    commit_all(&repo, "first");
+    (tmp, root)
+}
+
+#[test]
+fn a_tree_holding_only_tracked_files_needs_no_scan_even_when_fresh() {
+    let (tmp, root) = tracked_only();
+    let cache = tmp.path().join("cache");
+    // Every stamp is younger than an hour: nothing can be remembered, yet
+    // the walk sees every entry tracked, as right after a clone.
+    let mut options = options(&cache);
+    if let Some(cache) = options.cache.as_mut() {
+        cache.racy_window = Duration::from_secs(3600);
+    }
+    assert_eq!(libgit2_status(&root), StatusFacts::default());
+    assert_eq!(status_of(&root, &options), StatusFacts::default());
+    assert_eq!(unscanned_status_reads(&cache), 1);
+    assert_eq!(status_of(&root, &options), StatusFacts::default());
+    assert_eq!(unscanned_status_reads(&cache), 2);
+    // Anything untracked, even ignored or an empty folder, needs the scan;
+    // a tracked file changed too.
+    let changes: [&dyn Fn(&Path); 3] = [
+        &|r| write(r, "build/out.o", "o"),
+        &|r| std::fs::create_dir_all(r.join("src/m0/empty")).unwrap(),
+        &|r| write(r, "src/m1/f1.rs", "fn g() {}\n"),
+    ];
+    for change in changes {
+        change(&root);
+        tick();
+        let before = unscanned_status_reads(&cache);
+        assert_eq!(status_of(&root, &options), libgit2_status(&root));
+        assert_eq!(unscanned_status_reads(&cache), before);
+    }
+}
+
+#[test]
+fn an_empty_status_found_by_the_walk_is_remembered_once_it_settles() {
+    let (tmp, root) = tracked_only();
+    let cache = tmp.path().join("cache");
+    let options = options(&cache);
+    tick();
+    assert_eq!(status_of(&root, &options), StatusFacts::default());
+    tick();
+    // An ignored file appears in an ignored folder: no folder the status
+    // depends on moved, so the memory answers.
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    tick();
+    // The root folder moved (a new entry): walked again, now with an
+    // untracked (ignored) folder, so scanned, and remembered.
+    assert_eq!(status_of(&root, &options), libgit2_status(&root));
+    let before = unscanned_status_reads(&cache);
+    write(&root, "build/out.o", "o");
+    tick();
+    assert_eq!(status_of(&root, &options), StatusFacts::default());
+    assert_eq!(unscanned_status_reads(&cache), before + 1);
 }

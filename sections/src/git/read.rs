@@ -44,7 +44,7 @@ use super::preflight::{self, Preflight};
 use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
 use super::status::{IndexShape, Known, StatusSplit, clean, display, status_with};
-pub use super::untracked::recalls as untracked_recalls;
+pub use super::untracked::unscanned as unscanned_status_reads;
 use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
@@ -450,6 +450,22 @@ impl Work {
                 }
                 None => None,
             };
+            // Nothing untracked on disk (right after a clone, say) and every
+            // tracked file clean: the status is empty, whatever the rules.
+            let empty = survey
+                .as_ref()
+                .is_some_and(untracked::Survey::nothing_untracked)
+                && repo
+                    .workdir()
+                    .is_some_and(|workdir| racy::all_clean(workdir, index, &settled, unpopulated));
+            if empty {
+                let facts = untracked::facts(Vec::new(), self.max_entries, cache);
+                if let Some(survey) = survey {
+                    survey.remember(&facts, cache);
+                }
+                let _ = tx.send(Report::Status(Ok(facts)));
+                return;
+            }
             let copy = settled.copy(index, cache);
             let known = Known {
                 staged_clean,

@@ -30,6 +30,12 @@
 //! same; anything else runs the scan as before. A tree with more than
 //! [`MAX_FOLDERS`] folders to walk is not remembered. The memory file
 //! follows the state folder's rules, as `racy.rs`'s does.
+//!
+//! The walk itself can also spare the scan: when every entry of every
+//! folder it walks is tracked (right after a clone, a checkout, a clean
+//! build-free tree), nothing is untracked whatever the ignore rules say, so
+//! a clean tracked tree with nothing staged has an empty status, even while
+//! the stamps are too fresh to be kept.
 
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Write};
@@ -96,30 +102,31 @@ struct Memory {
     entries: Vec<String>,
 }
 
-/// How many reads were answered from the memory, per cache folder (for
-/// tests and benches: counted, not timed).
-static RECALLS: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
+/// How many status reads were answered without a scan, per cache folder
+/// (for tests and benches: counted, not timed).
+static UNSCANNED: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
 
-/// How many reads with the cache folder `dir` were answered from the
-/// memory of untracked entries.
-pub fn recalls(dir: &Path) -> u64 {
-    let recalls = RECALLS.lock().unwrap_or_else(PoisonError::into_inner);
-    recalls
+/// How many status reads with the cache folder `dir` were answered without
+/// libgit2's scan: from the memory of untracked entries, or because the
+/// working tree held nothing untracked.
+pub fn unscanned(dir: &Path) -> u64 {
+    let counts = UNSCANNED.lock().unwrap_or_else(PoisonError::into_inner);
+    counts
         .iter()
         .find(|(kept, _)| kept == dir)
         .map_or(0, |(_, n)| *n)
 }
 
-fn count_recall(dir: &Path) {
-    let mut recalls = RECALLS.lock().unwrap_or_else(PoisonError::into_inner);
-    match recalls.iter_mut().find(|(kept, _)| kept == dir) {
+fn count_unscanned(dir: &Path) {
+    let mut counts = UNSCANNED.lock().unwrap_or_else(PoisonError::into_inner);
+    match counts.iter_mut().find(|(kept, _)| kept == dir) {
         Some((_, n)) => *n += 1,
         None => {
             // Bounded: a long-lived host uses a handful of folders.
-            if recalls.len() >= 64 {
-                recalls.clear();
+            if counts.len() >= 64 {
+                counts.clear();
             }
-            recalls.push((dir.to_path_buf(), 1));
+            counts.push((dir.to_path_buf(), 1));
         }
     }
 }
@@ -155,9 +162,9 @@ pub(super) fn recall(
 
 /// The facts of a clean tracked tree with these untracked entries, at most
 /// `max_entries` kept, as the scan would give them (counted as a read
-/// answered from the memory in `cache`).
+/// answered without a scan in `cache`).
 pub(super) fn facts(entries: Vec<String>, max_entries: usize, cache: &GitCache) -> StatusFacts {
-    count_recall(&cache.dir);
+    count_unscanned(&cache.dir);
     let mut facts = StatusFacts::default();
     for path in entries {
         facts.total.add(EntryState::Untracked);
@@ -177,31 +184,68 @@ pub(super) fn facts(entries: Vec<String>, max_entries: usize, cache: &GitCache) 
 /// The code of an untracked entry.
 const UNTRACKED: &str = "??";
 
-/// The stamps a scan's untracked entries will depend on, taken before it.
+/// What a walk of the working tree found before the scan: the stamps the
+/// scan's untracked entries will depend on, and whether there can be any.
 pub(super) struct Survey {
     key: Vec<u8>,
     tracked: u64,
     inputs: Vec<Input>,
+    /// Every stamp vouched for itself: the scan's answer may be kept.
+    vouched: bool,
+    /// Every entry of every folder walked is tracked: there is nothing
+    /// untracked, whatever the ignore rules say.
+    nothing_untracked: bool,
+}
+
+/// Takes the survey's stamps, while they all vouch for themselves.
+struct Stamps {
+    inputs: Vec<Input>,
+    vouched: bool,
+    taken_at: SystemTime,
+    racy_window: std::time::Duration,
+}
+
+impl Stamps {
+    fn take(&mut self, path: PathBuf, look: Look) {
+        if !self.vouched {
+            return;
+        }
+        let input = Input::take(path, look);
+        let vouches = input
+            .stamp
+            .as_ref()
+            .is_none_or(|stamp| bcode_fs::vouches(stamp, self.taken_at, self.racy_window));
+        if vouches {
+            self.inputs.push(input);
+        } else {
+            // Nothing of this survey can be kept now.
+            self.vouched = false;
+            self.inputs = Vec::new();
+        }
+    }
 }
 
 /// Walks what the scan will walk and takes its stamps (see the module
-/// docs); `None` when there is no working tree, when the tree has more
-/// than `max_folders` folders to walk, or when a stamp does not vouch for
-/// itself yet (changed within `cache`'s racy window).
+/// docs), noting whether any entry is untracked. `None` when there is no
+/// working tree or the user's files are not known, when the tree has more
+/// than `max_folders` folders to walk, when a `.gitignore` is not a regular
+/// file, or as soon as the survey can serve for nothing: a stamp that does
+/// not vouch for itself yet (changed within `cache`'s racy window; right
+/// after a clone) and an untracked entry.
 pub(super) fn survey(
     repo: &Repository,
     index: &ReadIndex,
     cache: &GitCache,
     max_folders: usize,
 ) -> Option<Survey> {
-    let racy_window = cache.racy_window;
     let workdir = repo.workdir()?.to_path_buf();
-    let taken_at = SystemTime::now();
     let file = &index.file;
+    let mut tracked_paths: FxHashSet<&[u8]> = FxHashSet::default();
     let mut tracked_folders: FxHashSet<&[u8]> = FxHashSet::default();
     let mut gitlinks: FxHashSet<&[u8]> = FxHashSet::default();
     for entry in &file.entries {
         let path = file.path(entry);
+        tracked_paths.insert(path);
         if entry.mode == GITLINK {
             gitlinks.insert(path);
         }
@@ -215,28 +259,25 @@ pub(super) fn survey(
             end = slash;
         }
     }
-    // A stamp that does not vouch for itself yet ends the survey at once
-    // (right after a clone, at the first folder): nothing could be kept.
-    let vouched = |input: Input| {
-        input
-            .stamp
-            .as_ref()
-            .is_none_or(|stamp| bcode_fs::vouches(stamp, taken_at, racy_window))
-            .then_some(input)
+    let mut stamps = Stamps {
+        inputs: Vec::new(),
+        vouched: true,
+        taken_at: SystemTime::now(),
+        racy_window: cache.racy_window,
     };
-    let mut inputs = Vec::new();
     for path in outer_inputs(repo, cache)? {
-        inputs.push(vouched(Input::take(path, Look::File))?);
+        stamps.take(path, Look::File);
     }
+    let mut nothing_untracked = true;
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
     let mut folders = 0usize;
     while let Some(relative) = stack.pop() {
         folders += 1;
-        if folders > max_folders {
+        if folders > max_folders || !(stamps.vouched || nothing_untracked) {
             return None;
         }
         let folder = workdir.join(path_of(&relative)?);
-        inputs.push(vouched(Input::take(folder.clone(), Look::Folder))?);
+        stamps.take(folder.clone(), Look::Folder);
         // One buffer for every entry's path from the root.
         let mut child = relative;
         if !child.is_empty() {
@@ -248,45 +289,63 @@ pub(super) fn survey(
             let name = entry.file_name();
             let name = name.as_encoded_bytes();
             let kind = entry.file_type().ok()?;
+            if name == b".git" {
+                continue;
+            }
             if name == b".gitignore" {
                 // Not a regular file (a FIFO would block whoever reads the
                 // rules, as `watch.rs` refuses it too): nothing is kept.
                 if !kind.is_file() {
                     return None;
                 }
-                inputs.push(vouched(Input::take(entry.path(), Look::File))?);
-            }
-            if !kind.is_dir() || name == b".git" {
-                continue;
+                stamps.take(entry.path(), Look::File);
             }
             child.truncate(prefix);
             child.extend_from_slice(name);
-            if tracked_folders.contains(child.as_slice()) {
+            if !kind.is_dir() {
+                nothing_untracked &= tracked_paths.contains(child.as_slice());
+            } else if tracked_folders.contains(child.as_slice()) {
                 stack.push(child.clone());
-            } else if gitlinks.contains(child.as_slice())
-                || std::fs::symlink_metadata(entry.path().join(".git")).is_ok()
-            {
-                // A submodule or a nested repository: shown, or not, as a
-                // whole; its own stamp moves when `.git` comes or goes.
-                inputs.push(vouched(Input::take(entry.path(), Look::Folder))?);
-            } else if !repo.is_path_ignored(path_of(&child)?).ok()? {
-                stack.push(child.clone());
+            } else if gitlinks.contains(child.as_slice()) {
+                // A submodule: its own stamp moves when `.git` comes or goes.
+                stamps.take(entry.path(), Look::Folder);
+            } else if std::fs::symlink_metadata(entry.path().join(".git")).is_ok() {
+                // A nested repository: shown, or not, as a whole.
+                nothing_untracked = false;
+                stamps.take(entry.path(), Look::Folder);
+            } else {
+                nothing_untracked = false;
+                if !repo.is_path_ignored(path_of(&child)?).ok()? {
+                    stack.push(child.clone());
+                }
+            }
+            if !(stamps.vouched || nothing_untracked) {
+                return None;
             }
         }
     }
     Some(Survey {
         key: racy::key(repo),
         tracked: tracked_hash(index),
-        inputs,
+        inputs: stamps.inputs,
+        vouched: stamps.vouched,
+        nothing_untracked,
     })
 }
 
 impl Survey {
-    /// Keeps the untracked entries of `facts`, the scan that followed the
-    /// survey, in the cache folder: only when it listed every entry and
-    /// every untracked one is untracked alone (not also staged).
+    /// Whether the walk found every entry tracked: with every tracked file
+    /// clean and nothing staged, the status is then empty, no scan needed.
+    pub(super) fn nothing_untracked(&self) -> bool {
+        self.nothing_untracked
+    }
+
+    /// Keeps the untracked entries of `facts`, the status that followed the
+    /// survey, in the cache folder: only when every stamp vouched, the
+    /// status listed every entry and every untracked one is untracked alone
+    /// (not also staged).
     pub(super) fn remember(self, facts: &StatusFacts, cache: &GitCache) {
-        if facts.capped {
+        if facts.capped || !self.vouched {
             return;
         }
         let mut entries = Vec::new();
