@@ -240,7 +240,8 @@ pub(super) fn survey(
 ) -> Option<Survey> {
     let workdir = repo.workdir()?.to_path_buf();
     let file = &index.file;
-    let mut tracked_paths: FxHashSet<&[u8]> = FxHashSet::default();
+    let mut tracked_paths: FxHashSet<&[u8]> =
+        FxHashSet::with_capacity_and_hasher(file.entries.len(), Default::default());
     let mut tracked_folders: FxHashSet<&[u8]> = FxHashSet::default();
     let mut gitlinks: FxHashSet<&[u8]> = FxHashSet::default();
     for entry in &file.entries {
