@@ -45,9 +45,9 @@ use std::time::SystemTime;
 
 use bcode_fs::{FileKind, FileStamp, StateDir};
 use git2::Repository;
+use rustc_hash::FxHashSet;
 
 use super::index_file::GITLINK;
-use super::index_file::IndexFile;
 use super::racy::{self, GitCache, ReadIndex, Reader};
 use super::{EntryState, StatusEntry, StatusFacts};
 
@@ -240,14 +240,25 @@ pub(super) fn survey(
 ) -> Option<Survey> {
     let workdir = repo.workdir()?.to_path_buf();
     let file = &index.file;
-    // The folders are matched against the index's sorted paths; an index
-    // out of order (which git never writes) is not surveyed.
-    let sorted = file
-        .entries
-        .windows(2)
-        .all(|pair| file.path(&pair[0]) <= file.path(&pair[1]));
-    if !sorted {
-        return None;
+    let mut tracked_paths: FxHashSet<&[u8]> =
+        FxHashSet::with_capacity_and_hasher(file.entries.len(), Default::default());
+    let mut tracked_folders: FxHashSet<&[u8]> = FxHashSet::default();
+    let mut gitlinks: FxHashSet<&[u8]> = FxHashSet::default();
+    for entry in &file.entries {
+        let path = file.path(entry);
+        tracked_paths.insert(path);
+        if entry.mode == GITLINK {
+            gitlinks.insert(path);
+        }
+        // Each folder above the path, the deepest first: once one is known,
+        // so are those above it (entries come sorted, so that is soon).
+        let mut end = path.len();
+        while let Some(slash) = path[..end].iter().rposition(|byte| *byte == b'/') {
+            if !tracked_folders.insert(&path[..slash]) {
+                break;
+            }
+            end = slash;
+        }
     }
     let mut stamps = Stamps {
         inputs: Vec::new(),
@@ -274,7 +285,6 @@ pub(super) fn survey(
             child.push(b'/');
         }
         let prefix = child.len();
-        let tracked = children(file, &child);
         for entry in std::fs::read_dir(&folder).ok()? {
             let entry = entry.ok()?;
             let name = entry.file_name();
@@ -291,31 +301,23 @@ pub(super) fn survey(
                 }
                 stamps.take(entry.path(), Look::File);
             }
-            let known = tracked
-                .binary_search_by(|(tracked, _)| (*tracked).cmp(name))
-                .ok()
-                .and_then(|at| tracked.get(at))
-                .map(|(_, child)| *child);
-            if !kind.is_dir() {
-                nothing_untracked &= known.is_some_and(|child| child != Child::Folder);
-                continue;
-            }
             child.truncate(prefix);
             child.extend_from_slice(name);
-            match known {
-                Some(Child::Folder) => stack.push(child.clone()),
+            if !kind.is_dir() {
+                nothing_untracked &= tracked_paths.contains(child.as_slice());
+            } else if tracked_folders.contains(child.as_slice()) {
+                stack.push(child.clone());
+            } else if gitlinks.contains(child.as_slice()) {
                 // A submodule: its own stamp moves when `.git` comes or goes.
-                Some(Child::Gitlink) => stamps.take(entry.path(), Look::Folder),
-                _ if std::fs::symlink_metadata(entry.path().join(".git")).is_ok() => {
-                    // A nested repository: shown, or not, as a whole.
-                    nothing_untracked = false;
-                    stamps.take(entry.path(), Look::Folder);
-                }
-                _ => {
-                    nothing_untracked = false;
-                    if !repo.is_path_ignored(path_of(&child)?).ok()? {
-                        stack.push(child.clone());
-                    }
+                stamps.take(entry.path(), Look::Folder);
+            } else if std::fs::symlink_metadata(entry.path().join(".git")).is_ok() {
+                // A nested repository: shown, or not, as a whole.
+                nothing_untracked = false;
+                stamps.take(entry.path(), Look::Folder);
+            } else {
+                nothing_untracked = false;
+                if !repo.is_path_ignored(path_of(&child)?).ok()? {
+                    stack.push(child.clone());
                 }
             }
             if !(stamps.vouched || nothing_untracked) {
@@ -330,49 +332,6 @@ pub(super) fn survey(
         vouched: stamps.vouched,
         nothing_untracked,
     })
-}
-
-/// What the index holds under a name directly inside a folder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Child {
-    /// A tracked file or link.
-    File,
-    /// A folder holding tracked paths.
-    Folder,
-    /// A submodule's commit.
-    Gitlink,
-}
-
-/// The names directly inside the folder `prefix` (empty for the root, else
-/// ending in `/`) that the index tracks, sorted by name: one binary search
-/// of the sorted index finds the folder's run of paths.
-fn children<'a>(file: &'a IndexFile, prefix: &[u8]) -> Vec<(&'a [u8], Child)> {
-    let start = file
-        .entries
-        .partition_point(|entry| file.path(entry) < prefix);
-    let mut names: Vec<(&[u8], Child)> = Vec::new();
-    for entry in &file.entries[start..] {
-        let Some(rest) = file.path(entry).strip_prefix(prefix) else {
-            break;
-        };
-        let child = match rest.iter().position(|byte| *byte == b'/') {
-            Some(slash) => (&rest[..slash], Child::Folder),
-            None if entry.mode == GITLINK => (rest, Child::Gitlink),
-            None => (rest, Child::File),
-        };
-        if names.last() != Some(&child) {
-            names.push(child);
-        }
-    }
-    // A folder's paths sort after a sibling such as `a-b` but before `a0`:
-    // names come nearly sorted. A name both a file and a folder (no index
-    // git writes) keeps the folder, so the walk goes in.
-    names.sort_unstable_by(|a, b| {
-        a.0.cmp(b.0)
-            .then_with(|| (b.1 == Child::Folder).cmp(&(a.1 == Child::Folder)))
-    });
-    names.dedup_by(|later, kept| later.0 == kept.0);
-    names
 }
 
 impl Survey {
@@ -631,64 +590,6 @@ mod tests {
         longer.push(0);
         assert_eq!(parse(&longer), None);
         assert_eq!(parse(b"garbage"), None);
-    }
-
-    #[test]
-    fn a_folders_tracked_names_come_sorted_from_the_sorted_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
-        let mut index = repo.index().unwrap();
-        let oid = repo.blob(b"x").unwrap();
-        for (path, mode) in [
-            ("a-b", 0o100644),
-            ("a/x", 0o100644),
-            ("a/y/z", 0o100755),
-            ("a0", 0o120000),
-            ("sub", 0o160000),
-        ] {
-            index
-                .add(&git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode,
-                    uid: 0,
-                    gid: 0,
-                    file_size: 0,
-                    id: oid,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: path.as_bytes().to_vec(),
-                })
-                .unwrap();
-        }
-        index.write().unwrap();
-        let read = racy::read_index(&repo).unwrap();
-        let names = |prefix: &[u8]| -> Vec<(String, Child)> {
-            children(&read.file, prefix)
-                .into_iter()
-                .map(|(name, child)| (String::from_utf8_lossy(name).into_owned(), child))
-                .collect()
-        };
-        let owned = |list: &[(&str, Child)]| -> Vec<(String, Child)> {
-            list.iter().map(|(n, c)| ((*n).to_owned(), *c)).collect()
-        };
-        assert_eq!(
-            names(b""),
-            owned(&[
-                ("a", Child::Folder),
-                ("a-b", Child::File),
-                ("a0", Child::File),
-                ("sub", Child::Gitlink),
-            ])
-        );
-        assert_eq!(
-            names(b"a/"),
-            owned(&[("x", Child::File), ("y", Child::Folder)])
-        );
-        assert_eq!(names(b"a/y/"), owned(&[("z", Child::File)]));
-        assert_eq!(names(b"b/"), owned(&[]));
     }
 
     #[test]
