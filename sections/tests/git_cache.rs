@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use bcode_prompt_sections::{
-    GitCache, GitFacts, GitProbeOptions, RacyCounts, StatusFacts, StatusOutcome, StatusSplit,
-    git_status, racy_counts, read_git,
+    GitCache, GitProbeOptions, RacyCounts, StatusFacts, StatusSplit, git_status, racy_counts,
 };
-use common::{commit_all, write};
+use common::{commit_all, lines, status_of, write};
 use git2::{Repository, RepositoryInitOptions};
 
 const FILES: usize = 12;
@@ -75,24 +74,6 @@ const SPLIT: StatusSplit = StatusSplit {
     min_entries: 0,
     groups: 2,
 };
-
-fn status_of(root: &Path, options: &GitProbeOptions) -> StatusFacts {
-    match read_git(root, options) {
-        GitFacts::Repository(facts) => match facts.status {
-            StatusOutcome::Done(status) => status,
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    }
-}
-
-fn lines(facts: &StatusFacts) -> Vec<String> {
-    facts
-        .entries
-        .iter()
-        .map(|e| format!("{}{}", e.code, e.path))
-        .collect()
-}
 
 /// Every file below `root` (the repository, `.git` included): its bytes,
 /// size and modification time.

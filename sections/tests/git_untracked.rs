@@ -12,10 +12,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use bcode_prompt_sections::{
-    GitCache, GitFacts, GitProbeOptions, StatusFacts, StatusOutcome, StatusSplit, git_status,
-    read_git, unscanned_status_reads,
+    GitCache, GitProbeOptions, StatusFacts, StatusSplit, git_status, unscanned_status_reads,
 };
-use common::{commit_all, init, write};
+use common::{commit_all, init, lines, status_of, write};
 use git2::Repository;
 
 fn options(cache: &Path) -> GitProbeOptions {
@@ -30,16 +29,6 @@ fn options(cache: &Path) -> GitProbeOptions {
     }
 }
 
-fn status_of(root: &Path, options: &GitProbeOptions) -> StatusFacts {
-    match read_git(root, options) {
-        GitFacts::Repository(facts) => match facts.status {
-            StatusOutcome::Done(status) => status,
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    }
-}
-
 /// libgit2's own full answer, nothing remembered.
 fn libgit2_status(root: &Path) -> StatusFacts {
     let repo = Repository::open(root).unwrap();
@@ -48,14 +37,6 @@ fn libgit2_status(root: &Path) -> StatusFacts {
         groups: 1,
     };
     git_status(&repo, 10_000, split).unwrap()
-}
-
-fn lines(facts: &StatusFacts) -> Vec<String> {
-    facts
-        .entries
-        .iter()
-        .map(|e| format!("{}{}", e.code, e.path))
-        .collect()
 }
 
 /// Past a coarse file-system clock's tick: with a zero racy window, a

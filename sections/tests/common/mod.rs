@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use bcode_prompt_sections::{GitFacts, GitProbeOptions, StatusFacts, StatusOutcome, read_git};
+
 #[allow(unused_imports)] // each test binary uses a subset
 pub use bcode_test_support::{commit_all, init, mkfifo};
 
@@ -34,4 +36,24 @@ pub fn stage_gitlink(repo: &git2::Repository, path: &str, id: git2::Oid) {
         })
         .expect("add the gitlink");
     index.write().expect("write the index");
+}
+
+/// The finished status of a read of `root`; anything else fails the test.
+pub fn status_of(root: &Path, options: &GitProbeOptions) -> StatusFacts {
+    match read_git(root, options) {
+        GitFacts::Repository(facts) => match facts.status {
+            StatusOutcome::Done(status) => status,
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A status as `git status --short` lines, code and path run together.
+pub fn lines(facts: &StatusFacts) -> Vec<String> {
+    facts
+        .entries
+        .iter()
+        .map(|e| format!("{}{}", e.code, e.path))
+        .collect()
 }
