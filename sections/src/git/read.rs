@@ -45,12 +45,13 @@ use super::racy;
 pub use super::racy::{GitCache, RacyCounts, counts as racy_counts};
 use super::status::{IndexShape, Known, StatusSplit, clean, display, status_with};
 pub use super::untracked::unscanned as unscanned_status_reads;
+use super::untracked::{self, Clean, Plan};
 use super::watch::{self, WatchSlot};
 use super::{
     CommitId, GitFacts, GitUnavailable, HeadFacts, RepoFacts, StatusFacts, StatusOutcome,
     WorktreeFacts,
 };
-use super::{index_tree, objects, untracked};
+use super::{index_tree, objects};
 
 /// How the probe runs and which parts it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -411,62 +412,33 @@ impl Work {
                 (Some(shape), Some(workdir)) => shape.unpopulated(workdir),
                 _ => false,
             };
-            let (index, cache) = match (&index, &self.cache) {
-                (Some(index), Some(cache)) => (index, cache),
-                _ => {
-                    let known = Known {
-                        staged_clean,
-                        copy: None,
-                        shape: shape.as_ref(),
-                        unpopulated,
-                    };
-                    let facts = status_with(&repo, self.max_entries, self.split, known);
-                    let _ = tx.send(Report::Status(facts));
-                    return;
+            // Racily-clean entries settled against the cache, then the
+            // status answered without the scan where it can be (see
+            // `untracked.rs`).
+            let settled = match (&index, &self.cache) {
+                (Some(index), Some(cache)) => {
+                    Some((index, cache, racy::settle(&repo, index, cache)))
                 }
+                _ => None,
             };
-            let settled = racy::settle(&repo, index, cache);
-            // Nothing staged and every tracked file clean: the status is its
-            // untracked entries, remembered while nothing they depend on
-            // moved (see `untracked.rs`). While something is staged the scan
-            // runs, and nothing is surveyed to be remembered.
-            let remembered = staged_clean
-                .then(|| untracked::recall(&repo, index, cache))
-                .flatten();
-            let survey = match remembered {
-                Some(entries) => {
-                    let clean = repo.workdir().is_some_and(|workdir| {
-                        racy::all_clean(workdir, index, &settled, unpopulated)
-                    });
-                    if clean {
-                        let facts = untracked::facts(entries, self.max_entries, cache);
+            let mut survey = None;
+            if let Some((index, cache, settled)) = &settled {
+                let clean = Clean {
+                    staged: staged_clean,
+                    settled,
+                    unpopulated,
+                };
+                match untracked::plan(&repo, index, cache, clean, self.max_entries) {
+                    Plan::Answer(facts) => {
                         let _ = tx.send(Report::Status(Ok(facts)));
                         return;
                     }
-                    None
+                    Plan::Scan(walked) => survey = walked,
                 }
-                None if staged_clean => {
-                    untracked::survey(&repo, index, cache, untracked::MAX_FOLDERS)
-                }
-                None => None,
-            };
-            // Nothing untracked on disk (right after a clone, say) and every
-            // tracked file clean: the status is empty, whatever the rules.
-            let empty = survey
-                .as_ref()
-                .is_some_and(untracked::Survey::nothing_untracked)
-                && repo
-                    .workdir()
-                    .is_some_and(|workdir| racy::all_clean(workdir, index, &settled, unpopulated));
-            if empty {
-                let facts = untracked::facts(Vec::new(), self.max_entries, cache);
-                if let Some(survey) = survey {
-                    survey.remember(&facts, cache);
-                }
-                let _ = tx.send(Report::Status(Ok(facts)));
-                return;
             }
-            let copy = settled.copy(index, cache);
+            let copy = settled
+                .as_ref()
+                .and_then(|(index, cache, settled)| settled.copy(index, cache));
             let known = Known {
                 staged_clean,
                 copy: copy.as_ref(),
@@ -475,7 +447,7 @@ impl Work {
             };
             let facts = status_with(&repo, self.max_entries, self.split, known);
             drop(copy);
-            if let (Some(survey), Ok(facts)) = (survey, &facts) {
+            if let (Some(survey), Ok(facts), Some(cache)) = (survey, &facts, &self.cache) {
                 survey.remember(facts, cache);
             }
             let _ = tx.send(Report::Status(facts));

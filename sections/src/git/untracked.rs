@@ -52,7 +52,7 @@ use super::racy::{self, GitCache, ReadIndex, Reader};
 use super::{EntryState, StatusEntry, StatusFacts};
 
 /// The most folders a survey walks before it gives up remembering.
-pub(super) const MAX_FOLDERS: usize = 50_000;
+const MAX_FOLDERS: usize = 50_000;
 
 const MAGIC: &[u8] = b"bcode-git-untracked-1\n";
 /// The most bytes of a memory file read or written.
@@ -133,11 +133,7 @@ fn count_unscanned(dir: &Path) {
 
 /// The untracked entries remembered for `repo`, when every stamp they
 /// depend on and the tracked paths of `index` are still the same.
-pub(super) fn recall(
-    repo: &Repository,
-    index: &ReadIndex,
-    cache: &GitCache,
-) -> Option<Vec<String>> {
+fn recall(repo: &Repository, index: &ReadIndex, cache: &GitCache) -> Option<Vec<String>> {
     let key = racy::key(repo);
     let dir = StateDir::open(&cache.dir).ok()?;
     let (file, len) = dir.open_file(&memory_name(&key)).ok()?;
@@ -163,7 +159,7 @@ pub(super) fn recall(
 /// The facts of a clean tracked tree with these untracked entries, at most
 /// `max_entries` kept, as the scan would give them (counted as a read
 /// answered without a scan in `cache`).
-pub(super) fn facts(entries: Vec<String>, max_entries: usize, cache: &GitCache) -> StatusFacts {
+fn facts(entries: Vec<String>, max_entries: usize, cache: &GitCache) -> StatusFacts {
     count_unscanned(&cache.dir);
     let mut facts = StatusFacts::default();
     for path in entries {
@@ -179,6 +175,64 @@ pub(super) fn facts(entries: Vec<String>, max_entries: usize, cache: &GitCache) 
         });
     }
     facts
+}
+
+/// What is known of the tracked side before the scan.
+#[derive(Clone, Copy)]
+pub(super) struct Clean<'a> {
+    /// `HEAD`'s tree is the index's: nothing is staged.
+    pub(super) staged: bool,
+    /// What `racy::settle` found of the racily-clean entries.
+    pub(super) settled: &'a racy::Settled,
+    /// Every gitlink names a submodule that is not checked out.
+    pub(super) unpopulated: bool,
+}
+
+/// What a status read does.
+pub(super) enum Plan {
+    /// Answer with these facts; no scan.
+    Answer(StatusFacts),
+    /// Run the scan, then keep its untracked entries with this survey.
+    Scan(Option<Survey>),
+}
+
+/// Whether the status can be answered without the scan: with nothing
+/// staged and every tracked file clean (`racy::all_clean`), from the
+/// memory while it holds, else from a survey that finds every entry
+/// tracked (an empty status). Otherwise the scan runs, with the survey
+/// taken before it when the memory did not hold.
+pub(super) fn plan(
+    repo: &Repository,
+    index: &ReadIndex,
+    cache: &GitCache,
+    clean: Clean<'_>,
+    max_entries: usize,
+) -> Plan {
+    // While something is staged the scan runs, and nothing is surveyed.
+    if !clean.staged {
+        return Plan::Scan(None);
+    }
+    let tracked_clean = || {
+        repo.workdir().is_some_and(|workdir| {
+            racy::all_clean(workdir, index, clean.settled, clean.unpopulated)
+        })
+    };
+    if let Some(entries) = recall(repo, index, cache) {
+        if tracked_clean() {
+            return Plan::Answer(facts(entries, max_entries, cache));
+        }
+        // The memory holds: the scan need not be surveyed.
+        return Plan::Scan(None);
+    }
+    let survey = survey(repo, index, cache, MAX_FOLDERS);
+    if survey.as_ref().is_some_and(Survey::nothing_untracked) && tracked_clean() {
+        let facts = facts(Vec::new(), max_entries, cache);
+        if let Some(survey) = survey {
+            survey.remember(&facts, cache);
+        }
+        return Plan::Answer(facts);
+    }
+    Plan::Scan(survey)
 }
 
 /// The code of an untracked entry.
@@ -232,7 +286,7 @@ impl Stamps {
 /// file, or as soon as the survey can serve for nothing: a stamp that does
 /// not vouch for itself yet (changed within `cache`'s racy window; right
 /// after a clone) and an untracked entry.
-pub(super) fn survey(
+fn survey(
     repo: &Repository,
     index: &ReadIndex,
     cache: &GitCache,
@@ -337,7 +391,7 @@ pub(super) fn survey(
 impl Survey {
     /// Whether the walk found every entry tracked: with every tracked file
     /// clean and nothing staged, the status is then empty, no scan needed.
-    pub(super) fn nothing_untracked(&self) -> bool {
+    fn nothing_untracked(&self) -> bool {
         self.nothing_untracked
     }
 
