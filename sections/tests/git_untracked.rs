@@ -325,3 +325,28 @@ fn an_empty_status_found_by_the_walk_is_remembered_once_it_settles() {
     assert_eq!(status_of(&root, &options), StatusFacts::default());
     assert_eq!(unscanned_status_reads(&cache), before + 1);
 }
+
+#[test]
+fn an_untracked_file_among_tracked_ones_needs_the_scan_even_at_the_same_count() {
+    let (tmp, root) = tracked_only();
+    let cache = tmp.path().join("cache");
+    let mut options = options(&cache);
+    if let Some(cache) = options.cache.as_mut() {
+        cache.racy_window = Duration::from_secs(3600);
+    }
+    // One file more than the index tracks, in a tracked folder.
+    write(&root, "src/m0/notes.txt", "n");
+    tick();
+    let before = unscanned_status_reads(&cache);
+    let read = status_of(&root, &options);
+    assert_eq!(lines(&read), ["??src/m0/notes.txt"]);
+    assert_eq!(read, libgit2_status(&root));
+    // A tracked file gone and the untracked one kept: as many files as
+    // the index tracks, yet not the same ones.
+    std::fs::remove_file(root.join("src/m1/f1.rs")).unwrap();
+    tick();
+    let read = status_of(&root, &options);
+    assert_eq!(lines(&read), ["??src/m0/notes.txt", " Dsrc/m1/f1.rs"]);
+    assert_eq!(read, libgit2_status(&root));
+    assert_eq!(unscanned_status_reads(&cache), before);
+}

@@ -246,8 +246,8 @@ pub(super) struct Survey {
     inputs: Vec<Input>,
     /// Every stamp vouched for itself: the scan's answer may be kept.
     vouched: bool,
-    /// Every entry of every folder walked is tracked: there is nothing
-    /// untracked, whatever the ignore rules say.
+    /// Every entry of every folder walked is tracked, given every tracked
+    /// file is there: nothing is untracked, whatever the ignore rules say.
     nothing_untracked: bool,
 }
 
@@ -294,15 +294,16 @@ fn survey(
 ) -> Option<Survey> {
     let workdir = repo.workdir()?.to_path_buf();
     let file = &index.file;
-    let mut tracked_paths: FxHashSet<&[u8]> =
-        FxHashSet::with_capacity_and_hasher(file.entries.len(), Default::default());
+    // Tracked files and links (a gitlink is a folder on disk).
+    let mut tracked_files = 0usize;
     let mut tracked_folders: FxHashSet<&[u8]> = FxHashSet::default();
     let mut gitlinks: FxHashSet<&[u8]> = FxHashSet::default();
     for entry in &file.entries {
         let path = file.path(entry);
-        tracked_paths.insert(path);
         if entry.mode == GITLINK {
             gitlinks.insert(path);
+        } else {
+            tracked_files += 1;
         }
         // Each folder above the path, the deepest first: once one is known,
         // so are those above it (entries come sorted, so that is soon).
@@ -323,6 +324,10 @@ fn survey(
     for path in outer_inputs(repo, cache)? {
         stamps.take(path, Look::File);
     }
+    // Files and links met in the folders walked: with every tracked one
+    // there (which `racy::all_clean` checks), as many as the index tracks
+    // means none is untracked, and no per-name lookup is needed.
+    let mut files_met = 0usize;
     let mut nothing_untracked = true;
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
     let mut folders = 0usize;
@@ -355,11 +360,17 @@ fn survey(
                 }
                 stamps.take(entry.path(), Look::File);
             }
+            if !kind.is_dir() {
+                files_met += 1;
+                nothing_untracked &= files_met <= tracked_files;
+                if !(stamps.vouched || nothing_untracked) {
+                    return None;
+                }
+                continue;
+            }
             child.truncate(prefix);
             child.extend_from_slice(name);
-            if !kind.is_dir() {
-                nothing_untracked &= tracked_paths.contains(child.as_slice());
-            } else if tracked_folders.contains(child.as_slice()) {
+            if tracked_folders.contains(child.as_slice()) {
                 stack.push(child.clone());
             } else if gitlinks.contains(child.as_slice()) {
                 // A submodule: its own stamp moves when `.git` comes or goes.
@@ -384,13 +395,16 @@ fn survey(
         tracked: tracked_hash(index),
         inputs: stamps.inputs,
         vouched: stamps.vouched,
-        nothing_untracked,
+        nothing_untracked: nothing_untracked && files_met == tracked_files,
     })
 }
 
 impl Survey {
-    /// Whether the walk found every entry tracked: with every tracked file
-    /// clean and nothing staged, the status is then empty, no scan needed.
+    /// Whether the walk found every entry tracked, given that every tracked
+    /// file is there (`racy::all_clean`, which must hold too): every folder
+    /// met holds tracked paths (or is a submodule's), and the files met are
+    /// exactly as many as the index tracks. With nothing staged the status
+    /// is then empty, no scan needed.
     fn nothing_untracked(&self) -> bool {
         self.nothing_untracked
     }
