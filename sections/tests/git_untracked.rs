@@ -350,3 +350,30 @@ fn an_untracked_file_among_tracked_ones_needs_the_scan_even_at_the_same_count() 
     assert_eq!(read, libgit2_status(&root));
     assert_eq!(unscanned_status_reads(&cache), before);
 }
+
+#[test]
+fn a_tracked_folder_turned_into_a_link_needs_the_scan() {
+    // One tracked file in `a/` and one beside it; `a/` then moved out and
+    // linked back: the same count of entries on disk, and the file is still
+    // reached (through the link) with the same stat, yet libgit2 walks no
+    // link: `a/one.txt` is gone and the link is new.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let repo = init(&root);
+    write(&root, "a/one.txt", "1");
+    write(&root, "b.txt", "2");
+    commit_all(&repo, "first");
+    let cache = tmp.path().join("cache");
+    let mut options = options(&cache);
+    if let Some(cache) = options.cache.as_mut() {
+        cache.racy_window = Duration::from_secs(3600);
+    }
+    std::fs::rename(root.join("a"), tmp.path().join("outside")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("outside"), root.join("a")).unwrap();
+    tick();
+    let before = unscanned_status_reads(&cache);
+    let read = status_of(&root, &options);
+    assert_eq!(read, libgit2_status(&root));
+    assert_ne!(read, StatusFacts::default());
+    assert_eq!(unscanned_status_reads(&cache), before);
+}

@@ -80,15 +80,20 @@ struct Input {
 
 impl Input {
     fn take(path: PathBuf, look: Look) -> Input {
-        let stamp = match look {
-            Look::Folder => bcode_fs::own_stamp_of(&path, FileKind::Dir),
-            Look::File => bcode_fs::stamp_of(&path),
-        };
+        let stamp = stamp_now(&path, look);
         Input { path, look, stamp }
     }
 
     fn holds(&self) -> bool {
-        Input::take(self.path.clone(), self.look).stamp == self.stamp
+        stamp_now(&self.path, self.look) == self.stamp
+    }
+}
+
+/// The stamp of `path` now, looked at as `look` says.
+fn stamp_now(path: &Path, look: Look) -> Option<FileStamp> {
+    match look {
+        Look::Folder => bcode_fs::own_stamp_of(path, FileKind::Dir),
+        Look::File => bcode_fs::stamp_of(path),
     }
 }
 
@@ -328,6 +333,9 @@ fn survey(
     // there (which `racy::all_clean` checks), as many as the index tracks
     // means none is untracked, and no per-name lookup is needed.
     let mut files_met = 0usize;
+    // Tracked folders met as real folders: one replaced by a link is
+    // walked by nobody, though `lstat` still reaches its files through it.
+    let mut folders_met = 0usize;
     let mut nothing_untracked = true;
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
     let mut folders = 0usize;
@@ -371,6 +379,7 @@ fn survey(
             child.truncate(prefix);
             child.extend_from_slice(name);
             if tracked_folders.contains(child.as_slice()) {
+                folders_met += 1;
                 stack.push(child.clone());
             } else if gitlinks.contains(child.as_slice()) {
                 // A submodule: its own stamp moves when `.git` comes or goes.
@@ -395,15 +404,18 @@ fn survey(
         tracked: tracked_hash(index),
         inputs: stamps.inputs,
         vouched: stamps.vouched,
-        nothing_untracked: nothing_untracked && files_met == tracked_files,
+        nothing_untracked: nothing_untracked
+            && files_met == tracked_files
+            && folders_met == tracked_folders.len(),
     })
 }
 
 impl Survey {
     /// Whether the walk found every entry tracked, given that every tracked
     /// file is there (`racy::all_clean`, which must hold too): every folder
-    /// met holds tracked paths (or is a submodule's), and the files met are
-    /// exactly as many as the index tracks. With nothing staged the status
+    /// met holds tracked paths (or is a submodule's), every tracked folder
+    /// was met as a folder (not a link), and the files met are exactly as
+    /// many as the index tracks. With nothing staged the status
     /// is then empty, no scan needed.
     fn nothing_untracked(&self) -> bool {
         self.nothing_untracked
